@@ -1,0 +1,48 @@
+import { InvalidSessionIdError } from "./errors";
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** True when `value` is a lowercase UUID, the only form a session id may take. */
+export function isSessionId(value: string): boolean {
+  return uuidPattern.test(value);
+}
+
+/** Returns `value` when it is a valid session id; throws {@link InvalidSessionIdError} otherwise. */
+export function assertSessionId(value: string): string {
+  if (!isSessionId(value)) throw new InvalidSessionIdError(value);
+  return value;
+}
+
+let lastMillis = 0;
+let sequence = 0;
+
+/**
+ * A new UUIDv7 (RFC 9562): 48 bits of Unix milliseconds, then random bits. Ids created in the same
+ * millisecond by this process stay ordered through a 12-bit counter in `rand_a`.
+ */
+export function uuidv7(now: number = Date.now()): string {
+  const bytes = new Uint8Array(16);
+  globalThis.crypto.getRandomValues(bytes);
+  if (now <= lastMillis) {
+    sequence = (sequence + 1) & 0xfff;
+    if (sequence === 0) lastMillis += 1;
+    now = lastMillis;
+  } else {
+    lastMillis = now;
+    sequence = (bytes[6]! & 0x07) << 8;
+    sequence |= bytes[7]!;
+  }
+  const high = Math.floor(now / 2 ** 16);
+  bytes[0] = (high >>> 24) & 0xff;
+  bytes[1] = (high >>> 16) & 0xff;
+  bytes[2] = (high >>> 8) & 0xff;
+  bytes[3] = high & 0xff;
+  bytes[4] = (now >>> 8) & 0xff;
+  bytes[5] = now & 0xff;
+  bytes[6] = 0x70 | ((sequence >>> 8) & 0x0f);
+  bytes[7] = sequence & 0xff;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  let hex = "";
+  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

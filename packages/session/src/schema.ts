@@ -1,0 +1,334 @@
+/**
+ * zod schemas for the session log (format version 1). These are the contract with every reader
+ * and writer; `architecture/session-log.schema.json` is generated from them.
+ *
+ * Objects are loose: fields this version does not know are kept, so a log written by a newer
+ * minor writer still reads. Required fields and their types are strict.
+ */
+import { z } from "zod";
+
+/** The only log format version this package reads and writes. */
+export const LOG_FORMAT_VERSION = 1;
+
+/**
+ * The inferred type without the index signature that loose objects add, so that `Omit` and
+ * narrowing keep working. Unknown fields are still carried at run time.
+ */
+type Known<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
+
+const seqSchema = z.number().int().min(1);
+const timestampSchema = z.string().min(1).describe("ISO-8601 UTC timestamp with milliseconds");
+
+/** The header's reference to the session and seq a fork branches from. */
+export const parentRefSchema = z.object({
+  sessionId: z.string(),
+  seq: z.number().int().min(0),
+});
+
+/** Line 1 of every log. */
+export const sessionHeaderSchema = z.looseObject({
+  type: z.literal("session"),
+  version: z.literal(LOG_FORMAT_VERSION),
+  sessionId: z.string(),
+  workspaceId: z.string(),
+  createdAt: timestampSchema,
+  cwd: z.string(),
+  parent: parentRefSchema.optional(),
+  agent: z.looseObject({ name: z.string(), version: z.string() }),
+});
+
+/** The log's first line. */
+export type SessionHeader = Known<z.infer<typeof sessionHeaderSchema>>;
+/** Where a fork branches from. */
+export type ParentRef = z.infer<typeof parentRefSchema>;
+
+/** Token counts reported by a model call (or summed over many). */
+export const usageSchema = z.looseObject({
+  inputTokens: z.number().int().min(0),
+  outputTokens: z.number().int().min(0),
+  cachedInputTokens: z.number().int().min(0).optional(),
+});
+/** Token counts. */
+export type Usage = Known<z.infer<typeof usageSchema>>;
+
+/** The approval policy of a run, for tools that write or execute. */
+export const approvalPolicySchema = z.object({ approval: z.enum(["ask", "auto", "deny"]) });
+/** The approval policy of a run. */
+export type ApprovalPolicy = z.infer<typeof approvalPolicySchema>;
+
+const errorInfoSchema = z.looseObject({ code: z.string().optional(), message: z.string() });
+
+const common = {
+  seq: seqSchema,
+  ts: timestampSchema,
+  runId: z.string().min(1),
+  sourceEventSeqs: z.array(seqSchema).optional(),
+  surfaceOp: z.literal("replace").optional(),
+  replaces: z.array(seqSchema).optional(),
+};
+
+/** A run (turn) begins. */
+export const turnStartEventSchema = z.looseObject({
+  ...common,
+  type: z.literal("turn/start"),
+  policy: approvalPolicySchema,
+  model: z.string(),
+  resumed: z.boolean(),
+});
+
+/** How a turn ended. */
+export const turnStatusSchema = z.enum(["completed", "cancelled", "failed", "interrupted"]);
+
+/** A run (turn) ends. */
+export const turnEndEventSchema = z.looseObject({
+  ...common,
+  type: z.literal("turn/end"),
+  status: turnStatusSchema,
+  usage: usageSchema.optional(),
+  error: errorInfoSchema.optional(),
+  synthetic: z.boolean().optional(),
+});
+
+/** Who said a message. */
+export const messageRoleSchema = z.enum(["system", "developer", "user", "assistant"]);
+
+/** A complete message; a surface item. */
+export const messageEventSchema = z.looseObject({
+  ...common,
+  type: z.literal("message"),
+  role: messageRoleSchema,
+  content: z.string(),
+});
+
+/** A model call starts. `inputItems` lists the seqs of the surface items sent, in order. */
+export const modelRequestEventSchema = z.looseObject({
+  ...common,
+  type: z.literal("model/request"),
+  requestId: z.string().min(1),
+  provider: z.string(),
+  model: z.string(),
+  inputDigest: z.string(),
+  toolsDigest: z.string(),
+  inputItems: z.array(seqSchema),
+});
+
+/** A fragment of streamed assistant text. */
+export const textDeltaSchema = z.looseObject({ text: z.string() });
+/** A fragment of a streamed tool call. */
+export const toolCallDeltaSchema = z.looseObject({
+  callId: z.string(),
+  name: z.string().optional(),
+  arguments: z.string(),
+});
+
+/** One streamed chunk, exactly as the model sent it; `index` is 0-based per request. */
+export const assistantChunkEventSchema = z.looseObject({
+  ...common,
+  type: z.literal("assistant/chunk"),
+  requestId: z.string().min(1),
+  index: z.number().int().min(0),
+  delta: z.union([textDeltaSchema, toolCallDeltaSchema]),
+});
+
+/** Why a model call stopped. */
+export const finishReasonSchema = z.enum(["stop", "tool_calls", "length", "error", "cancelled"]);
+
+/** A model call ends. */
+export const modelResponseEventSchema = z.looseObject({
+  ...common,
+  type: z.literal("model/response"),
+  requestId: z.string().min(1),
+  finishReason: finishReasonSchema,
+  usage: usageSchema.optional(),
+  error: errorInfoSchema.optional(),
+});
+
+/** The model asks for a tool; a surface item. `arguments` is JSON text. */
+export const functionCallEventSchema = z.looseObject({
+  ...common,
+  type: z.literal("function_call"),
+  callId: z.string().min(1),
+  name: z.string().min(1),
+  arguments: z.string(),
+});
+
+/** A tool's answer; a surface item. `sourceEventSeqs` cites the call. */
+export const functionCallOutputEventSchema = z.looseObject({
+  ...common,
+  type: z.literal("function_call_output"),
+  callId: z.string().min(1),
+  output: z.string(),
+  isError: z.boolean(),
+  synthetic: z.boolean().optional(),
+});
+
+/** A summary that replaces older surface items. */
+export const compactionEventSchema = z.looseObject({
+  ...common,
+  type: z.literal("compaction"),
+  summary: z.string(),
+  surfaceOp: z.literal("replace"),
+  replaces: z.array(seqSchema).min(1),
+});
+
+/** A decision a person can take on a tool call. */
+export const approvalDecisionSchema = z.enum(["allow_once", "allow_always", "reject", "cancelled"]);
+/** A decision on an approval request. */
+export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;
+
+/** The agent asks a person whether a tool call may run. */
+export const approvalRequestEventSchema = z.looseObject({
+  ...common,
+  type: z.literal("approval/request"),
+  callId: z.string().min(1),
+  options: z.array(approvalDecisionSchema),
+});
+
+/** The answer to an approval request. */
+export const approvalDecisionEventSchema = z.looseObject({
+  ...common,
+  type: z.literal("approval/decision"),
+  callId: z.string().min(1),
+  decision: approvalDecisionSchema,
+});
+
+/** The session's standing objective (`null` clears it). */
+export const goalSetEventSchema = z.looseObject({
+  ...common,
+  type: z.literal("goal/set"),
+  goal: z.string().nullable(),
+});
+
+/** Something went wrong and the log says so. */
+export const errorEventSchema = z.looseObject({
+  ...common,
+  type: z.literal("error"),
+  code: z.string(),
+  message: z.string(),
+});
+
+/** An extension event (`x-…`): carried through, ignored by the surface. */
+export const extensionEventSchema = z.looseObject({
+  ...common,
+  type: z.string().regex(/^x-/),
+});
+
+/** Every known (non-extension) event type, by name. */
+export const knownEventSchemas = {
+  "turn/start": turnStartEventSchema,
+  "turn/end": turnEndEventSchema,
+  message: messageEventSchema,
+  "model/request": modelRequestEventSchema,
+  "assistant/chunk": assistantChunkEventSchema,
+  "model/response": modelResponseEventSchema,
+  function_call: functionCallEventSchema,
+  function_call_output: functionCallOutputEventSchema,
+  compaction: compactionEventSchema,
+  "approval/request": approvalRequestEventSchema,
+  "approval/decision": approvalDecisionEventSchema,
+  "goal/set": goalSetEventSchema,
+  error: errorEventSchema,
+} as const;
+
+/** Name of a known event type. */
+export type KnownEventType = keyof typeof knownEventSchemas;
+
+/** Any event line: a known type or an `x-` extension. */
+export const sessionEventSchema = z.union([
+  z.discriminatedUnion("type", [
+    turnStartEventSchema,
+    turnEndEventSchema,
+    messageEventSchema,
+    modelRequestEventSchema,
+    assistantChunkEventSchema,
+    modelResponseEventSchema,
+    functionCallEventSchema,
+    functionCallOutputEventSchema,
+    compactionEventSchema,
+    approvalRequestEventSchema,
+    approvalDecisionEventSchema,
+    goalSetEventSchema,
+    errorEventSchema,
+  ]),
+  extensionEventSchema,
+]);
+
+export type TurnStartEvent = Known<z.infer<typeof turnStartEventSchema>>;
+export type TurnEndEvent = Known<z.infer<typeof turnEndEventSchema>>;
+export type TurnStatus = z.infer<typeof turnStatusSchema>;
+export type MessageEvent = Known<z.infer<typeof messageEventSchema>>;
+export type MessageRole = z.infer<typeof messageRoleSchema>;
+export type ModelRequestEvent = Known<z.infer<typeof modelRequestEventSchema>>;
+export type AssistantChunkEvent = Known<z.infer<typeof assistantChunkEventSchema>>;
+export type TextDelta = z.infer<typeof textDeltaSchema>;
+export type ToolCallDelta = z.infer<typeof toolCallDeltaSchema>;
+export type ModelResponseEvent = Known<z.infer<typeof modelResponseEventSchema>>;
+export type FinishReason = z.infer<typeof finishReasonSchema>;
+export type FunctionCallEvent = Known<z.infer<typeof functionCallEventSchema>>;
+export type FunctionCallOutputEvent = Known<z.infer<typeof functionCallOutputEventSchema>>;
+export type CompactionEvent = Known<z.infer<typeof compactionEventSchema>>;
+export type ApprovalRequestEvent = Known<z.infer<typeof approvalRequestEventSchema>>;
+export type ApprovalDecisionEvent = Known<z.infer<typeof approvalDecisionEventSchema>>;
+export type GoalSetEvent = Known<z.infer<typeof goalSetEventSchema>>;
+export type ErrorEvent = Known<z.infer<typeof errorEventSchema>>;
+
+/** An `x-` extension event. Its `type` always starts with `x-`. */
+export type ExtensionEvent = Omit<Known<z.infer<typeof extensionEventSchema>>, "type"> & {
+  type: `x-${string}`;
+  [field: string]: unknown;
+};
+
+/** Any known event. */
+export type KnownSessionEvent =
+  | TurnStartEvent
+  | TurnEndEvent
+  | MessageEvent
+  | ModelRequestEvent
+  | AssistantChunkEvent
+  | ModelResponseEvent
+  | FunctionCallEvent
+  | FunctionCallOutputEvent
+  | CompactionEvent
+  | ApprovalRequestEvent
+  | ApprovalDecisionEvent
+  | GoalSetEvent
+  | ErrorEvent;
+
+/** Any event line of a log. */
+export type SessionEvent = KnownSessionEvent | ExtensionEvent;
+
+/** The event type names, including `x-` extensions. */
+export type SessionEventType = SessionEvent["type"];
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** An extension event as a writer hands it to the store. */
+export type ExtensionEventDraft = Omit<
+  Known<z.infer<typeof extensionEventSchema>>,
+  "type" | "seq" | "ts"
+> & {
+  type: `x-${string}`;
+  [field: string]: unknown;
+};
+
+/**
+ * An event as a writer hands it to the store: everything but `seq` and `ts`, which the store
+ * assigns under the lock.
+ */
+export type SessionEventDraft =
+  | DistributiveOmit<KnownSessionEvent, "seq" | "ts">
+  | ExtensionEventDraft;
+
+/** A draft of one specific event type. */
+export type EventDraftOf<T extends KnownEventType> = Omit<
+  Extract<KnownSessionEvent, { type: T }>,
+  "seq" | "ts"
+>;
+
+/** The event types that are surface items (model-visible history). */
+export const surfaceEventTypes = [
+  "message",
+  "function_call",
+  "function_call_output",
+  "compaction",
+] as const;

@@ -1,0 +1,352 @@
+import { EventLogCorruptError, type EventLogErrorCode, type LogLocation } from "./errors";
+import type { ApprovalPolicy, SessionEvent, SessionHeader, TurnStartEvent, Usage } from "./schema";
+import { isSurfaceEvent, type SurfaceEntry, type SurfaceItem } from "./surface";
+import { SurfaceState } from "./surface-state";
+
+/** The turn that has started and not ended yet. */
+export interface OpenTurn {
+  runId: string;
+  /** seq of its `turn/start`. */
+  seq: number;
+  startedAt: string;
+  policy: ApprovalPolicy;
+  model: string;
+}
+
+/** A `function_call` that has no output yet. */
+export interface PendingCall {
+  callId: string;
+  name: string;
+  arguments: string;
+  /** seq of the `function_call` event. */
+  seq: number;
+  runId: string;
+}
+
+/** Totals over every `model/response` usage in the session. */
+export interface UsageTotals {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+}
+
+/** Types that may only stand inside an open turn (invariant 3). */
+const turnScoped = new Set<string>([
+  "model/request",
+  "model/response",
+  "assistant/chunk",
+  "function_call",
+  "function_call_output",
+  "approval/request",
+  "approval/decision",
+]);
+
+/**
+ * A session replayed from its events, with the same state the live run had. Pure: no model, no
+ * tools, no I/O. `append` checks the seven invariants of the log format and either applies the
+ * event or throws `EventLogCorruptError`, leaving the session unchanged.
+ */
+export class Session {
+  readonly header: SessionHeader;
+  private readonly log: SessionEvent[] = [];
+  private readonly surfaceState = new SurfaceState();
+  private turn: OpenTurn | null = null;
+  private readonly pending = new Map<string, PendingCall>();
+  private readonly callSeqs = new Map<string, number>();
+  private currentGoal: string | null = null;
+  private readonly totals: UsageTotals = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 };
+  private turns = 0;
+  private last = 0;
+
+  private constructor(header: SessionHeader) {
+    this.header = header;
+  }
+
+  /**
+   * A detached session from its header and seed events (complete events, seq from 1). For a fork,
+   * append the parent's events up to `header.parent.seq` before the child's own (or use
+   * `replayEvents`).
+   *
+   * @throws EventLogCorruptError `BAD_HEADER` when `sessionId` differs from the header's.
+   */
+  static create(sessionId: string, seed: readonly SessionEvent[], header: SessionHeader): Session {
+    if (header.sessionId !== sessionId) {
+      throw new EventLogCorruptError(
+        "BAD_HEADER",
+        `header names session ${header.sessionId}, but the log belongs to session ${sessionId}`,
+        { line: 1, offset: 0, sessionId },
+      );
+    }
+    const session = new Session(header);
+    for (const event of seed) session.append(event);
+    return session;
+  }
+
+  /** The session id (from the header). */
+  get sessionId(): string {
+    return this.header.sessionId;
+  }
+
+  /** Every event, in seq order (for a fork: the parent prefix, then its own). Do not mutate. */
+  get events(): readonly SessionEvent[] {
+    return this.log;
+  }
+
+  /** The model-visible history with each item's seq, compactions applied. */
+  get surface(): readonly SurfaceEntry[] {
+    return this.surfaceState.surface;
+  }
+
+  /** The surface items alone, ready to send to a model. */
+  history(): SurfaceItem[] {
+    return this.surfaceState.surface.map((entry) => entry.item);
+  }
+
+  /** Seqs of the visible items, in surface order. */
+  get currentSeqs(): number[] {
+    return this.surfaceState.currentSeqs();
+  }
+
+  /** The open turn, or `null` between turns. */
+  get openTurn(): OpenTurn | null {
+    return this.turn === null ? null : { ...this.turn };
+  }
+
+  /** Calls without output, in call order. */
+  get pendingCalls(): PendingCall[] {
+    return [...this.pending.values()].map((call) => ({ ...call }));
+  }
+
+  /** seq of the last event (0 for an empty session, `parent.seq` for a fork with no events). */
+  get lastSeq(): number {
+    return this.last;
+  }
+
+  /** Token totals over every model response. */
+  get usage(): UsageTotals {
+    return { ...this.totals };
+  }
+
+  /** The current goal (from the last `goal/set`), or `null`. */
+  get goal(): string | null {
+    return this.currentGoal;
+  }
+
+  /** Number of turns started. */
+  get turnCount(): number {
+    return this.turns;
+  }
+
+  /** seq → seq of the event that replaced it. */
+  get replacedBy(): ReadonlyMap<number, number> {
+    return this.surfaceState.replacedBy;
+  }
+
+  /** replacer seq → seqs it replaced. */
+  get replacedEventSeqs(): ReadonlyMap<number, readonly number[]> {
+    return this.surfaceState.replacedEventSeqs;
+  }
+
+  /** seq of the `function_call` with this call id, if any. */
+  callSeq(callId: string): number | undefined {
+    return this.callSeqs.get(callId);
+  }
+
+  /** True when the event with this seq is on the surface now. */
+  isVisible(seq: number): boolean {
+    return this.surfaceState.isVisible(seq);
+  }
+
+  /**
+   * Validates and applies one event.
+   *
+   * @param location where the event sits in its file, for error messages.
+   * @throws EventLogCorruptError on any invariant violation; the session is left unchanged.
+   */
+  append(event: SessionEvent, location: LogLocation = {}): void {
+    this.check(event, location);
+    this.apply(event);
+  }
+
+  private fail(
+    code: EventLogErrorCode,
+    detail: string,
+    event: SessionEvent,
+    location: LogLocation,
+  ): never {
+    throw new EventLogCorruptError(code, detail, {
+      ...location,
+      seq: event.seq,
+      sessionId: this.header.sessionId,
+    });
+  }
+
+  private check(event: SessionEvent, location: LogLocation): void {
+    const { seq } = event;
+    if (seq !== this.last + 1) {
+      this.fail(
+        "SEQ_GAP",
+        `expected seq ${this.last + 1} after seq ${this.last}, found seq ${seq}`,
+        event,
+        location,
+      );
+    }
+    if (event.sourceEventSeqs !== undefined) {
+      for (const source of event.sourceEventSeqs) {
+        if (source >= seq) {
+          this.fail(
+            "BAD_SOURCE",
+            `sourceEventSeqs cites seq ${source}, which is not earlier than ${seq}`,
+            event,
+            location,
+          );
+        }
+      }
+    }
+    this.checkTurn(event, location);
+    if (event.type === "function_call") {
+      if (this.callSeqs.has(event.callId)) {
+        this.fail(
+          "DUPLICATE_CALL_ID",
+          `callId ${JSON.stringify(event.callId)} was already used by the function_call at seq ${this.callSeqs.get(event.callId)}`,
+          event,
+          location,
+        );
+      }
+    } else if (event.type === "function_call_output") {
+      const callSeq = this.callSeqs.get(event.callId);
+      if (callSeq === undefined) {
+        this.fail(
+          "ORPHAN_OUTPUT",
+          `output for callId ${JSON.stringify(event.callId)}, which no earlier function_call has`,
+          event,
+          location,
+        );
+      }
+      if (!this.pending.has(event.callId)) {
+        this.fail(
+          "DUPLICATE_OUTPUT",
+          `callId ${JSON.stringify(event.callId)} (seq ${callSeq}) already has an output`,
+          event,
+          location,
+        );
+      }
+      if (!event.sourceEventSeqs?.includes(callSeq)) {
+        this.fail(
+          "BAD_SOURCE",
+          `sourceEventSeqs must cite the function_call at seq ${callSeq}`,
+          event,
+          location,
+        );
+      }
+    }
+    this.checkReplace(event, location);
+  }
+
+  private checkTurn(event: SessionEvent, location: LogLocation): void {
+    if (event.type === "turn/start") {
+      if (this.turn !== null) {
+        this.fail(
+          "TURN_NESTING",
+          `turn/start while the turn started at seq ${this.turn.seq} is still open`,
+          event,
+          location,
+        );
+      }
+    } else if (event.type === "turn/end") {
+      if (this.turn === null)
+        this.fail("TURN_NESTING", "turn/end with no open turn", event, location);
+      if (this.pending.size > 0) {
+        const calls = [...this.pending.values()].map((call) => `${call.callId} (seq ${call.seq})`);
+        this.fail(
+          "TURN_NESTING",
+          `turn/end while function calls have no output: ${calls.join(", ")}`,
+          event,
+          location,
+        );
+      }
+    } else if (turnScoped.has(event.type) && this.turn === null) {
+      this.fail(
+        "TURN_NESTING",
+        `${event.type} outside a turn (no open turn/start)`,
+        event,
+        location,
+      );
+    }
+  }
+
+  private checkReplace(event: SessionEvent, location: LogLocation): void {
+    const { replaces, surfaceOp } = event;
+    if (replaces === undefined && surfaceOp === undefined) return;
+    if (!isSurfaceEvent(event) || surfaceOp !== "replace" || replaces === undefined) {
+      this.fail(
+        "BAD_REPLACE",
+        'replaces and surfaceOp:"replace" go together, on surface items only',
+        event,
+        location,
+      );
+    }
+    const seen = new Set<number>();
+    for (const target of replaces) {
+      if (target >= event.seq || !this.surfaceState.isVisible(target) || seen.has(target)) {
+        this.fail(
+          "BAD_REPLACE",
+          `replaces seq ${target}, which is ${target >= event.seq ? "not earlier" : seen.has(target) ? "listed twice" : "not visible on the surface"}`,
+          event,
+          location,
+        );
+      }
+      seen.add(target);
+    }
+  }
+
+  private apply(event: SessionEvent): void {
+    this.log.push(event);
+    this.last = event.seq;
+    this.surfaceState.apply(event);
+    switch (event.type) {
+      case "turn/start":
+        this.turns += 1;
+        this.turn = openTurnOf(event);
+        break;
+      case "turn/end":
+        this.turn = null;
+        break;
+      case "function_call":
+        this.callSeqs.set(event.callId, event.seq);
+        this.pending.set(event.callId, {
+          callId: event.callId,
+          name: event.name,
+          arguments: event.arguments,
+          seq: event.seq,
+          runId: event.runId,
+        });
+        break;
+      case "function_call_output":
+        this.pending.delete(event.callId);
+        break;
+      case "model/response":
+        if (event.usage !== undefined) addUsage(this.totals, event.usage);
+        break;
+      case "goal/set":
+        this.currentGoal = event.goal;
+        break;
+    }
+  }
+}
+
+function openTurnOf(event: TurnStartEvent): OpenTurn {
+  return {
+    runId: event.runId,
+    seq: event.seq,
+    startedAt: event.ts,
+    policy: event.policy,
+    model: event.model,
+  };
+}
+
+function addUsage(totals: UsageTotals, usage: Usage): void {
+  totals.inputTokens += usage.inputTokens;
+  totals.outputTokens += usage.outputTokens;
+  totals.cachedInputTokens += usage.cachedInputTokens ?? 0;
+}
