@@ -13,6 +13,7 @@ export {
 } from "./errors";
 export { assertSessionId, isSessionId, uuidv7 } from "./ids";
 export { sessionLogJsonSchema } from "./json-schema";
+export { type ReplayLogTextOptions, replayLogText } from "./log-text";
 export { INTERRUPTED_OUTPUT, normalize, repairItems } from "./normalize";
 export {
   parseEvent,
