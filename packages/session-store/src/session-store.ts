@@ -116,11 +116,22 @@ export interface SessionStore {
   /** The header alone (line 1), validated. */
   readHeader(sessionId: string): Promise<SessionHeader>;
   /**
-   * The session's own events with positions, in file order, starting after `fromOffset` (a line
-   * start; default: just after the header). Schema-validated per line, not replayed. A final line
-   * without "\n" throws `EventLogCorruptError` `TORN_TAIL`.
+   * The session's own events with positions, in file order, starting at `fromOffset` (a line
+   * start; `0` or absent: just after the header). Reads in chunks up to the size the file had
+   * when iteration began. Schema-validated per line, not replayed. A final line without "\n"
+   * throws `EventLogCorruptError` `TORN_TAIL` (after the whole lines before it were yielded); an
+   * offset that is not a line start (or lies past the end, e.g. after a repair) throws
+   * `TapedeckError` `INVALID_OFFSET`. Without `fromLine`, line numbers after `fromOffset` cost a
+   * scan of the bytes before it.
    */
-  read(sessionId: string, options?: { fromOffset?: number }): AsyncIterable<ReadEvent>;
+  read(
+    sessionId: string,
+    options?: {
+      fromOffset?: number;
+      /** The line number at `fromOffset`, when the caller knows it (saves counting lines). */
+      fromLine?: number;
+    },
+  ): AsyncIterable<ReadEvent>;
   /** Replay-validated Session; forks replay the parent prefix first (recursively). */
   readSession(sessionId: string): Promise<Session>;
   /** Replay, compactions applied, normalize; nothing written. A torn tail is repaired first. */

@@ -1,0 +1,396 @@
+import * as fs from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import {
+  appendParentPrefix,
+  assertSessionId,
+  EventLogCorruptError,
+  LOG_FORMAT_VERSION,
+  type LockOwner,
+  normalize,
+  repairItems,
+  Session,
+  type SessionEvent,
+  type SessionEventDraft,
+  type SessionHeader,
+  SessionNotFoundError,
+  TapedeckError,
+  uuidv7,
+} from "@tapedeck/session";
+import { createFileExclusive, fsyncDirectory, hasErrorCode } from "./fs-util";
+import { byteBefore, countLines, isTornTail, scanLines } from "./line-reader";
+import { acquireLock, type HeldLock, liveLockOwner, releaseLock } from "./lock";
+import { openLog, parseEventOf, readHeaderLine, replayLog, tornTailError } from "./log-file";
+import type {
+  Durability,
+  ReadEvent,
+  RepairReport,
+  ResumedSession,
+  SessionListing,
+  SessionStore,
+  SessionStoreOptions,
+  SessionWriter,
+} from "./session-store";
+import { defaultWorkspaceId } from "./workspace";
+import { applyDrafts, FileSessionWriter } from "./writer";
+
+const logFilePattern = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
+
+/** The agent written into new headers when the options name none. */
+export const defaultAgent = { name: "tapedeck", version: "0.1.0" } as const;
+
+/** `$TAPEDECK_HOME`, else `~/.tapedeck`. */
+export function defaultHome(): string {
+  const fromEnvironment = process.env.TAPEDECK_HOME;
+  return fromEnvironment !== undefined && fromEnvironment !== ""
+    ? resolve(fromEnvironment)
+    : join(homedir(), ".tapedeck");
+}
+
+/**
+ * The JSONL session store. See {@link SessionStore} for the contract and
+ * `architecture/session-store.md` for the lock, fsync, torn-tail and fork decisions.
+ */
+export function createSessionStore(options: SessionStoreOptions = {}): SessionStore {
+  return new FileSessionStore(options);
+}
+
+class FileSessionStore implements SessionStore {
+  readonly home: string;
+  readonly sessionsDir: string;
+  private readonly locksDir: string;
+  private readonly trashDir: string;
+  private readonly durability: Durability;
+  private readonly agent: { name: string; version: string };
+  private readonly now: () => Date;
+  private readonly pathOfBound = (sessionId: string) => this.pathOf(sessionId);
+
+  constructor(options: SessionStoreOptions) {
+    if (options.durability !== undefined && !["turn", "every-event"].includes(options.durability)) {
+      throw new TapedeckError(
+        "INVALID_OPTIONS",
+        `durability must be "turn" or "every-event", not ${JSON.stringify(options.durability)}`,
+      );
+    }
+    this.home = resolve(options.home ?? defaultHome());
+    this.sessionsDir = join(this.home, "sessions");
+    this.locksDir = join(this.home, "locks");
+    this.trashDir = join(this.home, "trash");
+    this.durability = options.durability ?? "turn";
+    this.agent = options.agent ?? { ...defaultAgent };
+    this.now = options.now ?? (() => new Date());
+  }
+
+  pathOf(sessionId: string): string {
+    return join(this.sessionsDir, `${assertSessionId(sessionId)}.jsonl`);
+  }
+
+  private lockPathOf(sessionId: string): string {
+    return join(this.locksDir, `${assertSessionId(sessionId)}.lock`);
+  }
+
+  /** Throws `SessionNotFoundError` unless the log exists. Creates nothing. */
+  private assertExists(sessionId: string): string {
+    const path = this.pathOf(sessionId);
+    if (!fs.existsSync(path)) throw new SessionNotFoundError(sessionId);
+    return path;
+  }
+
+  private takeLock(sessionId: string): HeldLock {
+    return acquireLock(this.lockPathOf(sessionId), sessionId);
+  }
+
+  async create(options: {
+    cwd: string;
+    workspaceId?: string;
+    seed?: readonly SessionEventDraft[];
+  }): Promise<{ sessionId: string; header: SessionHeader; events: SessionEvent[] }> {
+    if (typeof options.cwd !== "string" || options.cwd === "") {
+      throw new TapedeckError("INVALID_OPTIONS", "create() needs the cwd of the session");
+    }
+    const cwd = resolve(options.cwd);
+    const sessionId = uuidv7(this.now().getTime());
+    const header: SessionHeader = {
+      type: "session",
+      version: LOG_FORMAT_VERSION,
+      sessionId,
+      workspaceId: options.workspaceId ?? defaultWorkspaceId(cwd),
+      createdAt: this.now().toISOString(),
+      cwd,
+      agent: { ...this.agent },
+    };
+    const session = Session.create(sessionId, [], header);
+    const { events, lines } = applyDrafts(session, options.seed ?? [], this.now);
+    this.writeNewLog(sessionId, header, lines);
+    return { sessionId, header, events };
+  }
+
+  /** Writes a new log (header + lines) atomically; it never existed before. */
+  private writeNewLog(sessionId: string, header: SessionHeader, lines: readonly Buffer[]): void {
+    fs.mkdirSync(this.sessionsDir, { recursive: true });
+    const data = Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), ...lines]);
+    createFileExclusive(this.pathOf(sessionId), data);
+  }
+
+  async append(sessionId: string, drafts: readonly SessionEventDraft[]): Promise<SessionEvent[]> {
+    const writer = await this.openWriter(sessionId);
+    try {
+      return await writer.append(drafts);
+    } finally {
+      await writer.close();
+    }
+  }
+
+  async openWriter(sessionId: string): Promise<SessionWriter> {
+    const path = this.assertExists(sessionId);
+    const lock = this.takeLock(sessionId);
+    try {
+      const replayed = await replayLog(this.pathOfBound, sessionId);
+      const fd = fs.openSync(path, "a");
+      return new FileSessionWriter({
+        session: replayed.session,
+        fd,
+        lock,
+        durability: this.durability,
+        now: this.now,
+      });
+    } catch (error) {
+      releaseLock(lock);
+      throw error;
+    }
+  }
+
+  async readHeader(sessionId: string): Promise<SessionHeader> {
+    return (await readHeaderLine(this.pathOf(sessionId), sessionId)).header;
+  }
+
+  read(sessionId: string, options: { fromOffset?: number; fromLine?: number } = {}) {
+    const path = this.pathOf(sessionId);
+    const { fromOffset, fromLine } = options;
+    if (fromOffset !== undefined && (!Number.isSafeInteger(fromOffset) || fromOffset < 0)) {
+      throw new TapedeckError(
+        "INVALID_OFFSET",
+        `fromOffset must be a byte offset ≥ 0, not ${fromOffset}`,
+      );
+    }
+    if (fromLine !== undefined && (!Number.isSafeInteger(fromLine) || fromLine < 2)) {
+      throw new TapedeckError(
+        "INVALID_OFFSET",
+        `fromLine must be a line number ≥ 2, not ${fromLine}`,
+      );
+    }
+    return readEvents(path, sessionId, fromOffset, fromLine);
+  }
+
+  async readSession(sessionId: string): Promise<Session> {
+    this.pathOf(sessionId);
+    return (await replayLog(this.pathOfBound, sessionId)).session;
+  }
+
+  async resumeSession(sessionId: string): Promise<ResumedSession> {
+    this.assertExists(sessionId);
+    let replayed = await replayLog(this.pathOfBound, sessionId, { allowTornTail: true });
+    if (replayed.tornTail !== undefined) {
+      await this.repair(sessionId);
+      replayed = await replayLog(this.pathOfBound, sessionId);
+    }
+    const { session } = replayed;
+    const synthesizedEvents = normalize(session);
+    return {
+      session,
+      history: [...session.history(), ...repairItems(synthesizedEvents)],
+      synthesizedEvents,
+    };
+  }
+
+  async list(): Promise<SessionListing[]> {
+    let names: string[];
+    try {
+      names = await fs.promises.readdir(this.sessionsDir);
+    } catch (error) {
+      if (hasErrorCode(error, "ENOENT")) return [];
+      throw error;
+    }
+    const ids = names
+      .map((name) => logFilePattern.exec(name)?.[1])
+      .filter((id): id is string => id !== undefined)
+      .sort();
+    const listings: SessionListing[] = [];
+    for (const sessionId of ids) {
+      try {
+        const path = this.pathOf(sessionId);
+        const { header } = await readHeaderLine(path, sessionId);
+        const stat = await fs.promises.stat(path);
+        listings.push({ sessionId, header, size: stat.size, modifiedAt: stat.mtime });
+      } catch (error) {
+        // Damaged headers and logs deleted meanwhile are skipped, not fatal.
+        if (EventLogCorruptError.isInstance(error) || SessionNotFoundError.isInstance(error)) {
+          continue;
+        }
+        if (hasErrorCode(error, "ENOENT")) continue;
+        throw error;
+      }
+    }
+    return listings;
+  }
+
+  async repair(sessionId: string): Promise<RepairReport> {
+    const path = this.assertExists(sessionId);
+    const lock = this.takeLock(sessionId);
+    try {
+      const replayed = await replayLog(this.pathOfBound, sessionId, { allowTornTail: true });
+      const tail = replayed.tornTail;
+      if (tail === undefined) {
+        return { sessionId, action: "none", bytesMoved: 0, size: replayed.end };
+      }
+      const fd = fs.openSync(path, "r+");
+      try {
+        const fragment = Buffer.alloc(tail.bytes);
+        fs.readSync(fd, fragment, 0, tail.bytes, tail.offset);
+        const sidecarPath = this.sidecarPathOf(sessionId, tail.offset);
+        // The fragment is durable in its sidecar before the log loses it.
+        createFileExclusive(sidecarPath, fragment);
+        fs.ftruncateSync(fd, tail.offset);
+        fs.fsyncSync(fd);
+        return {
+          sessionId,
+          action: "moved-torn-tail",
+          bytesMoved: tail.bytes,
+          sidecarPath,
+          size: tail.offset,
+        };
+      } finally {
+        fs.closeSync(fd);
+      }
+    } finally {
+      releaseLock(lock);
+    }
+  }
+
+  /** `<id>.jsonl.torn-<offset>-<time>`: beside the log, never matched by `list()`. */
+  private sidecarPathOf(sessionId: string, offset: number): string {
+    const stamp = this.now().toISOString().replace(/[:.]/g, "-");
+    let path = `${this.pathOf(sessionId)}.torn-${offset}-${stamp}`;
+    for (let index = 2; fs.existsSync(path); index += 1) {
+      path = `${this.pathOf(sessionId)}.torn-${offset}-${stamp}-${index}`;
+    }
+    return path;
+  }
+
+  async fork(
+    sessionId: string,
+    options: { atSeq?: number; cwd?: string } = {},
+  ): Promise<{ sessionId: string; header: SessionHeader; events: SessionEvent[] }> {
+    this.assertExists(sessionId);
+    const parent = (await replayLog(this.pathOfBound, sessionId)).session;
+    const atSeq = options.atSeq ?? parent.lastSeq;
+    if (!Number.isSafeInteger(atSeq) || atSeq < 0 || atSeq > parent.lastSeq) {
+      throw new TapedeckError(
+        "INVALID_FORK_POINT",
+        `cannot fork session ${sessionId} at seq ${atSeq}: it must be a whole number from 0 to ${parent.lastSeq} (the session's last seq)`,
+      );
+    }
+    const childId = uuidv7(this.now().getTime());
+    const header: SessionHeader = {
+      type: "session",
+      version: LOG_FORMAT_VERSION,
+      sessionId: childId,
+      workspaceId: parent.header.workspaceId,
+      createdAt: this.now().toISOString(),
+      cwd: options.cwd === undefined ? parent.header.cwd : resolve(options.cwd),
+      parent: { sessionId, seq: atSeq },
+      agent: { ...this.agent },
+    };
+    const child = Session.create(childId, [], header);
+    appendParentPrefix(child, parent.events);
+    // A fork taken inside an open turn starts by closing it, as a resume would.
+    const { events, lines } = applyDrafts(child, normalize(child), this.now);
+    this.writeNewLog(childId, header, lines);
+    return { sessionId: childId, header, events };
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    this.assertExists(sessionId);
+    const lock = this.takeLock(sessionId);
+    try {
+      const forks = (await this.list())
+        .filter((listing) => listing.header.parent?.sessionId === sessionId)
+        .map((listing) => listing.sessionId);
+      if (forks.length > 0) {
+        throw new TapedeckError(
+          "SESSION_HAS_FORKS",
+          `session ${sessionId} cannot be deleted while forks read from it: ${forks.join(", ")}. Delete those first.`,
+        );
+      }
+      fs.mkdirSync(this.trashDir, { recursive: true });
+      const prefix = `${sessionId}.jsonl`;
+      const related = fs
+        .readdirSync(this.sessionsDir)
+        .filter((name) => name === prefix || name.startsWith(`${prefix}.torn-`));
+      // The log goes last, so a crash midway leaves it in place, still listed.
+      related.sort((a, b) => (a === prefix ? 1 : b === prefix ? -1 : a.localeCompare(b)));
+      for (const name of related) {
+        fs.renameSync(join(this.sessionsDir, name), this.trashPathOf(name));
+      }
+      fsyncDirectory(this.trashDir);
+      fsyncDirectory(this.sessionsDir);
+    } finally {
+      releaseLock(lock);
+    }
+  }
+
+  /** A free name in the trash (a session deleted twice — restored and deleted — keeps both). */
+  private trashPathOf(name: string): string {
+    let path = join(this.trashDir, name);
+    for (let index = 2; fs.existsSync(path); index += 1) {
+      path = join(this.trashDir, `${name}.${index}`);
+    }
+    return path;
+  }
+
+  async lockOwner(sessionId: string): Promise<LockOwner | undefined> {
+    return liveLockOwner(this.lockPathOf(sessionId));
+  }
+}
+
+async function* readEvents(
+  path: string,
+  sessionId: string,
+  fromOffset: number | undefined,
+  fromLine: number | undefined,
+): AsyncGenerator<ReadEvent> {
+  const { end: headerEnd } = await readHeaderLine(path, sessionId);
+  const handle = await openLog(path, sessionId);
+  try {
+    const size = (await handle.stat()).size;
+    let start = headerEnd;
+    let line = 2;
+    if (fromOffset !== undefined && fromOffset !== 0 && fromOffset !== headerEnd) {
+      if (
+        fromOffset < headerEnd ||
+        fromOffset > size ||
+        (await byteBefore(handle, fromOffset)) !== 0x0a
+      ) {
+        throw new TapedeckError(
+          "INVALID_OFFSET",
+          `byte ${fromOffset} is not the start of an event line of session ${sessionId} (the log has ${size} bytes)`,
+        );
+      }
+      start = fromOffset;
+      line = fromLine ?? (await countLines(handle, fromOffset)) + 1;
+    }
+    for await (const batch of scanLines(handle, { start, line, limit: size })) {
+      if (isTornTail(batch)) throw tornTailError(batch, sessionId);
+      for (const entry of batch) {
+        yield {
+          event: parseEventOf(entry, sessionId),
+          line: entry.line,
+          offset: entry.offset,
+          end: entry.end,
+        };
+      }
+    }
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,79 @@
+import { randomBytes } from "node:crypto";
+import * as fs from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { promisify } from "node:util";
+
+/** `fsync` that does not block the event loop. */
+export const fsyncAsync: (fd: number) => Promise<void> = promisify(fs.fsync);
+
+/** True when `error` is a Node system error with this `code`. */
+export function hasErrorCode(error: unknown, code: string): boolean {
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    "code" in error &&
+    (error as { code: unknown }).code === code
+  );
+}
+
+/**
+ * fsyncs a directory, so that a file created, renamed or unlinked in it survives a power loss.
+ * Platforms that cannot open a directory (Windows) skip it.
+ */
+export function fsyncDirectory(directory: string): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(directory, "r");
+  } catch (error) {
+    if (hasErrorCode(error, "EISDIR") || hasErrorCode(error, "EPERM")) return;
+    throw error;
+  }
+  try {
+    fs.fsyncSync(fd);
+  } catch (error) {
+    // Some file systems refuse fsync on a directory; the data fsync already happened.
+    if (!hasErrorCode(error, "EINVAL") && !hasErrorCode(error, "EBADF")) throw error;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** A temp name beside `path` that `list()` never mistakes for a log (leading dot, `.tmp`). */
+export function tempPathBeside(path: string): string {
+  return join(
+    dirname(path),
+    `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`,
+  );
+}
+
+/** Writes all of `data` at the current position of `fd`, looping over short writes. */
+export function writeAll(fd: number, data: Uint8Array): void {
+  let written = 0;
+  while (written < data.length) {
+    written += fs.writeSync(fd, data, written, data.length - written);
+  }
+}
+
+/**
+ * Creates `path` with exactly `data`, all or nothing: the bytes go to a temp file beside it, are
+ * fsynced, then `link(2)`ed into place (which fails with `EEXIST` like `O_EXCL` and never shows a
+ * half-written file), then the directory is fsynced.
+ *
+ * @throws the `EEXIST` system error when `path` exists; nothing is changed then.
+ */
+export function createFileExclusive(path: string, data: Uint8Array, durable = true): void {
+  const temp = tempPathBeside(path);
+  const fd = fs.openSync(temp, "wx", 0o644);
+  try {
+    writeAll(fd, data);
+    if (durable) fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  try {
+    fs.linkSync(temp, path);
+  } finally {
+    fs.unlinkSync(temp);
+  }
+  if (durable) fsyncDirectory(dirname(path));
+}

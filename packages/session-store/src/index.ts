@@ -1,0 +1,12 @@
+export { createSessionStore, defaultAgent, defaultHome } from "./file-store";
+export type {
+  Durability,
+  ReadEvent,
+  RepairReport,
+  ResumedSession,
+  SessionListing,
+  SessionStore,
+  SessionStoreOptions,
+  SessionWriter,
+} from "./session-store";
+export { defaultWorkspaceId } from "./workspace";

@@ -1,0 +1,183 @@
+import { open } from "node:fs/promises";
+import {
+  appendParentPrefix,
+  EventLogCorruptError,
+  parseEventLine,
+  parseHeaderLine,
+  Session,
+  type SessionEvent,
+  type SessionHeader,
+  SessionNotFoundError,
+} from "@tapedeck/session";
+import { hasErrorCode } from "./fs-util";
+import { isTornTail, type LogLine, scanLines, type TornTail } from "./line-reader";
+
+/** Maps a validated session id to its log path. */
+export type PathOf = (sessionId: string) => string;
+
+/** Opens a log for reading; an absent file is `SessionNotFoundError`. */
+export async function openLog(path: string, sessionId: string) {
+  try {
+    return await open(path, "r");
+  } catch (error) {
+    if (hasErrorCode(error, "ENOENT")) throw new SessionNotFoundError(sessionId, { cause: error });
+    throw error;
+  }
+}
+
+/** Adds the session id to an error from a line parser. */
+export function located(error: unknown, sessionId: string): unknown {
+  return EventLogCorruptError.isInstance(error) ? error.withLocation({ sessionId }) : error;
+}
+
+/** Parses line 1 and checks that the header belongs to `sessionId`. */
+export function parseHeaderOf(line: LogLine, sessionId: string): SessionHeader {
+  let header: SessionHeader;
+  try {
+    header = parseHeaderLine(line.text, { line: line.line, offset: line.offset });
+  } catch (error) {
+    throw located(error, sessionId);
+  }
+  if (header.sessionId !== sessionId) {
+    throw new EventLogCorruptError(
+      "BAD_HEADER",
+      `header names session ${header.sessionId}, but the file belongs to session ${sessionId}`,
+      { line: 1, offset: 0, sessionId },
+    );
+  }
+  return header;
+}
+
+/** Parses one event line, naming the session in errors. */
+export function parseEventOf(line: LogLine, sessionId: string): SessionEvent {
+  try {
+    return parseEventLine(line.text, { line: line.line, offset: line.offset });
+  } catch (error) {
+    throw located(error, sessionId);
+  }
+}
+
+/** The error for final bytes without "\n". */
+export function tornTailError(tail: TornTail, sessionId: string): EventLogCorruptError {
+  return new EventLogCorruptError(
+    "TORN_TAIL",
+    `the last line has no newline: ${tail.bytes} bytes of an unfinished write (run repair to move them aside)`,
+    { line: tail.line, offset: tail.offset, sessionId },
+  );
+}
+
+function incompleteHeader(sessionId: string, empty: boolean): EventLogCorruptError {
+  return new EventLogCorruptError(
+    "BAD_HEADER",
+    empty ? "the log is empty (no header line)" : "the header line is incomplete (no newline)",
+    { line: 1, offset: 0, sessionId },
+  );
+}
+
+/** The header line of a log, validated, and where the first event starts. */
+export async function readHeaderLine(
+  path: string,
+  sessionId: string,
+): Promise<{ header: SessionHeader; end: number; size: number }> {
+  const handle = await openLog(path, sessionId);
+  try {
+    const size = (await handle.stat()).size;
+    for await (const batch of scanLines(handle, { limit: size, chunkSize: 1 << 14 })) {
+      if (isTornTail(batch)) break;
+      const first = batch[0]!;
+      return { header: parseHeaderOf(first, sessionId), end: first.end, size };
+    }
+    throw incompleteHeader(sessionId, size === 0);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Options of {@link replayLog}. */
+export interface ReplayLogOptions {
+  /** Stop once this seq is replayed (a fork reading its parent's prefix). */
+  untilSeq?: number;
+  /** Report a torn tail instead of throwing (`repair` and `resumeSession`). */
+  allowTornTail?: boolean;
+  /** Sessions already on the fork chain, to refuse a cycle. */
+  chain?: readonly string[];
+}
+
+/** A replayed log. */
+export interface ReplayedLog {
+  session: Session;
+  /** Byte offset just past the last whole line read. */
+  end: number;
+  tornTail?: TornTail;
+}
+
+/**
+ * Replays a log from its file: header, then (for a fork) the parent's prefix read recursively
+ * from the parent's own file, then every event, each validated by `Session.append`. Errors name
+ * the session, line and byte offset.
+ */
+export async function replayLog(
+  pathOf: PathOf,
+  sessionId: string,
+  options: ReplayLogOptions = {},
+): Promise<ReplayedLog> {
+  const handle = await openLog(pathOf(sessionId), sessionId);
+  try {
+    const size = (await handle.stat()).size;
+    let session: Session | undefined;
+    let end = 0;
+    for await (const batch of scanLines(handle, { limit: size })) {
+      if (isTornTail(batch)) {
+        if (session === undefined) throw incompleteHeader(sessionId, false);
+        if (options.allowTornTail) return { session, end, tornTail: batch };
+        throw tornTailError(batch, sessionId);
+      }
+      for (const line of batch) {
+        if (session === undefined) {
+          const header = parseHeaderOf(line, sessionId);
+          session = Session.create(sessionId, [], header);
+          await appendPrefix(pathOf, session, options.chain ?? []);
+        } else {
+          session.append(parseEventOf(line, sessionId), { line: line.line, offset: line.offset });
+        }
+        end = line.end;
+        if (options.untilSeq !== undefined && session.lastSeq >= options.untilSeq) {
+          return { session, end };
+        }
+      }
+    }
+    if (session === undefined) throw incompleteHeader(sessionId, true);
+    return { session, end };
+  } finally {
+    await handle.close();
+  }
+}
+
+async function appendPrefix(pathOf: PathOf, session: Session, chain: readonly string[]) {
+  const parent = session.header.parent;
+  if (parent === undefined) return;
+  const nextChain = [...chain, session.sessionId];
+  if (nextChain.includes(parent.sessionId)) {
+    throw new EventLogCorruptError(
+      "BAD_HEADER",
+      `fork chain loops back to session ${parent.sessionId}`,
+      { line: 1, offset: 0, sessionId: session.sessionId },
+    );
+  }
+  let parentSession: Session;
+  try {
+    parentSession = (
+      await replayLog(pathOf, parent.sessionId, { untilSeq: parent.seq, chain: nextChain })
+    ).session;
+  } catch (error) {
+    if (SessionNotFoundError.isInstance(error) && error.sessionId === parent.sessionId) {
+      throw new EventLogCorruptError(
+        "BAD_HEADER",
+        `session is a fork of ${parent.sessionId}, which does not exist`,
+        { line: 1, offset: 0, sessionId: session.sessionId, cause: error },
+      );
+    }
+    throw error;
+  }
+  appendParentPrefix(session, parentSession.events);
+}

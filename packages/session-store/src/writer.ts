@@ -1,0 +1,170 @@
+import * as fs from "node:fs";
+import {
+  EventLogCorruptError,
+  parseEvent,
+  Session,
+  type SessionEvent,
+  type SessionEventDraft,
+  TapedeckError,
+} from "@tapedeck/session";
+import { fsyncAsync, writeAll } from "./fs-util";
+import { type HeldLock, releaseLock } from "./lock";
+import type { Durability, SessionWriter } from "./session-store";
+
+/**
+ * Completes drafts into events (`seq` after `session.lastSeq`, `ts` from `now`), zod-validates
+ * each, checks it against `session` and applies it. Returns the events and their serialised
+ * lines. When a draft is invalid it throws, and the drafts before it stay applied to `session`:
+ * callers that keep the session use {@link rollBack}.
+ */
+export function applyDrafts(
+  session: Session,
+  drafts: readonly SessionEventDraft[],
+  now: () => Date,
+): { events: SessionEvent[]; lines: Buffer[] } {
+  const events: SessionEvent[] = [];
+  const lines: Buffer[] = [];
+  const first = session.lastSeq + 1;
+  try {
+    for (const [index, draft] of drafts.entries()) {
+      const seq = first + index;
+      const ts = now().toISOString();
+      // seq and ts lead the line (as in the format's examples) and always win over the draft's.
+      const completed: Record<string, unknown> = { seq, ts, ...draft };
+      completed.seq = seq;
+      completed.ts = ts;
+      const event = parseEvent(completed);
+      session.append(event);
+      events.push(event);
+      lines.push(Buffer.from(`${JSON.stringify(event)}\n`));
+    }
+  } catch (error) {
+    throw EventLogCorruptError.isInstance(error)
+      ? error.withLocation({ sessionId: session.sessionId })
+      : error;
+  }
+  return { events, lines };
+}
+
+/**
+ * `session` as it was at `lastSeq` (itself when nothing was applied since). Rebuilt from its own
+ * events in memory; only the error path of a multi-event append pays for it.
+ */
+export function rollBack(session: Session, lastSeq: number): Session {
+  if (session.lastSeq === lastSeq) return session;
+  const copy = Session.create(session.sessionId, [], session.header);
+  for (const event of session.events) {
+    if (event.seq > lastSeq) break;
+    copy.append(event);
+  }
+  return copy;
+}
+
+/** True when a batch must be fsynced under the `"turn"` policy. */
+function needsSync(events: readonly SessionEvent[]): boolean {
+  return events.some((event) => event.type === "turn/end" || event.type === "approval/request");
+}
+
+/** The store's writer: holds the lock and an `O_APPEND` descriptor for the whole run. */
+export class FileSessionWriter implements SessionWriter {
+  readonly sessionId: string;
+  private current: Session;
+  private readonly fd: number;
+  private readonly lock: HeldLock;
+  private readonly durability: Durability;
+  private readonly now: () => Date;
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  private failure: unknown;
+
+  constructor(options: {
+    session: Session;
+    fd: number;
+    lock: HeldLock;
+    durability: Durability;
+    now: () => Date;
+  }) {
+    this.sessionId = options.session.sessionId;
+    this.current = options.session;
+    this.fd = options.fd;
+    this.lock = options.lock;
+    this.durability = options.durability;
+    this.now = options.now;
+  }
+
+  get session(): Session {
+    return this.current;
+  }
+
+  append(drafts: readonly SessionEventDraft[]): Promise<SessionEvent[]> {
+    return this.enqueue(async () => {
+      this.assertUsable();
+      if (drafts.length === 0) return [];
+      let applied: ReturnType<typeof applyDrafts>;
+      const before = this.current.lastSeq;
+      try {
+        applied = applyDrafts(this.current, drafts, this.now);
+      } catch (error) {
+        // All or nothing: nothing was written, and the session forgets the valid drafts too.
+        this.current = rollBack(this.current, before);
+        throw error;
+      }
+      try {
+        // One write() per line: a crash leaves whole lines and at most one torn tail.
+        for (const line of applied.lines) writeAll(this.fd, line);
+        if (this.durability === "every-event" || needsSync(applied.events)) {
+          await fsyncAsync(this.fd);
+        }
+      } catch (error) {
+        // The file and the in-memory session may now disagree: refuse further appends.
+        this.failure = error;
+        throw new TapedeckError(
+          "WRITE_FAILED",
+          `writing to session ${this.sessionId} failed; reopen it (a torn tail is repaired on resume)`,
+          { cause: error },
+        );
+      }
+      return applied.events;
+    });
+  }
+
+  sync(): Promise<void> {
+    return this.enqueue(async () => {
+      this.assertUsable();
+      await fsyncAsync(this.fd);
+    });
+  }
+
+  close(): Promise<void> {
+    return this.enqueue(async () => {
+      if (this.closed) return;
+      this.closed = true;
+      try {
+        if (this.failure === undefined) await fsyncAsync(this.fd);
+      } finally {
+        fs.closeSync(this.fd);
+        releaseLock(this.lock);
+      }
+    });
+  }
+
+  private assertUsable(): void {
+    if (this.closed) {
+      throw new TapedeckError("WRITER_CLOSED", `the writer of session ${this.sessionId} is closed`);
+    }
+    if (this.failure !== undefined) {
+      throw new TapedeckError(
+        "WRITE_FAILED",
+        `an earlier write to session ${this.sessionId} failed; reopen it`,
+        { cause: this.failure },
+      );
+    }
+  }
+
+  /** Runs operations one at a time, in call order, whatever the earlier ones did. */
+  private enqueue<T>(operation: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(operation, operation);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+}
