@@ -1,0 +1,55 @@
+export { COMPACTION_PREFIX, compactionMessage, compactionSummary } from "./compaction";
+export {
+  canonicalJson,
+  type NormalizedItem,
+  normalizeRequestInput,
+  requestDigest,
+  toolsDigest,
+} from "./digest";
+export {
+  LlmConfigError,
+  LlmError,
+  type LlmErrorCode,
+  type LlmErrorFields,
+  llmErrorCodes,
+} from "./errors";
+export type {
+  LlmOutputItem,
+  LlmProvider,
+  LlmRequest,
+  LlmStreamOptions,
+  LlmStreamPart,
+  ResponsePart,
+  TextDeltaPart,
+  ToolCallDeltaPart,
+  ToolDefinition,
+} from "./llm-provider";
+export {
+  type ModelId,
+  type ProviderEnv,
+  type ProviderId,
+  parseModelId,
+  providerIds,
+  type ResolvedProvider,
+  type ResolveProviderOptions,
+  resolveProvider,
+} from "./model-id";
+export { createOpenAIChatProvider, type OpenAIChatProviderOptions } from "./openai-chat";
+export type { OpenAIProviderOptions } from "./openai-client";
+export { redact } from "./openai-errors";
+export { createOpenAIResponsesProvider } from "./openai-responses";
+export {
+  type ChatFunctionTool,
+  type ChatMessage,
+  type ChatToolCall,
+  llmRequestFromChatBody,
+  toChatMessages,
+  toChatTools,
+} from "./wire-chat";
+export {
+  llmRequestFromResponsesBody,
+  type ResponsesFunctionTool,
+  type ResponsesInputItem,
+  toResponsesInput,
+  toResponsesTools,
+} from "./wire-responses";

@@ -1,0 +1,141 @@
+import type { FinishReason, Usage } from "@tapedeck/session";
+import { LlmError } from "./errors";
+import type {
+  LlmOutputItem,
+  LlmProvider,
+  LlmRequest,
+  LlmStreamOptions,
+  LlmStreamPart,
+} from "./llm-provider";
+import { createClient, type OpenAIProviderOptions } from "./openai-client";
+import { isAborted, toLlmError } from "./openai-errors";
+import { toChatMessages, toChatTools } from "./wire-chat";
+
+/** Options of the Chat Completions provider. */
+export interface OpenAIChatProviderOptions extends OpenAIProviderOptions {
+  /**
+   * Ask for a final usage chunk (`stream_options.include_usage`); default true. Turn it off for a
+   * server that rejects `stream_options`.
+   */
+  includeUsage?: boolean;
+}
+
+interface OpenCall {
+  callId: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * Chat Completions (`POST /v1/chat/completions`, streaming) as an {@link LlmProvider} with id
+ * `openai-chat`: for OpenAI-compatible servers such as vLLM, Ollama or LM Studio.
+ */
+export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): LlmProvider {
+  const client = createClient(options);
+  const id = "openai-chat";
+  return {
+    id,
+    async *stream(request: LlmRequest, streamOptions: LlmStreamOptions = {}) {
+      const { signal } = streamOptions;
+      const context = { provider: id, apiKey: options.apiKey, signal };
+      const calls = new Map<number, OpenCall>();
+      let text: string | undefined;
+      let finish: string | undefined;
+      let usage: Usage | undefined;
+      try {
+        if (signal?.aborted === true)
+          throw new LlmError("aborted", "The model call was cancelled.");
+        const tools = toChatTools(request.tools);
+        const stream = await client.chat.completions.create(
+          {
+            model: request.model,
+            messages: toChatMessages(request),
+            ...(tools.length === 0 ? {} : { tools }),
+            ...(request.maxOutputTokens === undefined
+              ? {}
+              : { max_tokens: request.maxOutputTokens }),
+            ...(options.includeUsage === false ? {} : { stream_options: { include_usage: true } }),
+            stream: true,
+          },
+          signal === undefined ? {} : { signal },
+        );
+        for await (const chunk of stream) {
+          if (chunk.usage !== undefined && chunk.usage !== null) {
+            usage = {
+              inputTokens: chunk.usage.prompt_tokens,
+              outputTokens: chunk.usage.completion_tokens,
+            };
+            const cached = chunk.usage.prompt_tokens_details?.cached_tokens;
+            if (typeof cached === "number") usage.cachedInputTokens = cached;
+          }
+          const choice = chunk.choices[0];
+          if (choice === undefined) continue;
+          const content = choice.delta?.content;
+          // Servers open with an empty content delta next to the role; it carries no text.
+          if (typeof content === "string" && content !== "") {
+            text = (text ?? "") + content;
+            yield { type: "text-delta", text: content };
+          }
+          for (const fragment of choice.delta?.tool_calls ?? []) {
+            let call = calls.get(fragment.index);
+            const piece = fragment.function?.arguments ?? "";
+            if (call === undefined) {
+              call = {
+                callId: fragment.id ?? `call_${chunk.id}_${fragment.index}`,
+                name: fragment.function?.name ?? "",
+                arguments: piece,
+              };
+              calls.set(fragment.index, call);
+              yield {
+                type: "tool-call-delta",
+                callId: call.callId,
+                name: call.name,
+                arguments: piece,
+              };
+            } else if (piece !== "") {
+              call.arguments += piece;
+              yield { type: "tool-call-delta", callId: call.callId, arguments: piece };
+            }
+          }
+          if (choice.finish_reason !== null && choice.finish_reason !== undefined) {
+            finish = choice.finish_reason;
+          }
+        }
+      } catch (error) {
+        throw toLlmError(error, context);
+      }
+      if (isAborted(signal)) throw toLlmError(signal?.reason, context);
+      if (finish === undefined) {
+        throw new LlmError(
+          "network",
+          "The model stream ended before the response finished (no finish_reason).",
+          { provider: id },
+        );
+      }
+      const items: LlmOutputItem[] = [];
+      if (text !== undefined) items.push({ type: "message", role: "assistant", content: text });
+      for (const index of [...calls.keys()].sort((a, b) => a - b)) {
+        const call = calls.get(index)!;
+        items.push({
+          type: "function_call",
+          callId: call.callId,
+          name: call.name,
+          arguments: call.arguments,
+        });
+      }
+      const part: LlmStreamPart = {
+        type: "response",
+        items,
+        finishReason: finishReasonOf(finish, items),
+      };
+      if (usage !== undefined) part.usage = usage;
+      yield part;
+    },
+  };
+}
+
+function finishReasonOf(finish: string, items: readonly LlmOutputItem[]): FinishReason {
+  if (finish === "length") return "length";
+  if (finish === "content_filter") return "error";
+  return items.some((item) => item.type === "function_call") ? "tool_calls" : "stop";
+}
