@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { EventLogCorruptError } from "./errors";
-import { replayLogText } from "./log-text";
+import { replayLogText, utf8Length } from "./log-text";
 
 const fixtures = new URL("./__fixtures__/", import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, fixtures), "utf8");
@@ -95,4 +95,13 @@ describe("valid log corpus", () => {
   it("refuses a fork read without its parent", () => {
     expect(() => replayLogText(read("valid/fork-of-basic.jsonl"))).toThrow(/BAD_HEADER.*parent/);
   });
+});
+
+describe("utf8Length", () => {
+  it.each(["", "ascii", "héllo", "数据库", "emoji 🎉 and 𝄞", "lone \ud800 surrogate", "\udc00x"])(
+    "matches the UTF-8 encoder for %j",
+    (text) => {
+      expect(utf8Length(text)).toBe(new TextEncoder().encode(text).length);
+    },
+  );
 });

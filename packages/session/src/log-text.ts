@@ -12,7 +12,27 @@ export interface ReplayLogTextOptions {
   parentEvents?: Iterable<SessionEvent>;
 }
 
-const encoder = new TextEncoder();
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is the point.
+const nonAscii = /[^\u0000-\u007f]/;
+
+/** UTF-8 byte length of a string, without allocating (lone surrogates count as U+FFFD: 3). */
+export function utf8Length(text: string): number {
+  if (!nonAscii.test(text)) return text.length;
+  let bytes = text.length;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) continue;
+    if (code < 0x800) bytes += 1;
+    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
+      const next = text.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 2;
+        index += 1;
+      } else bytes += 2;
+    } else bytes += 2;
+  }
+  return bytes;
+}
 
 /**
  * Replays a whole log held in memory (a file's text, an upload, a fixture), with the same checks
@@ -22,7 +42,12 @@ const encoder = new TextEncoder();
  * @throws EventLogCorruptError on the first problem; nothing is returned for a damaged log.
  */
 export function replayLogText(text: string, options: ReplayLogTextOptions = {}): Session {
-  let offset = 0;
+  // Byte offsets are only needed in errors, so they are computed then, not per line.
+  const locate = (line: number, start: number) => ({
+    line,
+    offset: utf8Length(text.slice(0, start)),
+  });
+  const idFields = options.sessionId === undefined ? {} : { sessionId: options.sessionId };
   let line = 0;
   let session: Session | undefined;
   let start = 0;
@@ -32,39 +57,34 @@ export function replayLogText(text: string, options: ReplayLogTextOptions = {}):
     if (newline === -1) {
       throw new EventLogCorruptError(
         "TORN_TAIL",
-        `the last line has no newline: ${encoder.encode(text.slice(start)).length} bytes of an unfinished write`,
-        {
-          line,
-          offset,
-          ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
-        },
+        `the last line has no newline: ${utf8Length(text.slice(start))} bytes of an unfinished write`,
+        { ...locate(line, start), ...idFields },
       );
     }
     const content = text.slice(start, newline);
-    const location = { line, offset };
-    if (session === undefined) {
-      const header = parseHeaderLine(content, location);
-      session = Session.create(options.sessionId ?? header.sessionId, [], header);
-      appendParentPrefix(session, options.parentEvents);
-    } else {
-      let event: SessionEvent;
-      try {
-        event = parseEventLine(content, location);
-      } catch (error) {
-        throw EventLogCorruptError.isInstance(error)
-          ? error.withLocation({ sessionId: session.sessionId })
-          : error;
+    try {
+      if (session === undefined) {
+        const header = parseHeaderLine(content);
+        session = Session.create(options.sessionId ?? header.sessionId, [], header);
+        appendParentPrefix(session, options.parentEvents);
+      } else {
+        session.append(parseEventLine(content), { line });
       }
-      session.append(event, location);
+    } catch (error) {
+      if (!EventLogCorruptError.isInstance(error) || error.offset !== undefined) throw error;
+      const sessionId = session?.sessionId ?? options.sessionId;
+      throw error.withLocation({
+        ...locate(line, start),
+        ...(sessionId === undefined ? {} : { sessionId }),
+      });
     }
-    offset += encoder.encode(content).length + 1;
     start = newline + 1;
   }
   if (session === undefined) {
     throw new EventLogCorruptError("BAD_HEADER", "the log is empty (no header line)", {
       line: 1,
       offset: 0,
-      ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+      ...idFields,
     });
   }
   return session;

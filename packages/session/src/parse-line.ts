@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { EventLogCorruptError, type LogLocation } from "./errors";
+import { compileFastCheck, type FastCheck } from "./fast-check";
 import {
   extensionEventSchema,
   knownEventSchemas,
@@ -59,6 +60,11 @@ export function parseHeader(value: unknown, location: LogLocation = {}): Session
   return result.data;
 }
 
+const fastChecks = new Map<string, FastCheck | undefined>(
+  Object.entries(knownEventSchemas).map(([type, schema]) => [type, compileFastCheck(schema)]),
+);
+const fastExtensionCheck = compileFastCheck(extensionEventSchema);
+
 /**
  * Validates a parsed event line against the schema of its `type`.
  *
@@ -70,7 +76,15 @@ export function parseEvent(value: unknown, location: LogLocation = {}): SessionE
   if (typeof type !== "string") {
     throw new EventLogCorruptError("SCHEMA", "event has no string `type`", { ...location, ...seq });
   }
-  const schema: z.ZodType | undefined = Object.hasOwn(knownEventSchemas, type)
+  const known = Object.hasOwn(knownEventSchemas, type);
+  // Hot path: a compiled predicate accepts the object as it is (see fast-check.ts).
+  const fast = known
+    ? fastChecks.get(type)
+    : type.startsWith("x-")
+      ? fastExtensionCheck
+      : undefined;
+  if (fast?.(value)) return value as SessionEvent;
+  const schema: z.ZodType | undefined = known
     ? knownEventSchemas[type as keyof typeof knownEventSchemas]
     : type.startsWith("x-")
       ? extensionEventSchema

@@ -20,7 +20,7 @@ const seqSchema = z.number().int().min(1);
 const timestampSchema = z.string().min(1).describe("ISO-8601 UTC timestamp with milliseconds");
 
 /** The header's reference to the session and seq a fork branches from. */
-export const parentRefSchema = z.object({
+export const parentRefSchema = z.looseObject({
   sessionId: z.string(),
   seq: z.number().int().min(0),
 });
@@ -52,7 +52,7 @@ export const usageSchema = z.looseObject({
 export type Usage = Known<z.infer<typeof usageSchema>>;
 
 /** The approval policy of a run, for tools that write or execute. */
-export const approvalPolicySchema = z.object({ approval: z.enum(["ask", "auto", "deny"]) });
+export const approvalPolicySchema = z.looseObject({ approval: z.enum(["ask", "auto", "deny"]) });
 /** The approval policy of a run. */
 export type ApprovalPolicy = z.infer<typeof approvalPolicySchema>;
 
