@@ -1,0 +1,63 @@
+import os from "node:os";
+import path from "node:path";
+import { parseModelId } from "@tapedeck/llm";
+
+/** The model used when neither a flag nor `TAPEDECK_MODEL` names one. */
+export const DEFAULT_MODEL = "openai:gpt-4.1-mini";
+
+/** Resolved configuration of the agent. */
+export interface AgentConfig {
+  /** `TAPEDECK_HOME` (default `~/.tapedeck`). */
+  home: string;
+  /** Model id, `provider:model` (`openai:gpt-4.1-mini`, `openai-chat:llama3`). */
+  model: string;
+  /** `OPENAI_API_KEY`, if set. */
+  apiKey?: string;
+  /** `OPENAI_BASE_URL`, if set (any OpenAI-compatible server). */
+  baseUrl?: string;
+}
+
+/** Command-line overrides; each wins over its environment variable. */
+export interface ConfigFlags {
+  home?: string;
+  model?: string;
+  baseUrl?: string;
+}
+
+/** A set, non-blank value, trimmed; blank counts as unset. */
+function nonBlank(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed === undefined || trimmed === "" ? undefined : trimmed;
+}
+
+/**
+ * Resolves the configuration: flags override the environment, the environment overrides the
+ * defaults. Empty variables count as unset.
+ *
+ * @throws LlmConfigError (from `@tapedeck/llm`) when the model id is malformed or names an
+ * unknown provider.
+ */
+export function resolveConfig(
+  env: Record<string, string | undefined> = process.env,
+  flags: ConfigFlags = {},
+): AgentConfig {
+  const pick = (flag: string | undefined, variable: string | undefined) =>
+    nonBlank(flag) ?? nonBlank(variable);
+  const model = pick(flags.model, env.TAPEDECK_MODEL) ?? DEFAULT_MODEL;
+  // Refuse a malformed id here, before a session is created for it.
+  parseModelId(model);
+  const home = pick(flags.home, env.TAPEDECK_HOME) ?? path.join(os.homedir(), ".tapedeck");
+  const config: AgentConfig = { home: path.resolve(home), model };
+  const apiKey = nonBlank(env.OPENAI_API_KEY);
+  if (apiKey !== undefined) config.apiKey = apiKey;
+  const baseUrl = pick(flags.baseUrl, env.OPENAI_BASE_URL);
+  if (baseUrl !== undefined) config.baseUrl = baseUrl;
+  return config;
+}
+
+/** Splits `provider:model` into its parts. */
+export function splitModelId(modelId: string): { provider: string; model: string } {
+  const colon = modelId.indexOf(":");
+  if (colon <= 0) return { provider: "openai", model: modelId };
+  return { provider: modelId.slice(0, colon), model: modelId.slice(colon + 1) };
+}

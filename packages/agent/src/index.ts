@@ -1,0 +1,51 @@
+export { COMPACTION_INSTRUCTIONS, estimateTokens, selectCompaction } from "./compaction";
+export {
+  type AgentConfig,
+  type ConfigFlags,
+  DEFAULT_MODEL,
+  resolveConfig,
+  splitModelId,
+} from "./config";
+export {
+  type InitializedRun,
+  type InitializeRunOptions,
+  initializeRun,
+} from "./initialize-run";
+export type { RunEvent, RunEventType, StopReason } from "./run-events";
+export {
+  type ApprovalRequest,
+  type Approver,
+  DEFAULT_COMPACT_AT,
+  DEFAULT_KEEP_LAST_ITEMS,
+  DEFAULT_MAX_MODEL_CALLS,
+  type RunResult,
+  type RunTurnOptions,
+  runTurn,
+} from "./run-turn";
+export { DEFAULT_SYSTEM_PROMPT } from "./system-prompt";
+export {
+  type DefaultToolsOptions,
+  defaultTools,
+  type ExternalTool,
+  toolDefinitions,
+  wrapReadOnlyTool,
+} from "./tool-set";
+export {
+  type AgentTool,
+  type AnyAgentTool,
+  capOutput,
+  DEFAULT_OUTPUT_CAP,
+  type ToolAccess,
+  type ToolContext,
+  ToolError,
+  type ToolKind,
+} from "./tools/agent-tool";
+export { editFileTool, listDirTool, readFileTool, writeFileTool } from "./tools/file-tools";
+export { createRunCommandTool, type RunCommandOptions } from "./tools/run-command-tool";
+export { searchFilesTool } from "./tools/search-tool";
+export {
+  localWorkspaceFs,
+  PathOutsideWorkspaceError,
+  resolveInWorkspace,
+  type WorkspaceFs,
+} from "./workspace-fs";

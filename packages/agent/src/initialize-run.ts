@@ -1,0 +1,138 @@
+import {
+  type ApprovalPolicy,
+  EventLogCorruptError,
+  normalize,
+  type Session,
+  type SessionEvent,
+  type SessionEventDraft,
+  type SurfaceItem,
+  uuidv7,
+} from "@tapedeck/session";
+import type { SessionStore, SessionWriter } from "@tapedeck/session-store";
+import { DEFAULT_SYSTEM_PROMPT } from "./system-prompt";
+
+/** Options of {@link initializeRun}. */
+export interface InitializeRunOptions {
+  store: SessionStore;
+  /** Resume this session. */
+  sessionId?: string;
+  /** Fork this session (at `seq`, default its last seq) and run in the child. */
+  forkFrom?: { sessionId: string; seq?: number };
+  /** The user's input for this turn. */
+  input: string;
+  /** Workspace root of the run (written into a new session's header). */
+  cwd: string;
+  policy: ApprovalPolicy;
+  /** Model id written into `turn/start` (`openai:gpt-4.1-mini`). */
+  model: string;
+  /** Seed of a new session; default one system message with {@link DEFAULT_SYSTEM_PROMPT}. */
+  systemPrompt?: string;
+  /** Run id to use (default a fresh UUIDv7). */
+  runId?: string;
+}
+
+/** A run ready for its first model call; the writer holds the session's lock. */
+export interface InitializedRun {
+  session: Session;
+  /** What the model sees first: the surface after this run's first events (seed or replayed
+   * history, repairs, the new user message). */
+  history: SurfaceItem[];
+  sessionId: string;
+  runId: string;
+  /** True when the run continues earlier history (resume or fork). */
+  resumed: boolean;
+  /**
+   * Exactly the events this run added before its first model call, already persisted: for a new
+   * session the seed, `turn/start` and the user message; for a resume or fork the normalize
+   * repairs (if any), `turn/start` and the user message.
+   */
+  newEventsToPersist: SessionEvent[];
+  /** The open writer; `runTurn` closes it. Close it yourself if you do not run the turn. */
+  writer: SessionWriter;
+}
+
+async function openWriterRepairingTail(
+  store: SessionStore,
+  sessionId: string,
+): Promise<SessionWriter> {
+  try {
+    return await store.openWriter(sessionId);
+  } catch (error) {
+    if (EventLogCorruptError.isInstance(error) && error.code === "TORN_TAIL") {
+      // A crash mid-write leaves a torn last line; resume repairs it (never other damage).
+      await store.repair(sessionId);
+      return store.openWriter(sessionId);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Prepares a run as the table in DESIGN.md ("Resume and fork") says:
+ *
+ * | case | file | written |
+ * |---|---|---|
+ * | new | created with header + seed | header, seed, `turn/start`, user `message` |
+ * | resume | reused, appended | normalize repairs + `turn/start` + user `message` only |
+ * | resume of unknown id | none created | nothing; throws `SessionNotFoundError` |
+ * | fork | new child file | child header + repairs + `turn/start` + user `message` |
+ *
+ * @throws SessionNotFoundError, InvalidSessionIdError, SessionBusyError, EventLogCorruptError
+ */
+export async function initializeRun(options: InitializeRunOptions): Promise<InitializedRun> {
+  const { store } = options;
+  if (options.sessionId !== undefined && options.forkFrom !== undefined) {
+    throw new Error("initializeRun: give either sessionId (resume) or forkFrom (fork), not both");
+  }
+  const runId = options.runId ?? uuidv7();
+  let sessionId: string;
+  let resumed: boolean;
+  const written: SessionEvent[] = [];
+  if (options.sessionId !== undefined) {
+    sessionId = options.sessionId;
+    resumed = true;
+  } else if (options.forkFrom !== undefined) {
+    const fork = await store.fork(options.forkFrom.sessionId, {
+      ...(options.forkFrom.seq === undefined ? {} : { atSeq: options.forkFrom.seq }),
+      cwd: options.cwd,
+    });
+    sessionId = fork.sessionId;
+    resumed = true;
+  } else {
+    const created = await store.create({
+      cwd: options.cwd,
+      seed: [
+        {
+          type: "message",
+          runId,
+          role: "system",
+          content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
+        },
+      ],
+    });
+    sessionId = created.sessionId;
+    resumed = false;
+    written.push(...created.events);
+  }
+  const writer = await openWriterRepairingTail(store, sessionId);
+  try {
+    const drafts: SessionEventDraft[] = resumed ? normalize(writer.session) : [];
+    drafts.push(
+      { type: "turn/start", runId, policy: options.policy, model: options.model, resumed },
+      { type: "message", runId, role: "user", content: options.input },
+    );
+    written.push(...(await writer.append(drafts)));
+  } catch (error) {
+    await writer.close();
+    throw error;
+  }
+  return {
+    session: writer.session,
+    history: writer.session.history(),
+    sessionId,
+    runId,
+    resumed,
+    newEventsToPersist: written,
+    writer,
+  };
+}

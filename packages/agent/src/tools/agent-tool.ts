@@ -1,0 +1,73 @@
+import type { z } from "zod";
+import type { WorkspaceFs } from "../workspace-fs";
+
+/** What a tool does to the world; `write` and `execute` tools go through the approval policy. */
+export type ToolAccess = "read" | "write" | "execute";
+
+/** How a client should show the tool (mirrors ACP's `ToolKind`). */
+export type ToolKind = "read" | "edit" | "search" | "execute" | "other";
+
+/** What a tool gets when it runs. */
+export interface ToolContext {
+  /** Workspace root; every path argument resolves inside it. */
+  cwd: string;
+  /** File access (local disk, or the ACP client's buffers). */
+  fs: WorkspaceFs;
+  /** Aborted when the run is cancelled: stop work, kill child processes. */
+  signal: AbortSignal;
+  /** Session the run belongs to. */
+  sessionId: string;
+}
+
+/**
+ * One tool the model may call. Arguments are validated with `argsSchema` before `execute`; a
+ * failure there is reported to the model as an error output, never thrown at the run.
+ */
+export interface AgentTool<Args = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly access: ToolAccess;
+  readonly kind: ToolKind;
+  /** zod schema of the arguments; `parameters` is generated from it. */
+  readonly argsSchema: z.ZodType<Args>;
+  /** JSON Schema of the arguments when it is not generated from `argsSchema`. */
+  readonly parameters?: Record<string, unknown>;
+  /** A one-line human title for a call (`Read src/index.ts`). */
+  title(args: Args): string;
+  /** Workspace-relative paths the call touches, for "follow along" in editors. */
+  locations(args: Args): string[];
+  /**
+   * Runs the call. Returns the output text (the caller caps it). Throw to report an error output;
+   * the error's message becomes the output.
+   */
+  execute(args: Args, context: ToolContext): Promise<string>;
+}
+
+/**
+ * A tool of any argument type, as kept in a tool list (methods are bivariant in their arguments,
+ * so every `AgentTool<T>` fits).
+ */
+export type AnyAgentTool = AgentTool<unknown>;
+
+/** Error thrown by a tool for an expected failure (message goes to the model). */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ToolError";
+  }
+}
+
+/** Default cap on one tool output, in characters. */
+export const DEFAULT_OUTPUT_CAP = 32_000;
+
+/**
+ * Caps a tool output, keeping the head and the tail and saying what was cut, so the model knows
+ * the output is partial.
+ */
+export function capOutput(output: string, cap: number = DEFAULT_OUTPUT_CAP): string {
+  if (output.length <= cap) return output;
+  const head = Math.floor(cap * 0.7);
+  const tail = cap - head;
+  const cut = output.length - head - tail;
+  return `${output.slice(0, head)}\n[… output truncated: ${cut} of ${output.length} characters cut …]\n${output.slice(output.length - tail)}`;
+}

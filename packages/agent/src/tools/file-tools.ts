@@ -1,0 +1,141 @@
+import { readdir, stat } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { resolveInWorkspace } from "../workspace-fs";
+import { type AgentTool, ToolError } from "./agent-tool";
+
+const readFileArgs = z.object({
+  path: z.string().min(1).describe("File path, relative to the workspace root."),
+  offset: z.number().int().min(1).optional().describe("First line to return (1-based)."),
+  limit: z.number().int().min(1).optional().describe("Maximum number of lines to return."),
+});
+
+/** `read_file`: a text file of the workspace, optionally a range of lines. */
+export const readFileTool: AgentTool<z.infer<typeof readFileArgs>> = {
+  name: "read_file",
+  description:
+    "Read a text file of the workspace. Use offset/limit (1-based lines) for large files.",
+  access: "read",
+  kind: "read",
+  argsSchema: readFileArgs,
+  title: (args) => `Read ${args.path}`,
+  locations: (args) => [args.path],
+  async execute(args, context) {
+    const absolute = await resolveInWorkspace(context.cwd, args.path);
+    let text: string;
+    try {
+      text = await context.fs.readTextFile(absolute);
+    } catch (error) {
+      throw new ToolError(`Cannot read ${args.path}: ${(error as Error).message}`);
+    }
+    if (args.offset === undefined && args.limit === undefined) return text;
+    const lines = text.split("\n");
+    const start = (args.offset ?? 1) - 1;
+    const end = args.limit === undefined ? lines.length : start + args.limit;
+    return lines.slice(start, end).join("\n");
+  },
+};
+
+const listDirArgs = z.object({
+  path: z.string().default(".").describe("Directory, relative to the workspace root."),
+});
+
+/** `list_dir`: the entries of a directory, directories marked with a trailing `/`. */
+export const listDirTool: AgentTool<z.infer<typeof listDirArgs>> = {
+  name: "list_dir",
+  description: "List a directory of the workspace. Directories end with '/'.",
+  access: "read",
+  kind: "read",
+  argsSchema: listDirArgs,
+  title: (args) => `List ${args.path}`,
+  locations: (args) => [args.path],
+  async execute(args, context) {
+    const absolute = await resolveInWorkspace(context.cwd, args.path);
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = await readdir(absolute, { withFileTypes: true });
+    } catch (error) {
+      throw new ToolError(`Cannot list ${args.path}: ${(error as Error).message}`);
+    }
+    const names = entries
+      .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
+      .sort((a, b) => a.localeCompare(b));
+    return names.length === 0 ? "(empty directory)" : names.join("\n");
+  },
+};
+
+const writeFileArgs = z.object({
+  path: z.string().min(1).describe("File path, relative to the workspace root."),
+  content: z.string().describe("The complete new content of the file."),
+});
+
+/** `write_file`: creates or replaces a file (parents created). */
+export const writeFileTool: AgentTool<z.infer<typeof writeFileArgs>> = {
+  name: "write_file",
+  description: "Create or overwrite a text file in the workspace with the given content.",
+  access: "write",
+  kind: "edit",
+  argsSchema: writeFileArgs,
+  title: (args) => `Write ${args.path}`,
+  locations: (args) => [args.path],
+  async execute(args, context) {
+    const absolute = await resolveInWorkspace(context.cwd, args.path);
+    const existing = await stat(absolute).catch(() => undefined);
+    if (existing?.isDirectory()) throw new ToolError(`${args.path} is a directory.`);
+    await context.fs.writeTextFile(absolute, args.content);
+    return `Wrote ${Buffer.byteLength(args.content)} bytes to ${args.path}.`;
+  },
+};
+
+const editFileArgs = z.object({
+  path: z.string().min(1).describe("File path, relative to the workspace root."),
+  oldText: z.string().min(1).describe("Exact text to replace; must occur exactly once."),
+  newText: z.string().describe("Replacement text."),
+});
+
+function countOccurrences(haystack: string, needle: string): number {
+  let count = 0;
+  let index = haystack.indexOf(needle);
+  while (index !== -1) {
+    count += 1;
+    index = haystack.indexOf(needle, index + needle.length);
+  }
+  return count;
+}
+
+/** `edit_file`: replaces one exact, unique occurrence of a text. */
+export const editFileTool: AgentTool<z.infer<typeof editFileArgs>> = {
+  name: "edit_file",
+  description:
+    "Replace an exact text in a file. oldText must occur exactly once; include surrounding lines to make it unique.",
+  access: "write",
+  kind: "edit",
+  argsSchema: editFileArgs,
+  title: (args) => `Edit ${args.path}`,
+  locations: (args) => [args.path],
+  async execute(args, context) {
+    const absolute = await resolveInWorkspace(context.cwd, args.path);
+    let text: string;
+    try {
+      text = await context.fs.readTextFile(absolute);
+    } catch (error) {
+      throw new ToolError(`Cannot read ${args.path}: ${(error as Error).message}`);
+    }
+    const count = countOccurrences(text, args.oldText);
+    if (count === 0) throw new ToolError(`oldText was not found in ${args.path}.`);
+    if (count > 1) {
+      throw new ToolError(
+        `oldText occurs ${count} times in ${args.path}; include more surrounding text so it is unique.`,
+      );
+    }
+    const index = text.indexOf(args.oldText);
+    const next = text.slice(0, index) + args.newText + text.slice(index + args.oldText.length);
+    await context.fs.writeTextFile(absolute, next);
+    return `Edited ${args.path}: replaced ${args.oldText.split("\n").length} line(s).`;
+  },
+};
+
+/** Workspace-relative form of an absolute path inside `cwd`. */
+export function relativeToWorkspace(cwd: string, absolute: string): string {
+  return path.relative(cwd, absolute) || ".";
+}
