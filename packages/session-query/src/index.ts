@@ -1,0 +1,38 @@
+/**
+ * `@tapedeck/session-query`: questions about past sessions — list, search, read, trace — over an
+ * engine with one interface and two backends. The root export is browser-safe (the in-memory
+ * backend); the SQLite FTS5 backend is on `@tapedeck/session-query/sqlite`, the conformance suite
+ * on `@tapedeck/session-query/testing`.
+ */
+export { EventNotFoundError, InvalidQueryError } from "./errors";
+export { exportSession } from "./export";
+export { ftsPhrase, toFtsQuery } from "./fts-query";
+export { createMemoryQueryEngine, type MemoryQueryEngine } from "./memory/memory-engine";
+export type {
+  CitingEvent,
+  EventHit,
+  EventOrder,
+  EventSearchQuery,
+  EventTrace,
+  HighlightMarkers,
+  Lineage,
+  LineageNode,
+  ListSessionsOptions,
+  Page,
+  QueryScope,
+  SessionOrder,
+  SessionQueryEngine,
+  SessionSearchQuery,
+  SessionStatus,
+  SessionSummary,
+  TracedEvent,
+  UsageSummary,
+} from "./query-engine";
+export { DEFAULT_LIMIT, MAX_LIMIT } from "./query-schema";
+export { TITLE_LENGTH } from "./summary";
+export { eventText, snippet, spaceCjk } from "./text";
+export {
+  createSessionQueryTool,
+  type SessionQueryTool,
+  type SessionQueryToolOptions,
+} from "./tool";

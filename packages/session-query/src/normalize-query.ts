@@ -1,0 +1,145 @@
+/**
+ * Validated, normalized forms of the queries, shared by the backends so that both apply the same
+ * defaults and tie cursors to the same query digest.
+ */
+import type { SessionEventType } from "@tapedeck/session";
+import { z } from "zod";
+import { decodeCursor, encodeCursor, queryDigest } from "./cursor";
+import type { EventOrder, HighlightMarkers, SessionOrder, SessionStatus } from "./query-engine";
+import {
+  DEFAULT_LIMIT,
+  eventSearchQuerySchema,
+  listSessionsOptionsSchema,
+  parseInput,
+  sessionSearchQuerySchema,
+  timeMs,
+} from "./query-schema";
+import { defaultMarkers, type QueryWord, queryWords } from "./text";
+
+/** An event query after validation and defaults. */
+export interface NormalizedEventQuery {
+  /** `null` without text; `[]` when the text holds nothing searchable (nothing matches). */
+  words: QueryWord[] | null;
+  text: string | null;
+  sessionId: string | null;
+  types: SessionEventType[] | null;
+  roles: string[] | null;
+  toolName: string | null;
+  callId: string | null;
+  /** Inclusive, ms. */
+  sinceMs: number | null;
+  /** Exclusive, ms. */
+  untilMs: number | null;
+  currentOnly: boolean;
+  order: EventOrder;
+  limit: number;
+  cursor: string | null;
+  markers: HighlightMarkers;
+  digest: string;
+}
+
+/** Validates an event query. @throws InvalidQueryError */
+export function normalizeEventQuery(query: unknown): NormalizedEventQuery {
+  const parsed = parseInput(eventSearchQuerySchema, query ?? {}, "query");
+  const text = parsed.text?.trim() ? parsed.text : null;
+  const order: EventOrder =
+    parsed.order === "relevance" && text === null ? "newest" : (parsed.order ?? "newest");
+  const normalized: Omit<NormalizedEventQuery, "digest"> = {
+    words: text === null ? null : queryWords(text),
+    text,
+    sessionId: parsed.sessionId ?? null,
+    types: parsed.types === undefined ? null : ([...new Set(parsed.types)] as SessionEventType[]),
+    roles: parsed.roles === undefined ? null : [...new Set(parsed.roles)],
+    toolName: parsed.toolName ?? null,
+    callId: parsed.callId ?? null,
+    sinceMs: parsed.since === undefined ? null : timeMs(parsed.since),
+    untilMs: parsed.until === undefined ? null : timeMs(parsed.until),
+    currentOnly: parsed.currentOnly ?? false,
+    order,
+    limit: parsed.limit ?? DEFAULT_LIMIT,
+    cursor: parsed.cursor ?? null,
+    markers: parsed.highlight ?? defaultMarkers,
+  };
+  const {
+    limit: _limit,
+    cursor: _cursor,
+    markers: _markers,
+    words: _words,
+    ...identity
+  } = normalized;
+  return { ...normalized, digest: queryDigest(identity) };
+}
+
+/** A session list or search after validation and defaults. */
+export interface NormalizedSessionQuery {
+  words: QueryWord[] | null;
+  text: string | null;
+  orderBy: SessionOrder;
+  status: SessionStatus | null;
+  sinceMs: number | null;
+  untilMs: number | null;
+  limit: number;
+  cursor: string | null;
+  digest: string;
+}
+
+/** Validates `listSessions` options (`search` false) or a `searchSessions` query. */
+export function normalizeSessionQuery(query: unknown, search: boolean): NormalizedSessionQuery {
+  const parsed = search
+    ? parseInput(sessionSearchQuerySchema, query ?? {}, "query")
+    : { ...parseInput(listSessionsOptionsSchema, query ?? {}, "options") };
+  const rawText = "text" in parsed ? parsed.text : undefined;
+  const text = rawText?.trim() ? rawText : null;
+  const since = "since" in parsed ? parsed.since : undefined;
+  const until = "until" in parsed ? parsed.until : undefined;
+  const normalized: Omit<NormalizedSessionQuery, "digest"> = {
+    words: text === null ? null : queryWords(text),
+    text,
+    orderBy: parsed.orderBy ?? "updatedAt",
+    status: parsed.status ?? null,
+    sinceMs: since === undefined ? null : timeMs(since),
+    untilMs: until === undefined ? null : timeMs(until),
+    limit: parsed.limit ?? DEFAULT_LIMIT,
+    cursor: parsed.cursor ?? null,
+  };
+  const { limit: _limit, cursor: _cursor, words: _words, ...identity } = normalized;
+  return { ...normalized, digest: queryDigest({ search, ...identity }) };
+}
+
+/** Position after the last session of a page: its ordering time and id. */
+export const sessionPositionSchema = z.tuple([z.string(), z.string()]);
+/** The decoded session cursor, or `null` on the first page. */
+export function sessionPosition(query: NormalizedSessionQuery): [string, string] | null {
+  if (query.cursor === null) return null;
+  return decodeCursor(query.cursor, "sessions", query.digest, sessionPositionSchema);
+}
+/** A session cursor after `time`/`id`. */
+export function sessionCursor(query: NormalizedSessionQuery, time: string, id: string): string {
+  return encodeCursor("sessions", query.digest, [time, id]);
+}
+
+/**
+ * Position in an event listing. Newest/oldest: the last item's order key. Relevance: how many
+ * items were returned so far, and the newest ts (ms) the first page could see.
+ */
+export const eventPositionSchema = z.union([
+  z.strictObject({
+    key: z
+      .array(z.union([z.number(), z.string()]))
+      .min(1)
+      .max(4),
+  }),
+  z.strictObject({ offset: z.number().int().min(0), snapshotMs: z.number() }),
+]);
+/** A decoded event position. */
+export type EventPosition = z.output<typeof eventPositionSchema>;
+
+/** The decoded event cursor, or `null` on the first page. */
+export function eventPosition(query: NormalizedEventQuery): EventPosition | null {
+  if (query.cursor === null) return null;
+  return decodeCursor(query.cursor, "events", query.digest, eventPositionSchema);
+}
+/** An event cursor. */
+export function eventCursor(query: NormalizedEventQuery, position: EventPosition): string {
+  return encodeCursor("events", query.digest, position);
+}

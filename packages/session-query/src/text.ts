@@ -1,0 +1,254 @@
+/**
+ * Searchable text: what of an event is indexed, how query words are cut into tokens, how matches
+ * are found in a text and turned into a highlighted snippet. Shared by both backends so that they
+ * agree on what matches; the SQLite backend lets FTS5 find candidates and uses this for snippets.
+ *
+ * Tokens follow FTS5's `unicode61 remove_diacritics 2`: runs of letters and digits, lowercased,
+ * accents removed. Each CJK character is a token of its own (the index puts spaces around them),
+ * so a CJK word matches as a substring; Latin words match whole.
+ */
+import type { SessionEvent } from "@tapedeck/session";
+
+const cjkPattern = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}";
+const cjkChar = new RegExp(`[${cjkPattern}]`, "u");
+const cjkGlobal = new RegExp(`[${cjkPattern}]`, "gu");
+const tokenChar = /[\p{L}\p{N}\p{Co}]/u;
+const markChar = /\p{M}/u;
+
+/** The indexed text of an event: message content, tool name + arguments, outputs, summaries. */
+export function eventText(event: SessionEvent): string {
+  switch (event.type) {
+    case "message":
+      return event.content;
+    case "function_call":
+      return `${event.name} ${event.arguments}`;
+    case "function_call_output":
+      return event.output;
+    case "compaction":
+      return event.summary;
+    case "goal/set":
+      return event.goal ?? "";
+    case "error":
+      return event.message;
+    default:
+      return "";
+  }
+}
+
+/** True when the character is Chinese, Japanese or Korean script. */
+export function isCjk(char: string): boolean {
+  return cjkChar.test(char);
+}
+
+/** `text` with a space around every CJK character, so each one is a token for FTS5. */
+export function spaceCjk(text: string): string {
+  return text.replace(cjkGlobal, " $& ");
+}
+
+/** A word of the user's query: the tokens it consists of, folded. */
+export interface QueryWord {
+  /** The word as the user typed it. */
+  raw: string;
+  tokens: string[];
+}
+
+/** A folded copy of a text and, for each folded character, its index in the original. */
+interface Folded {
+  text: string;
+  origin: number[];
+}
+
+function foldChar(char: string): string {
+  if (isCjk(char)) return char;
+  let folded = "";
+  for (const part of char.normalize("NFD")) if (!markChar.test(part)) folded += part;
+  return folded.toLowerCase();
+}
+
+function isAscii(text: string): boolean {
+  for (let index = 0; index < text.length; index += 1)
+    if (text.charCodeAt(index) > 127) return false;
+  return true;
+}
+
+/** Lowercases and removes accents, keeping a map back to the original positions. */
+function fold(text: string): Folded {
+  if (isAscii(text)) {
+    const origin = new Array<number>(text.length);
+    for (let index = 0; index < text.length; index += 1) origin[index] = index;
+    return { text: text.toLowerCase(), origin };
+  }
+  let folded = "";
+  const origin: number[] = [];
+  let index = 0;
+  for (const char of text) {
+    for (const unit of foldChar(char)) {
+      for (let part = 0; part < unit.length; part += 1) origin.push(index);
+      folded += unit;
+    }
+    index += char.length;
+  }
+  return { text: folded, origin };
+}
+
+/** Splits folded text into tokens the way the FTS tokenizer does. */
+function tokenize(folded: string): string[] {
+  const tokens: string[] = [];
+  let current = "";
+  for (const char of folded) {
+    if (isCjk(char)) {
+      if (current !== "") tokens.push(current);
+      current = "";
+      tokens.push(char);
+    } else if (tokenChar.test(char)) {
+      current += char;
+    } else {
+      if (current !== "") tokens.push(current);
+      current = "";
+    }
+  }
+  if (current !== "") tokens.push(current);
+  return tokens;
+}
+
+/**
+ * The words of raw user text (split on whitespace), each with its tokens. Words without any
+ * letter or digit (`(`, `"`, `--`) are dropped: there is nothing in them to find.
+ */
+export function queryWords(text: string): QueryWord[] {
+  const words: QueryWord[] = [];
+  for (const raw of text.split(/\s+/u)) {
+    if (raw === "") continue;
+    const tokens = tokenize(fold(raw).text);
+    if (tokens.length > 0) words.push({ raw, tokens });
+  }
+  return words;
+}
+
+function isWordChar(char: string | undefined): boolean {
+  return char !== undefined && tokenChar.test(char) && !isCjk(char);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+const patternCache = new Map<string, RegExp>();
+
+/** A regex for one word: its tokens in order, with separators between (none needed around CJK). */
+function wordPattern(word: QueryWord): RegExp {
+  const key = word.tokens.join("\u0000");
+  const cached = patternCache.get(key);
+  if (cached !== undefined) return cached;
+  let source = "";
+  word.tokens.forEach((token, index) => {
+    if (index > 0) {
+      const previous = word.tokens[index - 1]!;
+      source +=
+        isCjk(previous) || isCjk(token) ? "[^\\p{L}\\p{N}\\p{Co}]*" : "[^\\p{L}\\p{N}\\p{Co}]+";
+    }
+    source += escapeRegExp(token);
+  });
+  const pattern = new RegExp(source, "gu");
+  if (patternCache.size > 1000) patternCache.clear();
+  patternCache.set(key, pattern);
+  return pattern;
+}
+
+/** A match in the original text: `[start, end)` in UTF-16 units. */
+export interface MatchRange {
+  start: number;
+  end: number;
+}
+
+function findWord(folded: Folded, word: QueryWord, ranges: MatchRange[] | null): number {
+  const pattern = wordPattern(word);
+  pattern.lastIndex = 0;
+  const text = folded.text;
+  const firstIsCjk = isCjk(word.tokens[0]!);
+  const lastIsCjk = isCjk(word.tokens[word.tokens.length - 1]!);
+  let count = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    const start = match.index;
+    const end = start + match[0].length;
+    const before = start > 0 ? text[start - 1] : undefined;
+    const after = text[end];
+    if ((!firstIsCjk && isWordChar(before)) || (!lastIsCjk && isWordChar(after))) {
+      pattern.lastIndex = start + 1;
+      continue;
+    }
+    count += 1;
+    if (ranges !== null) {
+      const originEnd = end < folded.origin.length ? folded.origin[end]! : Number.POSITIVE_INFINITY;
+      ranges.push({ start: folded.origin[start]!, end: originEnd });
+    }
+  }
+  return count;
+}
+
+/** A text prepared for repeated matching. */
+export interface MatchableText {
+  readonly original: string;
+  readonly folded: Folded;
+}
+
+/** Prepares `text` for {@link countMatches} and {@link snippet}. */
+export function matchable(text: string): MatchableText {
+  return { original: text, folded: fold(text) };
+}
+
+/**
+ * How often each word occurs in the text (whole tokens; CJK as substrings), or `null` when a word
+ * is missing (every word must occur).
+ */
+export function countMatches(text: MatchableText, words: readonly QueryWord[]): number[] | null {
+  const counts: number[] = [];
+  for (const word of words) {
+    const count = findWord(text.folded, word, null);
+    if (count === 0) return null;
+    counts.push(count);
+  }
+  return counts;
+}
+
+/** Default highlight markers. */
+export const defaultMarkers = { open: "«", close: "»" } as const;
+
+const snippetLength = 160;
+
+/**
+ * Up to ~160 characters of `text` around the first match, every match wrapped in the markers,
+ * whitespace collapsed, `…` where text was cut. Without words: the start of the text.
+ */
+export function snippet(
+  text: string,
+  words: readonly QueryWord[],
+  markers: { open: string; close: string } = defaultMarkers,
+): string {
+  if (text === "") return "";
+  const ranges: MatchRange[] = [];
+  if (words.length > 0) {
+    const folded = fold(text);
+    for (const word of words) findWord(folded, word, ranges);
+  }
+  ranges.sort((a, b) => a.start - b.start || b.end - a.end);
+  const first = ranges[0];
+  let start = first === undefined ? 0 : Math.max(0, first.start - 50);
+  if (start > 0) {
+    const space = text.lastIndexOf(" ", first!.start);
+    if (space >= start && space - start < 20) start = space + 1;
+  }
+  const end = Math.min(text.length, start + snippetLength);
+  let out = "";
+  let position = start;
+  for (const range of ranges) {
+    const rangeEnd = Math.min(range.end, text.length);
+    if (range.start < position || range.start >= end) continue;
+    out += text.slice(position, range.start);
+    out += markers.open + text.slice(range.start, Math.min(rangeEnd, end)) + markers.close;
+    position = Math.min(rangeEnd, end);
+  }
+  out += text.slice(position, end);
+  out = out.replace(/\s+/gu, " ").trim();
+  return `${start > 0 ? "…" : ""}${out}${end < text.length ? "…" : ""}`;
+}
