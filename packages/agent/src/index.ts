@@ -11,6 +11,7 @@ export {
   type InitializeRunOptions,
   initializeRun,
 } from "./initialize-run";
+export { type RunAgentOptions, runAgent } from "./run-agent";
 export type { RunEvent, RunEventType, StopReason } from "./run-events";
 export {
   type ApprovalRequest,

@@ -39,7 +39,10 @@ export interface InitializedRun {
   history: SurfaceItem[];
   sessionId: string;
   runId: string;
-  /** True when the run continues earlier history (resume or fork). */
+  /**
+   * True when the run continues earlier turns (resume or fork). A session created ahead of its
+   * first turn (ACP `session/new`) counts as new.
+   */
   resumed: boolean;
   /**
    * Exactly the events this run added before its first model call, already persisted: for a new
@@ -115,6 +118,8 @@ export async function initializeRun(options: InitializeRunOptions): Promise<Init
     written.push(...created.events);
   }
   const writer = await openWriterRepairingTail(store, sessionId);
+  // A session created ahead of its first turn (ACP `session/new`) has no history to resume.
+  if (options.sessionId !== undefined && writer.session.turnCount === 0) resumed = false;
   try {
     const drafts: SessionEventDraft[] = resumed ? normalize(writer.session) : [];
     drafts.push(

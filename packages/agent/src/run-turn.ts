@@ -78,7 +78,10 @@ export interface RunTurnOptions {
   compactAt?: number;
   /** Items a compaction keeps verbatim (default 8). */
   keepLastItems?: number;
-  /** Compact before the first model call whatever the size (on-demand compaction). */
+  /**
+   * Compact before the first model call whatever the size (on-demand compaction): everything but
+   * the latest item (and the instructions) is summarized.
+   */
   compactNow?: boolean;
   /** Only compact (with `compactNow`): no model call for an answer. */
   compactOnly?: boolean;
@@ -289,7 +292,9 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
       const threshold = options.compactAt ?? DEFAULT_COMPACT_AT;
       if (estimateTokens(surface.map((entry) => entry.item)) <= threshold) return;
     }
-    const replaces = selectCompaction(surface, options.keepLastItems ?? DEFAULT_KEEP_LAST_ITEMS);
+    // On demand, everything but the latest item (the request itself) is summarized.
+    const keepLast = force ? 1 : (options.keepLastItems ?? DEFAULT_KEEP_LAST_ITEMS);
+    const replaces = selectCompaction(surface, keepLast);
     if (replaces.length === 0) return;
     const chosen = new Set(replaces);
     const input = surface.filter((entry) => chosen.has(entry.seq)).map((entry) => entry.item);

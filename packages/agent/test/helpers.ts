@@ -1,7 +1,6 @@
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { LlmProvider, LlmRequest, LlmStreamPart } from "@tapedeck/llm";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
 
 /** A temporary home and workspace, removed by `cleanup`. */
@@ -26,84 +25,4 @@ export async function sandbox(): Promise<{
   };
 }
 
-/** One scripted model turn: the parts to stream (a `response` part is appended if missing). */
-export type ScriptStep =
-  | { text: string; chunks?: number }
-  | { calls: { callId: string; name: string; arguments: unknown }[]; text?: string }
-  | { error: Error }
-  | { hang: true; text?: string };
-
-function splitText(text: string, chunks: number): string[] {
-  const size = Math.max(1, Math.ceil(text.length / chunks));
-  const parts: string[] = [];
-  for (let index = 0; index < text.length; index += size)
-    parts.push(text.slice(index, index + size));
-  return parts;
-}
-
-/**
- * A scripted provider for unit tests of the loop (the end-to-end tests use llm-replay): answers
- * each request with the next step and records every request.
- */
-export function scriptedProvider(steps: ScriptStep[]): LlmProvider & {
-  requests: LlmRequest[];
-  remaining: () => number;
-} {
-  const queue = [...steps];
-  const requests: LlmRequest[] = [];
-  return {
-    id: "scripted",
-    requests,
-    remaining: () => queue.length,
-    async *stream(request, options): AsyncGenerator<LlmStreamPart> {
-      requests.push(structuredClone(request) as LlmRequest);
-      const step = queue.shift();
-      if (step === undefined) throw new Error(`unexpected model request #${requests.length}`);
-      if ("error" in step) throw step.error;
-      if ("hang" in step) {
-        if (step.text !== undefined) yield { type: "text-delta", text: step.text };
-        await new Promise<void>((_resolve, reject) => {
-          const signal = options?.signal;
-          if (signal === undefined) return;
-          const fail = () => reject(Object.assign(new Error("aborted"), { code: "aborted" }));
-          if (signal.aborted) fail();
-          signal.addEventListener("abort", fail, { once: true });
-        });
-        return;
-      }
-      if ("calls" in step) {
-        if (step.text !== undefined) yield { type: "text-delta", text: step.text };
-        for (const call of step.calls) {
-          const args = JSON.stringify(call.arguments);
-          yield { type: "tool-call-delta", callId: call.callId, name: call.name, arguments: args };
-        }
-        yield {
-          type: "response",
-          items: [
-            ...(step.text === undefined
-              ? []
-              : [{ type: "message" as const, role: "assistant" as const, content: step.text }]),
-            ...step.calls.map((call) => ({
-              type: "function_call" as const,
-              callId: call.callId,
-              name: call.name,
-              arguments: JSON.stringify(call.arguments),
-            })),
-          ],
-          finishReason: "tool_calls",
-          usage: { inputTokens: 100, outputTokens: 10 },
-        };
-        return;
-      }
-      for (const piece of splitText(step.text, step.chunks ?? 2)) {
-        yield { type: "text-delta", text: piece };
-      }
-      yield {
-        type: "response",
-        items: [{ type: "message", role: "assistant", content: step.text }],
-        finishReason: "stop",
-        usage: { inputTokens: 50, outputTokens: 5 },
-      };
-    },
-  };
-}
+export { type ScriptStep, scriptedProvider } from "../src/testing";
