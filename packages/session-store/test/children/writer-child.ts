@@ -1,0 +1,167 @@
+/**
+ * A separate process that writes to a session, for the crash and concurrency tests. Bundled
+ * once with esbuild and run with plain `node`. It reports on stdout, one line per fact (pipe
+ * writes are synchronous on Linux, so a reported line left the process before the next append).
+ *
+ *   crash  <home> <sessionId> <durability>  resume, then append turns forever: "ok <seq> <digest>"
+ *                                           per resolved event, "big <bytes>" before a long write
+ *   hold   <home> <sessionId>               open a writer, "locked", wait for a stdin line, append
+ *   try    <home> <sessionId>               one append: "ok" or "busy <owner pid>"
+ *   hammer <home> <sessionId> <name> <n>    after "go" on stdin, n one-shot appends, retrying on busy
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { createInterface } from "node:readline";
+import {
+  SessionBusyError,
+  type SessionEvent,
+  type SessionEventDraft,
+  uuidv7,
+} from "@tapedeck/session";
+import { createSessionStore, type Durability } from "../../src/index";
+
+const [mode, home, sessionId, ...rest] = process.argv.slice(2);
+if (mode === undefined || home === undefined || sessionId === undefined) {
+  throw new Error("usage: writer-child <mode> <home> <sessionId> …");
+}
+
+function report(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+/** Digest of an event's line as written (without its "\n"). */
+function digest(event: SessionEvent): string {
+  return createHash("sha1").update(JSON.stringify(event)).digest("hex").slice(0, 16);
+}
+
+function nextLine(): Promise<string> {
+  const lines = createInterface({ input: process.stdin });
+  return new Promise((resolve) => {
+    lines.once("line", (line) => {
+      lines.close();
+      // An open stdin would keep this process alive after its work is done.
+      process.stdin.destroy();
+      resolve(line);
+    });
+  });
+}
+
+function random(max: number): number {
+  return Math.floor(Math.random() * max);
+}
+
+async function crash(durability: Durability): Promise<void> {
+  const store = createSessionStore({ home: home!, durability });
+  const resumed = await store.resumeSession(sessionId!);
+  const writer = await store.openWriter(sessionId!);
+  report("ready");
+  const append = async (drafts: SessionEventDraft[]) => {
+    const events = await writer.append(drafts);
+    for (const event of events) report(`ok ${event.seq} ${digest(event)}`);
+    return events;
+  };
+  if (resumed.synthesizedEvents.length > 0) await append(resumed.synthesizedEvents);
+  for (;;) {
+    const runId = uuidv7();
+    await append([
+      {
+        type: "turn/start",
+        runId,
+        policy: { approval: "auto" },
+        model: "openai:gpt-4.1-mini",
+        resumed: true,
+      },
+      {
+        type: "message",
+        runId,
+        role: "user",
+        content: `question ${randomBytes(4).toString("hex")}`,
+      },
+    ]);
+    for (let call = random(4); call > 0; call -= 1) {
+      const callId = `call_${uuidv7()}`;
+      const [callEvent] = await append([
+        { type: "function_call", runId, callId, name: "shell", arguments: '{"command":"ls"}' },
+      ]);
+      // Now and then a large output, so that a kill can land inside its write(): "big" tells
+      // the parent a long write is about to start.
+      const big = Math.random() < 0.2;
+      const size = big ? 1024 * 1024 + random(3 * 1024 * 1024) : random(200);
+      if (big) report(`big ${size}`);
+      await append([
+        {
+          type: "function_call_output",
+          runId,
+          callId,
+          output: "x".repeat(size),
+          isError: false,
+          sourceEventSeqs: [callEvent!.seq],
+        },
+      ]);
+    }
+    for (let index = random(5); index > 0; index -= 1) {
+      await append([{ type: "x-progress", runId, index }]);
+    }
+    await append([
+      { type: "message", runId, role: "assistant", content: "done ✓" },
+      { type: "turn/end", runId, status: "completed" },
+    ]);
+  }
+}
+
+async function hold(): Promise<void> {
+  const store = createSessionStore({ home: home! });
+  const writer = await store.openWriter(sessionId!);
+  report("locked");
+  await nextLine();
+  await writer.append([{ type: "x-held", runId: "hold" }]);
+  await writer.close();
+  report("done");
+}
+
+async function attempt(): Promise<void> {
+  const store = createSessionStore({ home: home! });
+  try {
+    await store.append(sessionId!, [{ type: "x-try", runId: "try" }]);
+    report("ok");
+  } catch (error) {
+    if (!SessionBusyError.isInstance(error)) throw error;
+    report(`busy ${error.owner?.pid}`);
+  }
+}
+
+async function hammer(name: string, count: number): Promise<void> {
+  const store = createSessionStore({ home: home! });
+  report("ready");
+  await nextLine();
+  let busy = 0;
+  for (let index = 0; index < count; ) {
+    try {
+      await store.append(sessionId!, [
+        { type: "x-hammer", runId: name, index, pad: name.repeat(50) },
+      ]);
+      index += 1;
+    } catch (error) {
+      if (!SessionBusyError.isInstance(error)) throw error;
+      busy += 1;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+  report(JSON.stringify({ name, busy }));
+}
+
+switch (mode) {
+  case "crash":
+    await crash((rest[0] ?? "turn") as Durability);
+    break;
+  case "hold":
+    await hold();
+    break;
+  case "try":
+    await attempt();
+    break;
+  case "hammer":
+    await hammer(rest[0] ?? "p", Number(rest[1] ?? "100"));
+    break;
+  default:
+    throw new Error(`unknown mode ${mode}`);
+}
