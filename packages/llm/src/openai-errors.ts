@@ -84,6 +84,9 @@ export function codeForProviderError(
     return "context_length";
   }
   if (providerCode === "invalid_api_key") return "auth";
+  if (providerCode === "invalid_request_error" || providerCode === "invalid_prompt") {
+    return "invalid_request";
+  }
   if (status === 408) return "network";
   if (status !== undefined && status >= 400 && status < 500 && status !== 409)
     return "invalid_request";

@@ -1,0 +1,55 @@
+export {
+  type CallLocation,
+  formatEntry,
+  RecordingError,
+  ReplayExhaustedError,
+  ReplayMismatchError,
+  type UnconsumedCall,
+  UnconsumedResponsesError,
+} from "./errors";
+export {
+  extractCalls,
+  isToolCallDelta,
+  itemsFromChunks,
+  type LoadRecordingOptions,
+  loadRecording,
+  type RecordedCall,
+  type RecordedChunk,
+  type RecordedOutcome,
+  type Recording,
+  type RecordingEvents,
+} from "./recording";
+export { ReplayCursor, summarize } from "./replay-cursor";
+export {
+  createReplayProvider,
+  type ReplayProvider,
+  type ReplayProviderOptions,
+} from "./replay-provider";
+export {
+  type ReplayFailure,
+  type ReplayServer,
+  type ReplayServerOptions,
+  startReplayServer,
+} from "./replay-server";
+export {
+  actualView,
+  compareRequest,
+  type DiffEntry,
+  diffItems,
+  latestInput,
+  type MatchMode,
+  type RequestView,
+  recordedView,
+} from "./request-diff";
+export {
+  type ChunkOptions,
+  type ScriptedLog,
+  type ScriptedParent,
+  type ScriptedRecordingBuilder,
+  type ScriptedRecordingOptions,
+  scriptedRecording,
+  splitArguments,
+  splitText,
+} from "./scripted-recording";
+export { scriptedTool, scriptedTools } from "./scripted-tools";
+export type { ReplayTiming } from "./timing";

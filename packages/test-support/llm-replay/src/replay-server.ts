@@ -1,0 +1,301 @@
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  LlmError,
+  type LlmRequest,
+  llmRequestFromChatBody,
+  llmRequestFromResponsesBody,
+} from "@tapedeck/llm";
+import { ReplayExhaustedError, ReplayMismatchError } from "./errors";
+import {
+  type LoadRecordingOptions,
+  loadRecording,
+  type RecordedCall,
+  type Recording,
+  type RecordingEvents,
+} from "./recording";
+import { ReplayCursor } from "./replay-cursor";
+import type { DiffEntry, MatchMode } from "./request-diff";
+import { chatCompletion, chatStreamPlan } from "./sse-chat";
+import {
+  type EchoFields,
+  outputItems,
+  responseObject,
+  responsesStreamPlan,
+  type StreamPlan,
+} from "./sse-responses";
+import { delayBefore, type ReplayTiming, sleep, timingScale } from "./timing";
+import { wireErrorFor } from "./wire-errors";
+
+/** Options of {@link startReplayServer}. */
+export interface ReplayServerOptions {
+  /** Port on 127.0.0.1; default 0 (any free port). */
+  port?: number;
+  /** How a request must match its recorded call; default `strict`. */
+  match?: MatchMode;
+  /** Chunk pacing; default `none`. */
+  timing?: ReplayTiming;
+  /** For a fork loaded from a path: where its parent is. */
+  parent?: LoadRecordingOptions["parent"];
+}
+
+/** A request the server refused, as `failures()` lists it. */
+export interface ReplayFailure {
+  kind: "mismatch" | "exhausted" | "bad_request" | "not_found";
+  /** `POST /v1/responses` … */
+  route: string;
+  message: string;
+  /** For a mismatch: the recorded call it was compared with (0-based). */
+  callIndex?: number;
+  diff?: readonly DiffEntry[];
+  /** The error itself (a ReplayMismatchError, ReplayExhaustedError or LlmError). */
+  error: Error;
+}
+
+/** A running replay server. */
+export interface ReplayServer {
+  /** Base URL for the `openai` client and `OPENAI_BASE_URL`: `http://127.0.0.1:<port>/v1`. */
+  readonly url: string;
+  readonly port: number;
+  readonly recording: Recording;
+  /** Requests refused so far (mismatches, exhaustion, malformed bodies), oldest first. */
+  failures(): ReplayFailure[];
+  /** Recorded calls not served yet. */
+  remaining(): RecordedCall[];
+  /** @throws UnconsumedResponsesError when recorded calls are left. */
+  assertAllConsumed(): void;
+  /** Stops listening and cuts open connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * An OpenAI-compatible HTTP server on 127.0.0.1 that answers from a recording: `POST
+ * /v1/responses` and `POST /v1/chat/completions`, streaming (SSE, each API's own format) or not.
+ * Each request is turned back into an `LlmRequest`, digested and matched against the next recorded
+ * call; a mismatch or an extra request gets HTTP 409 with the diff as JSON (and
+ * `x-should-retry: false`, so the `openai` client does not retry) and is kept in `failures()`.
+ * Recorded errors replay as the HTTP status (429, 500…) before any chunk, as `response.failed` /
+ * an `error` frame after chunks, and `network` errors or calls cut off in the log as a dropped
+ * connection.
+ */
+export async function startReplayServer(
+  source: string | RecordingEvents | Recording,
+  options: ReplayServerOptions = {},
+): Promise<ReplayServer> {
+  const recording = loadRecording(
+    source,
+    options.parent === undefined ? {} : { parent: options.parent },
+  );
+  const cursor = new ReplayCursor(recording, options.match ?? "strict");
+  const scale = timingScale(options.timing);
+  const failures: ReplayFailure[] = [];
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent)
+        sendJson(response, 500, { error: { message: String(error), type: "server_error" } });
+      else response.destroy();
+    });
+  });
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const path = (request.url ?? "/").split("?")[0]!.replace(/^\/v1(?=\/)/, "");
+    const route = `${request.method ?? "?"} ${request.url ?? "/"}`;
+    const api =
+      path === "/responses" ? "responses" : path === "/chat/completions" ? "chat" : undefined;
+    if (request.method !== "POST" || api === undefined) {
+      request.resume();
+      const error = new Error(
+        `The replay server serves POST /v1/responses and POST /v1/chat/completions, not ${route}.`,
+      );
+      failures.push({ kind: "not_found", route, message: error.message, error });
+      sendJson(response, 404, { error: { message: error.message, type: "not_found" } });
+      return;
+    }
+    let body: Record<string, unknown>;
+    let llmRequest: LlmRequest;
+    try {
+      body = parseJsonBody(await readBody(request));
+      llmRequest =
+        api === "responses" ? llmRequestFromResponsesBody(body) : llmRequestFromChatBody(body);
+    } catch (error) {
+      const message = (error as Error).message;
+      failures.push({ kind: "bad_request", route, message, error: error as Error });
+      sendJson(response, 400, {
+        error: { message, type: "invalid_request_error", code: null, param: null },
+      });
+      return;
+    }
+    let call: RecordedCall;
+    try {
+      call = cursor.take(llmRequest);
+    } catch (error) {
+      if (ReplayMismatchError.isInstance(error)) {
+        failures.push({
+          kind: "mismatch",
+          route,
+          message: error.message,
+          callIndex: error.callIndex,
+          diff: error.diff,
+          error,
+        });
+        sendJson(response, 409, { error: error.toJSON() });
+        return;
+      }
+      if (ReplayExhaustedError.isInstance(error)) {
+        failures.push({ kind: "exhausted", route, message: error.message, error });
+        sendJson(response, 409, { error: error.toJSON() });
+        return;
+      }
+      throw error;
+    }
+    const echo: EchoFields = { model: llmRequest.model, instructions: llmRequest.instructions };
+    await answer(api, call, echo, body, response);
+  }
+
+  async function answer(
+    api: "responses" | "chat",
+    call: RecordedCall,
+    echo: EchoFields,
+    body: Record<string, unknown>,
+    response: ServerResponse,
+  ): Promise<void> {
+    const { outcome } = call;
+    const streaming = body.stream === true;
+    // Errors before the first chunk are HTTP errors; so is any error of a non-streaming call.
+    if (outcome.type === "error" && (!streaming || call.chunks.length === 0)) {
+      await sleep(delayBefore(call, call.chunks.length, scale));
+      const wire = wireErrorFor(outcome.code, outcome.status);
+      if (wire === undefined) {
+        response.destroy();
+        return;
+      }
+      sendJson(response, wire.status, {
+        error: { message: outcome.message, type: wire.type, code: wire.code, param: null },
+      });
+      return;
+    }
+    if (!streaming) {
+      await sleep(delayBefore(call, call.chunks.length, scale));
+      if (outcome.type !== "response") {
+        response.destroy();
+        return;
+      }
+      sendJson(
+        response,
+        200,
+        api === "chat"
+          ? chatCompletion(call, echo)
+          : responseObject(call, echo, {
+              status: outcome.finishReason === "length" ? "incomplete" : "completed",
+              output: outputItems(call, outcome.items),
+              usage: outcome.usage,
+              ...(outcome.finishReason === "length" ? { incomplete: "max_output_tokens" } : {}),
+            }),
+        call.requestId,
+      );
+      return;
+    }
+    const includeUsage =
+      (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+    const plan: StreamPlan =
+      api === "chat" ? chatStreamPlan(call, echo, includeUsage) : responsesStreamPlan(call, echo);
+    response.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      "x-request-id": call.requestId,
+    });
+    await write(response, plan.head);
+    for (const [index, frames] of plan.chunks.entries()) {
+      const delay = delayBefore(call, index, scale);
+      if (delay > 0) await sleep(delay);
+      if (response.destroyed) return;
+      await write(response, frames);
+    }
+    await sleep(delayBefore(call, plan.chunks.length, scale));
+    if (plan.tail === null) {
+      response.destroy();
+      return;
+    }
+    response.end(plan.tail);
+  }
+
+  server.listen(options.port ?? 0, "127.0.0.1");
+  await once(server, "listening");
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    port,
+    recording,
+    failures: () => [...failures],
+    remaining: () => cursor.remaining(),
+    assertAllConsumed: () => cursor.assertAllConsumed(),
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve, reject) =>
+        server.close((error) => (error ? reject(error) : resolve())),
+      );
+    },
+  };
+}
+
+const maxBody = 64 * 1024 * 1024;
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const part of request) {
+    size += (part as Buffer).length;
+    if (size > maxBody) throw new LlmError("invalid_request", `request body over ${maxBody} bytes`);
+    parts.push(part as Buffer);
+  }
+  return Buffer.concat(parts).toString("utf8");
+}
+
+/** The one place the server parses JSON: the request body. */
+function parseJsonBody(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new LlmError("invalid_request", `request body is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new LlmError("invalid_request", "request body must be a JSON object");
+  }
+  return value as Record<string, unknown>;
+}
+
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  requestId?: string,
+): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    // The openai client retries 409/429/5xx by default; a replayed answer must not be retried,
+    // or the retry would consume the next recorded call.
+    "x-should-retry": "false",
+    ...(requestId === undefined ? {} : { "x-request-id": requestId }),
+  });
+  response.end(text);
+}
+
+/** Writes and waits for the drain when the socket buffer is full. */
+function write(response: ServerResponse, text: string): Promise<void> | void {
+  if (text === "" || response.destroyed) return;
+  if (response.write(text)) return;
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off("drain", done);
+      response.off("close", done);
+      resolve();
+    };
+    response.on("drain", done);
+    response.on("close", done);
+  });
+}
