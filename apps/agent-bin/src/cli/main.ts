@@ -1,0 +1,94 @@
+import { parseArgs } from "node:util";
+import { TapedeckError } from "@tapedeck/session";
+import { serveAcp } from "../acp/serve";
+import { createHost } from "../host";
+import { AGENT_VERSION } from "../version";
+import { CliUsageError, type Io } from "./io";
+import { askOnTerminal, RUN_USAGE, runCommand } from "./run-command";
+import { AmbiguousSessionIdError } from "./session-id";
+import { SESSIONS_USAGE, sessionsCommand } from "./sessions-command";
+
+const USAGE = `tapedeck ${AGENT_VERSION} — a coding agent whose sessions are durable, resumable logs
+
+Usage:
+  tapedeck acp [--model M]         serve the Agent Client Protocol on stdio (for editors)
+  tapedeck run [options] "prompt"  run one turn in this directory (tapedeck run --help)
+  tapedeck sessions <command>      list, search, show, trace, export, verify, repair, rm
+  tapedeck index [--rebuild]       update the search index
+  tapedeck --version
+
+Environment: TAPEDECK_HOME (default ~/.tapedeck), TAPEDECK_MODEL (default openai:gpt-4.1-mini),
+OPENAI_API_KEY, OPENAI_BASE_URL (any OpenAI-compatible server).`;
+
+/** The process's own Io. */
+export function processIo(): Io {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY),
+    ask: askOnTerminal,
+    onInterrupt: (handler) => {
+      process.on("SIGINT", handler);
+    },
+    exit: (code) => process.exit(code),
+  };
+}
+
+/** Runs the CLI; returns the exit code. */
+export async function main(argv: string[], io: Io): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case "acp": {
+        const { values } = parseArgs({
+          args: rest,
+          strict: true,
+          options: { model: { type: "string" } },
+        });
+        const host = createHost(io.env, values.model === undefined ? {} : { model: values.model });
+        await serveAcp({
+          store: host.store,
+          config: host.config,
+          providerFor: host.providerFor,
+          toolsFor: host.toolsFor,
+        });
+        return 0;
+      }
+      case "run":
+        return await runCommand(rest, io);
+      case "sessions":
+        return await sessionsCommand(rest, io);
+      case "--version":
+      case "-v":
+        io.stdout.write(`${AGENT_VERSION}\n`);
+        return 0;
+      case undefined:
+      case "help":
+      case "--help":
+      case "-h":
+        io.stdout.write(`${USAGE}\n`);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new CliUsageError(`unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
+    }
+  } catch (error) {
+    if (
+      error instanceof CliUsageError ||
+      (error as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ||
+      (error as { code?: string }).code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" ||
+      (error as { code?: string }).code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL"
+    ) {
+      io.stderr.write(`tapedeck: ${(error as Error).message}\n`);
+      return 2;
+    }
+    if (AmbiguousSessionIdError.isInstance(error) || TapedeckError.isInstance(error)) {
+      io.stderr.write(`tapedeck: ${(error as Error).message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+export { RUN_USAGE, SESSIONS_USAGE };

@@ -1,0 +1,171 @@
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { DEFAULT_SYSTEM_PROMPT, defaultTools, toolDefinitions } from "@tapedeck/agent";
+import { scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
+import { INTERRUPTED_OUTPUT } from "@tapedeck/session";
+import { afterEach, describe, expect, it } from "vitest";
+import { updatesOf } from "./acp-harness";
+import { type SpawnedAgent, spawnAcp, tempWorkspace, waitFor } from "./binary";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function script() {
+  return scriptedRecording({ tools: toolDefinitions(defaultTools()) }).system(
+    DEFAULT_SYSTEM_PROMPT,
+  );
+}
+
+async function setup(recording: ReturnType<ReturnType<typeof script>["build"]>) {
+  const workspace = await tempWorkspace();
+  cleanups.push(workspace.cleanup);
+  const server = await startReplayServer(recording.recording());
+  cleanups.push(() => server.close());
+  const env = {
+    TAPEDECK_HOME: workspace.home,
+    TAPEDECK_MODEL: "openai:gpt-4.1-mini",
+    OPENAI_API_KEY: "test-key-not-real",
+    OPENAI_BASE_URL: server.url,
+  };
+  const start = (): SpawnedAgent => {
+    const agent = spawnAcp(env, workspace.cwd);
+    cleanups.push(() => agent.close());
+    return agent;
+  };
+  return { workspace, server, start };
+}
+
+async function initialize(agent: SpawnedAgent) {
+  return agent.agent.request(acp.methods.agent.initialize, {
+    protocolVersion: 1,
+    clientCapabilities: {},
+  });
+}
+
+describe("tapedeck acp (spawned binary, replayed model)", () => {
+  it("runs a two-turn session with a tool call, over stdio", async () => {
+    const recording = script()
+      .user("hello")
+      .text("Hi! How can I help?")
+      .user("what files are here?")
+      .toolCall("list_dir", {}, { callId: "call_ls" })
+      .toolResult("notes.txt")
+      .text("There is one file: notes.txt.")
+      .end()
+      .build();
+    const { workspace, server, start } = await setup(recording);
+    await writeFile(path.join(workspace.cwd, "notes.txt"), "n");
+    const agent = start();
+    const init = await initialize(agent);
+    expect(init.agentCapabilities?.loadSession).toBe(true);
+    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, {
+      cwd: workspace.cwd,
+      mcpServers: [],
+    });
+    const first = await agent.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "hello" }],
+    });
+    expect(first.stopReason).toBe("end_turn");
+    const second = await agent.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "what files are here?" }],
+    });
+    expect(second.stopReason).toBe("end_turn");
+    expect(server.failures()).toEqual([]);
+    server.assertAllConsumed();
+    const text = updatesOf(agent.updates, "agent_message_chunk")
+      .map((update) => (update.content.type === "text" ? update.content.text : ""))
+      .join("");
+    expect(text).toBe("Hi! How can I help?There is one file: notes.txt.");
+    expect(updatesOf(agent.updates, "tool_call_update").at(-1)).toMatchObject({
+      toolCallId: "call_ls",
+      status: "completed",
+    });
+  });
+
+  it("after SIGKILL mid-tool, a new process loads the session with the call failed and continues cleanly", async () => {
+    const recording = script()
+      .user("run the slow thing")
+      .toolCall("run_command", { command: "sleep 5" }, { callId: "call_slow" })
+      .toolResult(INTERRUPTED_OUTPUT, { isError: true })
+      .user("what happened?")
+      .text("The command was interrupted.")
+      .end()
+      .build();
+    const { workspace, server, start } = await setup(recording);
+    const first = start();
+    await initialize(first);
+    const { sessionId } = await first.agent.request(acp.methods.agent.session.new, {
+      cwd: workspace.cwd,
+      mcpServers: [],
+    });
+    await first.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "auto" });
+    void first.agent
+      .request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: "run the slow thing" }],
+      })
+      .catch(() => undefined);
+    await waitFor(
+      () =>
+        updatesOf(first.updates, "tool_call_update").some(
+          (update) => update.status === "in_progress",
+        ),
+      "the tool to start",
+    );
+    first.child.kill("SIGKILL");
+    await first.exited;
+
+    const logPath = path.join(workspace.home, "sessions", `${sessionId}.jsonl`);
+    const before = await readFile(logPath, "utf8");
+    expect(before.trimEnd().split("\n").at(-1)).toContain('"type":"function_call"');
+
+    const second = start();
+    await initialize(second);
+    await second.agent.request(acp.methods.agent.session.load, {
+      sessionId,
+      cwd: workspace.cwd,
+      mcpServers: [],
+    });
+    const failed = updatesOf(second.updates, "tool_call_update").find(
+      (update) => update.toolCallId === "call_slow",
+    );
+    expect(failed?.status).toBe("failed");
+    expect(JSON.stringify(failed?.content)).toContain("SESSION_RESUME_INTERRUPTED");
+
+    await second.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "auto" });
+    const answer = await second.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "what happened?" }],
+    });
+    expect(answer.stopReason).toBe("end_turn");
+    // The model request matched the recording, which has the synthetic output and no orphan call.
+    expect(server.failures()).toEqual([]);
+    server.assertAllConsumed();
+
+    const after = await readFile(logPath, "utf8");
+    expect(after.startsWith(before)).toBe(true);
+    const added = after
+      .slice(before.length)
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; synthetic?: boolean; status?: string });
+    expect(added.slice(0, 2)).toMatchObject([
+      { type: "function_call_output", synthetic: true },
+      { type: "turn/end", status: "interrupted", synthetic: true },
+    ]);
+    expect(added.slice(2).map((event) => event.type)).toEqual([
+      "turn/start",
+      "message",
+      "model/request",
+      ...added.slice(5, -3).map(() => "assistant/chunk"),
+      "model/response",
+      "message",
+      "turn/end",
+    ]);
+  });
+});
