@@ -1,0 +1,418 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { serveStatic } from "@hono/node-server/serve-static";
+import type { RunEvent } from "@tapedeck/agent";
+import type { Session } from "@tapedeck/session";
+import type { QueryScope } from "@tapedeck/session-query";
+import type { SessionStore } from "@tapedeck/session-store";
+import { type Context, Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import {
+  type AgentModelOptions,
+  AgentRuns,
+  answerOnce,
+  ModelNotConfiguredError,
+} from "./agent-runs";
+import { loadDemoSessions } from "./demo";
+import { BadRequestError, parseInput, toHttpError } from "./http-errors";
+import { LiveWatcher } from "./live";
+import {
+  agentOnceBodySchema,
+  agentStreamBodySchema,
+  approvalBodySchema,
+  callIdSchema,
+  eventsQuerySchema,
+  forkBodySchema,
+  runIdSchema,
+  seqSchema,
+  sessionIdSchema,
+  sessionsQuerySchema,
+} from "./schemas";
+import type { SessionIndex } from "./session-index";
+
+/** Options of {@link createApp}. */
+export interface AppOptions {
+  store: SessionStore;
+  /** The query engine and how to bring it up to date with the logs. */
+  index: SessionIndex;
+  /** Model settings for the agent composer. */
+  agent: AgentModelOptions;
+  /**
+   * When set, every `/api` request must carry it (`Authorization: Bearer …` or `?token=`).
+   * Required when the server listens on anything but loopback.
+   */
+  token?: string;
+  /** Recorded logs for "Load demo sessions" (JSONL texts); absent: the action is not offered. */
+  demoLogs?: () => Promise<readonly string[]>;
+  /** Built client (`dist/client`); absent: the API only. */
+  clientDir?: string;
+  /** Poll interval of the live watcher in ms (default 1000). */
+  liveIntervalMs?: number;
+}
+
+/** The Hono app plus what the process needs to run and stop it. */
+export interface WebApp {
+  app: Hono;
+  live: LiveWatcher;
+  runs: AgentRuns;
+  /** Stops the watcher and cancels the runs in progress. */
+  close(): void;
+}
+
+/** Highlight markers of search snippets: private-use characters the client splits on. */
+export const HIGHLIGHT = { open: "\uE000", close: "\uE001" } as const;
+
+const allScope: QueryScope = { all: true };
+
+function scopeFor(workspace: string | undefined): QueryScope {
+  return workspace === undefined ? allScope : { workspaceIds: [workspace] };
+}
+
+async function jsonBody(c: Context): Promise<unknown> {
+  const type = c.req.header("content-type") ?? "";
+  // A JSON content type makes a cross-site POST need a CORS preflight, which this server never
+  // grants; a form or text/plain POST from another page is refused here.
+  if (!type.toLowerCase().startsWith("application/json")) {
+    throw new BadRequestError("content-type", "Request body must be application/json.");
+  }
+  try {
+    return await c.req.json();
+  } catch {
+    throw new BadRequestError("body", "Request body is not valid JSON.");
+  }
+}
+
+/** What `GET /api/sessions/:id` returns: the replayed session, ready to render. */
+export function sessionView(session: Session) {
+  return {
+    header: session.header,
+    events: session.events,
+    currentSeqs: session.currentSeqs,
+    replacedBy: [...session.replacedBy],
+    openTurn: session.openTurn,
+    pendingCalls: session.pendingCalls,
+    usage: session.usage,
+    goal: session.goal,
+    lastSeq: session.lastSeq,
+  };
+}
+
+/**
+ * The web server as a Hono app: JSON API over the query engine and the store, SSE for live
+ * changes and agent runs, and the built client. Run it in-process with `app.request(…)` in tests.
+ */
+export function createApp(options: AppOptions): WebApp {
+  const { store, index } = options;
+  const app = new Hono();
+  const runs = new AgentRuns(store, options.agent);
+  const live = new LiveWatcher(store.sessionsDir, index, options.liveIntervalMs ?? 1000);
+
+  app.onError((error, c) => {
+    if (error instanceof ModelNotConfiguredError) {
+      return c.json({ error: { code: error.code, message: error.message } }, 503);
+    }
+    const { status, body } = toHttpError(error);
+    if (status === 500) console.error(error);
+    return c.json(body, status);
+  });
+
+  app.use("/api/*", async (c, next) => {
+    const origin = c.req.header("origin");
+    if (origin !== undefined) {
+      let sameHost = false;
+      try {
+        sameHost = new URL(origin).host === c.req.header("host");
+      } catch {
+        sameHost = false;
+      }
+      if (!sameHost) {
+        return c.json(
+          { error: { code: "FORBIDDEN_ORIGIN", message: "Cross-origin requests are refused." } },
+          403,
+        );
+      }
+    }
+    if (options.token !== undefined) {
+      const header = c.req.header("authorization");
+      const given = header?.startsWith("Bearer ") ? header.slice(7) : c.req.query("token");
+      if (given !== options.token) {
+        return c.json(
+          { error: { code: "UNAUTHORIZED", message: "A valid TAPEDECK_WEB_TOKEN is required." } },
+          401,
+        );
+      }
+    }
+    await next();
+  });
+
+  app.get("/api/health", (c) => c.json({ ok: true }));
+
+  app.get("/api/config", (c) =>
+    c.json({
+      model: runs.status(),
+      home: store.home,
+      demoAvailable: options.demoLogs !== undefined,
+    }),
+  );
+
+  app.get("/api/sessions", async (c) => {
+    const query = parseInput(sessionsQuerySchema, c.req.query(), "query");
+    await index.sync();
+    const scope = scopeFor(query.workspace);
+    const paging = {
+      ...(query.limit === undefined ? {} : { limit: query.limit }),
+      ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+      ...(query.orderBy === undefined ? {} : { orderBy: query.orderBy }),
+      ...(query.status === undefined ? {} : { status: query.status }),
+    };
+    const page =
+      query.q !== undefined || query.since !== undefined || query.until !== undefined
+        ? await index.engine.searchSessions(scope, {
+            ...paging,
+            ...(query.q === undefined ? {} : { text: query.q }),
+            ...(query.since === undefined ? {} : { since: query.since }),
+            ...(query.until === undefined ? {} : { until: query.until }),
+          })
+        : await index.engine.listSessions(scope, paging);
+    return c.json(page);
+  });
+
+  app.get("/api/workspaces", async (c) => {
+    const listings = await store.list();
+    const counts = new Map<string, number>();
+    for (const listing of listings) {
+      counts.set(listing.header.workspaceId, (counts.get(listing.header.workspaceId) ?? 0) + 1);
+    }
+    return c.json({
+      items: [...counts]
+        .map(([id, sessions]) => ({ id, sessions }))
+        .sort((a, b) => a.id.localeCompare(b.id)),
+    });
+  });
+
+  app.get("/api/sessions/:id", async (c) => {
+    const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
+    // Read from the file itself: always current, and damage comes with its line and offset.
+    const session = await store.readSession(id);
+    return c.json(sessionView(session));
+  });
+
+  app.get("/api/events", async (c) => {
+    const query = parseInput(eventsQuerySchema, c.req.query(), "query");
+    await index.sync();
+    const page = await index.engine.searchEvents(scopeFor(query.workspace), {
+      highlight: HIGHLIGHT,
+      ...(query.q === undefined ? {} : { text: query.q }),
+      ...(query.sessionId === undefined ? {} : { sessionId: query.sessionId }),
+      ...(query.types === undefined ? {} : { types: query.types }),
+      ...(query.roles === undefined ? {} : { roles: query.roles }),
+      ...(query.tool === undefined ? {} : { toolName: query.tool }),
+      ...(query.callId === undefined ? {} : { callId: query.callId }),
+      ...(query.since === undefined ? {} : { since: query.since }),
+      ...(query.until === undefined ? {} : { until: query.until }),
+      ...(query.currentOnly === undefined ? {} : { currentOnly: query.currentOnly === "true" }),
+      ...(query.order === undefined ? {} : { order: query.order }),
+      ...(query.limit === undefined ? {} : { limit: query.limit }),
+      ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+    });
+    return c.json(page);
+  });
+
+  app.get("/api/sessions/:id/events/:seq/trace", async (c) => {
+    const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
+    const seq = parseInput(seqSchema, c.req.param("seq"), "seq");
+    await index.sync();
+    return c.json(await index.engine.traceEvent(allScope, id, seq));
+  });
+
+  app.get("/api/sessions/:id/lineage", async (c) => {
+    const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
+    await index.sync();
+    return c.json(await index.engine.traceLineage(allScope, id));
+  });
+
+  app.get("/api/sessions/:id/export", async (c) => {
+    const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
+    // Replayed from the file itself (an index may hold only the readable prefix of a damaged
+    // log): a damaged log throws (422) and nothing is sent. Same format as `exportSession`:
+    // header, then every event with a fork's parent prefix inlined.
+    const session = await store.readSession(id);
+    const jsonl = `${[session.header, ...session.events].map((line) => JSON.stringify(line)).join("\n")}\n`;
+    return c.body(jsonl, 200, {
+      "content-type": "application/x-ndjson; charset=utf-8",
+      "content-disposition": `attachment; filename="${id}.jsonl"`,
+    });
+  });
+
+  app.post("/api/sessions/:id/fork", async (c) => {
+    const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
+    const body = parseInput(forkBodySchema, await jsonBody(c), "body");
+    const forked = await store.fork(id, body.seq === undefined ? {} : { atSeq: body.seq });
+    await index.sync();
+    return c.json({ sessionId: forked.sessionId, parent: forked.header.parent }, 201);
+  });
+
+  app.post("/api/demo", async (c) => {
+    if (options.demoLogs === undefined) {
+      return c.json(
+        { error: { code: "NO_DEMO", message: "No demo sessions are shipped with this server." } },
+        404,
+      );
+    }
+    const report = await loadDemoSessions(store, await options.demoLogs());
+    await index.sync();
+    return c.json(report);
+  });
+
+  app.get("/api/live", (c) =>
+    streamSSE(c, async (stream) => {
+      live.start();
+      const queue: string[] = [];
+      let wake: (() => void) | null = null;
+      const unsubscribe = live.subscribe((changes) => {
+        queue.push(JSON.stringify({ changes }));
+        wake?.();
+      });
+      let open = true;
+      stream.onAbort(() => {
+        open = false;
+        wake?.();
+      });
+      await stream.writeSSE({ event: "ready", data: "{}" });
+      try {
+        while (open) {
+          const next = queue.shift();
+          if (next !== undefined) {
+            await stream.writeSSE({ event: "changes", data: next });
+            continue;
+          }
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            // A comment line every 15 s keeps proxies from closing an idle stream.
+            setTimeout(resolve, 15_000).unref();
+          });
+          wake = null;
+          if (open && queue.length === 0) await stream.write(": keep-alive\n\n");
+        }
+      } finally {
+        unsubscribe();
+      }
+    }),
+  );
+
+  app.get("/api/agent/runs", (c) => c.json({ items: runs.list() }));
+
+  app.post("/api/agent/stream", async (c) => {
+    const body = parseInput(agentStreamBodySchema, await jsonBody(c), "body");
+    let started: Awaited<ReturnType<AgentRuns["start"]>>;
+    try {
+      started = await runs.start({
+        input: body.input,
+        policy: { approval: body.policy ?? "ask" },
+        ...(body.sessionId === undefined ? {} : { sessionId: body.sessionId }),
+        ...(body.forkFrom === undefined
+          ? {}
+          : {
+              forkFrom: {
+                sessionId: body.forkFrom.sessionId,
+                ...(body.forkFrom.seq === undefined ? {} : { seq: body.forkFrom.seq }),
+              },
+            }),
+      });
+    } catch (error) {
+      const mapped = toHttpError(error);
+      if (
+        error instanceof ModelNotConfiguredError ||
+        mapped.status === 409 ||
+        mapped.status === 400
+      ) {
+        throw error;
+      }
+      // Unknown or damaged session: the stream answers with one `error` event; nothing was written.
+      return streamSSE(c, async (stream) => {
+        await stream.writeSSE({ event: "error", data: JSON.stringify(mapped.body.error) });
+      });
+    }
+    return streamSSE(c, async (stream) => {
+      stream.onAbort(() => started.cancel());
+      // Events are written in order; the SSE writes are chained so none overtakes another.
+      let chain: Promise<void> = Promise.resolve();
+      const send = (event: RunEvent) => {
+        chain = chain
+          .then(() => stream.writeSSE({ event: event.type, data: JSON.stringify(event) }))
+          .catch(() => undefined);
+      };
+      try {
+        await started.run(send);
+      } catch (error) {
+        send({ type: "error", runId: started.runId, ...toHttpError(error).body.error });
+      }
+      await chain;
+      void index.sync().catch(() => undefined);
+    });
+  });
+
+  app.post("/api/agent/approvals/:runId/:callId", async (c) => {
+    const runId = parseInput(runIdSchema, c.req.param("runId"), "runId");
+    const callId = parseInput(callIdSchema, c.req.param("callId"), "callId");
+    const body = parseInput(approvalBodySchema, await jsonBody(c), "body");
+    if (!runs.decide(runId, callId, body.decision)) {
+      return c.json(
+        {
+          error: {
+            code: "NO_PENDING_APPROVAL",
+            message: "No such run or no approval pending for this call.",
+          },
+        },
+        404,
+      );
+    }
+    return c.json({ ok: true });
+  });
+
+  app.post("/api/agent/cancel/:runId", (c) => {
+    const runId = parseInput(runIdSchema, c.req.param("runId"), "runId");
+    if (!runs.cancel(runId)) {
+      return c.json(
+        { error: { code: "NO_SUCH_RUN", message: "No run in progress with this id." } },
+        404,
+      );
+    }
+    return c.json({ ok: true });
+  });
+
+  app.post("/api/agent", async (c) => {
+    const body = parseInput(agentOnceBodySchema, await jsonBody(c), "body");
+    const provider = runs.provider();
+    const text = await answerOnce(provider, options.agent.model, body.input, c.req.raw.signal);
+    return c.json({ text });
+  });
+
+  app.all("/api/*", (c) =>
+    c.json({ error: { code: "NOT_FOUND", message: "No such endpoint." } }, 404),
+  );
+
+  if (options.clientDir !== undefined) {
+    const clientDir = options.clientDir;
+    const root = path.relative(process.cwd(), clientDir) || ".";
+    app.use("/assets/*", serveStatic({ root }));
+    app.get("*", async (c) => {
+      const html = await readFile(path.join(clientDir, "index.html"), "utf8");
+      return c.html(html, 200, {
+        "content-security-policy":
+          "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+        "x-content-type-options": "nosniff",
+      });
+    });
+  }
+
+  return {
+    app,
+    live,
+    runs,
+    close() {
+      live.stop();
+      runs.cancelAll();
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import { access, mkdir, writeFile } from "node:fs/promises";
+import {
+  parseHeaderLine,
+  replayLogText,
+  type Session,
+  type SessionHeader,
+} from "@tapedeck/session";
+import type { SessionStore } from "@tapedeck/session-store";
+
+/** The workspace demo sessions are filed under. */
+export const DEMO_WORKSPACE = "demo";
+
+/** What `POST /api/demo` did. */
+export interface DemoReport {
+  /** Sessions written now. */
+  added: string[];
+  /** Sessions that were already there (loading twice writes nothing new). */
+  skipped: string[];
+}
+
+/**
+ * Copies recorded logs into the store's sessions directory under the `demo` workspace. Each log
+ * is replay-validated first (a fork against its parent), only its header's `workspaceId` is
+ * changed, and an existing file is never overwritten.
+ */
+export async function loadDemoSessions(
+  store: SessionStore,
+  logs: readonly string[],
+): Promise<DemoReport> {
+  const parsed = logs.map((text) => {
+    const newline = text.indexOf("\n");
+    const header = parseHeaderLine(newline === -1 ? text : text.slice(0, newline));
+    return { header, text, body: newline === -1 ? "" : text.slice(newline + 1) };
+  });
+  const byId = new Map(parsed.map((log) => [log.header.sessionId, log]));
+  // Validate everything before writing anything (a fork against its parent, recursively).
+  const replay = (log: (typeof parsed)[number], depth: number): Session => {
+    const parent = log.header.parent;
+    if (parent === undefined) return replayLogText(log.text);
+    const parentLog = byId.get(parent.sessionId);
+    if (parentLog === undefined || depth > 16) {
+      throw new Error(`Demo fork ${log.header.sessionId} needs its parent ${parent.sessionId}.`);
+    }
+    const parentEvents = replay(parentLog, depth + 1).events.filter(
+      (event) => event.seq <= parent.seq,
+    );
+    return replayLogText(log.text, { parentEvents });
+  };
+  for (const log of parsed) replay(log, 0);
+  await mkdir(store.sessionsDir, { recursive: true });
+  const report: DemoReport = { added: [], skipped: [] };
+  // Parents first, so that a live reader never sees a fork without its parent.
+  const ordered = [...parsed].sort((a, b) => (a.header.parent ? 1 : 0) - (b.header.parent ? 1 : 0));
+  for (const log of ordered) {
+    const target = store.pathOf(log.header.sessionId);
+    if (await exists(target)) {
+      report.skipped.push(log.header.sessionId);
+      continue;
+    }
+    const header: SessionHeader = { ...log.header, workspaceId: DEMO_WORKSPACE };
+    await writeFile(target, `${JSON.stringify(header)}\n${log.body}`, { flag: "wx" });
+    report.added.push(log.header.sessionId);
+  }
+  return report;
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,87 @@
+import {
+  EventLogCorruptError,
+  InvalidSessionIdError,
+  SessionBusyError,
+  SessionNotFoundError,
+  TapedeckError,
+} from "@tapedeck/session";
+import { EventNotFoundError, InvalidQueryError } from "@tapedeck/session-query";
+import type { z } from "zod";
+
+/** The JSON body of every error answer. */
+export interface ErrorBody {
+  error: {
+    code: string;
+    message: string;
+    /** For a damaged log: where the damage is. */
+    line?: number;
+    offset?: number;
+    seq?: number;
+    /** For a bad query or body: the offending field. */
+    field?: string;
+  };
+}
+
+/** A request the server refuses before touching anything (bad body, bad parameter). */
+export class BadRequestError extends TapedeckError {
+  readonly field: string;
+  constructor(field: string, message: string) {
+    super("BAD_REQUEST", message);
+    this.name = "BadRequestError";
+    this.field = field;
+  }
+}
+
+/** Parses `value` with `schema`, turning a failure into a {@link BadRequestError} naming the field. */
+export function parseInput<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = issue === undefined || issue.path.length === 0 ? what : issue.path.join(".");
+  throw new BadRequestError(field, `Invalid ${what}: ${field}: ${issue?.message ?? "invalid"}`);
+}
+
+/** Maps an error to an HTTP status and JSON body; unknown errors are 500 without internals. */
+export function toHttpError(error: unknown): {
+  status: 400 | 404 | 409 | 422 | 500 | 503;
+  body: ErrorBody;
+} {
+  if (error instanceof BadRequestError) {
+    return {
+      status: 400,
+      body: { error: { code: error.code, message: error.message, field: error.field } },
+    };
+  }
+  if (InvalidQueryError.isInstance(error)) {
+    return {
+      status: 400,
+      body: { error: { code: error.code, message: error.message, field: error.field } },
+    };
+  }
+  if (InvalidSessionIdError.isInstance(error)) {
+    return {
+      status: 400,
+      body: { error: { code: error.code, message: error.message, field: "sessionId" } },
+    };
+  }
+  if (SessionNotFoundError.isInstance(error) || EventNotFoundError.isInstance(error)) {
+    return { status: 404, body: { error: { code: error.code, message: error.message } } };
+  }
+  if (SessionBusyError.isInstance(error)) {
+    return { status: 409, body: { error: { code: error.code, message: error.message } } };
+  }
+  if (EventLogCorruptError.isInstance(error)) {
+    const body: ErrorBody = { error: { code: error.code, message: error.message } };
+    if (error.line !== undefined) body.error.line = error.line;
+    if (error.offset !== undefined) body.error.offset = error.offset;
+    if (error.seq !== undefined) body.error.seq = error.seq;
+    return { status: 422, body };
+  }
+  if (TapedeckError.isInstance(error)) {
+    return { status: 400, body: { error: { code: error.code, message: error.message } } };
+  }
+  return {
+    status: 500,
+    body: { error: { code: "INTERNAL", message: "Internal server error; see the server log." } },
+  };
+}

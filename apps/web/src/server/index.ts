@@ -1,0 +1,22 @@
+/**
+ * `@tapedeck/web` server: the Hono app behind the session viewer and agent console.
+ * `createApp` builds it (tests call `app.request(…)` in-process); `startServer` listens.
+ */
+export {
+  type ActiveRunInfo,
+  type AgentModelOptions,
+  AgentRuns,
+  ModelNotConfiguredError,
+  type ModelStatus,
+} from "./agent-runs";
+export { type AppOptions, createApp, HIGHLIGHT, sessionView, type WebApp } from "./app";
+export { DEMO_WORKSPACE, type DemoReport, loadDemoSessions } from "./demo";
+export { type ErrorBody, toHttpError } from "./http-errors";
+export { type LiveChange, LiveWatcher } from "./live";
+export { type RunningServer, type ServeOptions, startServer } from "./serve";
+export {
+  createMemoryIndex,
+  type LogFileState,
+  type SessionIndex,
+  scanLogFiles,
+} from "./session-index";

@@ -1,0 +1,52 @@
+/**
+ * `pnpm start`: serves the built client and the API on http://127.0.0.1:4848 (or `PORT`, `HOST`)
+ * over `TAPEDECK_HOME` (default `~/.tapedeck`), keeping the index in sync while it runs.
+ */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { DEFAULT_MODEL } from "@tapedeck/agent";
+import { createSessionStore, defaultHome } from "@tapedeck/session-store";
+import { createApp } from "./app";
+import { startServer } from "./serve";
+import { createMemoryIndex } from "./session-index";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const clientDir = path.resolve(here, "../../dist/client");
+if (!existsSync(path.join(clientDir, "index.html"))) {
+  console.error(`The client is not built (${clientDir}); run "pnpm --filter @tapedeck/web build".`);
+  process.exit(1);
+}
+
+const env = process.env;
+const home = env.TAPEDECK_HOME?.trim() ? path.resolve(env.TAPEDECK_HOME) : defaultHome();
+const token = env.TAPEDECK_WEB_TOKEN?.trim() || undefined;
+const store = createSessionStore({ home });
+const index = createMemoryIndex(store);
+const started = Date.now();
+await index.sync();
+const web = createApp({
+  store,
+  index,
+  agent: { model: env.TAPEDECK_MODEL?.trim() || DEFAULT_MODEL, env },
+  clientDir,
+  ...(token === undefined ? {} : { token }),
+});
+web.live.start();
+const server = await startServer(web.app, {
+  host: env.HOST?.trim() || "127.0.0.1",
+  port: Number(env.PORT ?? 4848),
+  ...(token === undefined ? {} : { token }),
+});
+console.log(
+  `Tapedeck viewer on ${server.url}  (home ${home}, indexed in ${Date.now() - started} ms)`,
+);
+const model = web.runs.status();
+if (!model.configured) console.log(`Agent composer disabled: ${model.message}`);
+
+const stop = () => {
+  web.close();
+  void server.close().then(() => process.exit(0));
+};
+process.on("SIGINT", stop);
+process.on("SIGTERM", stop);

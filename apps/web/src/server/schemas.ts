@@ -1,0 +1,100 @@
+import { isSessionId } from "@tapedeck/session";
+import { z } from "zod";
+
+/** A session id path or body value: a lowercase UUID, checked before any path is built. */
+export const sessionIdSchema = z
+  .string()
+  .refine(isSessionId, "not a session id (a lowercase UUID)");
+
+const isoTime = z.iso.datetime({ offset: true });
+const limit = z.coerce.number().int().min(1).max(200);
+const csv = <T extends z.ZodType<string, string>>(item: T) =>
+  z
+    .string()
+    .transform((value) => value.split(",").filter((part) => part !== ""))
+    .pipe(z.array(item).min(1));
+
+/** `GET /api/sessions` query. */
+export const sessionsQuerySchema = z.strictObject({
+  q: z.string().max(2000).optional(),
+  workspace: z.string().min(1).max(4096).optional(),
+  status: z.enum(["active", "completed", "interrupted", "damaged"]).optional(),
+  orderBy: z.enum(["updatedAt", "createdAt"]).optional(),
+  since: isoTime.optional(),
+  until: isoTime.optional(),
+  limit: limit.optional(),
+  cursor: z.string().max(4096).optional(),
+  token: z.string().optional(),
+});
+
+const eventTypes = [
+  "turn/start",
+  "turn/end",
+  "message",
+  "model/request",
+  "assistant/chunk",
+  "model/response",
+  "function_call",
+  "function_call_output",
+  "compaction",
+  "approval/request",
+  "approval/decision",
+  "goal/set",
+  "error",
+] as const;
+
+/** `GET /api/events` query. */
+export const eventsQuerySchema = z.strictObject({
+  q: z.string().max(2000).optional(),
+  sessionId: sessionIdSchema.optional(),
+  workspace: z.string().min(1).max(4096).optional(),
+  types: csv(z.enum(eventTypes)).optional(),
+  roles: csv(z.enum(["system", "developer", "user", "assistant"])).optional(),
+  tool: z.string().min(1).max(200).optional(),
+  callId: z.string().min(1).max(200).optional(),
+  since: isoTime.optional(),
+  until: isoTime.optional(),
+  currentOnly: z.enum(["true", "false"]).optional(),
+  order: z.enum(["newest", "oldest", "relevance"]).optional(),
+  limit: limit.optional(),
+  cursor: z.string().max(4096).optional(),
+  token: z.string().optional(),
+});
+
+/** A positive seq in a path. */
+export const seqSchema = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** `POST /api/sessions/:id/fork` body. */
+export const forkBodySchema = z.strictObject({ seq: z.number().int().min(0).optional() });
+
+const policySchema = z.enum(["ask", "auto", "deny"]);
+
+/** `POST /api/agent/stream` body. */
+export const agentStreamBodySchema = z
+  .strictObject({
+    input: z.string().trim().min(1, "input must not be empty").max(200_000),
+    sessionId: sessionIdSchema.optional(),
+    forkFrom: z
+      .strictObject({ sessionId: sessionIdSchema, seq: z.number().int().min(0).optional() })
+      .optional(),
+    policy: policySchema.optional(),
+  })
+  .refine((body) => body.sessionId === undefined || body.forkFrom === undefined, {
+    message: "give either sessionId (continue) or forkFrom (fork), not both",
+    path: ["forkFrom"],
+  });
+
+/** `POST /api/agent` body. */
+export const agentOnceBodySchema = z.strictObject({
+  input: z.string().trim().min(1, "input must not be empty").max(200_000),
+});
+
+/** `POST /api/agent/approvals/:runId/:callId` body. */
+export const approvalBodySchema = z.strictObject({
+  decision: z.enum(["allow_once", "allow_always", "reject"]),
+});
+
+/** A run id in a path (UUID). */
+export const runIdSchema = z.string().regex(/^[0-9a-f-]{36}$/, "not a run id");
+/** A call id in a path. */
+export const callIdSchema = z.string().regex(/^[A-Za-z0-9_.:-]{1,200}$/, "not a call id");

@@ -1,0 +1,410 @@
+import { existsSync, readdirSync, rmSync } from "node:fs";
+import path from "node:path";
+import { replayLogText } from "@tapedeck/session";
+import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createApp, createMemoryIndex, startServer, type WebApp } from "../src/server/index";
+import { type ScriptedCall, scriptedProvider, textAnswer, toolCall } from "./scripted-provider";
+import { type SeededHome, seedHome } from "./seed";
+import { readSse, type SseMessage } from "./sse";
+
+let seeded: SeededHome;
+let store: SessionStore;
+let web: WebApp;
+
+function makeApp(calls: readonly ScriptedCall[] = [], extra: { token?: string } = {}) {
+  const provider = scriptedProvider(calls);
+  web = createApp({
+    store,
+    index: createMemoryIndex(store),
+    agent: { model: "openai:gpt-4.1-mini", provider: () => provider, cwd: seeded.home },
+    ...extra,
+  });
+  return { app: web.app, provider };
+}
+
+const json = (body: unknown) => ({
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
+
+async function collect(response: Response): Promise<SseMessage[]> {
+  const events: SseMessage[] = [];
+  if (response.body === null) return events;
+  for await (const message of readSse(response.body)) events.push(message);
+  return events;
+}
+
+function sessionFiles(): string[] {
+  return readdirSync(path.join(seeded.home, "sessions")).filter((name) => name.endsWith(".jsonl"));
+}
+
+beforeEach(() => {
+  seeded = seedHome();
+  store = createSessionStore({ home: seeded.home });
+});
+
+afterEach(() => {
+  web?.close();
+  rmSync(seeded.home, { recursive: true, force: true });
+});
+
+describe("sessions API", () => {
+  it("lists every session newest first with status, and pages by cursor", async () => {
+    const { app } = makeApp();
+    const first = await (await app.request("/api/sessions?limit=2")).json();
+    expect(first.items).toHaveLength(2);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = await (
+      await app.request(`/api/sessions?limit=50&cursor=${encodeURIComponent(first.nextCursor)}`)
+    ).json();
+    const ids = [...first.items, ...second.items].map((item: { id: string }) => item.id);
+    expect(new Set(ids)).toEqual(
+      new Set([seeded.english, seeded.chinese, seeded.fork, seeded.damaged, seeded.hostile]),
+    );
+    const fork = second.items
+      .concat(first.items)
+      .find((item: { id: string }) => item.id === seeded.fork);
+    expect(fork.parent).toEqual({ sessionId: seeded.english, seq: 9 });
+  });
+
+  it("filters sessions by workspace and searches titles in Chinese", async () => {
+    const { app } = makeApp();
+    const inWorkspace = await (
+      await app.request(`/api/sessions?workspace=${encodeURIComponent("/work/茶壶")}`)
+    ).json();
+    expect(inWorkspace.items.map((item: { id: string }) => item.id)).toEqual([seeded.chinese]);
+    const found = await (await app.request(`/api/sessions?q=${encodeURIComponent("茶壶")}`)).json();
+    expect(found.items.map((item: { id: string }) => item.id)).toContain(seeded.chinese);
+  });
+
+  it("opens a session replay-validated, with its surface and replacements", async () => {
+    const { app } = makeApp();
+    const response = await app.request(`/api/sessions/${seeded.english}`);
+    expect(response.status).toBe(200);
+    const view = await response.json();
+    expect(view.header.sessionId).toBe(seeded.english);
+    expect(view.events).toHaveLength(14);
+    expect(view.replacedBy).toContainEqual([6, 12]);
+    expect(view.currentSeqs).not.toContain(6);
+  });
+
+  it("answers 422 with code, line and offset for a damaged log", async () => {
+    const { app } = makeApp();
+    const response = await app.request(`/api/sessions/${seeded.damaged}`);
+    expect(response.status).toBe(422);
+    const body = await response.json();
+    expect(body.error).toMatchObject({ code: "BAD_JSON", line: 4 });
+    expect(body.error.offset).toBeGreaterThan(0);
+    const exported = await app.request(`/api/sessions/${seeded.damaged}/export`);
+    expect(exported.status).toBe(422);
+  });
+
+  it("rejects hostile ids before touching a file", async () => {
+    const { app } = makeApp();
+    for (const id of [
+      "..%2F..%2Fetc%2Fpasswd",
+      "a%00b",
+      "abc",
+      `${seeded.english.toUpperCase()}`,
+      "x".repeat(300),
+    ]) {
+      const response = await app.request(`/api/sessions/${id}`);
+      expect(response.status, id).toBe(400);
+      expect((await response.json()).error.field).toBe("sessionId");
+    }
+    const events = await app.request("/api/events?sessionId=..%2Fx");
+    expect(events.status).toBe(400);
+    const unknown = await app.request("/api/sessions/01900000-0000-7000-8000-000000000000");
+    expect(unknown.status).toBe(404);
+  });
+
+  it("searches events in English and Chinese with highlighted snippets and filters", async () => {
+    const { app } = makeApp();
+    const english = await (await app.request("/api/events?q=teapot")).json();
+    expect(english.items.length).toBeGreaterThan(0);
+    expect(english.items[0].snippet).toContain("\uE000");
+    const chinese = await (await app.request(`/api/events?q=${encodeURIComponent("鸣笛")}`)).json();
+    expect(chinese.items.map((hit: { sessionId: string }) => hit.sessionId)).toEqual([
+      seeded.chinese,
+    ]);
+    const tools = await (
+      await app.request("/api/events?tool=read_file&types=function_call")
+    ).json();
+    expect(tools.items.map((hit: { event: { callId: string } }) => hit.event.callId)).toEqual([
+      "call_readme",
+    ]);
+    const bad = await app.request("/api/events?types=nope");
+    expect(bad.status).toBe(400);
+    const unknownParam = await app.request("/api/events?evil=1");
+    expect(unknownParam.status).toBe(400);
+  });
+
+  it("traces an event through its compaction and lists who cites it", async () => {
+    const { app } = makeApp();
+    const trace = await (
+      await app.request(`/api/sessions/${seeded.english}/events/6/trace`)
+    ).json();
+    expect(trace.replacementChain.map((step: { seq: number }) => step.seq)).toEqual([6, 12]);
+    expect(trace.citedBy.map((step: { seq: number }) => step.seq)).toContain(7);
+    const missing = await app.request(`/api/sessions/${seeded.english}/events/999/trace`);
+    expect(missing.status).toBe(404);
+  });
+
+  it("returns lineage with the fork and exports validated JSONL", async () => {
+    const { app } = makeApp();
+    const lineage = await (await app.request(`/api/sessions/${seeded.fork}/lineage`)).json();
+    expect(lineage.ancestors[0].session.id).toBe(seeded.english);
+    const exported = await app.request(`/api/sessions/${seeded.english}/export`);
+    expect(exported.headers.get("content-disposition")).toContain(`${seeded.english}.jsonl`);
+    const session = replayLogText(await exported.text());
+    expect(session.lastSeq).toBe(14);
+  });
+
+  it("forks at a seq and refuses a body that is not JSON", async () => {
+    const { app } = makeApp();
+    const response = await app.request(`/api/sessions/${seeded.english}/fork`, json({ seq: 5 }));
+    expect(response.status).toBe(201);
+    const { sessionId, parent } = await response.json();
+    expect(parent).toEqual({ sessionId: seeded.english, seq: 5 });
+    expect(existsSync(store.pathOf(sessionId))).toBe(true);
+    const form = await app.request(`/api/sessions/${seeded.english}/fork`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: '{"seq":5}',
+    });
+    expect(form.status).toBe(400);
+    const negative = await app.request(`/api/sessions/${seeded.english}/fork`, json({ seq: -1 }));
+    expect(negative.status).toBe(400);
+  });
+
+  it("refuses cross-origin requests", async () => {
+    const { app } = makeApp();
+    const response = await app.request("http://127.0.0.1:4848/api/sessions", {
+      headers: { origin: "http://evil.example", host: "127.0.0.1:4848" },
+    });
+    expect(response.status).toBe(403);
+  });
+});
+
+describe("token rule", () => {
+  it("requires the token on every API request when one is set", async () => {
+    const { app } = makeApp([], { token: "s3cret" });
+    expect((await app.request("/api/sessions")).status).toBe(401);
+    expect((await app.request("/api/sessions?token=wrong")).status).toBe(401);
+    const ok = await app.request("/api/sessions", { headers: { authorization: "Bearer s3cret" } });
+    expect(ok.status).toBe(200);
+  });
+
+  it("refuses to listen on a non-loopback host without a token", async () => {
+    const { app } = makeApp();
+    await expect(startServer(app, { host: "0.0.0.0", port: 0 })).rejects.toThrow(
+      /TAPEDECK_WEB_TOKEN/,
+    );
+    const server = await startServer(app, { host: "127.0.0.1", port: 0 });
+    try {
+      const response = await fetch(`${server.url}/api/health`);
+      expect(response.status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("agent API", () => {
+  it("streams a new run with run_started first and run_finished last", async () => {
+    const { app } = makeApp([textAnswer("Hello", " there")]);
+    const before = sessionFiles().length;
+    const response = await app.request(
+      "/api/agent/stream",
+      json({ input: "Say hello", policy: "auto" }),
+    );
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const events = await collect(response);
+    expect(events[0]?.event).toBe("run_started");
+    expect(events.at(-1)?.event).toBe("run_finished");
+    const started = JSON.parse(events[0]?.data ?? "{}");
+    expect(started).toMatchObject({ resumed: false, policy: { approval: "auto" } });
+    const text = events.filter((e) => e.event === "text_delta").map((e) => JSON.parse(e.data).text);
+    expect(text.join("")).toBe("Hello there");
+    expect(sessionFiles().length).toBe(before + 1);
+    const session = await store.readSession(started.sessionId);
+    expect(session.events.at(-1)).toMatchObject({ type: "turn/end", status: "completed" });
+  });
+
+  it("continues a session: resumed run, same sessionId, both turns sent to the model", async () => {
+    const { app, provider } = makeApp([textAnswer("Still the kettle.")]);
+    const events = await collect(
+      await app.request(
+        "/api/agent/stream",
+        json({ input: "And now?", sessionId: seeded.english }),
+      ),
+    );
+    const started = JSON.parse(events[0]?.data ?? "{}");
+    expect(started).toMatchObject({ sessionId: seeded.english, resumed: true });
+    const sent = provider.requests[0]?.input.map((item) =>
+      item.type === "message" ? item.content : item.type,
+    );
+    expect(sent).toContain("And now?");
+    expect(sent?.join(" ")).toContain("kettle README");
+  });
+
+  it("answers an unknown sessionId with one SSE error and creates nothing", async () => {
+    const { app } = makeApp([textAnswer("never")]);
+    const before = sessionFiles();
+    const events = await collect(
+      await app.request(
+        "/api/agent/stream",
+        json({ input: "hi", sessionId: "01900000-0000-7000-8000-000000000000" }),
+      ),
+    );
+    expect(events.map((e) => e.event)).toEqual(["error"]);
+    expect(JSON.parse(events[0]?.data ?? "{}").code).toBe("SESSION_NOT_FOUND");
+    expect(sessionFiles()).toEqual(before);
+  });
+
+  it("answers 409 for a session another writer holds", async () => {
+    const { app } = makeApp([textAnswer("never")]);
+    const writer = await store.openWriter(seeded.chinese);
+    try {
+      const response = await app.request(
+        "/api/agent/stream",
+        json({ input: "hi", sessionId: seeded.chinese }),
+      );
+      expect(response.status).toBe(409);
+      expect((await response.json()).error.code).toBe("SESSION_BUSY");
+    } finally {
+      await writer.close();
+    }
+  });
+
+  it("asks for approval, runs the tool once approved, then finishes", async () => {
+    const { app } = makeApp([
+      toolCall("call_w1", "write_file", { path: "notes.txt", content: "hi" }),
+      textAnswer("Wrote notes.txt"),
+    ]);
+    const response = await app.request(
+      "/api/agent/stream",
+      json({ input: "write a note", policy: "ask" }),
+    );
+    const seen: string[] = [];
+    if (response.body === null) throw new Error("no body");
+    for await (const message of readSse(response.body)) {
+      seen.push(message.event);
+      if (message.event === "approval_request") {
+        const request = JSON.parse(message.data);
+        const runs = await (await app.request("/api/agent/runs")).json();
+        expect(runs.items[0].status).toBe("waiting_approval");
+        const answer = await app.request(
+          `/api/agent/approvals/${request.runId}/${request.callId}`,
+          json({ decision: "allow_once" }),
+        );
+        expect(answer.status).toBe(200);
+      }
+    }
+    expect(seen.indexOf("approval_request")).toBeGreaterThan(0);
+    expect(seen.indexOf("tool_result")).toBeGreaterThan(seen.indexOf("approval_request"));
+    expect(seen.at(-1)).toBe("run_finished");
+    expect(existsSync(path.join(seeded.home, "notes.txt"))).toBe(true);
+  });
+
+  it("rejects an approval for an unknown run and a bad decision", async () => {
+    const { app } = makeApp();
+    const runId = "01900000-0000-7000-8000-000000000000";
+    expect(
+      (await app.request(`/api/agent/approvals/${runId}/c1`, json({ decision: "allow_once" })))
+        .status,
+    ).toBe(404);
+    expect(
+      (await app.request(`/api/agent/approvals/${runId}/c1`, json({ decision: "yes" }))).status,
+    ).toBe(400);
+  });
+
+  it("cancels a run in progress", async () => {
+    const { app } = makeApp(["hang"]);
+    const response = await app.request("/api/agent/stream", json({ input: "think hard" }));
+    if (response.body === null) throw new Error("no body");
+    let finished: { status: string } | undefined;
+    for await (const message of readSse(response.body)) {
+      if (message.event === "text_delta") {
+        const { runId } = JSON.parse(message.data);
+        expect((await app.request(`/api/agent/cancel/${runId}`, { method: "POST" })).status).toBe(
+          200,
+        );
+      }
+      if (message.event === "run_finished") finished = JSON.parse(message.data);
+    }
+    expect(finished?.status).toBe("cancelled");
+    expect(
+      (
+        await app.request(`/api/agent/cancel/01900000-0000-7000-8000-000000000000`, {
+          method: "POST",
+        })
+      ).status,
+    ).toBe(404);
+  });
+
+  it("validates the run body", async () => {
+    const { app } = makeApp();
+    expect((await app.request("/api/agent/stream", json({ input: "" }))).status).toBe(400);
+    expect(
+      (await app.request("/api/agent/stream", json({ input: "x", sessionId: "../x" }))).status,
+    ).toBe(400);
+    expect(
+      (
+        await app.request(
+          "/api/agent/stream",
+          json({ input: "x", sessionId: seeded.english, forkFrom: { sessionId: seeded.english } }),
+        )
+      ).status,
+    ).toBe(400);
+  });
+
+  it("says exactly what to set when no model is configured, and the viewer still works", async () => {
+    web = createApp({
+      store,
+      index: createMemoryIndex(store),
+      agent: { model: "openai:gpt-4.1-mini", env: {} },
+    });
+    const config = await (await web.app.request("/api/config")).json();
+    expect(config.model.configured).toBe(false);
+    expect(config.model.message).toContain("OPENAI_API_KEY");
+    expect(config.model.message).toContain("TAPEDECK_MODEL");
+    expect(config.model.message).toContain("OPENAI_BASE_URL");
+    const response = await web.app.request("/api/agent/stream", json({ input: "hi" }));
+    expect(response.status).toBe(503);
+    expect((await response.json()).error.code).toBe("MODEL_NOT_CONFIGURED");
+    expect((await web.app.request("/api/sessions")).status).toBe(200);
+  });
+
+  it("answers one stateless prompt without creating a session", async () => {
+    const { app } = makeApp([textAnswer("4")]);
+    const before = sessionFiles();
+    const response = await app.request("/api/agent", json({ input: "2+2?" }));
+    expect(await response.json()).toEqual({ text: "4" });
+    expect(sessionFiles()).toEqual(before);
+  });
+});
+
+describe("live changes", () => {
+  it("reports a session appended by another process over /api/live", async () => {
+    const { app } = makeApp();
+    web.live.stop();
+    const response = await app.request("/api/live");
+    if (response.body === null) throw new Error("no body");
+    const stream = readSse(response.body);
+    expect((await stream.next()).value?.event).toBe("ready");
+    await web.live.tick();
+    const created = await store.create({ cwd: seeded.home, workspaceId: "elsewhere" });
+    await web.live.tick();
+    const message = (await stream.next()).value;
+    expect(message?.event).toBe("changes");
+    expect(JSON.parse(message?.data ?? "{}").changes).toContainEqual(
+      expect.objectContaining({ sessionId: created.sessionId, created: true }),
+    );
+    await stream.return(undefined);
+    const list = await (await app.request("/api/sessions?workspace=elsewhere")).json();
+    expect(list.items.map((item: { id: string }) => item.id)).toEqual([created.sessionId]);
+  });
+});

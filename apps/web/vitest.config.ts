@@ -1,0 +1,11 @@
+import { defineProject } from "vitest/config";
+
+export default defineProject({
+  test: {
+    name: "@tapedeck/web",
+    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // The browser tests build the client and drive Chromium; give them room on a shared machine.
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+  },
+});
