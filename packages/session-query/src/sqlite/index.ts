@@ -1,0 +1,11 @@
+/**
+ * `@tapedeck/session-query/sqlite`: the SQLite FTS5 backend (better-sqlite3, Node only).
+ */
+export type { IndexedStore, SyncProgress, SyncReport } from "./indexer";
+export { SCHEMA_VERSION } from "./schema";
+export {
+  createSqliteQueryEngine,
+  type SqliteQueryEngine,
+  type SqliteQueryEngineOptions,
+  type SyncOptions,
+} from "./sqlite-engine";

@@ -1,0 +1,532 @@
+/**
+ * Keeps the SQLite index in step with the logs. `syncAll` looks at every log file and ingests
+ * only what changed: bytes appended since the last sync are read from the stored byte offset;
+ * a file that shrank, changed inode or header is re-ingested from scratch; a file that is gone
+ * (moved to the trash) leaves the index. Writes happen in large transactions, and FTS rows are
+ * written explicitly (no triggers).
+ */
+import * as fs from "node:fs";
+import {
+  EventLogCorruptError,
+  parseHeaderLine,
+  type SessionEvent,
+  type SessionHeader,
+  SessionNotFoundError,
+  TapedeckError,
+} from "@tapedeck/session";
+import type { SessionStore } from "@tapedeck/session-store";
+import type Database from "better-sqlite3";
+import { addEvent, type Damage, emptyAggregate, type SessionAggregate, statusOf } from "../summary";
+import { eventText, spaceCjk } from "../text";
+import { KEYS_PER_MS, roleTag, typeTag } from "./schema";
+
+/** The store methods the index needs. */
+export type IndexedStore = Pick<SessionStore, "sessionsDir" | "pathOf" | "read" | "readSession">;
+
+/** Progress of a sync or rebuild, reported after each session with new data. */
+export interface SyncProgress {
+  sessionsDone: number;
+  sessionsTotal: number;
+  eventsIndexed: number;
+}
+
+/** What a sync did. */
+export interface SyncReport {
+  sessionsAdded: number;
+  sessionsUpdated: number;
+  sessionsRemoved: number;
+  eventsIndexed: number;
+}
+
+/** A row of `sessions`. */
+export interface SessionRow {
+  id: number;
+  session_id: string;
+  workspace: number;
+  created_at: string;
+  updated_at: string;
+  parent_id: string | null;
+  status: string;
+  header: string;
+  aggregate: string;
+  damage_code: string | null;
+  damage_message: string | null;
+  file_offset: number;
+  file_line: number;
+  file_size: number;
+  file_ino: number;
+  file_mtime: number;
+}
+
+const logFile = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
+
+/** Events per transaction during a sync: large enough to amortize commits. */
+const eventsPerTransaction = 50_000;
+
+interface FileState {
+  size: number;
+  ino: number;
+  mtime: number;
+}
+
+/** Reads line 1 of a log as raw text (the header's bytes identify the file's content). */
+function readHeaderText(path: string): { text: string; end: number } | null {
+  const fd = fs.openSync(path, "r");
+  try {
+    let size = 4096;
+    for (;;) {
+      const buffer = Buffer.allocUnsafe(size);
+      const read = fs.readSync(fd, buffer, 0, size, 0);
+      const newline = buffer.subarray(0, read).indexOf(0x0a);
+      if (newline >= 0) return { text: buffer.toString("utf8", 0, newline), end: newline + 1 };
+      if (read < size || size >= 1 << 22) return null;
+      size *= 4;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function hasCode(error: unknown, code: string): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === code;
+}
+
+/** Parsed JSON of a value this index wrote itself. */
+export function parseStored<T>(text: string): T {
+  return JSON.parse(text) as T;
+}
+
+/** The SQLite index writer. All methods run one at a time (see `exclusive`). */
+export class Indexer {
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly toolIds = new Map<string, number>();
+  private readonly workspaceIds = new Map<string, number>();
+  private readonly statements;
+  private pendingEvents = 0;
+  private inTransaction = false;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly store: IndexedStore,
+  ) {
+    this.statements = {
+      allSessions: db.prepare<[], Pick<SessionRow, "id" | "session_id">>(
+        "SELECT id, session_id FROM sessions",
+      ),
+      sessionById: db.prepare<[string], SessionRow>("SELECT * FROM sessions WHERE session_id = ?"),
+      insertSession: db.prepare(
+        `INSERT INTO sessions (session_id, workspace, created_at, updated_at, parent_id, status, header,
+           aggregate, file_offset, file_line, file_size, file_ino, file_mtime)
+         VALUES (@session_id, @workspace, @created_at, @updated_at, @parent_id, @status, @header,
+           @aggregate, @file_offset, @file_line, @file_size, @file_ino, @file_mtime)`,
+      ),
+      updateSession: db.prepare(
+        `UPDATE sessions SET updated_at = @updated_at, status = @status, aggregate = @aggregate,
+           damage_code = @damage_code, damage_message = @damage_message, file_offset = @file_offset,
+           file_line = @file_line, file_size = @file_size, file_ino = @file_ino,
+           file_mtime = @file_mtime
+         WHERE id = @id`,
+      ),
+      setDamage: db.prepare(
+        "UPDATE sessions SET damage_code = ?, damage_message = ?, status = 'damaged' WHERE id = ?",
+      ),
+      deleteEventFts: db.prepare(
+        "DELETE FROM event_fts WHERE rowid IN (SELECT id FROM events WHERE session = ?)",
+      ),
+      deleteEvents: db.prepare("DELETE FROM events WHERE session = ?"),
+      deleteSessionFts: db.prepare("DELETE FROM session_fts WHERE rowid = ?"),
+      deleteSession: db.prepare("DELETE FROM sessions WHERE id = ?"),
+      insertSessionFts: db.prepare("INSERT INTO session_fts (rowid, prompt, cwd) VALUES (?, ?, ?)"),
+      insertEvent: db.prepare(
+        `INSERT INTO events (id, session, seq, offset, length, type, role, tool, call_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      eventExists: db.prepare<[number], { id: number }>("SELECT id FROM events WHERE id = ?"),
+      insertEventFts: db.prepare("INSERT INTO event_fts (rowid, body, tags) VALUES (?, ?, ?)"),
+      callTool: db.prepare<[string, number, number], { tool: number | null }>(
+        `SELECT tool FROM events WHERE call_id = ? AND session IN (?, ?) AND type = 'function_call'
+         LIMIT 1`,
+      ),
+      replace: db.prepare(
+        "UPDATE events SET replaced = ? WHERE session = ? AND seq = ? AND replaced IS NULL",
+      ),
+      tool: db.prepare<[string], { id: number }>("SELECT id FROM tools WHERE name = ?"),
+      insertTool: db.prepare("INSERT INTO tools (name) VALUES (?)"),
+      workspace: db.prepare<[string], { id: number }>("SELECT id FROM workspaces WHERE name = ?"),
+      insertWorkspace: db.prepare("INSERT INTO workspaces (name) VALUES (?)"),
+      sessionRowId: db.prepare<[string], { id: number }>(
+        "SELECT id FROM sessions WHERE session_id = ?",
+      ),
+    };
+  }
+
+  /** Runs `task` after every earlier one: syncs never interleave. */
+  exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(task, task);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Brings every session up to date with its file. */
+  async syncAll(onProgress?: (progress: SyncProgress) => void): Promise<SyncReport> {
+    const report: SyncReport = {
+      sessionsAdded: 0,
+      sessionsUpdated: 0,
+      sessionsRemoved: 0,
+      eventsIndexed: 0,
+    };
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.store.sessionsDir);
+    } catch (error) {
+      if (!hasCode(error, "ENOENT")) throw error;
+      names = [];
+    }
+    const ids = names
+      .map((name) => logFile.exec(name)?.[1])
+      .filter((id): id is string => id !== undefined)
+      .sort();
+    const present = new Set(ids);
+    this.begin();
+    try {
+      for (const row of this.statements.allSessions.all()) {
+        if (!present.has(row.session_id)) {
+          this.removeSession(row.id);
+          report.sessionsRemoved += 1;
+        }
+      }
+      let done = 0;
+      for (const sessionId of ids) {
+        const before = report.eventsIndexed;
+        await this.syncFile(sessionId, report);
+        done += 1;
+        if (report.eventsIndexed !== before || done === ids.length) {
+          onProgress?.({
+            sessionsDone: done,
+            sessionsTotal: ids.length,
+            eventsIndexed: report.eventsIndexed,
+          });
+        }
+        if (this.pendingEvents >= eventsPerTransaction) {
+          this.commit();
+          this.begin();
+        }
+      }
+      this.commit();
+    } catch (error) {
+      this.rollback();
+      throw error;
+    }
+    return report;
+  }
+
+  /** Brings one session up to date. Returns false when its log does not exist. */
+  async syncOne(sessionId: string): Promise<boolean> {
+    const report: SyncReport = {
+      sessionsAdded: 0,
+      sessionsUpdated: 0,
+      sessionsRemoved: 0,
+      eventsIndexed: 0,
+    };
+    this.begin();
+    try {
+      const exists = await this.syncFile(sessionId, report);
+      this.commit();
+      return exists;
+    } catch (error) {
+      this.rollback();
+      throw error;
+    }
+  }
+
+  /** Removes every row (the start of a rebuild). */
+  clear(): void {
+    this.db.transaction(() => {
+      this.db.exec(`INSERT INTO event_fts (event_fts) VALUES ('delete-all');
+        INSERT INTO session_fts (session_fts) VALUES ('delete-all');
+        DELETE FROM events; DELETE FROM sessions; DELETE FROM tools; DELETE FROM workspaces;`);
+    })();
+    this.toolIds.clear();
+    this.workspaceIds.clear();
+  }
+
+  /** Records damage found by a read (e.g. a broken invariant) against a session. */
+  recordDamage(sessionId: string, damage: Damage): void {
+    const row = this.statements.sessionRowId.get(sessionId);
+    if (row !== undefined) this.statements.setDamage.run(damage.code, damage.message, row.id);
+  }
+
+  private begin(): void {
+    this.db.exec("BEGIN");
+    this.inTransaction = true;
+    this.pendingEvents = 0;
+  }
+
+  private commit(): void {
+    if (!this.inTransaction) return;
+    this.db.exec("COMMIT");
+    this.inTransaction = false;
+  }
+
+  private rollback(): void {
+    if (!this.inTransaction) return;
+    this.db.exec("ROLLBACK");
+    this.inTransaction = false;
+  }
+
+  private removeSession(rowId: number): void {
+    this.statements.deleteEventFts.run(rowId);
+    this.statements.deleteEvents.run(rowId);
+    this.statements.deleteSessionFts.run(rowId);
+    this.statements.deleteSession.run(rowId);
+  }
+
+  private workspaceId(name: string): number {
+    let id = this.workspaceIds.get(name);
+    if (id === undefined) {
+      id =
+        this.statements.workspace.get(name)?.id ??
+        Number(this.statements.insertWorkspace.run(name).lastInsertRowid);
+      this.workspaceIds.set(name, id);
+    }
+    return id;
+  }
+
+  private toolId(name: string): number {
+    let id = this.toolIds.get(name);
+    if (id === undefined) {
+      id =
+        this.statements.tool.get(name)?.id ??
+        Number(this.statements.insertTool.run(name).lastInsertRowid);
+      this.toolIds.set(name, id);
+    }
+    return id;
+  }
+
+  /** Syncs one file; false when it does not exist. */
+  private async syncFile(sessionId: string, report: SyncReport): Promise<boolean> {
+    const path = this.store.pathOf(sessionId);
+    let row = this.statements.sessionById.get(sessionId) ?? null;
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(path);
+    } catch (error) {
+      if (!hasCode(error, "ENOENT")) throw error;
+      if (row !== null) {
+        this.removeSession(row.id);
+        report.sessionsRemoved += 1;
+      }
+      return false;
+    }
+    const file: FileState = { size: stat.size, ino: stat.ino, mtime: stat.mtimeMs };
+    if (
+      row !== null &&
+      row.file_ino === file.ino &&
+      row.file_size === file.size &&
+      row.file_mtime === file.mtime
+    ) {
+      return true;
+    }
+    const headerLine = readHeaderText(path);
+    if (
+      row !== null &&
+      (row.file_ino !== file.ino ||
+        file.size < row.file_offset ||
+        headerLine === null ||
+        headerLine.text !== row.header)
+    ) {
+      this.removeSession(row.id);
+      row = null;
+    }
+    if (row === null) {
+      if (headerLine === null) return true;
+      let header: SessionHeader;
+      try {
+        header = parseHeaderLine(headerLine.text, { line: 1, offset: 0 });
+      } catch (error) {
+        // A log without a readable header cannot be placed in a workspace: it is left out, as
+        // `store.list()` leaves it out.
+        if (EventLogCorruptError.isInstance(error)) return true;
+        throw error;
+      }
+      if (header.sessionId !== sessionId) return true;
+      row = this.insertSession(header, headerLine, file);
+      report.sessionsAdded += 1;
+    } else {
+      report.sessionsUpdated += 1;
+    }
+    try {
+      report.eventsIndexed += await this.ingestEvents(row, file);
+    } catch (error) {
+      if (hasCode(error, "INVALID_OFFSET") && TapedeckError.isInstance(error)) {
+        // The stored offset is no line start any more: the file was rewritten in place.
+        this.removeSession(row.id);
+        return this.syncFile(sessionId, report);
+      }
+      if (SessionNotFoundError.isInstance(error)) {
+        this.removeSession(row.id);
+        return false;
+      }
+      throw error;
+    }
+    return true;
+  }
+
+  private insertSession(
+    header: SessionHeader,
+    headerLine: { text: string; end: number },
+    file: FileState,
+  ): SessionRow {
+    const aggregate = emptyAggregate(header);
+    const values = {
+      session_id: header.sessionId,
+      workspace: this.workspaceId(header.workspaceId),
+      created_at: header.createdAt,
+      updated_at: header.createdAt,
+      parent_id: header.parent?.sessionId ?? null,
+      status: statusOf(aggregate, false),
+      header: headerLine.text,
+      aggregate: JSON.stringify(aggregate),
+      file_offset: headerLine.end,
+      file_line: 2,
+      file_size: -1,
+      file_ino: file.ino,
+      file_mtime: -1,
+    };
+    const id = Number(this.statements.insertSession.run(values).lastInsertRowid);
+    this.statements.insertSessionFts.run(id, "", header.cwd);
+    return { ...values, id, damage_code: null, damage_message: null };
+  }
+
+  /** Reads the bytes after the stored offset and indexes their events. */
+  private async ingestEvents(row: SessionRow, file: FileState): Promise<number> {
+    const header = parseStored<SessionHeader>(row.header);
+    const aggregate = parseStored<SessionAggregate>(row.aggregate);
+    const promptBefore = aggregate.firstPrompt;
+    let damage: Damage | null =
+      row.damage_code === null || row.damage_code === "TORN_TAIL"
+        ? null
+        : { code: row.damage_code, message: row.damage_message ?? "" };
+    const parentRow =
+      header.parent === undefined
+        ? undefined
+        : this.statements.sessionRowId.get(header.parent.sessionId);
+    const context = { rowId: row.id, workspace: row.workspace, parentRowId: parentRow?.id ?? -1 };
+    let offset = row.file_offset;
+    let line = row.file_line;
+    let count = 0;
+    let lastMs = Date.parse(aggregate.lastEventAt ?? header.createdAt) || 0;
+    try {
+      for await (const read of this.store.read(row.session_id, {
+        fromOffset: offset,
+        fromLine: line,
+      })) {
+        const { event } = read;
+        if (damage === null && event.seq !== aggregate.lastSeq + 1) {
+          damage = {
+            code: "SEQ_GAP",
+            message: new EventLogCorruptError(
+              "SEQ_GAP",
+              `expected seq ${aggregate.lastSeq + 1} after seq ${aggregate.lastSeq}, found seq ${event.seq}`,
+              { line: read.line, offset: read.offset, seq: event.seq, sessionId: row.session_id },
+            ).message,
+          };
+        }
+        addEvent(aggregate, event);
+        const ms = Date.parse(event.ts);
+        if (!Number.isNaN(ms)) lastMs = ms;
+        this.indexEvent(context, event, lastMs, read.offset, read.end - read.offset - 1);
+        offset = read.end;
+        line = read.line + 1;
+        count += 1;
+      }
+    } catch (error) {
+      if (!EventLogCorruptError.isInstance(error)) throw error;
+      damage ??= { code: error.code, message: error.message };
+    }
+    this.pendingEvents += count;
+    this.statements.updateSession.run({
+      id: row.id,
+      updated_at: aggregate.lastEventAt ?? header.createdAt,
+      status: statusOf(aggregate, damage !== null),
+      aggregate: JSON.stringify(aggregate),
+      damage_code: damage?.code ?? null,
+      damage_message: damage?.message ?? null,
+      file_offset: offset,
+      file_line: line,
+      file_size: file.size,
+      file_ino: file.ino,
+      file_mtime: file.mtime,
+    });
+    if (aggregate.firstPrompt !== promptBefore) {
+      this.statements.deleteSessionFts.run(row.id);
+      this.statements.insertSessionFts.run(
+        row.id,
+        spaceCjk(aggregate.firstPrompt ?? ""),
+        header.cwd,
+      );
+    }
+    return count;
+  }
+
+  private indexEvent(
+    context: { rowId: number; workspace: number; parentRowId: number },
+    event: SessionEvent,
+    ms: number,
+    offset: number,
+    length: number,
+  ): void {
+    let tool: number | null = null;
+    let callId: string | null = null;
+    let role: string | null = null;
+    if (event.type === "function_call") {
+      tool = this.toolId(event.name);
+      callId = event.callId;
+    } else if (event.type === "function_call_output") {
+      callId = event.callId;
+      tool = this.statements.callTool.get(callId, context.rowId, context.parentRowId)?.tool ?? null;
+    } else if (event.type === "message") {
+      role = event.role;
+    } else if (typeof (event as { callId?: unknown }).callId === "string") {
+      callId = (event as { callId: string }).callId;
+    }
+    let key = ms * KEYS_PER_MS + (event.seq % KEYS_PER_MS);
+    for (;;) {
+      try {
+        this.statements.insertEvent.run(
+          key,
+          context.rowId,
+          event.seq,
+          offset,
+          length,
+          event.type,
+          role,
+          tool,
+          callId,
+        );
+        break;
+      } catch (error) {
+        if (hasCode(error, "SQLITE_CONSTRAINT_PRIMARYKEY")) {
+          // Another event holds this time key: take the next free one.
+          key += 1;
+          while (this.statements.eventExists.get(key) !== undefined) key += 1;
+          continue;
+        }
+        // A repeated seq (a damaged log, already recorded as SEQ_GAP) is not indexed twice.
+        if (hasCode(error, "SQLITE_CONSTRAINT_UNIQUE")) return;
+        throw error;
+      }
+    }
+    if (event.type === "compaction") {
+      for (const replaced of event.replaces) {
+        this.statements.replace.run(event.seq, context.rowId, replaced);
+      }
+    }
+    const text = eventText(event);
+    if (text === "") return;
+    const tags = [`w${context.workspace}`, `s${context.rowId}`, typeTag(event.type)];
+    if (role !== null) tags.push(roleTag(role));
+    if (tool !== null) tags.push(`n${tool}`);
+    this.statements.insertEventFts.run(key, spaceCjk(text), tags.join(" "));
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * The SQLite index schema. The database is a disposable index over the logs: when the schema
+ * version differs, every table is dropped and the index is rebuilt from the files.
+ *
+ * Event ids are time keys, `ms(ts) × 1024 + (seq mod 1024)` (probing upward on a collision), so
+ * `ORDER BY rowid` is newest/oldest first and `since`/`until` are rowid ranges that FTS5 applies
+ * inside the index. The index stores positions, not content: an event is read back from its log
+ * by byte offset, which keeps the index well under the size of the logs.
+ */
+import type Database from "better-sqlite3";
+
+/** Bump when the layout changes; an index with another version is rebuilt. */
+export const SCHEMA_VERSION = 1;
+
+/** Keys per millisecond in an event id. */
+export const KEYS_PER_MS = 1024;
+
+const ddl = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE workspaces (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE tools (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE sessions (
+  id INTEGER PRIMARY KEY,
+  session_id TEXT NOT NULL UNIQUE,
+  workspace INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  parent_id TEXT,
+  status TEXT NOT NULL,
+  header TEXT NOT NULL,
+  aggregate TEXT NOT NULL,
+  damage_code TEXT,
+  damage_message TEXT,
+  file_offset INTEGER NOT NULL,
+  file_line INTEGER NOT NULL,
+  file_size INTEGER NOT NULL,
+  file_ino INTEGER NOT NULL,
+  file_mtime REAL NOT NULL
+);
+CREATE INDEX sessions_by_updated ON sessions (updated_at, session_id);
+CREATE INDEX sessions_by_created ON sessions (created_at, session_id);
+CREATE INDEX sessions_by_parent ON sessions (parent_id) WHERE parent_id IS NOT NULL;
+CREATE TABLE events (
+  id INTEGER PRIMARY KEY,
+  session INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  offset INTEGER NOT NULL,
+  length INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  role TEXT,
+  tool INTEGER,
+  call_id TEXT,
+  replaced INTEGER
+);
+CREATE UNIQUE INDEX events_by_seq ON events (session, seq);
+CREATE INDEX events_by_call ON events (call_id) WHERE call_id IS NOT NULL;
+CREATE VIRTUAL TABLE event_fts USING fts5 (
+  body, tags, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
+);
+INSERT INTO event_fts (event_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)');
+CREATE VIRTUAL TABLE session_fts USING fts5 (
+  prompt, cwd, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
+);
+`;
+
+const tables = ["meta", "workspaces", "tools", "sessions", "events", "event_fts", "session_fts"];
+
+/** Opens (and if needed creates or resets) the schema. WAL, normal sync: it is only an index. */
+export function prepareSchema(db: Database.Database): void {
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.pragma("temp_store = MEMORY");
+  db.pragma("cache_size = -65536");
+  const hasMeta = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'")
+    .get();
+  const version = hasMeta
+    ? (db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as
+        | { value: string }
+        | undefined)
+    : undefined;
+  if (version?.value === String(SCHEMA_VERSION)) return;
+  db.transaction(() => {
+    for (const table of tables) db.exec(`DROP TABLE IF EXISTS ${table}`);
+    db.exec(ddl);
+    db.prepare("INSERT INTO meta (key, value) VALUES ('schema', ?)").run(String(SCHEMA_VERSION));
+  })();
+}
+
+/** The FTS tag of an event type (`function_call` → `tfunctioncall`). */
+export function typeTag(type: string): string {
+  return `t${type.replace(/[^a-z0-9]/gi, "").toLowerCase()}`;
+}
+
+/** The FTS tag of a message role. */
+export function roleTag(role: string): string {
+  return `r${role}`;
+}

@@ -1,0 +1,456 @@
+/**
+ * The SQLite FTS5 backend: an index over the store's logs, rebuildable at any time. Searches read
+ * the index and then the matching lines from the logs by byte offset; `readSession` syncs the one
+ * session and replays it through the store, so it always reflects the file as of the call.
+ */
+import * as fs from "node:fs";
+import {
+  EventLogCorruptError,
+  parseEventLine,
+  parseLogLine,
+  type Session,
+  type SessionEvent,
+  type SessionHeader,
+  SessionNotFoundError,
+} from "@tapedeck/session";
+import Database from "better-sqlite3";
+import { InvalidQueryError } from "../errors";
+import { toFtsQuery } from "../fts-query";
+import {
+  type EventPosition,
+  eventCursor,
+  eventPosition,
+  type NormalizedEventQuery,
+  type NormalizedSessionQuery,
+  normalizeEventQuery,
+  normalizeSessionQuery,
+  sessionCursor,
+  sessionPosition,
+} from "../normalize-query";
+import type {
+  EventHit,
+  EventSearchQuery,
+  EventTrace,
+  Lineage,
+  ListSessionsOptions,
+  Page,
+  QueryScope,
+  SessionQueryEngine,
+  SessionSearchQuery,
+  SessionSummary,
+} from "../query-engine";
+import { type ParsedScope, parseScope, parseSeq, parseSessionId } from "../query-schema";
+import { type SessionAggregate, toSummary } from "../summary";
+import { eventText, snippet } from "../text";
+import { buildLineage, traceSessionEvent } from "../trace";
+import {
+  type IndexedStore,
+  Indexer,
+  parseStored,
+  type SessionRow,
+  type SyncProgress,
+  type SyncReport,
+} from "./indexer";
+import { KEYS_PER_MS, prepareSchema, roleTag, typeTag } from "./schema";
+
+/** Options of {@link createSqliteQueryEngine}. */
+export interface SqliteQueryEngineOptions {
+  /** Database file (created when missing), or `:memory:`. */
+  path: string;
+  /** The store whose logs are indexed (`createSessionStore({ home })`). */
+  store: IndexedStore;
+}
+
+/** Options of {@link SqliteQueryEngine.sync} and {@link SqliteQueryEngine.rebuild}. */
+export interface SyncOptions {
+  /** Called after each session with new data, and once at the end. */
+  onProgress?: (progress: SyncProgress) => void;
+}
+
+/** The SQLite engine: a {@link SessionQueryEngine} plus index maintenance. */
+export interface SqliteQueryEngine extends SessionQueryEngine {
+  /**
+   * Brings the index up to date with the logs: ingests only bytes appended since the last sync,
+   * re-ingests files that shrank or were replaced, drops sessions whose logs are gone. Searches and
+   * lists reflect the last sync; `readSession` syncs its session itself. Concurrent calls queue.
+   */
+  sync(options?: SyncOptions): Promise<SyncReport>;
+  /** Empties the index and ingests every log again. */
+  rebuild(options?: SyncOptions): Promise<SyncReport>;
+  /** Closes the database. */
+  close(): void;
+}
+
+const surfaceTypeList = "('message', 'function_call', 'function_call_output', 'compaction')";
+
+type SummaryRow = SessionRow & { fork_count: number };
+
+interface EventRow {
+  id: number;
+  session: number;
+  seq: number;
+  offset: number;
+  length: number;
+  rank?: number;
+}
+
+function compareDesc(a: string, b: string): number {
+  return a < b ? 1 : a > b ? -1 : 0;
+}
+
+/** Opens (creating if needed) an index at `path` over `store`'s logs. */
+export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): SqliteQueryEngine {
+  const db = new Database(options.path);
+  prepareSchema(db);
+  const { store } = options;
+  const indexer = new Indexer(db, store);
+  const workspaceRow = db.prepare<[string], { id: number }>(
+    "SELECT id FROM workspaces WHERE name = ?",
+  );
+  const toolRow = db.prepare<[string], { id: number }>("SELECT id FROM tools WHERE name = ?");
+  const maxEvent = db.prepare<[], { id: number | null }>("SELECT max(id) AS id FROM events");
+
+  /** Workspace row ids the scope allows, or `null` for all. */
+  const workspacesOf = (scope: ParsedScope): number[] | null => {
+    if ("all" in scope) return null;
+    const ids: number[] = [];
+    for (const name of scope.workspaceIds) {
+      const row = workspaceRow.get(name);
+      if (row !== undefined) ids.push(row.id);
+    }
+    return ids;
+  };
+
+  const forkCountSql = (workspaces: number[] | null) =>
+    `(SELECT count(*) FROM sessions c WHERE c.parent_id = s.session_id${
+      workspaces === null ? "" : ` AND c.workspace IN (${workspaces.join(",")})`
+    }) AS fork_count`;
+
+  const summaryOf = (row: SummaryRow): SessionSummary => {
+    const header = parseLogLine(row.header) as SessionHeader;
+    const aggregate = parseStored<SessionAggregate>(row.aggregate);
+    const damage =
+      row.damage_code === null
+        ? null
+        : { code: row.damage_code, message: row.damage_message ?? "" };
+    return toSummary(header, aggregate, row.fork_count, damage);
+  };
+
+  /** The row of a session in scope, or null. */
+  const sessionInScope = (scope: ParsedScope, sessionId: string): SummaryRow | null => {
+    const workspaces = workspacesOf(scope);
+    if (workspaces !== null && workspaces.length === 0) return null;
+    const row = db
+      .prepare<[string], SummaryRow>(
+        `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s WHERE s.session_id = ?${
+          workspaces === null ? "" : ` AND s.workspace IN (${workspaces.join(",")})`
+        }`,
+      )
+      .get(sessionId);
+    return row ?? null;
+  };
+
+  const listSessions = (
+    scope: ParsedScope,
+    query: NormalizedSessionQuery,
+  ): Page<SessionSummary> => {
+    const after = sessionPosition(query);
+    const workspaces = workspacesOf(scope);
+    if (workspaces !== null && workspaces.length === 0) return { items: [], nextCursor: null };
+    const field = query.orderBy === "createdAt" ? "created_at" : "updated_at";
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (workspaces !== null) where.push(`s.workspace IN (${workspaces.join(",")})`);
+    if (query.status !== null) {
+      where.push("s.status = ?");
+      params.push(query.status);
+    }
+    if (query.sinceMs !== null) {
+      where.push("s.updated_at >= ?");
+      params.push(new Date(query.sinceMs).toISOString());
+    }
+    if (query.untilMs !== null) {
+      where.push("s.updated_at < ?");
+      params.push(new Date(query.untilMs).toISOString());
+    }
+    if (query.text !== null) {
+      const fts = toFtsQuery(query.text);
+      if (fts === null) return { items: [], nextCursor: null };
+      where.push("s.id IN (SELECT rowid FROM session_fts WHERE session_fts MATCH ?)");
+      params.push(fts.match);
+    }
+    if (after !== null) {
+      where.push(`(s.${field} < ? OR (s.${field} = ? AND s.session_id < ?))`);
+      params.push(after[0], after[0], after[1]);
+    }
+    const rows = db
+      .prepare<(string | number)[], SummaryRow>(
+        `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s
+         ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+         ORDER BY s.${field} DESC, s.session_id DESC LIMIT ${query.limit + 1}`,
+      )
+      .all(...params);
+    const items = rows.slice(0, query.limit).map(summaryOf);
+    const last = items[items.length - 1];
+    const time = query.orderBy === "createdAt" ? last?.createdAt : last?.updatedAt;
+    return {
+      items,
+      nextCursor:
+        rows.length > query.limit && last !== undefined && time !== undefined
+          ? sessionCursor(query, time, last.id)
+          : null,
+    };
+  };
+
+  /** Reads the events of index rows back from their logs; rows gone stale are dropped. */
+  const materialize = (
+    scope: ParsedScope,
+    rows: EventRow[],
+    query: NormalizedEventQuery,
+    relevance: boolean,
+  ): EventHit[] => {
+    const workspaces = workspacesOf(scope);
+    const sessions = new Map<number, SummaryRow | null>();
+    const sessionRow = db.prepare<[number], SummaryRow>(
+      `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s WHERE s.id = ?`,
+    );
+    const files = new Map<number, number | null>();
+    const hits: EventHit[] = [];
+    try {
+      for (const row of rows) {
+        if (!sessions.has(row.session))
+          sessions.set(row.session, sessionRow.get(row.session) ?? null);
+        const session = sessions.get(row.session);
+        if (session === null || session === undefined) continue;
+        if (!files.has(row.session)) {
+          try {
+            files.set(row.session, fs.openSync(store.pathOf(session.session_id), "r"));
+          } catch {
+            files.set(row.session, null);
+          }
+        }
+        const fd = files.get(row.session);
+        if (fd === null || fd === undefined) continue;
+        const buffer = Buffer.allocUnsafe(row.length);
+        if (fs.readSync(fd, buffer, 0, row.length, row.offset) !== row.length) continue;
+        let event: SessionEvent;
+        try {
+          event = parseEventLine(buffer.toString("utf8"));
+        } catch {
+          continue;
+        }
+        if (event.seq !== row.seq) continue;
+        const hit: EventHit = {
+          sessionId: session.session_id,
+          event,
+          session: summaryOf(session),
+          snippet: snippet(eventText(event), query.words ?? [], query.markers),
+        };
+        if (relevance && row.rank !== undefined) hit.score = -row.rank;
+        hits.push(hit);
+      }
+    } finally {
+      for (const fd of files.values()) if (fd !== null) fs.closeSync(fd);
+    }
+    return hits;
+  };
+
+  const searchEvents = (scope: ParsedScope, query: NormalizedEventQuery): Page<EventHit> => {
+    const empty = { items: [], nextCursor: null };
+    const position = eventPosition(query);
+    const relevance = query.order === "relevance";
+    if (position !== null && "key" in position === relevance) {
+      throw new InvalidQueryError("cursor", "this cursor belongs to a different ordering");
+    }
+    const workspaces = workspacesOf(scope);
+    if (workspaces !== null && workspaces.length === 0) return empty;
+    let sessionRowId: number | null = null;
+    if (query.sessionId !== null) {
+      const row = sessionInScope(scope, query.sessionId);
+      if (row === null) return empty;
+      sessionRowId = row.id;
+    }
+    let toolId: number | null = null;
+    if (query.toolName !== null) {
+      const row = toolRow.get(query.toolName);
+      if (row === undefined) return empty;
+      toolId = row.id;
+    }
+    // Time bounds and the cursor are ranges over the time-keyed event ids.
+    let low = query.sinceMs === null ? null : query.sinceMs * KEYS_PER_MS;
+    let high = query.untilMs === null ? null : query.untilMs * KEYS_PER_MS;
+    let offset = 0;
+    let snapshotMs: number | null = null;
+    if (position !== null) {
+      if ("key" in position) {
+        const last = Number(position.key[0]);
+        if (query.order === "oldest") low = Math.max(low ?? last + 1, last + 1);
+        else high = Math.min(high ?? last, last);
+      } else {
+        offset = position.offset;
+        snapshotMs = position.snapshotMs;
+      }
+    }
+    if (relevance) {
+      snapshotMs ??= Math.floor((maxEvent.get()?.id ?? 0) / KEYS_PER_MS);
+      const bound = (snapshotMs + 1) * KEYS_PER_MS;
+      high = high === null ? bound : Math.min(high, bound);
+    }
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    const idColumn = query.text === null ? "e.id" : "f.rowid";
+    if (low !== null) {
+      where.push(`${idColumn} >= ?`);
+      params.push(low);
+    }
+    if (high !== null) {
+      where.push(`${idColumn} < ?`);
+      params.push(high);
+    }
+    if (query.currentOnly) where.push(`e.replaced IS NULL AND e.type IN ${surfaceTypeList}`);
+    if (query.callId !== null) {
+      where.push("e.call_id = ?");
+      params.push(query.callId);
+    }
+    const limit = query.limit + 1;
+    let rows: EventRow[];
+    if (query.text !== null) {
+      const fts = toFtsQuery(query.text);
+      if (fts === null) return empty;
+      const match = [`body : (${fts.match})`];
+      if (workspaces !== null)
+        match.push(`tags : (${workspaces.map((id) => `w${id}`).join(" OR ")})`);
+      if (sessionRowId !== null) match.push(`tags : s${sessionRowId}`);
+      if (query.types !== null) match.push(`tags : (${query.types.map(typeTag).join(" OR ")})`);
+      if (query.roles !== null) match.push(`tags : (${query.roles.map(roleTag).join(" OR ")})`);
+      if (toolId !== null) match.push(`tags : n${toolId}`);
+      const order =
+        query.order === "relevance"
+          ? "f.rank"
+          : query.order === "oldest"
+            ? "f.rowid"
+            : "f.rowid DESC";
+      rows = db
+        .prepare<(string | number)[], EventRow>(
+          `SELECT e.id, e.session, e.seq, e.offset, e.length${relevance ? ", f.rank AS rank" : ""}
+           FROM event_fts f JOIN events e ON e.id = f.rowid
+           WHERE event_fts MATCH ?${where.map((clause) => ` AND ${clause}`).join("")}
+           ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`,
+        )
+        .all(match.join(" AND "), ...params);
+    } else {
+      const join = workspaces === null ? "" : "JOIN sessions s ON s.id = e.session";
+      if (workspaces !== null) where.push(`s.workspace IN (${workspaces.join(",")})`);
+      if (sessionRowId !== null) {
+        where.push("e.session = ?");
+        params.push(sessionRowId);
+      }
+      if (query.types !== null) {
+        where.push(`e.type IN (${query.types.map(() => "?").join(",")})`);
+        params.push(...query.types);
+      }
+      if (query.roles !== null) {
+        where.push(`e.type = 'message' AND e.role IN (${query.roles.map(() => "?").join(",")})`);
+        params.push(...query.roles);
+      }
+      if (toolId !== null) {
+        where.push("e.tool = ?");
+        params.push(toolId);
+      }
+      rows = db
+        .prepare<(string | number)[], EventRow>(
+          `SELECT e.id, e.session, e.seq, e.offset, e.length FROM events e ${join}
+           ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+           ORDER BY e.id ${query.order === "oldest" ? "" : "DESC"} LIMIT ${limit}`,
+        )
+        .all(...params);
+    }
+    const more = rows.length > query.limit;
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    let next: EventPosition | null = null;
+    if (more && last !== undefined) {
+      next = relevance
+        ? { offset: offset + query.limit, snapshotMs: snapshotMs ?? 0 }
+        : { key: [last.id] };
+    }
+    return {
+      items: materialize(scope, page, query, relevance),
+      nextCursor: next === null ? null : eventCursor(query, next),
+    };
+  };
+
+  const engine: SqliteQueryEngine = {
+    sync(syncOptions = {}) {
+      return indexer.exclusive(() => indexer.syncAll(syncOptions.onProgress));
+    },
+
+    rebuild(syncOptions = {}) {
+      return indexer.exclusive(async () => {
+        indexer.clear();
+        return indexer.syncAll(syncOptions.onProgress);
+      });
+    },
+
+    close() {
+      db.close();
+    },
+
+    async searchSessions(scope: QueryScope, query: SessionSearchQuery = {}) {
+      return listSessions(parseScope(scope), normalizeSessionQuery(query, true));
+    },
+
+    async listSessions(scope: QueryScope, listOptions: ListSessionsOptions = {}) {
+      return listSessions(parseScope(scope), normalizeSessionQuery(listOptions, false));
+    },
+
+    async searchEvents(scope: QueryScope, query: EventSearchQuery) {
+      return searchEvents(parseScope(scope), normalizeEventQuery(query));
+    },
+
+    async readSession(scope, sessionId): Promise<Session> {
+      const parsedScope = parseScope(scope);
+      const id = parseSessionId(sessionId);
+      const exists = await indexer.exclusive(() => indexer.syncOne(id));
+      if (!exists || sessionInScope(parsedScope, id) === null) throw new SessionNotFoundError(id);
+      try {
+        return await store.readSession(id);
+      } catch (error) {
+        if (EventLogCorruptError.isInstance(error)) {
+          indexer.recordDamage(id, { code: error.code, message: error.message });
+        }
+        throw error;
+      }
+    },
+
+    async traceEvent(scope, sessionId, seq): Promise<EventTrace> {
+      const parsedSeq = parseSeq(seq);
+      return traceSessionEvent(await engine.readSession(scope, sessionId), parsedSeq);
+    },
+
+    async traceLineage(scope, sessionId): Promise<Lineage> {
+      const parsedScope = parseScope(scope);
+      const id = parseSessionId(sessionId);
+      const row = sessionInScope(parsedScope, id);
+      if (row === null) throw new SessionNotFoundError(id);
+      const workspaces = workspacesOf(parsedScope);
+      const children = db.prepare<[string], SummaryRow>(
+        `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s WHERE s.parent_id = ?${
+          workspaces === null ? "" : ` AND s.workspace IN (${workspaces.join(",")})`
+        } ORDER BY s.created_at, s.session_id`,
+      );
+      return buildLineage(summaryOf(row), {
+        summary: async (parentId) => {
+          const parent = sessionInScope(parsedScope, parentId);
+          return parent === null ? null : summaryOf(parent);
+        },
+        children: async (parentId) =>
+          children
+            .all(parentId)
+            .map(summaryOf)
+            .sort((a, b) => compareDesc(b.createdAt, a.createdAt) || compareDesc(b.id, a.id)),
+      });
+    },
+  };
+  return engine;
+}
