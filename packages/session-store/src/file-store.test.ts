@@ -55,6 +55,10 @@ describe("bad input", () => {
     expect(() => store.pathOf(id)).toThrow(InvalidSessionIdError);
   });
 
+  it("pathOf refuses a value that is not a string", () => {
+    expect(() => store.pathOf(undefined as unknown as string)).toThrow(InvalidSessionIdError);
+  });
+
   it("every method refuses a non-UUID id and touches no file", async () => {
     const id = "../etc/passwd";
     await expect(store.readSession(id)).rejects.toBeInstanceOf(InvalidSessionIdError);
@@ -352,6 +356,7 @@ describe("read", () => {
       }).rejects.toMatchObject({ code: "INVALID_OFFSET" });
     }
     expect(() => store.read(id, { fromOffset: -1 })).toThrow(TapedeckError);
+    expect(() => store.read(id, { fromLine: 1 })).toThrow(TapedeckError);
   });
 
   it("yields the whole lines, then throws TORN_TAIL with line and offset", async () => {
@@ -365,6 +370,14 @@ describe("read", () => {
     expect(seen).toEqual([1]);
     expect(EventLogCorruptError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ code: "TORN_TAIL", line: 3, offset: size, sessionId: id });
+  });
+
+  it('with tornTail "stop", ends quietly at the last whole line', async () => {
+    const id = await newSession();
+    writeFileSync(store.pathOf(id), '{"seq":2,"ts":"2026', { flag: "a" });
+    const seen: number[] = [];
+    for await (const entry of store.read(id, { tornTail: "stop" })) seen.push(entry.event.seq);
+    expect(seen).toEqual([1]);
   });
 
   it("readHeader returns the validated header and names a foreign header BAD_HEADER", async () => {

@@ -5,6 +5,7 @@ import {
   appendParentPrefix,
   assertSessionId,
   EventLogCorruptError,
+  InvalidSessionIdError,
   LOG_FORMAT_VERSION,
   type LockOwner,
   normalize,
@@ -82,6 +83,7 @@ class FileSessionStore implements SessionStore {
   }
 
   pathOf(sessionId: string): string {
+    if (typeof sessionId !== "string") throw new InvalidSessionIdError(String(sessionId));
     return join(this.sessionsDir, `${assertSessionId(sessionId)}.jsonl`);
   }
 
@@ -164,9 +166,15 @@ class FileSessionStore implements SessionStore {
     return (await readHeaderLine(this.pathOf(sessionId), sessionId)).header;
   }
 
-  read(sessionId: string, options: { fromOffset?: number; fromLine?: number } = {}) {
+  read(
+    sessionId: string,
+    options: { fromOffset?: number; fromLine?: number; tornTail?: "throw" | "stop" } = {},
+  ) {
     const path = this.pathOf(sessionId);
-    const { fromOffset, fromLine } = options;
+    const { fromOffset, fromLine, tornTail = "throw" } = options;
+    if (tornTail !== "throw" && tornTail !== "stop") {
+      throw new TapedeckError("INVALID_OPTIONS", `tornTail must be "throw" or "stop"`);
+    }
     if (fromOffset !== undefined && (!Number.isSafeInteger(fromOffset) || fromOffset < 0)) {
       throw new TapedeckError(
         "INVALID_OFFSET",
@@ -179,7 +187,11 @@ class FileSessionStore implements SessionStore {
         `fromLine must be a line number ≥ 2, not ${fromLine}`,
       );
     }
-    return readEvents(path, sessionId, fromOffset, fromLine);
+    return readEvents(path, sessionId, {
+      fromOffset,
+      fromLine,
+      stopAtTornTail: tornTail === "stop",
+    });
   }
 
   async readSession(sessionId: string): Promise<Session> {
@@ -356,9 +368,13 @@ class FileSessionStore implements SessionStore {
 async function* readEvents(
   path: string,
   sessionId: string,
-  fromOffset: number | undefined,
-  fromLine: number | undefined,
+  options: {
+    fromOffset: number | undefined;
+    fromLine: number | undefined;
+    stopAtTornTail: boolean;
+  },
 ): AsyncGenerator<ReadEvent> {
+  const { fromOffset, fromLine } = options;
   const { end: headerEnd } = await readHeaderLine(path, sessionId);
   const handle = await openLog(path, sessionId);
   try {
@@ -380,7 +396,10 @@ async function* readEvents(
       line = fromLine ?? (await countLines(handle, fromOffset)) + 1;
     }
     for await (const batch of scanLines(handle, { start, line, limit: size })) {
-      if (isTornTail(batch)) throw tornTailError(batch, sessionId);
+      if (isTornTail(batch)) {
+        if (options.stopAtTornTail) return;
+        throw tornTailError(batch, sessionId);
+      }
       for (const entry of batch) {
         yield {
           event: parseEventOf(entry, sessionId),

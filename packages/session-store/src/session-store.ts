@@ -75,7 +75,10 @@ export interface ResumedSession {
  */
 export interface SessionWriter {
   readonly sessionId: string;
-  /** The replayed session, kept up to date by `append`. */
+  /**
+   * The replayed session, kept up to date by `append`. Read it through the writer each time:
+   * after a refused batch it is a rebuilt object without the refused drafts.
+   */
   readonly session: Session;
   /**
    * Assigns `seq`/`ts`, validates each draft against the session, writes one `write()` per line,
@@ -130,6 +133,12 @@ export interface SessionStore {
       fromOffset?: number;
       /** The line number at `fromOffset`, when the caller knows it (saves counting lines). */
       fromLine?: number;
+      /**
+       * `"throw"` (default): final bytes without "\n" throw `TORN_TAIL`. `"stop"`: iteration ends
+       * quietly at the last whole line — for an indexer that may race a live writer's current
+       * line and will continue from the last `end` it saw.
+       */
+      tornTail?: "throw" | "stop";
     },
   ): AsyncIterable<ReadEvent>;
   /** Replay-validated Session; forks replay the parent prefix first (recursively). */
