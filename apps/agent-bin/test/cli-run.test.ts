@@ -1,0 +1,251 @@
+import { spawn } from "node:child_process";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { DEFAULT_SYSTEM_PROMPT, defaultTools, toolDefinitions } from "@tapedeck/agent";
+import { type ReplayServer, scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
+import { eventLogBuilder } from "@tapedeck/session/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { BINARY, tempWorkspace } from "./binary";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function script() {
+  return scriptedRecording({ tools: toolDefinitions(defaultTools()) }).system(
+    DEFAULT_SYSTEM_PROMPT,
+  );
+}
+
+async function context(recording?: ReturnType<ReturnType<typeof script>["build"]>) {
+  const workspace = await tempWorkspace();
+  cleanups.push(workspace.cleanup);
+  let server: ReplayServer | undefined;
+  if (recording !== undefined) {
+    server = await startReplayServer(recording.recording());
+    const started = server;
+    cleanups.push(() => started.close());
+  }
+  const env = {
+    PATH: process.env.PATH ?? "",
+    HOME: workspace.root,
+    TAPEDECK_HOME: workspace.home,
+    TAPEDECK_MODEL: "openai:gpt-4.1-mini",
+    OPENAI_API_KEY: "test-key-not-real",
+    OPENAI_BASE_URL: server?.url ?? "http://127.0.0.1:9/v1",
+  };
+  const cli = (
+    args: string[],
+    onStderr?: (text: string, child: ReturnType<typeof spawn>) => void,
+  ) =>
+    new Promise<CliResult>((resolve) => {
+      const child = spawn(process.execPath, [BINARY, ...args], {
+        cwd: workspace.cwd,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+      });
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+        onStderr?.(stderr, child);
+      });
+      child.on("exit", (code) => resolve({ code, stdout, stderr }));
+    });
+  const sessionFiles = async () =>
+    (await readdir(path.join(workspace.home, "sessions")).catch(() => [])).filter((name) =>
+      name.endsWith(".jsonl"),
+    );
+  return { workspace, server, cli, sessionFiles };
+}
+
+function lines(text: string): Record<string, unknown>[] {
+  return text
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe("tapedeck run", () => {
+  it("starts a session, continues it with -c and -r PREFIX, and forks it with --fork", async () => {
+    const recording = script()
+      .user("one")
+      .text("A1")
+      .user("two")
+      .text("A2")
+      .user("three")
+      .text("A3")
+      .user("branch")
+      .text("B1")
+      .end()
+      .build();
+    const { cli, server, sessionFiles, workspace } = await context(recording);
+    const first = await cli(["run", "one"]);
+    expect(first).toMatchObject({ code: 0, stdout: "A1\n" });
+    const sessionId = /session (\S+) · completed/.exec(first.stderr)?.[1] ?? "";
+    expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await cli(["run", "-c", "two"])).toMatchObject({ code: 0, stdout: "A2\n" });
+    expect(await cli(["run", "-r", sessionId.slice(0, 8), "three"])).toMatchObject({
+      code: 0,
+      stdout: "A3\n",
+    });
+    expect(await sessionFiles()).toEqual([`${sessionId}.jsonl`]);
+    const parentLog = await readFile(
+      path.join(workspace.home, "sessions", `${sessionId}.jsonl`),
+      "utf8",
+    );
+    const forked = await cli(["run", "--fork", sessionId, "branch"]);
+    expect(forked).toMatchObject({ code: 0, stdout: "B1\n" });
+    expect(server?.failures()).toEqual([]);
+    server?.assertAllConsumed();
+    const files = await sessionFiles();
+    expect(files).toHaveLength(2);
+    const child = files.find((name) => name !== `${sessionId}.jsonl`) ?? "";
+    const childLines = lines(await readFile(path.join(workspace.home, "sessions", child), "utf8"));
+    const parentLines = lines(parentLog);
+    expect(childLines[0]).toMatchObject({ parent: { sessionId, seq: parentLines.at(-1)?.seq } });
+    expect(
+      await readFile(path.join(workspace.home, "sessions", `${sessionId}.jsonl`), "utf8"),
+    ).toBe(parentLog);
+    const turns = lines(parentLog).filter((line) => line.type === "turn/start");
+    expect(turns.map((turn) => turn.resumed)).toEqual([false, true, true]);
+  });
+
+  it("prints run events as JSON lines with --json, run_started first", async () => {
+    const { cli } = await context(script().user("hi").text("hello").end().build());
+    const result = await cli(["run", "--json", "hi"]);
+    expect(result.code).toBe(0);
+    const events = lines(result.stdout);
+    expect(events[0]).toMatchObject({
+      type: "run_started",
+      resumed: false,
+      policy: { approval: "ask" },
+    });
+    expect(events.at(-1)).toMatchObject({
+      type: "run_finished",
+      status: "completed",
+      stopReason: "end_turn",
+    });
+  });
+
+  it("without a terminal, ask rejects writes (and says how to allow them); --approve runs them; --deny refuses", async () => {
+    const rejected = await context(
+      script()
+        .user("write it")
+        .toolCall("write_file", { path: "out.txt", content: "x" })
+        .toolResult("Error: The user rejected this write_file call.", { isError: true })
+        .text("Not written.")
+        .end()
+        .build(),
+    );
+    const first = await rejected.cli(["run", "write it"]);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain("--approve");
+    await expect(readFile(path.join(rejected.workspace.cwd, "out.txt"), "utf8")).rejects.toThrow();
+    expect(rejected.server?.failures()).toEqual([]);
+
+    const approved = await context(
+      script()
+        .user("write it")
+        .toolCall("write_file", { path: "out.txt", content: "x" })
+        .toolResult("Wrote 1 bytes to out.txt.")
+        .text("Written.")
+        .end()
+        .build(),
+    );
+    const second = await approved.cli(["run", "--approve", "write it"]);
+    expect(second).toMatchObject({ code: 0, stdout: "Written.\n" });
+    expect(await readFile(path.join(approved.workspace.cwd, "out.txt"), "utf8")).toBe("x");
+
+    const denied = await context(
+      script()
+        .user("write it")
+        .toolCall("write_file", { path: "out.txt", content: "x" })
+        .toolResult(
+          'Error: write_file was not run: this session is read-only (approval policy "deny").',
+          { isError: true },
+        )
+        .text("Read only.")
+        .end()
+        .build(),
+    );
+    expect(await denied.cli(["run", "--deny", "write it"])).toMatchObject({
+      code: 0,
+      stdout: "Read only.\n",
+    });
+    await expect(readFile(path.join(denied.workspace.cwd, "out.txt"), "utf8")).rejects.toThrow();
+  });
+
+  it("Ctrl-C (SIGINT) mid-run kills the command, ends the turn cancelled and exits 130", async () => {
+    const { cli, sessionFiles, workspace } = await context(
+      script()
+        .user("slow")
+        .toolCall("run_command", { command: "sleep 20" })
+        .toolResult("Error: Command cancelled; it was killed.\n", { isError: true })
+        .end("cancelled")
+        .build(),
+    );
+    const started = Date.now();
+    let sent = false;
+    const result = await cli(["run", "--approve", "slow"], (stderr, child) => {
+      if (!sent && stderr.includes("● Run sleep 20")) {
+        sent = true;
+        setTimeout(() => child.kill("SIGINT"), 200);
+      }
+    });
+    expect(result.code).toBe(130);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(result.stderr).toContain("Cancelling");
+    const [file] = await sessionFiles();
+    const log = lines(await readFile(path.join(workspace.home, "sessions", file ?? ""), "utf8"));
+    expect(log.at(-1)).toMatchObject({ type: "turn/end", status: "cancelled" });
+    expect(log.find((line) => line.type === "function_call_output")).toMatchObject({
+      isError: true,
+    });
+  });
+
+  it("an ambiguous id prefix lists the candidates; a short or unknown one is refused", async () => {
+    const { cli, workspace } = await context();
+    await mkdir(path.join(workspace.home, "sessions"), { recursive: true });
+    for (const sessionId of [
+      "0193b6e2-7c1a-7d3e-9f00-000000000001",
+      "0193b6e2-7c1a-7d3e-9f00-000000000002",
+    ]) {
+      const log = eventLogBuilder({ sessionId, cwd: workspace.cwd })
+        .system("s")
+        .turn()
+        .user("u")
+        .assistant("a")
+        .end();
+      await writeFile(path.join(workspace.home, "sessions", `${sessionId}.jsonl`), log.jsonl());
+    }
+    const ambiguous = await cli(["run", "-r", "0193b6e2", "x"]);
+    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.stderr).toContain("matches 2 sessions");
+    expect(ambiguous.stderr).toContain("0193b6e2-7c1a-7d3e-9f00-000000000001");
+    expect(ambiguous.stderr).toContain("0193b6e2-7c1a-7d3e-9f00-000000000002");
+    expect((await cli(["run", "-r", "0193b", "x"])).stderr).toContain("at least 6");
+    expect((await cli(["run", "-r", "ffffffff", "x"])).stderr).toContain("was not found");
+    expect(
+      (await cli(["sessions", "show", "0193b6e2-7c1a-7d3e-9f00-000000000002"])).stdout,
+    ).toContain("> u");
+  });
+
+  it("refuses bad usage with exit code 2", async () => {
+    const { cli } = await context();
+    expect((await cli(["run"])).code).toBe(2);
+    expect((await cli(["run", "--approve", "--deny", "x"])).code).toBe(2);
+    expect((await cli(["run", "--bogus", "x"])).code).toBe(2);
+    expect((await cli(["nope"])).code).toBe(2);
+  });
+});
