@@ -4,6 +4,7 @@ import { type LlmErrorCode, type LlmOutputItem, llmErrorCodes } from "@tapedeck/
 import {
   type FinishReason,
   isSurfaceEvent,
+  parseHeaderLine,
   replayEvents,
   replayLogText,
   type Session,
@@ -138,7 +139,7 @@ function readLog(path: string): string {
 function headerOf(text: string): SessionHeader | undefined {
   const newline = text.indexOf("\n");
   try {
-    return replayLogText(`${text.slice(0, newline === -1 ? text.length : newline)}\n`).header;
+    return parseHeaderLine(text.slice(0, newline === -1 ? text.length : newline));
   } catch {
     return undefined;
   }

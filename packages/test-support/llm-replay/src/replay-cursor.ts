@@ -59,6 +59,11 @@ export class ReplayCursor {
     return call;
   }
 
+  /** The call the next request will be compared with, if any. */
+  peek(): RecordedCall | undefined {
+    return this.recording.calls[this.next];
+  }
+
   /** The calls not served yet. */
   remaining(): RecordedCall[] {
     return this.recording.calls.slice(this.next);

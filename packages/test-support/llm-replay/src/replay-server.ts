@@ -129,6 +129,8 @@ export async function startReplayServer(
     }
     let call: RecordedCall;
     try {
+      const next = cursor.peek();
+      if (api === "chat" && next !== undefined) llmRequest = liftInstructions(llmRequest, next);
       call = cursor.take(llmRequest);
     } catch (error) {
       if (ReplayMismatchError.isInstance(error)) {
@@ -163,14 +165,14 @@ export async function startReplayServer(
   ): Promise<void> {
     const { outcome } = call;
     const streaming = body.stream === true;
-    // Errors before the first chunk are HTTP errors; so is any error of a non-streaming call.
-    if (outcome.type === "error" && (!streaming || call.chunks.length === 0)) {
+    const wire = outcome.type === "error" ? wireErrorFor(outcome.code, outcome.status) : undefined;
+    // A recorded HTTP error before the first chunk (or of a non-streaming call) is an HTTP error.
+    if (
+      outcome.type === "error" &&
+      wire !== undefined &&
+      (!streaming || call.chunks.length === 0)
+    ) {
       await sleep(delayBefore(call, call.chunks.length, scale));
-      const wire = wireErrorFor(outcome.code, outcome.status);
-      if (wire === undefined) {
-        response.destroy();
-        return;
-      }
       sendJson(response, wire.status, {
         error: { message: outcome.message, type: wire.type, code: wire.code, param: null },
       });
@@ -179,7 +181,9 @@ export async function startReplayServer(
     if (!streaming) {
       await sleep(delayBefore(call, call.chunks.length, scale));
       if (outcome.type !== "response") {
-        response.destroy();
+        // A 200 whose body breaks off: the client fails reading it and does not retry.
+        response.writeHead(200, { "content-type": "application/json", "content-length": 1024 });
+        await drop(response, "{");
         return;
       }
       sendJson(
@@ -215,7 +219,7 @@ export async function startReplayServer(
     }
     await sleep(delayBefore(call, plan.chunks.length, scale));
     if (plan.tail === null) {
-      response.destroy();
+      await drop(response, ": dropped\n\n");
       return;
     }
     response.end(plan.tail);
@@ -285,6 +289,15 @@ function sendJson(
   response.end(text);
 }
 
+/**
+ * Breaks the connection after `last` and everything before it reached the socket, so the client
+ * sees the headers and chunks and then a broken stream, not a failed request it would retry.
+ */
+async function drop(response: ServerResponse, last: string): Promise<void> {
+  await new Promise<void>((resolve) => response.write(last, () => resolve()));
+  response.destroy();
+}
+
 /** Writes and waits for the drain when the socket buffer is full. */
 function write(response: ServerResponse, text: string): Promise<void> | void {
   if (text === "" || response.destroyed) return;
@@ -298,4 +311,25 @@ function write(response: ServerResponse, text: string): Promise<void> | void {
     response.on("drain", done);
     response.on("close", done);
   });
+}
+
+/**
+ * Chat Completions carries instructions as a leading system message. When the request has exactly
+ * one more leading system message than the recorded input, that one is the instructions: moving it
+ * back keeps the digest and makes a mismatch diff read "instructions", not "input[0]".
+ */
+function liftInstructions(request: LlmRequest, call: RecordedCall): LlmRequest {
+  const leadingSystem = (items: readonly LlmRequest["input"][number][]) => {
+    let count = 0;
+    while (count < items.length) {
+      const item = items[count]!;
+      if (item.type !== "message" || item.role !== "system") break;
+      count += 1;
+    }
+    return count;
+  };
+  const first = request.input[0];
+  if (request.instructions !== undefined || first?.type !== "message") return request;
+  if (leadingSystem(request.input) !== leadingSystem(call.input) + 1) return request;
+  return { ...request, instructions: first.content, input: request.input.slice(1) };
 }
