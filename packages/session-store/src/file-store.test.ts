@@ -285,6 +285,24 @@ describe("locking", () => {
     expect(existsSync(lockPath)).toBe(false);
   });
 
+  it("reclaims a lock with this process's pid that this process does not hold (pid reuse)", async () => {
+    const id = await newSession();
+    mkdirSync(join(temp.home, "locks"), { recursive: true });
+    writeFileSync(
+      join(temp.home, "locks", `${id}.lock`),
+      JSON.stringify({
+        pid: process.pid,
+        host: hostname(),
+        startedAt: "2026-01-01T00:00:00.000Z",
+        token: "an-earlier-process",
+      }),
+    );
+    expect(await store.lockOwner(id)).toBeUndefined();
+    const writer = await store.openWriter(id);
+    await expect(store.openWriter(id)).rejects.toBeInstanceOf(SessionBusyError);
+    await writer.close();
+  });
+
   it("never reclaims a lock held on another host", async () => {
     const id = await newSession();
     mkdirSync(join(temp.home, "locks"), { recursive: true });

@@ -43,7 +43,10 @@ export function isProcessAlive(pid: number): boolean {
 /** The owner recorded in a lock file; `undefined` when there is no file, `null` when unreadable. */
 export function readLockFile(path: string): LockOwner | undefined | null {
   const record = readLockRecord(path);
-  if (!record) return record;
+  return record ? ownerOf(record) : record;
+}
+
+function ownerOf(record: LockOwner): LockOwner {
   return { pid: record.pid, host: record.host, startedAt: record.startedAt };
 }
 
@@ -65,9 +68,18 @@ function readLockRecord(path: string): z.infer<typeof lockOwnerSchema> | undefin
   return result.success ? result.data : null;
 }
 
-/** A lock is stale when its process is gone: same host and the pid is not alive. */
-export function isStale(owner: LockOwner): boolean {
-  return owner.host === hostname() && !isProcessAlive(owner.pid);
+/** Tokens of the locks this process holds now. */
+const heldTokens = new Set<string>();
+
+/**
+ * A lock is stale when its process is gone: same host and the pid is not alive — or the pid is
+ * this very process but the lock is not one it holds (a previous process that had the same pid,
+ * as happens when a container restarts).
+ */
+export function isStale(owner: LockOwner & { token?: string | undefined }): boolean {
+  if (owner.host !== hostname()) return false;
+  if (owner.pid === process.pid) return owner.token === undefined || !heldTokens.has(owner.token);
+  return !isProcessAlive(owner.pid);
 }
 
 function sameOwner(a: LockOwner, b: LockOwner): boolean {
@@ -140,32 +152,34 @@ export function acquireLock(path: string, sessionId: string): HeldLock {
   for (let attempt = 0; attempt < 8; attempt += 1) {
     try {
       createFileExclusive(path, data, false);
+      heldTokens.add(token);
       return { path, owner, token };
     } catch (error) {
       if (!hasErrorCode(error, "EEXIST")) throw error;
     }
-    const current = readLockFile(path);
+    const current = readLockRecord(path);
     if (current === undefined) continue; // released meanwhile: try again
     if (current === null) {
       if (!isOlderThan(path, abandonedAfterMs)) throw new SessionBusyError(sessionId);
       reclaim(path, null);
       continue;
     }
-    if (!isStale(current)) throw new SessionBusyError(sessionId, current);
-    reclaim(path, current);
+    if (!isStale(current)) throw new SessionBusyError(sessionId, ownerOf(current));
+    reclaim(path, ownerOf(current));
   }
   throw new SessionBusyError(sessionId, readLockFile(path) ?? undefined);
 }
 
 /** Releases a lock this process holds; leaves the file alone if someone else owns it now. */
 export function releaseLock(lock: HeldLock): void {
+  heldTokens.delete(lock.token);
   const current = readLockRecord(lock.path);
   if (current && current.token === lock.token) unlinkIfPresent(lock.path);
 }
 
 /** The live owner of the lock at `path`, if any (stale and unreadable locks give `undefined`). */
 export function liveLockOwner(path: string): LockOwner | undefined {
-  const current = readLockFile(path);
+  const current = readLockRecord(path);
   if (!current || isStale(current)) return undefined;
-  return current;
+  return ownerOf(current);
 }
