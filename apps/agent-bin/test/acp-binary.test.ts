@@ -1,10 +1,12 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { DEFAULT_SYSTEM_PROMPT, defaultTools, toolDefinitions } from "@tapedeck/agent";
+import { DEFAULT_SYSTEM_PROMPT, toolDefinitions } from "@tapedeck/agent";
 import { scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
 import { INTERRUPTED_OUTPUT } from "@tapedeck/session";
+import { createMemoryQueryEngine } from "@tapedeck/session-query";
 import { afterEach, describe, expect, it } from "vitest";
+import { standardTools } from "../src/host";
 import { updatesOf } from "./acp-harness";
 import { type SpawnedAgent, spawnAcp, tempWorkspace, waitFor } from "./binary";
 
@@ -14,9 +16,9 @@ afterEach(async () => {
 });
 
 function script() {
-  return scriptedRecording({ tools: toolDefinitions(defaultTools()) }).system(
-    DEFAULT_SYSTEM_PROMPT,
-  );
+  return scriptedRecording({
+    tools: toolDefinitions(standardTools(createMemoryQueryEngine(), "recording")),
+  }).system(DEFAULT_SYSTEM_PROMPT);
 }
 
 async function setup(recording: ReturnType<ReturnType<typeof script>["build"]>) {

@@ -1,10 +1,12 @@
 import { spawn } from "node:child_process";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { DEFAULT_SYSTEM_PROMPT, defaultTools, toolDefinitions } from "@tapedeck/agent";
+import { DEFAULT_SYSTEM_PROMPT, toolDefinitions } from "@tapedeck/agent";
 import { type ReplayServer, scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
 import { eventLogBuilder } from "@tapedeck/session/testing";
+import { createMemoryQueryEngine } from "@tapedeck/session-query";
 import { afterEach, describe, expect, it } from "vitest";
+import { standardTools } from "../src/host";
 import { BINARY, tempWorkspace } from "./binary";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -19,9 +21,9 @@ interface CliResult {
 }
 
 function script() {
-  return scriptedRecording({ tools: toolDefinitions(defaultTools()) }).system(
-    DEFAULT_SYSTEM_PROMPT,
-  );
+  return scriptedRecording({
+    tools: toolDefinitions(standardTools(createMemoryQueryEngine(), "recording")),
+  }).system(DEFAULT_SYSTEM_PROMPT);
 }
 
 async function context(recording?: ReturnType<ReturnType<typeof script>["build"]>) {

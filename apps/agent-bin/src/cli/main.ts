@@ -1,8 +1,10 @@
 import { parseArgs } from "node:util";
 import { TapedeckError } from "@tapedeck/session";
+import type { ListedSession } from "../acp/acp-agent";
 import { serveAcp } from "../acp/serve";
 import { createHost } from "../host";
 import { AGENT_VERSION } from "../version";
+import { indexCommand } from "./index-command";
 import { CliUsageError, type Io } from "./io";
 import { askOnTerminal, RUN_USAGE, runCommand } from "./run-command";
 import { AmbiguousSessionIdError } from "./session-id";
@@ -53,6 +55,27 @@ export async function main(argv: string[], io: Io): Promise<number> {
           config: host.config,
           providerFor: host.providerFor,
           toolsFor: host.toolsFor,
+          listSessions: async (cwd) => {
+            const sessions: ListedSession[] = [];
+            let cursor: string | undefined;
+            do {
+              const page = await host.engine.listSessions(
+                { all: true },
+                { limit: 100, ...(cursor === undefined ? {} : { cursor }) },
+              );
+              for (const summary of page.items) {
+                if (cwd !== undefined && summary.cwd !== cwd) continue;
+                sessions.push({
+                  sessionId: summary.id,
+                  cwd: summary.cwd,
+                  updatedAt: summary.updatedAt,
+                  ...(summary.title === null ? {} : { title: summary.title }),
+                });
+              }
+              cursor = page.nextCursor ?? undefined;
+            } while (cursor !== undefined);
+            return sessions;
+          },
         });
         return 0;
       }
@@ -60,6 +83,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
         return await runCommand(rest, io);
       case "sessions":
         return await sessionsCommand(rest, io);
+      case "index":
+        return await indexCommand(rest, io);
       case "--version":
       case "-v":
         io.stdout.write(`${AGENT_VERSION}\n`);

@@ -10,7 +10,6 @@ import { exportSession, type QueryScope, type SessionSummary } from "@tapedeck/s
 import { defaultWorkspaceId, type SessionStore } from "@tapedeck/session-store";
 import { createHost } from "../host";
 import { CliUsageError, type Io } from "./io";
-import { openQueryEngine } from "./query";
 import { resolveSessionId } from "./session-id";
 
 export const SESSIONS_USAGE = `Usage: tapedeck sessions <command>
@@ -144,7 +143,7 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
 
   switch (command) {
     case "list": {
-      const engine = await openQueryEngine(store);
+      const engine = host.engine;
       const items: SessionSummary[] = [];
       let cursor: string | undefined;
       do {
@@ -166,7 +165,7 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
     case "search": {
       const text = positionals.join(" ").trim();
       if (text === "") throw new CliUsageError("sessions search needs a text.");
-      const engine = await openQueryEngine(store);
+      const engine = host.engine;
       const page = await engine.searchEvents(scope, {
         text,
         limit: 50,
@@ -202,7 +201,7 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
       const seq = Number(positionals[1]);
       if (!Number.isInteger(seq) || seq < 1)
         throw new CliUsageError("sessions trace needs ID and a seq number.");
-      const engine = await openQueryEngine(store);
+      const engine = host.engine;
       const trace = await engine.traceEvent(fullScope, sessionId, seq);
       if (values.json) {
         print(trace);
@@ -221,7 +220,7 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
     }
     case "lineage": {
       const sessionId = await needId();
-      const engine = await openQueryEngine(store);
+      const engine = host.engine;
       const lineage = await engine.traceLineage(fullScope, sessionId);
       if (values.json) {
         print(lineage);
@@ -245,7 +244,7 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
     }
     case "export": {
       const sessionId = await needId();
-      const engine = await openQueryEngine(store);
+      const engine = host.engine;
       const text = await exportSession(engine, fullScope, sessionId);
       if (values.output !== undefined) {
         await writeFile(values.output, text);

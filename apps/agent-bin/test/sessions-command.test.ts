@@ -1,0 +1,187 @@
+import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { eventLogBuilder } from "@tapedeck/session/testing";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Io } from "../src/cli/io";
+import { main } from "../src/cli/main";
+import { createHost } from "../src/host";
+import { tempWorkspace } from "./binary";
+
+type Workspace = Awaited<ReturnType<typeof tempWorkspace>>;
+let workspace: Workspace;
+beforeEach(async () => {
+  workspace = await tempWorkspace();
+});
+afterEach(async () => {
+  await workspace.cleanup();
+});
+
+const PARENT = "0193b6e2-7c1a-7d3e-9f00-00000000000a";
+const CHILD = "0193b6e2-7c1a-7d3e-9f00-00000000000b";
+const OTHER = "0193c000-0000-7000-8000-00000000000c";
+
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const io: Io = {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    env: { TAPEDECK_HOME: workspace.home },
+    cwd: workspace.cwd,
+    interactive: false,
+    ask: async () => "",
+    onInterrupt: () => undefined,
+    exit: (code) => {
+      throw new Error(`exit ${code}`);
+    },
+  };
+  const code = await main(args, io);
+  return { code, stdout, stderr };
+}
+
+async function writeLogs(): Promise<void> {
+  const sessions = path.join(workspace.home, "sessions");
+  await mkdir(sessions, { recursive: true });
+  const parent = eventLogBuilder({ sessionId: PARENT, cwd: workspace.cwd })
+    .system("You are Tapedeck.")
+    .turn()
+    .user("Find the needle in the haystack")
+    .call("search_files", { pattern: "needle" })
+    .output("src/hay.ts:3: const needle = 1;")
+    .assistant("The needle is in src/hay.ts.")
+    .end();
+  parent.compact("User looked for the needle; it is in src/hay.ts.", [3, 4, 5, 6]);
+  await writeFile(path.join(sessions, `${PARENT}.jsonl`), parent.jsonl());
+  const child = eventLogBuilder({
+    sessionId: CHILD,
+    cwd: workspace.cwd,
+    parent: { sessionId: PARENT, seq: 7 },
+  })
+    .turn()
+    .user("Now move it")
+    .assistant("Moved.")
+    .end();
+  await writeFile(path.join(sessions, `${CHILD}.jsonl`), child.jsonl());
+  const other = eventLogBuilder({ sessionId: OTHER, cwd: "/some/other/place" })
+    .system("s")
+    .turn()
+    .user("elsewhere")
+    .end();
+  await writeFile(path.join(sessions, `${OTHER}.jsonl`), other.jsonl());
+}
+
+describe("tapedeck sessions", () => {
+  beforeEach(writeLogs);
+
+  it("list shows this workspace's sessions; --all shows every one", async () => {
+    const here = await cli(["sessions", "list"]);
+    expect(here.code).toBe(0);
+    expect(here.stdout).toContain(PARENT);
+    expect(here.stdout).toContain(CHILD);
+    expect(here.stdout).not.toContain(OTHER);
+    expect(here.stdout).toContain("Find the needle");
+    const all = await cli(["sessions", "list", "--all", "--json"]);
+    expect((JSON.parse(all.stdout) as { id: string }[]).map((item) => item.id).sort()).toEqual(
+      [PARENT, CHILD, OTHER].sort(),
+    );
+  });
+
+  it("search finds text in tool outputs; show prints the conversation", async () => {
+    const hits = await cli(["sessions", "search", "hay.ts"]);
+    expect(hits.code).toBe(0);
+    expect(hits.stdout).toContain(PARENT);
+    const shown = await cli(["sessions", "show", PARENT.slice(0, 36)]);
+    expect(shown.stdout).toContain("> Find the needle in the haystack");
+    expect(shown.stdout).toContain("● search_files");
+    expect(shown.stdout).toContain("compacted 4 items");
+  });
+
+  it("trace follows a compacted event to its replacement; lineage shows the fork", async () => {
+    const trace = await cli(["sessions", "trace", PARENT, "4", "--json"]);
+    expect(trace.code).toBe(0);
+    expect(JSON.parse(trace.stdout)).toMatchObject({ visible: false, current: { seq: 8 } });
+    const lineage = await cli(["sessions", "lineage", CHILD]);
+    expect(lineage.stdout).toContain(`↑ ${PARENT} (forked at #7)`);
+    expect(lineage.stdout).toContain(`● ${CHILD}`);
+  });
+
+  it("export writes a self-contained, validated fork", async () => {
+    const file = path.join(workspace.root, "out.jsonl");
+    expect((await cli(["sessions", "export", CHILD, "-o", file])).code).toBe(0);
+    const lines = (await readFile(file, "utf8"))
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type?: string; seq?: number; parent?: unknown });
+    expect(lines[0]).toMatchObject({ type: "session", parent: { sessionId: PARENT, seq: 7 } });
+    expect(lines[1]).toMatchObject({ seq: 1 });
+  });
+
+  it("verify passes clean logs and exits 1 with code, line and offset on damage", async () => {
+    expect((await cli(["sessions", "verify", "--all"])).code).toBe(0);
+    const file = path.join(workspace.home, "sessions", `${OTHER}.jsonl`);
+    const text = await readFile(file, "utf8");
+    const damaged = text.replace('"seq":3', '"seq":9');
+    await writeFile(file, damaged);
+    const result = await cli(["sessions", "verify", "--all"]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(new RegExp(`DAMAGED  ${OTHER}  SEQ_GAP at line 4, byte \\d+`));
+    const json = await cli(["sessions", "verify", OTHER, "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject([
+      { sessionId: OTHER, ok: false, code: "SEQ_GAP", line: 4 },
+    ]);
+  });
+
+  it("repair moves a torn tail aside and closes an interrupted turn", async () => {
+    const file = path.join(workspace.home, "sessions", `${OTHER}.jsonl`);
+    const open = eventLogBuilder({ sessionId: OTHER, cwd: "/some/other/place" })
+      .system("s")
+      .turn()
+      .user("cut off")
+      .call("run_command", { command: "sleep 9" });
+    await writeFile(file, `${open.jsonl()}{"seq":5,"ts":"2026-01-01T00:00:00`);
+    expect((await cli(["sessions", "verify", OTHER])).stdout).toContain("TORN_TAIL");
+    const repaired = await cli(["sessions", "repair", OTHER]);
+    expect(repaired.code).toBe(0);
+    expect(repaired.stdout).toContain("torn tail");
+    expect(repaired.stdout).toContain("Closed the interrupted turn");
+    expect((await cli(["sessions", "verify", OTHER])).code).toBe(0);
+    expect((await cli(["sessions", "repair", OTHER])).stdout).toContain("Nothing to repair");
+  });
+
+  it("rm moves a log to the trash; a parent with forks is refused", async () => {
+    expect((await cli(["sessions", "rm", PARENT])).code).toBe(1);
+    expect((await cli(["sessions", "rm", OTHER])).code).toBe(0);
+    expect((await cli(["sessions", "list", "--all", "--json"])).stdout).not.toContain(OTHER);
+  });
+
+  it("index syncs and rebuilds", async () => {
+    const first = await cli(["index"]);
+    expect(first.stdout).toMatch(/3 added/);
+    expect((await cli(["index"])).stdout).toMatch(/0 added, 0 updated/);
+    expect((await cli(["index", "--rebuild"])).stdout).toMatch(/Rebuilt .* 3 added/);
+  });
+
+  it("the session_query tool sees this workspace only", async () => {
+    const host = createHost({ TAPEDECK_HOME: workspace.home });
+    const tool = host
+      .toolsFor(workspace.cwd, PARENT)
+      .find((candidate) => candidate.name === "session_query");
+    expect(tool).toBeDefined();
+    const context = {
+      cwd: workspace.cwd,
+      fs: { readTextFile: async () => "", writeTextFile: async () => undefined },
+      signal: new AbortController().signal,
+      sessionId: PARENT,
+    };
+    const found = await tool?.execute({ action: "search_events", text: "needle" }, context);
+    expect(found).toContain(PARENT);
+    const elsewhere = await tool?.execute({ action: "search_events", text: "elsewhere" }, context);
+    expect(elsewhere).not.toContain(OTHER);
+    host.engine.close();
+  });
+
+  it("unknown sub-commands are usage errors", async () => {
+    expect((await cli(["sessions", "frobnicate"])).code).toBe(2);
+    expect((await cli(["sessions", "show"])).code).toBe(2);
+  });
+});
