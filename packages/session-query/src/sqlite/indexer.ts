@@ -101,6 +101,7 @@ export class Indexer {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly toolIds = new Map<string, number>();
   private readonly workspaceIds = new Map<string, number>();
+  private readonly typeIds = new Map<string, number>();
   private readonly statements;
   private pendingEvents = 0;
   private inTransaction = false;
@@ -144,13 +145,14 @@ export class Indexer {
       eventExists: db.prepare<[number], { id: number }>("SELECT id FROM events WHERE id = ?"),
       insertEventFts: db.prepare("INSERT INTO event_fts (rowid, body, tags) VALUES (?, ?, ?)"),
       callTool: db.prepare<[string, number, number], { tool: number | null }>(
-        `SELECT tool FROM events WHERE call_id = ? AND session IN (?, ?) AND type = 'function_call'
-         LIMIT 1`,
+        "SELECT tool FROM events WHERE call_id = ? AND session IN (?, ?) AND tool IS NOT NULL LIMIT 1",
       ),
       replace: db.prepare(
         "UPDATE events SET replaced = ? WHERE session = ? AND seq = ? AND replaced IS NULL",
       ),
       tool: db.prepare<[string], { id: number }>("SELECT id FROM tools WHERE name = ?"),
+      type: db.prepare<[string], { id: number }>("SELECT id FROM event_types WHERE name = ?"),
+      insertType: db.prepare("INSERT INTO event_types (name) VALUES (?)"),
       insertTool: db.prepare("INSERT INTO tools (name) VALUES (?)"),
       workspace: db.prepare<[string], { id: number }>("SELECT id FROM workspaces WHERE name = ?"),
       insertWorkspace: db.prepare("INSERT INTO workspaces (name) VALUES (?)"),
@@ -244,8 +246,10 @@ export class Indexer {
     this.db.transaction(() => {
       this.db.exec(`INSERT INTO event_fts (event_fts) VALUES ('delete-all');
         INSERT INTO session_fts (session_fts) VALUES ('delete-all');
-        DELETE FROM events; DELETE FROM sessions; DELETE FROM tools; DELETE FROM workspaces;`);
+        DELETE FROM events; DELETE FROM sessions; DELETE FROM tools; DELETE FROM workspaces;
+        DELETE FROM event_types;`);
     })();
+    this.typeIds.clear();
     this.toolIds.clear();
     this.workspaceIds.clear();
   }
@@ -288,6 +292,17 @@ export class Indexer {
         this.statements.workspace.get(name)?.id ??
         Number(this.statements.insertWorkspace.run(name).lastInsertRowid);
       this.workspaceIds.set(name, id);
+    }
+    return id;
+  }
+
+  private typeId(name: string): number {
+    let id = this.typeIds.get(name);
+    if (id === undefined) {
+      id =
+        this.statements.type.get(name)?.id ??
+        Number(this.statements.insertType.run(name).lastInsertRowid);
+      this.typeIds.set(name, id);
     }
     return id;
   }
@@ -499,7 +514,7 @@ export class Indexer {
           event.seq,
           offset,
           length,
-          event.type,
+          this.typeId(event.type),
           role,
           tool,
           callId,
@@ -512,8 +527,6 @@ export class Indexer {
           while (this.statements.eventExists.get(key) !== undefined) key += 1;
           continue;
         }
-        // A repeated seq (a damaged log, already recorded as SEQ_GAP) is not indexed twice.
-        if (hasCode(error, "SQLITE_CONSTRAINT_UNIQUE")) return;
         throw error;
       }
     }

@@ -19,6 +19,7 @@ const ddl = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE workspaces (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 CREATE TABLE tools (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE event_types (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 CREATE TABLE sessions (
   id INTEGER PRIMARY KEY,
   session_id TEXT NOT NULL UNIQUE,
@@ -46,13 +47,13 @@ CREATE TABLE events (
   seq INTEGER NOT NULL,
   offset INTEGER NOT NULL,
   length INTEGER NOT NULL,
-  type TEXT NOT NULL,
+  type INTEGER NOT NULL,
   role TEXT,
   tool INTEGER,
   call_id TEXT,
   replaced INTEGER
 );
-CREATE UNIQUE INDEX events_by_seq ON events (session, seq);
+CREATE INDEX events_by_session ON events (session);
 CREATE INDEX events_by_call ON events (call_id) WHERE call_id IS NOT NULL;
 CREATE VIRTUAL TABLE event_fts USING fts5 (
   body, tags, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
@@ -63,7 +64,16 @@ CREATE VIRTUAL TABLE session_fts USING fts5 (
 );
 `;
 
-const tables = ["meta", "workspaces", "tools", "sessions", "events", "event_fts", "session_fts"];
+const tables = [
+  "meta",
+  "workspaces",
+  "tools",
+  "event_types",
+  "sessions",
+  "events",
+  "event_fts",
+  "session_fts",
+];
 
 /** Opens (and if needed creates or resets) the schema. WAL, normal sync: it is only an index. */
 export function prepareSchema(db: Database.Database): void {

@@ -81,7 +81,7 @@ export interface SqliteQueryEngine extends SessionQueryEngine {
   close(): void;
 }
 
-const surfaceTypeList = "('message', 'function_call', 'function_call_output', 'compaction')";
+const surfaceTypes = ["message", "function_call", "function_call_output", "compaction"];
 
 type SummaryRow = SessionRow & { fork_count: number };
 
@@ -109,6 +109,24 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
   );
   const toolRow = db.prepare<[string], { id: number }>("SELECT id FROM tools WHERE name = ?");
   const maxEvent = db.prepare<[], { id: number | null }>("SELECT max(id) AS id FROM events");
+  const typeRow = db.prepare<[string], { id: number }>("SELECT id FROM event_types WHERE name = ?");
+  const statements = new Map<string, Database.Statement>();
+  /** A prepared statement for SQL built at run time (cached: preparing costs more than running). */
+  const prepared = <Row>(sql: string): Database.Statement<(string | number)[], Row> => {
+    let statement = statements.get(sql);
+    if (statement === undefined) {
+      if (statements.size > 500) statements.clear();
+      statement = db.prepare(sql);
+      statements.set(sql, statement);
+    }
+    return statement as Database.Statement<(string | number)[], Row>;
+  };
+  /** Row ids of the known event types among `names`. */
+  const typeIds = (names: readonly string[]): number[] =>
+    names.flatMap((name) => {
+      const row = typeRow.get(name);
+      return row === undefined ? [] : [row.id];
+    });
 
   /** Workspace row ids the scope allows, or `null` for all. */
   const workspacesOf = (scope: ParsedScope): number[] | null => {
@@ -140,13 +158,11 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
   const sessionInScope = (scope: ParsedScope, sessionId: string): SummaryRow | null => {
     const workspaces = workspacesOf(scope);
     if (workspaces !== null && workspaces.length === 0) return null;
-    const row = db
-      .prepare<[string], SummaryRow>(
-        `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s WHERE s.session_id = ?${
-          workspaces === null ? "" : ` AND s.workspace IN (${workspaces.join(",")})`
-        }`,
-      )
-      .get(sessionId);
+    const row = prepared<SummaryRow>(
+      `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s WHERE s.session_id = ?${
+        workspaces === null ? "" : ` AND s.workspace IN (${workspaces.join(",")})`
+      }`,
+    ).get(sessionId);
     return row ?? null;
   };
 
@@ -183,13 +199,11 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
       where.push(`(s.${field} < ? OR (s.${field} = ? AND s.session_id < ?))`);
       params.push(after[0], after[0], after[1]);
     }
-    const rows = db
-      .prepare<(string | number)[], SummaryRow>(
-        `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s
-         ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
-         ORDER BY s.${field} DESC, s.session_id DESC LIMIT ${query.limit + 1}`,
-      )
-      .all(...params);
+    const rows = prepared<SummaryRow>(
+      `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s
+       ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+       ORDER BY s.${field} DESC, s.session_id DESC LIMIT ${query.limit + 1}`,
+    ).all(...params);
     const items = rows.slice(0, query.limit).map(summaryOf);
     const last = items[items.length - 1];
     const time = query.orderBy === "createdAt" ? last?.createdAt : last?.updatedAt;
@@ -211,7 +225,7 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
   ): EventHit[] => {
     const workspaces = workspacesOf(scope);
     const sessions = new Map<number, SummaryRow | null>();
-    const sessionRow = db.prepare<[number], SummaryRow>(
+    const sessionRow = prepared<SummaryRow>(
       `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s WHERE s.id = ?`,
     );
     const files = new Map<number, number | null>();
@@ -307,7 +321,9 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
       where.push(`${idColumn} < ?`);
       params.push(high);
     }
-    if (query.currentOnly) where.push(`e.replaced IS NULL AND e.type IN ${surfaceTypeList}`);
+    if (query.currentOnly) {
+      where.push(`e.replaced IS NULL AND e.type IN (${typeIds(surfaceTypes).join(",")})`);
+    }
     if (query.callId !== null) {
       where.push("e.call_id = ?");
       params.push(query.callId);
@@ -330,14 +346,12 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
           : query.order === "oldest"
             ? "f.rowid"
             : "f.rowid DESC";
-      rows = db
-        .prepare<(string | number)[], EventRow>(
-          `SELECT e.id, e.session, e.seq, e.offset, e.length${relevance ? ", f.rank AS rank" : ""}
-           FROM event_fts f JOIN events e ON e.id = f.rowid
-           WHERE event_fts MATCH ?${where.map((clause) => ` AND ${clause}`).join("")}
-           ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`,
-        )
-        .all(match.join(" AND "), ...params);
+      rows = prepared<EventRow>(
+        `SELECT e.id, e.session, e.seq, e.offset, e.length${relevance ? ", f.rank AS rank" : ""}
+         FROM event_fts f JOIN events e ON e.id = f.rowid
+         WHERE event_fts MATCH ?${where.map((clause) => ` AND ${clause}`).join("")}
+         ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`,
+      ).all(match.join(" AND "), ...params);
     } else {
       const join = workspaces === null ? "" : "JOIN sessions s ON s.id = e.session";
       if (workspaces !== null) where.push(`s.workspace IN (${workspaces.join(",")})`);
@@ -346,24 +360,23 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
         params.push(sessionRowId);
       }
       if (query.types !== null) {
-        where.push(`e.type IN (${query.types.map(() => "?").join(",")})`);
-        params.push(...query.types);
+        const ids = typeIds(query.types);
+        if (ids.length === 0) return empty;
+        where.push(`e.type IN (${ids.join(",")})`);
       }
       if (query.roles !== null) {
-        where.push(`e.type = 'message' AND e.role IN (${query.roles.map(() => "?").join(",")})`);
+        where.push(`e.role IN (${query.roles.map(() => "?").join(",")})`);
         params.push(...query.roles);
       }
       if (toolId !== null) {
         where.push("e.tool = ?");
         params.push(toolId);
       }
-      rows = db
-        .prepare<(string | number)[], EventRow>(
-          `SELECT e.id, e.session, e.seq, e.offset, e.length FROM events e ${join}
-           ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
-           ORDER BY e.id ${query.order === "oldest" ? "" : "DESC"} LIMIT ${limit}`,
-        )
-        .all(...params);
+      rows = prepared<EventRow>(
+        `SELECT e.id, e.session, e.seq, e.offset, e.length FROM events e ${join}
+         ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+         ORDER BY e.id ${query.order === "oldest" ? "" : "DESC"} LIMIT ${limit}`,
+      ).all(...params);
     }
     const more = rows.length > query.limit;
     const page = rows.slice(0, query.limit);
@@ -434,7 +447,7 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
       const row = sessionInScope(parsedScope, id);
       if (row === null) throw new SessionNotFoundError(id);
       const workspaces = workspacesOf(parsedScope);
-      const children = db.prepare<[string], SummaryRow>(
+      const children = prepared<SummaryRow>(
         `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s WHERE s.parent_id = ?${
           workspaces === null ? "" : ` AND s.workspace IN (${workspaces.join(",")})`
         } ORDER BY s.created_at, s.session_id`,

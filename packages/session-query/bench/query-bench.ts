@@ -1,0 +1,287 @@
+/**
+ * `pnpm bench`: index a generated corpus (≥ 500k events, ≥ 10,000 sessions, ~6% Chinese) with the
+ * SQLite backend and compare against what a user would otherwise do.
+ */
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BenchRow, percentile, printTable, sample, time } from "@tapedeck/bench";
+import type { SessionEventDraft } from "@tapedeck/session";
+import { createSessionStore } from "@tapedeck/session-store";
+import Database from "better-sqlite3";
+import { eventText } from "../src/index";
+import { createSqliteQueryEngine, type SqliteQueryEngine } from "../src/sqlite/index";
+import { random, vocabulary, writeCorpus } from "./corpus";
+
+const bigSessions = Number(process.env.BENCH_SESSIONS ?? 2000);
+const smallSessions = Number(process.env.BENCH_SMALL_SESSIONS ?? 8000);
+const turns = Number(process.env.BENCH_TURNS ?? 6);
+
+const home = fs.mkdtempSync(join(tmpdir(), "tapedeck-query-bench-"));
+const sessionsDir = join(home, "sessions");
+
+function fileSize(path: string): number {
+  try {
+    return fs.statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+function grepTool(): { command: string; args: (term: string, path: string) => string[] } {
+  const rg = spawnSync("rg", ["--version"]);
+  if (rg.status === 0)
+    return { command: "rg", args: (term, path) => ["-F", "-c", "--", term, path] };
+  return { command: "grep", args: (term, path) => ["-r", "-F", "-c", "--", term, path] };
+}
+
+async function plainTableInsert(ids: readonly string[], path: string): Promise<number> {
+  const store = createSessionStore({ home });
+  const db = new Database(path);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.exec(
+    "CREATE TABLE events (id INTEGER PRIMARY KEY, session TEXT, seq INTEGER, offset INTEGER, length INTEGER, type TEXT, body TEXT)",
+  );
+  const insert = db.prepare(
+    "INSERT INTO events (session, seq, offset, length, type, body) VALUES (?, ?, ?, ?, ?, ?)",
+  );
+  let count = 0;
+  db.exec("BEGIN");
+  for (const id of ids) {
+    for await (const read of store.read(id)) {
+      insert.run(
+        id,
+        read.event.seq,
+        read.offset,
+        read.end - read.offset,
+        read.event.type,
+        eventText(read.event),
+      );
+      count += 1;
+    }
+  }
+  db.exec("COMMIT");
+  db.close();
+  return count;
+}
+
+function appendDrafts(runId: string, text: string): SessionEventDraft[] {
+  const requestId = `bench_${runId.slice(-6)}`;
+  return [
+    {
+      type: "turn/start",
+      runId,
+      policy: { approval: "auto" },
+      model: "openai:gpt-4.1-mini",
+      resumed: true,
+    },
+    { type: "message", runId, role: "user", content: `appended question ${text}` },
+    {
+      type: "model/request",
+      runId,
+      requestId,
+      provider: "openai",
+      model: "gpt-4.1-mini",
+      inputDigest: "sha256:0",
+      toolsDigest: "sha256:0",
+      inputItems: [],
+    },
+    ...["appended", " answer", " for", " you"].map(
+      (chunk, index): SessionEventDraft => ({
+        type: "assistant/chunk",
+        runId,
+        requestId,
+        index,
+        delta: { text: chunk },
+      }),
+    ),
+    {
+      type: "model/response",
+      runId,
+      requestId,
+      finishReason: "stop",
+      usage: { inputTokens: 10, outputTokens: 4 },
+    },
+    { type: "message", runId, role: "assistant", content: "appended answer for you" },
+    { type: "turn/end", runId, status: "completed" },
+  ];
+}
+
+async function main(): Promise<void> {
+  console.log(`corpus in ${home}`);
+  const started = performance.now();
+  const corpus = writeCorpus({ home, sessions: bigSessions, turns, smallSessions });
+  console.log(
+    `generated ${corpus.events.toLocaleString("en-US")} events in ${corpus.sessions.toLocaleString("en-US")} sessions, ${(corpus.bytes / 1e6).toFixed(1)} MB of JSONL, in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
+  const store = createSessionStore({ home });
+  const dbPath = join(home, "index.sqlite");
+  let engine: SqliteQueryEngine = createSqliteQueryEngine({ path: dbPath, store });
+
+  // 1. Full index vs a plain-table insert of the same rows (same reader, same parsing).
+  const indexMs = await time(() => engine.rebuild());
+  const plainMs = await time(() => plainTableInsert(corpus.ids, join(home, "plain.sqlite")));
+  const eventsPerSecond = corpus.events / (indexMs / 1000);
+  const plainPerSecond = corpus.events / (plainMs / 1000);
+
+  // 2. Index size (WAL folded in on close).
+  engine.close();
+  const indexBytes = fileSize(dbPath) + fileSize(`${dbPath}-wal`);
+  engine = createSqliteQueryEngine({ path: dbPath, store });
+
+  // 3. Search terms: technical words, common words, Chinese words, two-word queries.
+  const rand = random(7);
+  const pickFrom = (list: readonly string[]) => list[Math.floor(rand() * list.length)]!;
+  const terms: string[] = [];
+  for (let index = 0; index < 25; index += 1) terms.push(pickFrom(vocabulary.technical));
+  for (let index = 0; index < 10; index += 1) terms.push(pickFrom(vocabulary.common));
+  for (let index = 0; index < 8; index += 1) terms.push(pickFrom(vocabulary.chinese));
+  for (let index = 0; index < 7; index += 1) {
+    terms.push(`${pickFrom(vocabulary.technical)} ${pickFrom(vocabulary.technical)}`);
+  }
+  const all = { all: true } as const;
+  let totalHits = 0;
+  const newest = await sample(terms.length, async (index) => {
+    totalHits += (await engine.searchEvents(all, { text: terms[index]!, limit: 20 })).items.length;
+  });
+  const relevance = await sample(terms.length, async (index) => {
+    await engine.searchEvents(all, { text: terms[index]!, order: "relevance", limit: 20 });
+  });
+  const grep = grepTool();
+  const grepTerms = terms.filter((_, index) => index % 5 === 0);
+  const grepTimes = await sample(grepTerms.length, (index) => {
+    spawnSync(grep.command, grep.args(grepTerms[index]!, sessionsDir), { maxBuffer: 1 << 26 });
+  });
+
+  // 4. One-session search vs grep over that one file.
+  const bigIds = corpus.ids.slice(0, bigSessions);
+  const oneSession = await sample(terms.length, async (index) => {
+    await engine.searchEvents(all, {
+      text: terms[index]!,
+      sessionId: bigIds[(index * 37) % bigIds.length]!,
+    });
+  });
+  const oneGrep = await sample(terms.length, (index) => {
+    const file = join(sessionsDir, `${bigIds[(index * 37) % bigIds.length]!}.jsonl`);
+    spawnSync(
+      grep.command,
+      grep.args(terms[index]!, file).filter((arg) => arg !== "-r"),
+    );
+  });
+
+  // 5. listSessions at ≥ 10,000 sessions vs reading every file's header.
+  const list = await sample(50, () => engine.listSessions(all, { limit: 50 }));
+  const headers = await sample(3, async () => {
+    const listings = await store.list();
+    listings.sort((a, b) => (a.modifiedAt < b.modifiedAt ? 1 : -1));
+  });
+
+  // 6. Incremental sync after appending 10 events to 10 sessions vs a full rebuild.
+  for (let index = 0; index < 10; index += 1) {
+    await store.append(
+      bigIds[(index * 101) % bigIds.length]!,
+      appendDrafts(`run-${index}-append`, `number ${index}`),
+    );
+  }
+  let appended = 0;
+  const syncMs = await time(async () => {
+    appended = (await engine.sync()).eventsIndexed;
+  });
+  if (appended !== 100)
+    throw new Error(`expected 100 appended events to be indexed, got ${appended}`);
+
+  const rows: BenchRow[] = [
+    {
+      name: `full index (${corpus.events.toLocaleString("en-US")} events)`,
+      value: eventsPerSecond,
+      unit: "events/s",
+      baseline: plainPerSecond,
+      baselineName: "plain-table insert",
+      better: "higher",
+      goal: "≥ 0.5×",
+    },
+    {
+      name: "index size / JSONL size",
+      value: indexBytes / corpus.bytes,
+      unit: "×",
+      baseline: 1,
+      baselineName: "JSONL",
+      better: "lower",
+      goal: "≤ 0.5 (≥ 2×)",
+    },
+    {
+      name: "searchEvents newest-first p50",
+      value: percentile(newest, 50),
+      unit: "ms",
+      baseline: percentile(grepTimes, 50),
+      baselineName: `${grep.command} -F -c`,
+      better: "lower",
+      goal: "≥ 100×",
+    },
+    {
+      name: "searchEvents newest-first p95",
+      value: percentile(newest, 95),
+      unit: "ms",
+      better: "lower",
+    },
+    {
+      name: "searchEvents relevance p50",
+      value: percentile(relevance, 50),
+      unit: "ms",
+      baseline: percentile(grepTimes, 50),
+      baselineName: `${grep.command} -F -c`,
+      better: "lower",
+    },
+    {
+      name: "searchEvents relevance p95",
+      value: percentile(relevance, 95),
+      unit: "ms",
+      better: "lower",
+      goal: "≤ 100 ms",
+    },
+    {
+      name: "one-session search p50",
+      value: percentile(oneSession, 50),
+      unit: "ms",
+      baseline: percentile(oneGrep, 50),
+      baselineName: `${grep.command} one file`,
+      better: "lower",
+    },
+    {
+      name: `listSessions p50 (${corpus.sessions.toLocaleString("en-US")} sessions)`,
+      value: percentile(list, 50),
+      unit: "ms",
+      baseline: percentile(headers, 50),
+      baselineName: "read every header",
+      better: "lower",
+      goal: "≥ 100×",
+    },
+    {
+      name: "sync() after 10 events × 10 sessions",
+      value: syncMs,
+      unit: "ms",
+      baseline: indexMs,
+      baselineName: "full rebuild",
+      better: "lower",
+    },
+  ];
+  printTable("session-query: SQLite FTS5 backend", rows);
+  console.log(
+    `\n${terms.length} terms, ${totalHits} hits shown (limit 20); grep baseline over ${grepTerms.length} of them. Index ${(indexBytes / 1e6).toFixed(1)} MB, JSONL ${(corpus.bytes / 1e6).toFixed(1)} MB; full index ${(indexMs / 1000).toFixed(1)} s, plain insert ${(plainMs / 1000).toFixed(1)} s.`,
+  );
+
+  const example = await engine.searchEvents(all, { text: "数据库 连接", limit: 2 });
+  console.log("\nexample: searchEvents({ text: '数据库 连接', limit: 2 })");
+  for (const hit of example.items)
+    console.log(`  ${hit.sessionId} #${hit.event.seq} ${hit.event.type}: ${hit.snippet}`);
+  engine.close();
+  fs.rmSync(home, { recursive: true, force: true });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  fs.rmSync(home, { recursive: true, force: true });
+  process.exitCode = 1;
+});

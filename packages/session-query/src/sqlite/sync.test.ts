@@ -1,0 +1,195 @@
+import * as fs from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { EventLogCorruptError, type SessionEvent, type SessionHeader } from "@tapedeck/session";
+import { eventLogBuilder } from "@tapedeck/session/testing";
+import { createSessionStore } from "@tapedeck/session-store";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { SyncProgress } from "./indexer";
+import { SCHEMA_VERSION } from "./schema";
+import { createSqliteQueryEngine, type SqliteQueryEngine } from "./sqlite-engine";
+
+const all = { all: true } as const;
+
+describe("SQLite index maintenance", () => {
+  let home: string;
+  let dbPath: string;
+  let engine: SqliteQueryEngine;
+  const store = () => createSessionStore({ home });
+  const logPath = (id: string) => join(home, "sessions", `${id}.jsonl`);
+  const write = (header: SessionHeader, events: readonly SessionEvent[]) =>
+    fs.writeFileSync(
+      logPath(header.sessionId),
+      [header, ...events].map((line) => `${JSON.stringify(line)}\n`).join(""),
+    );
+  const line = (value: unknown) => `${JSON.stringify(value)}\n`;
+
+  beforeEach(() => {
+    home = fs.mkdtempSync(join(tmpdir(), "tapedeck-sync-"));
+    fs.mkdirSync(join(home, "sessions"));
+    dbPath = join(home, "index.sqlite");
+    engine = createSqliteQueryEngine({ path: dbPath, store: store() });
+  });
+  afterEach(() => {
+    engine.close();
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  it("ingests only the events appended since the last sync", async () => {
+    const log = eventLogBuilder().turn().user("first words").end();
+    write(log.header, log.events);
+    expect(await engine.sync()).toMatchObject({ sessionsAdded: 1, eventsIndexed: 3 });
+    expect(await engine.sync()).toMatchObject({
+      sessionsAdded: 0,
+      sessionsUpdated: 0,
+      eventsIndexed: 0,
+    });
+    const before = log.events.length;
+    log.turn().user("second words").end();
+    fs.appendFileSync(logPath(log.header.sessionId), log.events.slice(before).map(line).join(""));
+    expect(await engine.sync()).toMatchObject({ sessionsUpdated: 1, eventsIndexed: 3 });
+    const hits = await engine.searchEvents(all, { text: "words", order: "oldest" });
+    expect(hits.items.map((hit) => hit.event.seq)).toEqual([2, 5]);
+    expect((await engine.listSessions(all)).items[0]?.eventCount).toBe(6);
+  });
+
+  it("re-ingests a file that shrank or was replaced", async () => {
+    const log = eventLogBuilder().turn().user("original text").end();
+    write(log.header, log.events);
+    await engine.sync();
+    const replacement = eventLogBuilder({ sessionId: log.header.sessionId })
+      .turn()
+      .user("new")
+      .end();
+    const path = logPath(log.header.sessionId);
+    fs.writeFileSync(`${path}.tmp`, [replacement.header, ...replacement.events].map(line).join(""));
+    fs.renameSync(`${path}.tmp`, path);
+    await engine.sync();
+    expect((await engine.searchEvents(all, { text: "original" })).items).toEqual([]);
+    expect((await engine.searchEvents(all, { text: "new" })).items).toHaveLength(1);
+    // Same inode, fewer bytes.
+    fs.truncateSync(
+      path,
+      Buffer.byteLength([replacement.header, ...replacement.events.slice(0, 1)].map(line).join("")),
+    );
+    await engine.sync();
+    expect((await engine.listSessions(all)).items[0]?.eventCount).toBe(1);
+    expect((await engine.searchEvents(all, { text: "new" })).items).toEqual([]);
+  });
+
+  it("marks a torn tail damaged and recovers once the line is complete", async () => {
+    const log = eventLogBuilder().turn().user("torn walrus");
+    write(log.header, log.events);
+    const next = line(log.assistant("finished walrus").events.at(-1));
+    fs.appendFileSync(logPath(log.header.sessionId), next.slice(0, 10));
+    await engine.sync();
+    let [summary] = (await engine.listSessions(all)).items;
+    expect(summary?.status).toBe("damaged");
+    expect(summary?.damage?.code).toBe("TORN_TAIL");
+    expect((await engine.searchEvents(all, { text: "walrus" })).items).toHaveLength(1);
+    fs.appendFileSync(logPath(log.header.sessionId), next.slice(10));
+    await engine.sync();
+    [summary] = (await engine.listSessions(all)).items;
+    expect(summary?.status).toBe("active");
+    expect((await engine.searchEvents(all, { text: "walrus" })).items).toHaveLength(2);
+  });
+
+  it("keeps searching other sessions when a log has a line that is not JSON", async () => {
+    const good = eventLogBuilder().turn().user("healthy narwhal").end();
+    const bad = eventLogBuilder().turn().user("broken narwhal");
+    write(good.header, good.events);
+    write(bad.header, bad.events);
+    fs.appendFileSync(logPath(bad.header.sessionId), "{not json\n");
+    await engine.sync();
+    const byId = new Map((await engine.listSessions(all)).items.map((s) => [s.id, s]));
+    expect(byId.get(bad.header.sessionId)?.damage?.code).toBe("BAD_JSON");
+    expect(byId.get(good.header.sessionId)?.status).toBe("completed");
+    const hits = await engine.searchEvents(all, { text: "narwhal healthy" });
+    expect(hits.items.map((hit) => hit.sessionId)).toEqual([good.header.sessionId]);
+    const error = await engine.readSession(all, bad.header.sessionId).catch((e: unknown) => e);
+    expect(EventLogCorruptError.isInstance(error)).toBe(true);
+  });
+
+  it("leaves out a file whose header cannot be read", async () => {
+    fs.writeFileSync(logPath("0193b6e2-7c1a-7d3e-9f00-1a2b3c4d5e6f"), "garbage\n");
+    await engine.sync();
+    expect((await engine.listSessions(all)).items).toEqual([]);
+  });
+
+  it("readSession sees events appended after the last sync", async () => {
+    const log = eventLogBuilder().turn().user("one");
+    write(log.header, log.events);
+    await engine.sync();
+    log.end();
+    fs.appendFileSync(logPath(log.header.sessionId), line(log.events.at(-1)));
+    const session = await engine.readSession(all, log.header.sessionId);
+    expect(session.lastSeq).toBe(3);
+    expect((await engine.listSessions(all)).items[0]?.status).toBe("completed");
+  });
+
+  it("persists across reopening, and rebuilds with progress", async () => {
+    for (let index = 0; index < 3; index += 1) {
+      const log = eventLogBuilder().turn().user(`persisted ${index}`).end();
+      write(log.header, log.events);
+    }
+    await engine.sync();
+    engine.close();
+    engine = createSqliteQueryEngine({ path: dbPath, store: store() });
+    expect(await engine.sync()).toMatchObject({ eventsIndexed: 0, sessionsAdded: 0 });
+    expect((await engine.searchEvents(all, { text: "persisted" })).items).toHaveLength(3);
+    const progress: SyncProgress[] = [];
+    const report = await engine.rebuild({ onProgress: (step) => progress.push(step) });
+    expect(report).toMatchObject({ sessionsAdded: 3, eventsIndexed: 9 });
+    expect(progress.at(-1)).toEqual({ sessionsDone: 3, sessionsTotal: 3, eventsIndexed: 9 });
+    expect((await engine.searchEvents(all, { text: "persisted" })).items).toHaveLength(3);
+  });
+
+  it("rebuilds an index written by another schema version", async () => {
+    const log = eventLogBuilder().turn().user("versioned").end();
+    write(log.header, log.events);
+    await engine.sync();
+    engine.close();
+    const db = new Database(dbPath);
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'schema'").run(String(SCHEMA_VERSION + 1));
+    db.close();
+    engine = createSqliteQueryEngine({ path: dbPath, store: store() });
+    expect((await engine.listSessions(all)).items).toEqual([]);
+    await engine.sync();
+    expect((await engine.searchEvents(all, { text: "versioned" })).items).toHaveLength(1);
+  });
+
+  it("gives events that share a millisecond distinct ids, in order", async () => {
+    const start = new Date("2026-02-01T00:00:00.000Z");
+    const logs = [0, 1, 2].map(() => eventLogBuilder({ start }).turn().user("same instant").end());
+    for (const log of logs) write(log.header, log.events);
+    await engine.sync();
+    const hits = await engine.searchEvents(all, { text: "instant" });
+    expect(hits.items).toHaveLength(3);
+    const ids = new Set(hits.items.map((hit) => hit.sessionId));
+    expect(ids.size).toBe(3);
+  });
+
+  it("never lets SQLite see raw query syntax", async () => {
+    const log = eventLogBuilder().turn().user("plain text").end();
+    write(log.header, log.events);
+    await engine.sync();
+    for (const text of [
+      '"',
+      "(",
+      ")",
+      "*",
+      "NEAR(a b",
+      "a:b",
+      "body:plain",
+      "tags:s1",
+      "^x",
+      "- x",
+      "OR AND NOT",
+    ]) {
+      await expect(engine.searchEvents(all, { text })).resolves.toBeDefined();
+      await expect(engine.searchSessions(all, { text })).resolves.toBeDefined();
+    }
+    expect((await engine.searchEvents(all, { text: "tags:s1" })).items).toEqual([]);
+  });
+});
