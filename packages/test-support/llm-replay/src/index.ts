@@ -43,6 +43,7 @@ export {
 } from "./request-diff";
 export {
   type ChunkOptions,
+  type ScriptedEventDraft,
   type ScriptedLog,
   type ScriptedParent,
   type ScriptedRecordingBuilder,

@@ -119,12 +119,19 @@ export interface ScriptedRecordingBuilder {
   /** A compaction replacing `replaces` (default: every visible item but system/developer messages). */
   compact(summary: string, options?: { replaces?: number[] }): ScriptedRecordingBuilder;
   /** Any other event draft (approvals, `x-` events…); `runId` defaults to the current run. */
-  event(draft: Omit<SessionEventDraft, "runId"> & { runId?: string }): ScriptedRecordingBuilder;
+  event(draft: ScriptedEventDraft): ScriptedRecordingBuilder;
   /** Ends the open turn. */
   end(status?: TurnStatus): ScriptedRecordingBuilder;
   /** Validates and materializes the log (an open turn stays open: an interrupted run). */
   build(): ScriptedLog;
 }
+
+/** An event draft for `.event()`: `runId` may be left out (the current run's is used). */
+export type ScriptedEventDraft = SessionEventDraft extends infer Draft
+  ? Draft extends unknown
+    ? Omit<Draft, "runId"> & { runId?: string }
+    : never
+  : never;
 
 type Step = { name: string; run: (state: Materializer) => void };
 
@@ -272,10 +279,11 @@ class Materializer {
 
   private push(draft: SessionEventDraft, gap = 1): SessionEvent {
     this.clock += gap;
+    // seq and ts first, as the store writes them.
     const event = {
-      ...draft,
       seq: this.session.lastSeq + 1,
       ts: new Date(this.clock).toISOString(),
+      ...draft,
     } as SessionEvent;
     this.session.append(event);
     this.own.push(event);
@@ -415,7 +423,7 @@ class Materializer {
     });
   }
 
-  raw(draft: Omit<SessionEventDraft, "runId"> & { runId?: string }): void {
+  raw(draft: ScriptedEventDraft): void {
     this.flush();
     this.push({ ...draft, runId: draft.runId ?? this.runId } as SessionEventDraft);
   }
