@@ -411,6 +411,18 @@ describe("read", () => {
     await expect(store.readSession(other)).rejects.toMatchObject({ code: "BAD_HEADER" });
   });
 
+  it("refuses an empty log and a header without its newline (BAD_HEADER, never repaired)", async () => {
+    const id = await newSession();
+    const header = lines(id)[0]!;
+    writeFileSync(store.pathOf(id), "");
+    await expect(store.readSession(id)).rejects.toMatchObject({ code: "BAD_HEADER", line: 1 });
+    writeFileSync(store.pathOf(id), header);
+    await expect(store.readHeader(id)).rejects.toMatchObject({ code: "BAD_HEADER", line: 1 });
+    await expect(store.resumeSession(id)).rejects.toMatchObject({ code: "BAD_HEADER" });
+    await expect(store.repair(id)).rejects.toMatchObject({ code: "BAD_HEADER" });
+    expect(readFileSync(store.pathOf(id), "utf8")).toBe(header);
+  });
+
   it("refuses a log of an unknown format version, naming it", async () => {
     const id = await newSession();
     const [header, ...rest] = lines(id);
