@@ -12,7 +12,8 @@ export default defineConfig({
   platform: "node",
   target: "node20",
   bundle: true,
-  noExternal: [/.*/],
+  // Everything but the native module is inlined (noExternal wins over external, so exclude it here).
+  noExternal: [/^(?!better-sqlite3$)/],
   external: ["better-sqlite3"],
   splitting: false,
   sourcemap: false,

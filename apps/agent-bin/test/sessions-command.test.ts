@@ -1,4 +1,4 @@
-import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { eventLogBuilder } from "@tapedeck/session/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

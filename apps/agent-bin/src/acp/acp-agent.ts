@@ -545,6 +545,13 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
       await run.writer.close();
       throw error;
     }
+    if (!run.resumed && !compactOnly) {
+      const title = input.trim().split("\n")[0] ?? "";
+      send({
+        sessionUpdate: "session_info_update",
+        title: title.length > 80 ? `${title.slice(0, 79)}…` : title,
+      });
+    }
     const result = await runTurn({
       run,
       provider,
