@@ -19,12 +19,11 @@ import {
   uuidv7,
 } from "@tapedeck/session";
 import { createFileExclusive, fsyncDirectory, hasErrorCode } from "./fs-util";
-import { byteBefore, countLines, isTornTail, scanLines } from "./line-reader";
 import { acquireLock, type HeldLock, liveLockOwner, releaseLock } from "./lock";
-import { openLog, parseEventOf, readHeaderLine, replayLog, tornTailError } from "./log-file";
+import { readHeaderLine, replayLog } from "./log-file";
+import { readEvents } from "./read-events";
 import type {
   Durability,
-  ReadEvent,
   RepairReport,
   ResumedSession,
   SessionListing,
@@ -362,54 +361,5 @@ class FileSessionStore implements SessionStore {
 
   async lockOwner(sessionId: string): Promise<LockOwner | undefined> {
     return liveLockOwner(this.lockPathOf(sessionId));
-  }
-}
-
-async function* readEvents(
-  path: string,
-  sessionId: string,
-  options: {
-    fromOffset: number | undefined;
-    fromLine: number | undefined;
-    stopAtTornTail: boolean;
-  },
-): AsyncGenerator<ReadEvent> {
-  const { fromOffset, fromLine } = options;
-  const { end: headerEnd } = await readHeaderLine(path, sessionId);
-  const handle = await openLog(path, sessionId);
-  try {
-    const size = (await handle.stat()).size;
-    let start = headerEnd;
-    let line = 2;
-    if (fromOffset !== undefined && fromOffset !== 0 && fromOffset !== headerEnd) {
-      if (
-        fromOffset < headerEnd ||
-        fromOffset > size ||
-        (await byteBefore(handle, fromOffset)) !== 0x0a
-      ) {
-        throw new TapedeckError(
-          "INVALID_OFFSET",
-          `byte ${fromOffset} is not the start of an event line of session ${sessionId} (the log has ${size} bytes)`,
-        );
-      }
-      start = fromOffset;
-      line = fromLine ?? (await countLines(handle, fromOffset)) + 1;
-    }
-    for await (const batch of scanLines(handle, { start, line, limit: size })) {
-      if (isTornTail(batch)) {
-        if (options.stopAtTornTail) return;
-        throw tornTailError(batch, sessionId);
-      }
-      for (const entry of batch) {
-        yield {
-          event: parseEventOf(entry, sessionId),
-          line: entry.line,
-          offset: entry.offset,
-          end: entry.end,
-        };
-      }
-    }
-  } finally {
-    await handle.close();
   }
 }

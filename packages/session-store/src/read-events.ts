@@ -1,0 +1,59 @@
+import { TapedeckError } from "@tapedeck/session";
+import { byteBefore, countLines, isTornTail, scanLines } from "./line-reader";
+import { openLog, parseEventOf, readHeaderLine, tornTailError } from "./log-file";
+import type { ReadEvent } from "./session-store";
+
+/**
+ * The events of one log with their positions, for `SessionStore.read`: validates the header,
+ * then streams the lines from `fromOffset` (a line start after the header) in chunks,
+ * schema-validating each. Line numbers after an offset come from `fromLine` or from counting the
+ * newlines before it.
+ */
+export async function* readEvents(
+  path: string,
+  sessionId: string,
+  options: {
+    fromOffset: number | undefined;
+    fromLine: number | undefined;
+    stopAtTornTail: boolean;
+  },
+): AsyncGenerator<ReadEvent> {
+  const { fromOffset, fromLine } = options;
+  const { end: headerEnd } = await readHeaderLine(path, sessionId);
+  const handle = await openLog(path, sessionId);
+  try {
+    const size = (await handle.stat()).size;
+    let start = headerEnd;
+    let line = 2;
+    if (fromOffset !== undefined && fromOffset !== 0 && fromOffset !== headerEnd) {
+      if (
+        fromOffset < headerEnd ||
+        fromOffset > size ||
+        (await byteBefore(handle, fromOffset)) !== 0x0a
+      ) {
+        throw new TapedeckError(
+          "INVALID_OFFSET",
+          `byte ${fromOffset} is not the start of an event line of session ${sessionId} (the log has ${size} bytes)`,
+        );
+      }
+      start = fromOffset;
+      line = fromLine ?? (await countLines(handle, fromOffset)) + 1;
+    }
+    for await (const batch of scanLines(handle, { start, line, limit: size })) {
+      if (isTornTail(batch)) {
+        if (options.stopAtTornTail) return;
+        throw tornTailError(batch, sessionId);
+      }
+      for (const entry of batch) {
+        yield {
+          event: parseEventOf(entry, sessionId),
+          line: entry.line,
+          offset: entry.offset,
+          end: entry.end,
+        };
+      }
+    }
+  } finally {
+    await handle.close();
+  }
+}
