@@ -98,6 +98,9 @@ export class AgentRuns {
       this.provider();
       return { model: this.#options.model, configured: true, variables };
     } catch (error) {
+      if (error instanceof ModelNotConfiguredError) {
+        return { model: this.#options.model, configured: false, message: error.message, variables };
+      }
       const detail = error instanceof Error ? ` (${error.message})` : "";
       return {
         model: this.#options.model,

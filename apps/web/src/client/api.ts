@@ -1,0 +1,177 @@
+/** Fetch helpers for the server's JSON API, with the optional access token. */
+import type { EventHit, EventTrace, Lineage, Page, SessionSummary } from "@tapedeck/session-query";
+import type { SessionViewData } from "./timeline";
+
+const tokenKey = "tapedeck.token";
+
+/** Reads `?token=` once, keeps it for this tab, and removes it from the address bar. */
+export function initToken(): void {
+  const url = new URL(window.location.href);
+  const token = url.searchParams.get("token");
+  if (token !== null) {
+    sessionStorage.setItem(tokenKey, token);
+    url.searchParams.delete("token");
+    window.history.replaceState(null, "", url);
+  }
+}
+
+function token(): string | null {
+  return sessionStorage.getItem(tokenKey);
+}
+
+/** A URL for a plain link or EventSource (they cannot send headers): the token goes in the query. */
+export function withToken(path: string): string {
+  const value = token();
+  if (value === null) return path;
+  return `${path}${path.includes("?") ? "&" : "?"}token=${encodeURIComponent(value)}`;
+}
+
+/** An error answer of the API. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly line: number | undefined;
+  readonly offset: number | undefined;
+  constructor(
+    status: number,
+    body: { code?: string; message?: string; line?: number; offset?: number },
+  ) {
+    super(body.message ?? `HTTP ${status}`);
+    this.status = status;
+    this.code = body.code ?? "HTTP_ERROR";
+    this.line = body.line;
+    this.offset = body.offset;
+  }
+}
+
+/** Fetch with the token header. */
+export function apiFetch(path: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  const value = token();
+  if (value !== null) headers.set("authorization", `Bearer ${value}`);
+  return fetch(path, { ...init, headers });
+}
+
+async function getJson<T>(path: string, init: RequestInit = {}): Promise<T> {
+  const response = await apiFetch(path, init);
+  const body = (await response.json().catch(() => ({}))) as { error?: object };
+  if (!response.ok) throw new ApiError(response.status, body.error ?? {});
+  return body as T;
+}
+
+function postJson<T>(path: string, body: unknown): Promise<T> {
+  return getJson<T>(path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+function query(params: Record<string, string | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params))
+    if (value !== undefined && value !== "") search.set(key, value);
+  const text = search.toString();
+  return text === "" ? "" : `?${text}`;
+}
+
+/** What `GET /api/config` returns. */
+export interface ServerConfig {
+  model: { model: string; configured: boolean; message?: string };
+  home: string;
+  demoAvailable: boolean;
+}
+
+/** Session list filters. */
+export interface SessionFilters {
+  q?: string;
+  workspace?: string;
+  status?: string;
+  since?: string;
+}
+
+/** Event search filters. */
+export interface EventFilters {
+  q?: string;
+  workspace?: string;
+  types?: string;
+  tool?: string;
+  since?: string;
+}
+
+/** A run in progress on the server. */
+export interface ActiveRun {
+  runId: string;
+  sessionId: string;
+  resumed: boolean;
+  status: string;
+  pendingApprovals: string[];
+}
+
+export const api = {
+  config: () => getJson<ServerConfig>("/api/config"),
+  workspaces: () => getJson<{ items: Array<{ id: string; sessions: number }> }>("/api/workspaces"),
+  sessions: (filters: SessionFilters, cursor?: string) =>
+    getJson<Page<SessionSummary>>(`/api/sessions${query({ ...filters, limit: "40", cursor })}`),
+  events: (filters: EventFilters, cursor?: string) =>
+    getJson<Page<EventHit>>(`/api/events${query({ ...filters, limit: "30", cursor })}`),
+  session: (id: string) => getJson<SessionViewData>(`/api/sessions/${encodeURIComponent(id)}`),
+  trace: (id: string, seq: number) =>
+    getJson<EventTrace>(`/api/sessions/${encodeURIComponent(id)}/events/${seq}/trace`),
+  lineage: (id: string) => getJson<Lineage>(`/api/sessions/${encodeURIComponent(id)}/lineage`),
+  fork: (id: string, seq: number) =>
+    postJson<{ sessionId: string }>(`/api/sessions/${encodeURIComponent(id)}/fork`, { seq }),
+  loadDemo: () => postJson<{ added: string[]; skipped: string[] }>("/api/demo", {}),
+  runs: () => getJson<{ items: ActiveRun[] }>("/api/agent/runs"),
+  approve: (runId: string, callId: string, decision: "allow_once" | "reject") =>
+    postJson<{ ok: true }>(`/api/agent/approvals/${runId}/${encodeURIComponent(callId)}`, {
+      decision,
+    }),
+  cancel: (runId: string) => postJson<{ ok: true }>(`/api/agent/cancel/${runId}`, {}),
+  exportUrl: (id: string) => withToken(`/api/sessions/${encodeURIComponent(id)}/export`),
+};
+
+/** One server-sent event. */
+export interface SseMessage {
+  event: string;
+  data: string;
+}
+
+/** POSTs JSON and reads the answer as server-sent events (EventSource cannot POST). */
+export async function* postSse(
+  path: string,
+  body: unknown,
+  signal: AbortSignal,
+): AsyncGenerator<SseMessage> {
+  const response = await apiFetch(path, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "text/event-stream" },
+    body: JSON.stringify(body),
+    signal,
+  });
+  if (!response.ok || response.body === null) {
+    const error = ((await response.json().catch(() => ({}))) as { error?: object }).error ?? {};
+    throw new ApiError(response.status, error);
+  }
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true });
+    let boundary = buffer.indexOf("\n\n");
+    while (boundary !== -1) {
+      const block = buffer.slice(0, boundary);
+      buffer = buffer.slice(boundary + 2);
+      let event = "message";
+      const data: string[] = [];
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event:")) event = line.slice(6).trim();
+        else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+      }
+      if (data.length > 0) yield { event, data: data.join("\n") };
+      boundary = buffer.indexOf("\n\n");
+    }
+  }
+}

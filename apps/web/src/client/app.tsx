@@ -1,0 +1,154 @@
+/** The page: sidebar (current run, sessions), session view or empty state, composer. */
+import { useCallback, useEffect, useRef, useState } from "react";
+import { api, type ServerConfig, withToken } from "./api";
+import { Composer, CurrentRunCard, useAgentRun } from "./composer";
+import { SessionList } from "./session-list";
+import { SessionPage } from "./session-page";
+import { type Route, readRoute, writeRoute } from "./url";
+
+/** The whole app. */
+export function App() {
+  const [route, setRouteState] = useState<Route>(readRoute);
+  const [config, setConfig] = useState<ServerConfig | null>(null);
+  const [listKey, setListKey] = useState(0);
+  const [sessionKey, setSessionKey] = useState(0);
+  const [empty, setEmpty] = useState(false);
+  const [continuing, setContinuing] = useState<string | null>(null);
+  const [demoMessage, setDemoMessage] = useState<string | null>(null);
+  const routeRef = useRef(route);
+
+  const setRoute = useCallback((next: Route) => {
+    writeRoute(next, routeRef.current);
+    routeRef.current = next;
+    setRouteState(next);
+  }, []);
+
+  useEffect(() => {
+    const onPop = () => {
+      routeRef.current = readRoute();
+      setRouteState(routeRef.current);
+    };
+    window.addEventListener("popstate", onPop);
+    return () => window.removeEventListener("popstate", onPop);
+  }, []);
+
+  useEffect(() => {
+    void api.config().then(setConfig, () => undefined);
+  }, []);
+
+  // Sessions and events appended by other processes show up without a reload.
+  useEffect(() => {
+    const source = new EventSource(withToken("/api/live"));
+    source.addEventListener("changes", (message) => {
+      const { changes } = JSON.parse((message as MessageEvent<string>).data) as {
+        changes: Array<{ sessionId: string }>;
+      };
+      setListKey((key) => key + 1);
+      if (changes.some((change) => change.sessionId === routeRef.current.session))
+        setSessionKey((key) => key + 1);
+    });
+    return () => source.close();
+  }, []);
+
+  const open = useCallback(
+    (sessionId: string, seq?: number) => setRoute({ session: sessionId, seq: seq ?? null }),
+    [setRoute],
+  );
+  const onStarted = useCallback(
+    (sessionId: string) => {
+      // The highlighted session follows the run's sessionId (a new run creates one).
+      setContinuing(sessionId);
+      if (routeRef.current.session !== sessionId) open(sessionId);
+      setListKey((key) => key + 1);
+    },
+    [open],
+  );
+  const onFinished = useCallback((sessionId: string) => {
+    setListKey((key) => key + 1);
+    if (routeRef.current.session === sessionId) setSessionKey((key) => key + 1);
+  }, []);
+  const agent = useAgentRun(onStarted, onFinished);
+  const onEmpty = useCallback((value: boolean) => setEmpty(value), []);
+
+  const loadDemo = async () => {
+    try {
+      const report = await api.loadDemo();
+      setDemoMessage(`Loaded ${report.added.length} demo sessions into the "demo" workspace.`);
+      setListKey((key) => key + 1);
+    } catch (caught) {
+      setDemoMessage(caught instanceof Error ? caught.message : String(caught));
+    }
+  };
+
+  return (
+    <div className="app">
+      <aside className="sidebar">
+        <div className="brand">
+          <button
+            type="button"
+            className="link brand-link"
+            onClick={() => setRoute({ session: null, seq: null })}
+          >
+            Tapedeck
+          </button>
+          <span className="muted small">{config?.home}</span>
+        </div>
+        <CurrentRunCard run={agent.run} onOpen={open} />
+        <SessionList
+          selected={route.session}
+          refreshKey={listKey}
+          onOpen={open}
+          onEmpty={onEmpty}
+        />
+      </aside>
+      <main className="main">
+        {route.session !== null ? (
+          <SessionPage
+            key={route.session}
+            sessionId={route.session}
+            seq={route.seq}
+            refreshKey={sessionKey}
+            onSelectSeq={(seq) => setRoute({ session: route.session, seq })}
+            onOpen={open}
+            onContinue={setContinuing}
+          />
+        ) : (
+          <div className="page pad welcome" data-testid="welcome">
+            {empty ? (
+              <>
+                <h1>No sessions yet</h1>
+                <p>
+                  Sessions are read from <code>{config?.home ?? "~/.tapedeck"}/sessions</code>.
+                  Start one with the composer below, run <code>tapedeck run "…"</code>, or connect
+                  an editor over ACP.
+                </p>
+                {config?.demoAvailable === true ? (
+                  <p>
+                    <button type="button" className="primary" onClick={() => void loadDemo()}>
+                      Load demo sessions
+                    </button>{" "}
+                    <span className="muted small">
+                      copies a few recorded sessions into a <code>demo</code> workspace
+                    </span>
+                  </p>
+                ) : null}
+              </>
+            ) : (
+              <>
+                <h1>Tapedeck</h1>
+                <p>Pick a session on the left, or search everything you and the agent have done.</p>
+              </>
+            )}
+            {demoMessage !== null ? <p className="muted">{demoMessage}</p> : null}
+          </div>
+        )}
+        <Composer
+          config={config}
+          continuing={continuing}
+          onStartNew={() => setContinuing(null)}
+          agent={agent}
+        />
+      </main>
+    </div>
+  );
+}

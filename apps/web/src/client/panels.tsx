@@ -1,0 +1,221 @@
+/** The side panel: trace of the selected event (with the model-call debug view) or lineage. */
+import type { ModelRequestEvent, SessionEvent } from "@tapedeck/session";
+import type { EventTrace, Lineage, LineageNode } from "@tapedeck/session-query";
+import { useEffect, useState } from "react";
+import { api } from "./api";
+import { LongText, preview } from "./text";
+import { eventLabel, modelInput } from "./timeline";
+
+interface Props {
+  mode: "trace" | "lineage";
+  sessionId: string;
+  seq: number | null;
+  events: readonly SessionEvent[];
+  bySeq: Map<number, SessionEvent>;
+  refreshKey: number;
+  onOpen(sessionId: string, seq?: number): void;
+  onSelectSeq(seq: number | null): void;
+}
+
+/** Trace or lineage, beside the timeline. */
+export function SidePanel(props: Props) {
+  return (
+    <aside className="side-panel" data-testid={`${props.mode}-panel`}>
+      {props.mode === "trace" ? <TracePanel {...props} /> : <LineagePanel {...props} />}
+    </aside>
+  );
+}
+
+function TracePanel({ sessionId, seq, events, bySeq, onSelectSeq }: Props) {
+  const [trace, setTrace] = useState<EventTrace | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    setTrace(null);
+    setError(null);
+    if (seq === null) return;
+    let live = true;
+    api
+      .trace(sessionId, seq)
+      .then((answer) => live && setTrace(answer))
+      .catch(
+        (caught: unknown) =>
+          live && setError(caught instanceof Error ? caught.message : String(caught)),
+      );
+    return () => {
+      live = false;
+    };
+  }, [sessionId, seq]);
+
+  if (seq === null) {
+    return (
+      <div className="muted pad">
+        <h2>Trace</h2>
+        Click the <code>#seq</code> of any event to see its replacement chain, what it cites and the
+        events that cite it. On a model call, this shows the exact input the model saw.
+      </div>
+    );
+  }
+  const event = bySeq.get(seq);
+  const link = (target: number) => (
+    <button type="button" className="link" onClick={() => onSelectSeq(target)}>
+      #{target}
+    </button>
+  );
+  return (
+    <div className="pad">
+      <h2>
+        Trace of #{seq}{" "}
+        <button type="button" className="link" onClick={() => onSelectSeq(null)}>
+          close
+        </button>
+      </h2>
+      {event !== undefined ? (
+        <div className="muted small">{preview(eventLabel(event), 200)}</div>
+      ) : null}
+      {error !== null ? <div className="error-box">{error}</div> : null}
+      {trace !== null ? (
+        <div data-testid="trace">
+          <div className="small">
+            {trace.visible ? "Visible on the surface now." : "Not on the surface now."}
+          </div>
+          <h3>Replacement chain</h3>
+          <ol className="chain">
+            {trace.replacementChain.map((step) => (
+              <li key={step.seq}>
+                {link(step.seq)} {preview(eventLabel(step.event), 100)}
+              </li>
+            ))}
+          </ol>
+          {trace.sources.length > 0 ? (
+            <>
+              <h3>Cites</h3>
+              <ul>
+                {trace.sources.map((step) => (
+                  <li key={step.seq}>
+                    {link(step.seq)} {preview(eventLabel(step.event), 100)}
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
+          <h3>Cited by</h3>
+          {trace.citedBy.length === 0 ? (
+            <div className="muted small">Nothing cites this event.</div>
+          ) : null}
+          <ul>
+            {trace.citedBy.map((step) => (
+              <li key={step.seq}>
+                {link(step.seq)} {step.depth > 1 ? `(depth ${step.depth}) ` : ""}
+                {preview(eventLabel(step.event), 100)}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {event?.type === "model/request" ? (
+        <ModelCall events={events} request={event as ModelRequestEvent} onSelectSeq={onSelectSeq} />
+      ) : null}
+    </div>
+  );
+}
+
+/** What the model saw at one `model/request`: its input items, rebuilt from the log. */
+function ModelCall({
+  events,
+  request,
+  onSelectSeq,
+}: {
+  events: readonly SessionEvent[];
+  request: ModelRequestEvent;
+  onSelectSeq(seq: number): void;
+}) {
+  const items = modelInput(events, request);
+  return (
+    <div data-testid="model-call">
+      <h3>Model input ({items.length} items)</h3>
+      <div className="muted small">
+        {request.provider}:{request.model} · request {request.requestId} · input digest{" "}
+        {request.inputDigest}
+      </div>
+      <ol className="model-input">
+        {items.map(({ seq, event }) => (
+          <li key={seq}>
+            <button type="button" className="link" onClick={() => onSelectSeq(seq)}>
+              #{seq}
+            </button>{" "}
+            {event === null ? (
+              <span className="error-text">missing from the log</span>
+            ) : (
+              <LongText text={eventLabel(event)} limit={600} />
+            )}
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+function LineagePanel({ sessionId, onOpen, refreshKey }: Props) {
+  const [lineage, setLineage] = useState<Lineage | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: refreshKey reloads on live changes
+  useEffect(() => {
+    let live = true;
+    api
+      .lineage(sessionId)
+      .then((answer) => live && setLineage(answer))
+      .catch(
+        (caught: unknown) =>
+          live && setError(caught instanceof Error ? caught.message : String(caught)),
+      );
+    return () => {
+      live = false;
+    };
+  }, [sessionId, refreshKey]);
+  const node = (id: string, title: string | null, extra: string) => (
+    <button
+      type="button"
+      className={`link${id === sessionId ? " current" : ""}`}
+      onClick={() => onOpen(id)}
+    >
+      {id.slice(0, 8)} {preview(title ?? "(no prompt)", 50)} {extra}
+    </button>
+  );
+  const tree = (nodes: LineageNode[]) => (
+    <ul className="tree">
+      {nodes.map((child) => (
+        <li key={child.session.id}>
+          {node(child.session.id, child.session.title, `(from #${child.forkSeq})`)}
+          {child.children.length > 0 ? tree(child.children) : null}
+        </li>
+      ))}
+    </ul>
+  );
+  return (
+    <div className="pad" data-testid="lineage">
+      <h2>Lineage</h2>
+      {error !== null ? <div className="error-box">{error}</div> : null}
+      {lineage !== null ? (
+        <ul className="tree">
+          {[...lineage.ancestors].reverse().map((ancestor) => (
+            <li key={ancestor.session.id}>
+              {node(
+                ancestor.session.id,
+                ancestor.session.title,
+                `(forked at #${ancestor.forkSeq})`,
+              )}
+            </li>
+          ))}
+          <li>
+            <strong>{node(lineage.session.id, lineage.session.title, "(this session)")}</strong>
+            {lineage.descendants.length > 0 ? (
+              tree(lineage.descendants)
+            ) : (
+              <div className="muted small">No forks.</div>
+            )}
+          </li>
+        </ul>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,432 @@
+/** One session: header, virtualised timeline grouped by turn, and the side panel. */
+import { useVirtualizer } from "@tanstack/react-virtual";
+import type { SessionEvent } from "@tapedeck/session";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { ApiError, api } from "./api";
+import { SidePanel } from "./panels";
+import { LongText, preview } from "./text";
+import { buildTimeline, eventLabel, type SessionViewData, type TimelineRow } from "./timeline";
+
+interface Props {
+  sessionId: string;
+  seq: number | null;
+  /** Bumped when the live stream says this session changed. */
+  refreshKey: number;
+  onSelectSeq(seq: number | null): void;
+  onOpen(sessionId: string, seq?: number): void;
+  onContinue(sessionId: string): void;
+}
+
+/** The session page. */
+export function SessionPage({
+  sessionId,
+  seq,
+  refreshKey,
+  onSelectSeq,
+  onOpen,
+  onContinue,
+}: Props) {
+  const [data, setData] = useState<SessionViewData | null>(null);
+  const [error, setError] = useState<ApiError | Error | null>(null);
+  const [panel, setPanel] = useState<"trace" | "lineage">("trace");
+  const [forkError, setForkError] = useState<string | null>(null);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: refreshKey reloads on live changes
+  useEffect(() => {
+    let live = true;
+    api
+      .session(sessionId)
+      .then((view) => {
+        if (!live) return;
+        setData(view);
+        setError(null);
+      })
+      .catch((caught: unknown) => {
+        if (!live) return;
+        setData(null);
+        setError(caught instanceof Error ? caught : new Error(String(caught)));
+      });
+    return () => {
+      live = false;
+    };
+  }, [sessionId, refreshKey]);
+
+  const replacedBy = useMemo(() => new Map(data?.replacedBy ?? []), [data]);
+  const rows = useMemo(
+    () => (data === null ? [] : buildTimeline(data.events, replacedBy)),
+    [data, replacedBy],
+  );
+  const bySeq = useMemo(
+    () => new Map((data?.events ?? []).map((event) => [event.seq, event])),
+    [data],
+  );
+
+  const fork = async (atSeq: number) => {
+    setForkError(null);
+    try {
+      const forked = await api.fork(sessionId, atSeq);
+      onOpen(forked.sessionId);
+    } catch (caught) {
+      setForkError(caught instanceof Error ? caught.message : String(caught));
+    }
+  };
+
+  if (error !== null) {
+    const damaged = error instanceof ApiError && error.status === 422;
+    return (
+      <div className="page">
+        <div className="error-box" data-testid="session-error">
+          {damaged ? (
+            <>
+              <strong>This log is damaged and cannot be shown or exported.</strong>
+              <div>
+                {error.code} at line {error.line ?? "?"}, byte offset {error.offset ?? "?"}
+              </div>
+            </>
+          ) : null}
+          <div>{error.message}</div>
+        </div>
+      </div>
+    );
+  }
+  if (data === null) return <div className="page muted pad">Loading session…</div>;
+
+  const title = data.events.find(
+    (event) => event.type === "message" && "role" in event && event.role === "user",
+  );
+  return (
+    <div className="page">
+      <header className="session-header">
+        <div className="session-title">
+          <h1>
+            {preview(
+              title !== undefined && "content" in title ? String(title.content) : "(no prompt yet)",
+              120,
+            )}
+          </h1>
+          <div className="muted small">
+            <code>{data.header.sessionId}</code> · {data.header.workspaceId} ·{" "}
+            {data.events.length.toLocaleString()} events · {data.usage.inputTokens.toLocaleString()}{" "}
+            in / {data.usage.outputTokens.toLocaleString()} out tokens
+            {data.header.parent !== undefined ? (
+              <>
+                {" "}
+                · fork of{" "}
+                <button
+                  type="button"
+                  className="link"
+                  onClick={() =>
+                    data.header.parent &&
+                    onOpen(data.header.parent.sessionId, data.header.parent.seq)
+                  }
+                >
+                  {data.header.parent.sessionId.slice(0, 8)} at #{data.header.parent.seq}
+                </button>
+              </>
+            ) : null}
+          </div>
+        </div>
+        <div className="actions">
+          <button type="button" onClick={() => onContinue(sessionId)}>
+            Continue this session
+          </button>
+          <a className="button" href={api.exportUrl(sessionId)} download={`${sessionId}.jsonl`}>
+            Export JSONL
+          </a>
+          <button
+            type="button"
+            className={panel === "lineage" ? "active" : ""}
+            onClick={() => setPanel("lineage")}
+          >
+            Lineage
+          </button>
+          <button
+            type="button"
+            className={panel === "trace" ? "active" : ""}
+            onClick={() => setPanel("trace")}
+          >
+            Trace
+          </button>
+        </div>
+      </header>
+      {forkError !== null ? <div className="error-box">{forkError}</div> : null}
+      <div className="session-body">
+        <Timeline rows={rows} bySeq={bySeq} seq={seq} onSelectSeq={onSelectSeq} onFork={fork} />
+        <SidePanel
+          mode={panel}
+          sessionId={sessionId}
+          seq={seq}
+          events={data.events}
+          bySeq={bySeq}
+          onOpen={onOpen}
+          onSelectSeq={onSelectSeq}
+          refreshKey={refreshKey}
+        />
+      </div>
+    </div>
+  );
+}
+
+interface TimelineProps {
+  rows: TimelineRow[];
+  bySeq: Map<number, SessionEvent>;
+  seq: number | null;
+  onSelectSeq(seq: number | null): void;
+  onFork(seq: number): void;
+}
+
+function rowIndexOf(rows: TimelineRow[], seq: number): number {
+  let best = -1;
+  for (let index = 0; index < rows.length; index++) {
+    const row = rows[index];
+    if (row === undefined) continue;
+    if (row.seq === seq || (row.kind === "tool" && row.output?.seq === seq)) return index;
+    if (row.seq <= seq) best = index;
+  }
+  return best;
+}
+
+/** The virtualised list: only the rows on screen are in the DOM. */
+function Timeline({ rows, bySeq, seq, onSelectSeq, onFork }: TimelineProps) {
+  const parent = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => parent.current,
+    estimateSize: () => 72,
+    overscan: 8,
+  });
+  const scrolledFor = useRef<number | null>(null);
+  useEffect(() => {
+    if (seq === null || scrolledFor.current === seq) return;
+    const index = rowIndexOf(rows, seq);
+    if (index >= 0) {
+      scrolledFor.current = seq;
+      virtualizer.scrollToIndex(index, { align: "center" });
+    }
+  }, [seq, rows, virtualizer]);
+
+  return (
+    <div className="timeline" ref={parent} data-testid="timeline">
+      <div style={{ height: virtualizer.getTotalSize(), position: "relative", width: "100%" }}>
+        {virtualizer.getVirtualItems().map((item) => {
+          const row = rows[item.index];
+          if (row === undefined) return null;
+          const selected =
+            seq !== null && (row.seq === seq || (row.kind === "tool" && row.output?.seq === seq));
+          return (
+            <div
+              key={item.key}
+              data-index={item.index}
+              ref={virtualizer.measureElement}
+              className="row-wrap"
+              style={{
+                position: "absolute",
+                top: 0,
+                left: 0,
+                width: "100%",
+                transform: `translateY(${item.start}px)`,
+              }}
+            >
+              <Row
+                row={row}
+                bySeq={bySeq}
+                selected={selected}
+                onSelectSeq={onSelectSeq}
+                onFork={onFork}
+              />
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
+
+interface RowProps {
+  row: TimelineRow;
+  bySeq: Map<number, SessionEvent>;
+  selected: boolean;
+  onSelectSeq(seq: number | null): void;
+  onFork(seq: number): void;
+}
+
+function RowActions({
+  seq,
+  onSelectSeq,
+  onFork,
+}: {
+  seq: number;
+  onSelectSeq(seq: number): void;
+  onFork(seq: number): void;
+}) {
+  return (
+    <span className="row-actions">
+      <button
+        type="button"
+        className="link"
+        onClick={() => onSelectSeq(seq)}
+        title="Trace this event"
+      >
+        #{seq}
+      </button>
+      <button
+        type="button"
+        className="link"
+        onClick={() => onFork(seq)}
+        title="Fork a new session from this event"
+      >
+        Fork from here
+      </button>
+    </span>
+  );
+}
+
+function Row({ row, bySeq, selected, onSelectSeq, onFork }: RowProps) {
+  const className = `row row-${row.kind}${selected ? " selected" : ""}${"replacedBy" in row && row.replacedBy !== null ? " replaced" : ""}`;
+  const replacedTag =
+    "replacedBy" in row && row.replacedBy !== null ? (
+      <button
+        type="button"
+        className="tag link"
+        onClick={() => row.replacedBy !== null && onSelectSeq(row.replacedBy)}
+      >
+        replaced by #{row.replacedBy}
+      </button>
+    ) : null;
+  switch (row.kind) {
+    case "turn": {
+      if (row.seed) {
+        return (
+          <div className={className} data-seq={row.seq}>
+            <span className="turn-title">Seed</span>
+            <span className="muted small">system prompt and instructions</span>
+          </div>
+        );
+      }
+      const status = row.end?.status ?? "open";
+      return (
+        <div className={className} data-seq={row.seq}>
+          <span className="turn-title">Turn {row.turn}</span>
+          <span className={`status status-${status}`}>
+            {status}
+            {row.end?.synthetic === true ? " (synthetic)" : ""}
+          </span>
+          {row.start?.resumed === true ? <span className="tag">resumed</span> : null}
+          <span className="muted small">
+            {row.start?.model} · {row.start?.policy.approval} · {row.modelCalls} model calls ·{" "}
+            <span data-testid="turn-usage">
+              {row.usage.inputTokens.toLocaleString()} in /{" "}
+              {row.usage.outputTokens.toLocaleString()} out tokens
+            </span>
+          </span>
+          <RowActions seq={row.seq} onSelectSeq={onSelectSeq} onFork={onFork} />
+        </div>
+      );
+    }
+    case "message":
+      return (
+        <div className={`${className} role-${row.role}`} data-seq={row.seq}>
+          <div className="row-head">
+            <span className="role">{row.role}</span>
+            {row.partial ? (
+              <span className="tag warn">interrupted: streamed, never completed</span>
+            ) : null}
+            {replacedTag}
+            <RowActions seq={row.seq} onSelectSeq={onSelectSeq} onFork={onFork} />
+          </div>
+          {row.role === "system" || row.role === "developer" ? (
+            <details>
+              <summary>{preview(row.content, 100)}</summary>
+              <LongText text={row.content} />
+            </details>
+          ) : (
+            <LongText text={row.content} />
+          )}
+        </div>
+      );
+    case "tool": {
+      const output = row.output;
+      const state = output === null ? "no output" : output.isError ? "error" : "ok";
+      return (
+        <div className={className} data-seq={row.seq}>
+          <details open={output !== null && output.output.length < 400}>
+            <summary>
+              <span className="role">tool</span> <code>{row.call.name}</code>{" "}
+              <span className="muted">{preview(row.call.arguments, 80)}</span>{" "}
+              <span className={`status status-${state === "ok" ? "completed" : "interrupted"}`}>
+                {state}
+              </span>
+              {output?.synthetic === true ? <span className="tag warn">synthetic</span> : null}
+              {row.approval.requested ? (
+                <span className="tag">approval: {row.approval.decision ?? "pending"}</span>
+              ) : null}
+              {replacedTag}
+            </summary>
+            <div className="tool-body">
+              <div className="muted small">arguments</div>
+              <LongText text={row.call.arguments} limit={1000} />
+              {output !== null ? (
+                <>
+                  <div className="muted small">output (#{output.seq})</div>
+                  <LongText text={output.output} className={output.isError ? "error-text" : ""} />
+                </>
+              ) : null}
+            </div>
+          </details>
+          <RowActions seq={row.seq} onSelectSeq={onSelectSeq} onFork={onFork} />
+        </div>
+      );
+    }
+    case "compaction":
+      return (
+        <div className={className} data-seq={row.seq}>
+          <div className="row-head">
+            <span className="role">compaction</span>
+            {replacedTag}
+            <RowActions seq={row.seq} onSelectSeq={onSelectSeq} onFork={onFork} />
+          </div>
+          <LongText text={row.summary} />
+          <details>
+            <summary>Replaced {row.replaces.length} events</summary>
+            <ul className="replaced-list">
+              {row.replaces.map((replacedSeq) => {
+                const event = bySeq.get(replacedSeq);
+                return (
+                  <li key={replacedSeq}>
+                    <button type="button" className="link" onClick={() => onSelectSeq(replacedSeq)}>
+                      #{replacedSeq}
+                    </button>{" "}
+                    {event === undefined ? "(not in this log)" : preview(eventLabel(event), 160)}
+                  </li>
+                );
+              })}
+            </ul>
+          </details>
+        </div>
+      );
+    case "model":
+      return (
+        <div className={className} data-seq={row.seq}>
+          <span className="role">model call</span>
+          <span className="muted small">
+            {row.request.provider}:{row.request.model} · {row.request.inputItems.length} input items
+            · {row.finishReason ?? "no response"}
+          </span>
+          <button type="button" className="link" onClick={() => onSelectSeq(row.seq)}>
+            Show input
+          </button>
+          <RowActions seq={row.seq} onSelectSeq={onSelectSeq} onFork={onFork} />
+        </div>
+      );
+    case "note":
+      return (
+        <div
+          className={`${className} ${row.tone === "error" ? "error-text" : ""}`}
+          data-seq={row.seq}
+        >
+          <pre className="text">{row.text}</pre>
+          <RowActions seq={row.seq} onSelectSeq={onSelectSeq} onFork={onFork} />
+        </div>
+      );
+  }
+}

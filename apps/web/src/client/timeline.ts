@@ -1,0 +1,317 @@
+/**
+ * Turns a replayed session into the rows the session page shows: the seed, then one group per
+ * turn (user message, assistant text, tool calls paired with their outputs and approvals,
+ * compactions with what they replaced, model calls), flattened so a virtual list can render them.
+ * Pure: no DOM, unit-tested.
+ */
+import type {
+  FunctionCallEvent,
+  FunctionCallOutputEvent,
+  KnownSessionEvent,
+  ModelRequestEvent,
+  SessionEvent,
+  TurnEndEvent,
+  TurnStartEvent,
+  Usage,
+} from "@tapedeck/session";
+
+/** What `GET /api/sessions/:id` returns. */
+export interface SessionViewData {
+  header: {
+    sessionId: string;
+    workspaceId: string;
+    cwd: string;
+    createdAt: string;
+    parent?: { sessionId: string; seq: number };
+  };
+  events: SessionEvent[];
+  currentSeqs: number[];
+  replacedBy: Array<[number, number]>;
+  openTurn: unknown;
+  usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number };
+  goal: string | null;
+  lastSeq: number;
+}
+
+/** A tool call with everything that answers it. */
+export interface ToolRow {
+  kind: "tool";
+  seq: number;
+  turn: number;
+  call: FunctionCallEvent;
+  output: FunctionCallOutputEvent | null;
+  approval: { requested: boolean; decision: string | null };
+  replacedBy: number | null;
+}
+
+/** One row of the timeline. */
+export type TimelineRow =
+  | {
+      kind: "turn";
+      seq: number;
+      turn: number;
+      start: TurnStartEvent | null;
+      end: TurnEndEvent | null;
+      usage: Usage;
+      modelCalls: number;
+      /** True for the events before the first turn (system prompt, instructions). */
+      seed: boolean;
+    }
+  | {
+      kind: "message";
+      seq: number;
+      turn: number;
+      role: string;
+      content: string;
+      replacedBy: number | null;
+      /** Assistant text streamed but never completed (the run ended mid-answer). */
+      partial: boolean;
+    }
+  | ToolRow
+  | {
+      kind: "compaction";
+      seq: number;
+      turn: number;
+      summary: string;
+      replaces: number[];
+      replacedBy: number | null;
+    }
+  | {
+      kind: "model";
+      seq: number;
+      turn: number;
+      request: ModelRequestEvent;
+      finishReason: string | null;
+    }
+  | { kind: "note"; seq: number; turn: number; text: string; tone: "error" | "info" };
+
+function known(event: SessionEvent): KnownSessionEvent | null {
+  return event.type.startsWith("x-") ? null : (event as KnownSessionEvent);
+}
+
+/** Builds the rows; `replacedBy` maps a seq to the compaction that replaced it. */
+export function buildTimeline(
+  events: readonly SessionEvent[],
+  replacedBy: ReadonlyMap<number, number>,
+): TimelineRow[] {
+  const rows: TimelineRow[] = [];
+  const tools = new Map<string, ToolRow>();
+  const finish = new Map<string, { finishReason: string | null }>();
+  let turnIndex = 0;
+  let turnRow: Extract<TimelineRow, { kind: "turn" }> | null = null;
+  let streamed = new Map<string, string>();
+  let completedRequests = new Set<string>();
+
+  const flushPartial = () => {
+    // Text streamed for a request whose assistant message never came: show what was seen.
+    for (const [requestId, text] of streamed) {
+      if (!completedRequests.has(requestId) && text !== "") {
+        rows.push({
+          kind: "message",
+          seq: turnRow?.seq ?? 0,
+          turn: turnIndex,
+          role: "assistant",
+          content: text,
+          replacedBy: null,
+          partial: true,
+        });
+      }
+    }
+    streamed = new Map();
+    completedRequests = new Set();
+  };
+
+  for (const raw of events) {
+    const event = known(raw);
+    if (event === null) continue;
+    if (turnRow === null && event.type !== "turn/start") {
+      turnRow = {
+        kind: "turn",
+        seq: event.seq,
+        turn: 0,
+        start: null,
+        end: null,
+        usage: { inputTokens: 0, outputTokens: 0 },
+        modelCalls: 0,
+        seed: true,
+      };
+      rows.push(turnRow);
+    }
+    const replaced = replacedBy.get(event.seq) ?? null;
+    switch (event.type) {
+      case "turn/start":
+        flushPartial();
+        turnIndex += 1;
+        turnRow = {
+          kind: "turn",
+          seq: event.seq,
+          turn: turnIndex,
+          start: event,
+          end: null,
+          usage: { inputTokens: 0, outputTokens: 0 },
+          modelCalls: 0,
+          seed: false,
+        };
+        rows.push(turnRow);
+        break;
+      case "turn/end":
+        flushPartial();
+        if (turnRow !== null) turnRow.end = event;
+        break;
+      case "message":
+        if (event.role === "assistant") {
+          // The complete message follows its chunks; mark the latest streamed request complete.
+          const last = [...streamed.keys()].at(-1);
+          if (last !== undefined) completedRequests.add(last);
+        }
+        rows.push({
+          kind: "message",
+          seq: event.seq,
+          turn: turnIndex,
+          role: event.role,
+          content: event.content,
+          replacedBy: replaced,
+          partial: false,
+        });
+        break;
+      case "assistant/chunk":
+        if ("text" in event.delta) {
+          streamed.set(event.requestId, (streamed.get(event.requestId) ?? "") + event.delta.text);
+        }
+        break;
+      case "model/request": {
+        if (turnRow !== null) turnRow.modelCalls += 1;
+        const row = {
+          kind: "model" as const,
+          seq: event.seq,
+          turn: turnIndex,
+          request: event,
+          finishReason: null,
+        };
+        finish.set(event.requestId, row);
+        rows.push(row);
+        break;
+      }
+      case "model/response": {
+        const row = finish.get(event.requestId);
+        if (row !== undefined) row.finishReason = event.finishReason;
+        if (event.finishReason === "tool_calls" || event.finishReason === "cancelled") {
+          completedRequests.add(event.requestId);
+        }
+        if (turnRow !== null && event.usage !== undefined) {
+          turnRow.usage = {
+            inputTokens: turnRow.usage.inputTokens + event.usage.inputTokens,
+            outputTokens: turnRow.usage.outputTokens + event.usage.outputTokens,
+          };
+        }
+        break;
+      }
+      case "function_call": {
+        const row: ToolRow = {
+          kind: "tool",
+          seq: event.seq,
+          turn: turnIndex,
+          call: event,
+          output: null,
+          approval: { requested: false, decision: null },
+          replacedBy: replaced,
+        };
+        tools.set(event.callId, row);
+        rows.push(row);
+        break;
+      }
+      case "function_call_output": {
+        const row = tools.get(event.callId);
+        if (row !== undefined) row.output = event;
+        else {
+          rows.push({
+            kind: "note",
+            seq: event.seq,
+            turn: turnIndex,
+            text: `Output for unknown call ${event.callId}: ${event.output}`,
+            tone: "error",
+          });
+        }
+        break;
+      }
+      case "approval/request": {
+        const row = tools.get(event.callId);
+        if (row !== undefined) row.approval.requested = true;
+        break;
+      }
+      case "approval/decision": {
+        const row = tools.get(event.callId);
+        if (row !== undefined) row.approval.decision = event.decision;
+        break;
+      }
+      case "compaction":
+        rows.push({
+          kind: "compaction",
+          seq: event.seq,
+          turn: turnIndex,
+          summary: event.summary,
+          replaces: event.replaces ?? [],
+          replacedBy: replaced,
+        });
+        break;
+      case "goal/set":
+        rows.push({
+          kind: "note",
+          seq: event.seq,
+          turn: turnIndex,
+          text: event.goal === null ? "Goal cleared" : `Goal: ${event.goal}`,
+          tone: "info",
+        });
+        break;
+      case "error":
+        rows.push({
+          kind: "note",
+          seq: event.seq,
+          turn: turnIndex,
+          text: `${event.code}: ${event.message}`,
+          tone: "error",
+        });
+        break;
+    }
+  }
+  flushPartial();
+  return rows;
+}
+
+/** The short text of an event, for lists (trace, replaced events, search). */
+export function eventLabel(event: SessionEvent): string {
+  const value = known(event);
+  if (value === null) return event.type;
+  switch (value.type) {
+    case "message":
+      return `${value.role}: ${value.content}`;
+    case "function_call":
+      return `call ${value.name}(${value.arguments})`;
+    case "function_call_output":
+      return `output ${value.callId}: ${value.output}`;
+    case "compaction":
+      return `compaction: ${value.summary}`;
+    case "turn/start":
+      return `turn start (${value.model})`;
+    case "turn/end":
+      return `turn end: ${value.status}`;
+    case "error":
+      return `error ${value.code}: ${value.message}`;
+    default:
+      return value.type;
+  }
+}
+
+/** The items the model saw at a `model/request`: its `inputItems` seqs, rebuilt from the log. */
+export function modelInput(
+  events: readonly SessionEvent[],
+  request: ModelRequestEvent,
+): Array<{ seq: number; event: SessionEvent | null }> {
+  const bySeq = new Map(events.map((event) => [event.seq, event]));
+  return request.inputItems.map((seq) => ({ seq, event: bySeq.get(seq) ?? null }));
+}
+
+/** Cuts long text for display; the caller offers "show all". */
+export function truncate(text: string, limit: number): { text: string; cut: boolean } {
+  return text.length <= limit ? { text, cut: false } : { text: text.slice(0, limit), cut: true };
+}

@@ -1,0 +1,78 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { LlmProvider } from "@tapedeck/llm";
+import { createSessionStore } from "@tapedeck/session-store";
+import { type Browser, chromium } from "playwright-core";
+import { build } from "vite";
+import {
+  createApp,
+  createMemoryIndex,
+  type RunningServer,
+  startServer,
+  type WebApp,
+} from "../src/server/index";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** Debian's Chromium (installed by `.ci/run` with apt); never a downloaded browser. */
+export const CHROMIUM = process.env.TAPEDECK_CHROMIUM ?? "/usr/bin/chromium";
+
+/** Builds the client into a temp directory (the tests never touch dist/). */
+export async function buildClient(): Promise<string> {
+  const outDir = mkdtempSync(path.join(tmpdir(), "tapedeck-web-client-"));
+  await build({
+    configFile: path.join(here, "../vite.config.ts"),
+    logLevel: "warn",
+    build: { outDir, emptyOutDir: true, sourcemap: false },
+  });
+  return outDir;
+}
+
+/** Launches headless Chromium. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--no-first-run",
+    ],
+  });
+}
+
+/** A real server over a home, listening on a free loopback port. */
+export async function serveHome(options: {
+  home: string;
+  clientDir: string;
+  provider?: () => LlmProvider;
+  env?: Record<string, string | undefined>;
+  model?: string;
+  demoLogs?: () => Promise<readonly string[]>;
+}): Promise<{ web: WebApp; server: RunningServer }> {
+  const store = createSessionStore({ home: options.home });
+  const index = createMemoryIndex(store);
+  await index.sync();
+  const web = createApp({
+    store,
+    index,
+    clientDir: options.clientDir,
+    liveIntervalMs: 200,
+    agent: {
+      model: options.model ?? "openai:gpt-4.1-mini",
+      cwd: options.home,
+      ...(options.provider === undefined ? {} : { provider: options.provider }),
+      ...(options.env === undefined ? {} : { env: options.env }),
+    },
+    ...(options.demoLogs === undefined ? {} : { demoLogs: options.demoLogs }),
+  });
+  const server = await startServer(web.app, { port: 0 });
+  return { web, server };
+}
+
+/** Where screenshots go (git-ignored). */
+export const ARTIFACTS = path.resolve(here, "../../../.artifacts/web");
