@@ -399,6 +399,7 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
           throw new acp.RequestError(
             -32603,
             `Session ${state.sessionId} is busy: a prompt is already running on it. Cancel it or wait for it to finish.`,
+            { code: "SESSION_BUSY", sessionId: state.sessionId },
           );
         }
         const controller = new AbortController();
