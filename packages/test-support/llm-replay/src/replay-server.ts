@@ -211,18 +211,23 @@ export async function startReplayServer(
       "x-request-id": call.requestId,
     });
     await write(response, plan.head);
-    for (const [index, frames] of plan.chunks.entries()) {
+    for (let index = 0; index < plan.count; index += 1) {
       const delay = delayBefore(call, index, scale);
       if (delay > 0) await sleep(delay);
       if (response.destroyed) return;
-      await write(response, frames);
+      await write(response, plan.chunk(index));
+      // Node corks the socket until the next tick, and this loop only awaits settled promises:
+      // without a turn of the event loop now and then, every chunk would leave in one packet.
+      if (delay === 0 && index % 256 === 0)
+        await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    await sleep(delayBefore(call, plan.chunks.length, scale));
-    if (plan.tail === null) {
+    await sleep(delayBefore(call, plan.count, scale));
+    const tail = plan.tail();
+    if (tail === null) {
       await drop(response, ": dropped\n\n");
       return;
     }
-    response.end(plan.tail);
+    response.end(tail);
   }
 
   server.listen(options.port ?? 0, "127.0.0.1");

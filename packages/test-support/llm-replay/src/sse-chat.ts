@@ -48,7 +48,8 @@ export function chatStreamPlan(
   });
   const head = frame([choice({ role: "assistant", content: "", refusal: null })]);
   const indexes = new Map<string, number>();
-  const chunks = call.chunks.map(({ delta }) => {
+  const chunk = (position: number): string => {
+    const { delta } = call.chunks[position]!;
     if (!isToolCallDelta(delta)) return frame([choice({ content: delta.text })]);
     let index = indexes.get(delta.callId);
     if (index === undefined) {
@@ -68,21 +69,24 @@ export function chatStreamPlan(
       ]);
     }
     return frame([choice({ tool_calls: [{ index, function: { arguments: delta.arguments } }] })]);
-  });
+  };
+  const count = call.chunks.length;
   const { outcome } = call;
-  if (outcome.type === "cancelled" || outcome.type === "dropped")
-    return { head, chunks, tail: null };
+  if (outcome.type === "cancelled" || outcome.type === "dropped") {
+    return { head, count, chunk, tail: () => null };
+  }
   if (outcome.type === "error") {
     const wire = wireErrorFor(outcome.code, outcome.status);
-    if (wire === undefined) return { head, chunks, tail: null };
+    if (wire === undefined) return { head, count, chunk, tail: () => null };
     const error = { message: outcome.message, type: wire.type, code: wire.code, param: null };
-    return { head, chunks, tail: `data: ${JSON.stringify({ error })}\n\n` };
+    return { head, count, chunk, tail: () => `data: ${JSON.stringify({ error })}\n\n` };
   }
   let tail = frame([choice({}, finishReasons[outcome.finishReason])]);
   if (includeUsage && outcome.usage !== undefined) {
     tail += `data: ${JSON.stringify({ ...base, choices: [], usage: wireUsage(outcome.usage) })}\n\n`;
   }
-  return { head, chunks, tail: `${tail}data: [DONE]\n\n` };
+  const done = `${tail}data: [DONE]\n\n`;
+  return { head, count, chunk, tail: () => done };
 }
 
 /** A whole `chat.completion` object for a non-streaming request. */

@@ -3,12 +3,18 @@ import type { Usage } from "@tapedeck/session";
 import { isToolCallDelta, type RecordedCall } from "./recording";
 import { wireErrorFor } from "./wire-errors";
 
-/** The frames of one streamed answer: before the chunks, one string per chunk, and the end. */
+/**
+ * The frames of one streamed answer, produced lazily so the first bytes leave before the rest is
+ * serialized: `head`, then `chunk(0)` … `chunk(count - 1)` (in order), then `tail()`.
+ */
 export interface StreamPlan {
   head: string;
-  chunks: string[];
+  /** Number of recorded chunks. */
+  count: number;
+  /** The frames of recorded chunk `index`; call in order. */
+  chunk(index: number): string;
   /** Frames after the last chunk, or `null` to drop the connection there. */
-  tail: string | null;
+  tail(): string | null;
 }
 
 /** What the request said that the answer echoes. */
@@ -142,11 +148,11 @@ export function responsesStreamPlan(call: RecordedCall, echo: EchoFields): Strea
     return item?.type === "function_call" ? item.name : "";
   };
 
-  const chunks = call.chunks.map((chunk, index) => {
+  const chunk = (index: number): string => {
     const key = keyOf(index);
     let frames = "";
     let state = opened.get(key);
-    const { delta } = chunk;
+    const { delta } = call.chunks[index]!;
     if (state === undefined) {
       state = {
         outputIndex: opened.size,
@@ -236,51 +242,59 @@ export function responsesStreamPlan(call: RecordedCall, echo: EchoFields): Strea
       }
     }
     return frames;
-  });
+  };
+  const count = call.chunks.length;
 
-  if (outcome.type === "cancelled" || outcome.type === "dropped")
-    return { head, chunks, tail: null };
+  if (outcome.type === "cancelled" || outcome.type === "dropped") {
+    return { head, count, chunk, tail: () => null };
+  }
   if (outcome.type === "error") {
     const wire = wireErrorFor(outcome.code, outcome.status);
-    if (wire === undefined) return { head, chunks, tail: null };
+    if (wire === undefined) return { head, count, chunk, tail: () => null };
     const error = { code: wire.code, message: outcome.message };
-    const failed = responseObject(call, echo, {
-      status: "failed",
-      output: done.filter(Boolean),
-      error,
-    });
-    return { head, chunks, tail: frame({ type: "response.failed", response: failed }) };
+    const failedTail = () => {
+      const failed = responseObject(call, echo, {
+        status: "failed",
+        output: done.filter(Boolean),
+        error,
+      });
+      return frame({ type: "response.failed", response: failed });
+    };
+    return { head, count, chunk, tail: failedTail };
   }
-  // Items the log has but the chunks never streamed still appear, whole.
-  let tail = "";
-  const output = [...done.filter(Boolean)];
-  for (const item of outputItems(call, finalItems)) {
-    const key = item.type === "message" ? "" : String(item.call_id);
-    if (opened.has(key)) continue;
-    const outputIndex = output.length;
+  const completedTail = (): string => {
+    // Items the log has but the chunks never streamed still appear, whole.
+    let tail = "";
+    const output = [...done.filter(Boolean)];
+    for (const item of outputItems(call, finalItems)) {
+      const key = item.type === "message" ? "" : String(item.call_id);
+      if (opened.has(key)) continue;
+      const outputIndex = output.length;
+      tail += frame({
+        type: "response.output_item.added",
+        output_index: outputIndex,
+        item: { ...item, status: "in_progress" },
+      });
+      tail += frame({ type: "response.output_item.done", output_index: outputIndex, item });
+      output.push(item);
+    }
+    const incomplete =
+      outcome.finishReason === "length"
+        ? "max_output_tokens"
+        : outcome.finishReason === "error"
+          ? "content_filter"
+          : undefined;
+    const final = responseObject(call, echo, {
+      status: incomplete === undefined ? "completed" : "incomplete",
+      output,
+      usage: outcome.usage,
+      ...(incomplete === undefined ? {} : { incomplete }),
+    });
     tail += frame({
-      type: "response.output_item.added",
-      output_index: outputIndex,
-      item: { ...item, status: "in_progress" },
+      type: incomplete === undefined ? "response.completed" : "response.incomplete",
+      response: final,
     });
-    tail += frame({ type: "response.output_item.done", output_index: outputIndex, item });
-    output.push(item);
-  }
-  const incomplete =
-    outcome.finishReason === "length"
-      ? "max_output_tokens"
-      : outcome.finishReason === "error"
-        ? "content_filter"
-        : undefined;
-  const final = responseObject(call, echo, {
-    status: incomplete === undefined ? "completed" : "incomplete",
-    output,
-    usage: outcome.usage,
-    ...(incomplete === undefined ? {} : { incomplete }),
-  });
-  tail += frame({
-    type: incomplete === undefined ? "response.completed" : "response.incomplete",
-    response: final,
-  });
-  return { head, chunks, tail };
+    return tail;
+  };
+  return { head, count, chunk, tail: completedTail };
 }
