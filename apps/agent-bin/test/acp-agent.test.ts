@@ -1,19 +1,36 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { type ScriptStep, scriptedProvider } from "@tapedeck/agent/testing";
+import { DEFAULT_SYSTEM_PROMPT, defaultTools, toolDefinitions } from "@tapedeck/agent";
+import { scriptedProvider } from "@tapedeck/agent/testing";
+import { createReplayProvider, type ReplayProvider, scriptedRecording } from "@tapedeck/llm-replay";
 import { uuidv7 } from "@tapedeck/session";
 import { afterEach, describe, expect, it } from "vitest";
 import { type AcpHarness, acpHarness, updatesOf } from "./acp-harness";
 
 let harness: AcpHarness | undefined;
+let replay: ReplayProvider | undefined;
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
+  // Every recorded model response must have been asked for, in order.
+  replay?.assertAllConsumed();
+  replay = undefined;
 });
 
-async function start(steps: ScriptStep[], capabilities: acp.ClientCapabilities = {}) {
-  const provider = scriptedProvider(steps);
+/** A recording in the agent's own shape: its seed system prompt and its tool definitions. */
+function script(options: { cwd?: string } = {}) {
+  return scriptedRecording({ tools: toolDefinitions(defaultTools()), ...options }).system(
+    DEFAULT_SYSTEM_PROMPT,
+  );
+}
+
+type Script = ReturnType<typeof script>;
+
+/** An agent whose model answers from the recording (strict request matching). */
+async function start(recording: Script, capabilities: acp.ClientCapabilities = {}) {
+  const provider = createReplayProvider(recording.build().recording(), { id: "openai" });
+  replay = provider;
   harness = await acpHarness(() => provider, capabilities);
   return { harness, provider };
 }
@@ -53,7 +70,12 @@ describe("ACP agent (in-process)", () => {
   });
 
   it("session/new answers with modes and the model option; prompt streams text and ends end_turn", async () => {
-    const { harness: h } = await start([{ text: "Hello from Tapedeck", chunks: 3 }]);
+    const { harness: h } = await start(
+      script()
+        .user("hi")
+        .text("Hello from Tapedeck", { chunks: ["Hello ", "from ", "Tapedeck"] })
+        .end(),
+    );
     const created = await newSession(h);
     expect(created.modes?.currentModeId).toBe("ask");
     expect(created.modes?.availableModes.map((mode) => mode.id)).toEqual(["ask", "auto", "deny"]);
@@ -71,6 +93,7 @@ describe("ACP agent (in-process)", () => {
     expect(
       chunks.map((chunk) => (chunk.content.type === "text" ? chunk.content.text : "")).join(""),
     ).toBe("Hello from Tapedeck");
+    expect(chunks).toHaveLength(3);
     expect(new Set(chunks.map((chunk) => chunk.messageId)).size).toBe(1);
     expect(updatesOf(h.updates, "usage_update")).toHaveLength(1);
     const session = await h.store.readSession(created.sessionId);
@@ -82,14 +105,14 @@ describe("ACP agent (in-process)", () => {
   });
 
   it("asks permission for a write; allowed runs it and reports the tool call lifecycle", async () => {
-    const { harness: h } = await start([
-      {
-        calls: [
-          { callId: "w1", name: "write_file", arguments: { path: "out.txt", content: "hello" } },
-        ],
-      },
-      { text: "Wrote it." },
-    ]);
+    const { harness: h } = await start(
+      script()
+        .user("write")
+        .toolCall("write_file", { path: "out.txt", content: "hello" }, { callId: "w1" })
+        .toolResult("Wrote 5 bytes to out.txt.")
+        .text("Wrote it.")
+        .end(),
+    );
     const { sessionId } = await newSession(h);
     const response = await h.agent.request(acp.methods.agent.session.prompt, {
       sessionId,
@@ -123,14 +146,14 @@ describe("ACP agent (in-process)", () => {
   });
 
   it("a rejected permission leaves the file alone and fails the tool call", async () => {
-    const { harness: h } = await start([
-      {
-        calls: [
-          { callId: "w1", name: "write_file", arguments: { path: "out.txt", content: "hello" } },
-        ],
-      },
-      { text: "OK, not writing." },
-    ]);
+    const { harness: h } = await start(
+      script()
+        .user("write")
+        .toolCall("write_file", { path: "out.txt", content: "hello" }, { callId: "w1" })
+        .toolResult("Error: The user rejected this write_file call.", { isError: true })
+        .text("OK, not writing.")
+        .end(),
+    );
     h.answer.next = async () => ({ outcome: { outcome: "selected", optionId: "reject" } });
     const { sessionId } = await newSession(h);
     await h.agent.request(acp.methods.agent.session.prompt, {
@@ -147,10 +170,14 @@ describe("ACP agent (in-process)", () => {
   });
 
   it("auto mode (set_mode) runs commands without asking", async () => {
-    const { harness: h } = await start([
-      { calls: [{ callId: "c1", name: "run_command", arguments: { command: "echo hi" } }] },
-      { text: "done" },
-    ]);
+    const { harness: h } = await start(
+      script()
+        .user("run")
+        .toolCall("run_command", { command: "echo hi" }, { callId: "c1" })
+        .toolResult("exit code 0\nhi\n")
+        .text("done")
+        .end(),
+    );
     const { sessionId } = await newSession(h);
     await h.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "auto" });
     await h.agent.request(acp.methods.agent.session.prompt, {
@@ -165,9 +192,13 @@ describe("ACP agent (in-process)", () => {
   });
 
   it("session/cancel during a slow command kills it and the prompt answers cancelled", async () => {
-    const { harness: h } = await start([
-      { calls: [{ callId: "s1", name: "run_command", arguments: { command: "sleep 20" } }] },
-    ]);
+    const { harness: h } = await start(
+      script()
+        .user("sleep")
+        .toolCall("run_command", { command: "sleep 20" }, { callId: "s1" })
+        .toolResult("Error: Command cancelled; it was killed.\n", { isError: true })
+        .end("cancelled"),
+    );
     const { sessionId } = await newSession(h);
     await h.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "auto" });
     const started = Date.now();
@@ -192,70 +223,130 @@ describe("ACP agent (in-process)", () => {
   });
 
   it("session/load replays user text, agent text, tool calls with outputs and a compaction", async () => {
-    const { harness: h } = await start(
-      [
-        { calls: [{ callId: "l1", name: "list_dir", arguments: {} }] },
-        { text: "first answer" },
-        { text: "SUMMARY" },
-        { text: "second answer" },
-      ],
-      { session: { compaction: {} } },
+    harness = await acpHarness(() => scriptedProvider([]), { session: { compaction: {} } });
+    const h = harness;
+    const log = script({ cwd: h.cwd })
+      .user("list")
+      .toolCall("list_dir", {}, { callId: "l1" })
+      .toolResult("file.txt")
+      .text("first answer")
+      .user("go on")
+      .toolCall("run_command", { command: "false" }, { callId: "c2" })
+      .toolResult("Error: exit code 1\n", { isError: true })
+      .text("it failed")
+      .compact("SUMMARY")
+      .user("again")
+      .text("second answer")
+      .end()
+      .build();
+    const sessionId = log.header.sessionId;
+    const { mkdir } = await import("node:fs/promises");
+    await mkdir(h.store.sessionsDir, { recursive: true });
+    await writeFile(h.store.pathOf(sessionId), log.jsonl());
+    const loaded = await h.agent.request(acp.methods.agent.session.load, {
+      sessionId,
+      cwd: h.cwd,
+      mcpServers: [],
+    });
+    expect(loaded.modes?.currentModeId).toBe("ask");
+    expect(loaded.configOptions?.[0]).toMatchObject({ id: "model" });
+    const kinds = h.updates.map((notification) => notification.update.sessionUpdate);
+    expect(kinds).toEqual([
+      "user_message_chunk",
+      "tool_call",
+      "tool_call_update",
+      "agent_message_chunk",
+      "user_message_chunk",
+      "tool_call",
+      "tool_call_update",
+      "agent_message_chunk",
+      "compaction_update",
+      "user_message_chunk",
+      "agent_message_chunk",
+      "session_info_update",
+    ]);
+    expect(updatesOf(h.updates, "tool_call")[0]).toMatchObject({
+      toolCallId: "l1",
+      kind: "read",
+      title: "List .",
+    });
+    expect(
+      updatesOf(h.updates, "tool_call_update").map((update) => [update.toolCallId, update.status]),
+    ).toEqual([
+      ["l1", "completed"],
+      ["c2", "failed"],
+    ]);
+    expect(updatesOf(h.updates, "compaction_update")[0]).toMatchObject({
+      status: "completed",
+      summary: [{ type: "text", text: "SUMMARY" }],
+    });
+    expect(
+      updatesOf(h.updates, "agent_message_chunk").map(
+        (update) => update.content.type === "text" && update.content.text,
+      ),
+    ).toEqual(["first answer", "it failed", "second answer"]);
+    expect(updatesOf(h.updates, "session_info_update")[0]).toMatchObject({ title: "list" });
+  });
+
+  it("a prompt after session/load sends the compacted surface to the model", async () => {
+    const full = script()
+      .user("one")
+      .text("A")
+      .compact("S1")
+      .user("two", { resumed: true })
+      .text("B")
+      .end()
+      .build();
+    // Only the second model call is still to come; the first is history.
+    const recording = full.recording();
+    const provider = createReplayProvider(
+      { ...recording, calls: recording.calls.slice(1) },
+      { id: "openai" },
     );
-    await writeFile(path.join(h.cwd, "file.txt"), "x");
-    const { sessionId } = await newSession(h);
-    await h.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: "list" }],
+    replay = provider;
+    harness = await acpHarness(() => provider, {});
+    const h = harness;
+    const past = script({ cwd: h.cwd }).user("one").text("A").compact("S1").end().build();
+    const { mkdir } = await import("node:fs/promises");
+    await mkdir(h.store.sessionsDir, { recursive: true });
+    await writeFile(h.store.pathOf(past.header.sessionId), past.jsonl());
+    await h.agent.request(acp.methods.agent.session.load, {
+      sessionId: past.header.sessionId,
+      cwd: h.cwd,
+      mcpServers: [],
     });
-    await h.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: "/compact" }],
+    const answer = await h.agent.request(acp.methods.agent.session.prompt, {
+      sessionId: past.header.sessionId,
+      prompt: [{ type: "text", text: "two" }],
     });
-    await h.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: "again" }],
+    expect(answer.stopReason).toBe("end_turn");
+    // The strict replay matched: system prompt, the summary in place of "one"/"A", then "two".
+    const request = (await h.store.readSession(past.header.sessionId)).events
+      .filter((event) => event.type === "model/request")
+      .at(-1);
+    expect(request?.type === "model/request" && request.inputItems).toHaveLength(3);
+  });
+
+  it("without the compaction capability, a compaction is shown as a thought", async () => {
+    harness = await acpHarness(() => scriptedProvider([]), {});
+    const h = harness;
+    const log = script({ cwd: h.cwd }).user("one").text("A").compact("S1").end().build();
+    const { mkdir } = await import("node:fs/promises");
+    await mkdir(h.store.sessionsDir, { recursive: true });
+    await writeFile(h.store.pathOf(log.header.sessionId), log.jsonl());
+    await h.agent.request(acp.methods.agent.session.load, {
+      sessionId: log.header.sessionId,
+      cwd: h.cwd,
+      mcpServers: [],
     });
-    // A second client loads the session from the files alone.
-    const second = await acpHarness(
-      () => scriptedProvider([]),
-      { session: { compaction: {} } },
-      { home: h.home, cwd: h.cwd },
-    );
-    try {
-      const loaded = await second.agent.request(acp.methods.agent.session.load, {
-        sessionId,
-        cwd: h.cwd,
-        mcpServers: [],
-      });
-      expect(loaded.modes?.currentModeId).toBe("ask");
-      const kinds = second.updates.map((notification) => notification.update.sessionUpdate);
-      expect(kinds).toEqual([
-        "user_message_chunk",
-        "tool_call",
-        "tool_call_update",
-        "agent_message_chunk",
-        "user_message_chunk",
-        "compaction_update",
-        "user_message_chunk",
-        "agent_message_chunk",
-        "session_info_update",
-      ]);
-      expect(updatesOf(second.updates, "tool_call_update")[0]).toMatchObject({
-        toolCallId: "l1",
-        status: "completed",
-      });
-      expect(updatesOf(second.updates, "compaction_update")[0]).toMatchObject({
-        status: "completed",
-        summary: [{ type: "text", text: "SUMMARY" }],
-      });
-      expect(updatesOf(second.updates, "session_info_update")[0]).toMatchObject({ title: "list" });
-    } finally {
-      await second.close();
-    }
+    expect(updatesOf(h.updates, "compaction_update")).toEqual([]);
+    expect(updatesOf(h.updates, "agent_thought_chunk")[0]?.content).toMatchObject({
+      text: expect.stringContaining("S1"),
+    });
   });
 
   it("session/list lists sessions of a cwd with titles", async () => {
-    const { harness: h } = await start([{ text: "a" }]);
+    const { harness: h } = await start(script().user("My first question").text("a").end());
     const { sessionId } = await newSession(h);
     await h.agent.request(acp.methods.agent.session.prompt, {
       sessionId,
@@ -271,7 +362,7 @@ describe("ACP agent (in-process)", () => {
   });
 
   it("unknown sessions give resource-not-found errors with a clear message", async () => {
-    const { harness: h } = await start([]);
+    const { harness: h } = await start(script());
     const missing = uuidv7();
     await expect(
       h.agent.request(acp.methods.agent.session.load, {
@@ -296,7 +387,7 @@ describe("ACP agent (in-process)", () => {
   });
 
   it("mcpServers are not connected but the client is told so", async () => {
-    const { harness: h } = await start([]);
+    const { harness: h } = await start(script());
     const { sessionId } = await h.agent.request(acp.methods.agent.session.new, {
       cwd: h.cwd,
       mcpServers: [{ name: "github", command: "gh-mcp", args: [], env: [] }],
@@ -314,17 +405,21 @@ describe("ACP agent (in-process)", () => {
   });
 
   it("routes file reads and writes through the client when it advertises fs", async () => {
-    const provider = scriptedProvider([
-      { calls: [{ callId: "r1", name: "read_file", arguments: { path: "buf.txt" } }] },
-      {
-        calls: [
-          { callId: "w1", name: "write_file", arguments: { path: "buf.txt", content: "new" } },
-        ],
-      },
-      { text: "ok" },
-    ]);
-    harness = await acpHarness(() => provider, {});
-    await harness.close();
+    // The strict replay only matches if read_file returned the client's buffer text.
+    const provider = createReplayProvider(
+      script()
+        .user("x")
+        .toolCall("read_file", { path: "buf.txt" }, { callId: "r1" })
+        .toolResult("unsaved buffer text")
+        .toolCall("write_file", { path: "buf.txt", content: "new" }, { callId: "w1" })
+        .toolResult("Wrote 3 bytes to buf.txt.")
+        .text("ok")
+        .end()
+        .build()
+        .recording(),
+      { id: "openai" },
+    );
+    replay = provider;
     // Build a client that serves fs itself.
     const { createAcpAgent } = await import("../src/acp/acp-agent");
     const { createSessionStore } = await import("@tapedeck/session-store");
