@@ -159,15 +159,15 @@ export function writeCorpus(options: CorpusOptions): CorpusStats {
         const final = call === calls;
         const answer = final ? source.sentence(10 + Math.floor(rand() * 40)) : "";
         const chunks = final ? answer.split(" ") : [];
-        chunks.forEach((chunk, chunkIndex) =>
+        chunks.forEach((chunk, chunkIndex) => {
           push({
             type: "assistant/chunk",
             runId,
             requestId,
             index: chunkIndex,
             delta: { text: chunkIndex === 0 ? chunk : ` ${chunk}` },
-          }),
-        );
+          });
+        });
         push({
           type: "model/response",
           runId,

@@ -117,17 +117,28 @@ async function main(): Promise<void> {
     `generated ${corpus.events.toLocaleString("en-US")} events in ${corpus.sessions.toLocaleString("en-US")} sessions, ${(corpus.bytes / 1e6).toFixed(1)} MB of JSONL, in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
   const store = createSessionStore({ home });
-  const dbPath = join(home, "index.sqlite");
-  let engine: SqliteQueryEngine = createSqliteQueryEngine({ path: dbPath, store });
-
-  // 1. Full index vs a plain-table insert of the same rows (same reader, same parsing).
-  const indexMs = await time(() => engine.rebuild());
-  const plainMs = await time(() => plainTableInsert(corpus.ids, join(home, "plain.sqlite")));
+  // 1. Full index vs a plain-table insert of the same rows (same reader, same parsing). Two
+  // interleaved rounds each, best of two: the machine is shared and the first pass warms caches.
+  let dbPath = "";
+  let engine: SqliteQueryEngine | undefined;
+  let indexMs = Number.POSITIVE_INFINITY;
+  let plainMs = Number.POSITIVE_INFINITY;
+  for (let round = 0; round < 2; round += 1) {
+    plainMs = Math.min(
+      plainMs,
+      await time(() => plainTableInsert(corpus.ids, join(home, `plain-${round}.sqlite`))),
+    );
+    engine?.close();
+    dbPath = join(home, `index-${round}.sqlite`);
+    const fresh = createSqliteQueryEngine({ path: dbPath, store });
+    engine = fresh;
+    indexMs = Math.min(indexMs, await time(() => fresh.rebuild()));
+  }
   const eventsPerSecond = corpus.events / (indexMs / 1000);
   const plainPerSecond = corpus.events / (plainMs / 1000);
 
   // 2. Index size (WAL folded in on close).
-  engine.close();
+  engine!.close();
   const indexBytes = fileSize(dbPath) + fileSize(`${dbPath}-wal`);
   engine = createSqliteQueryEngine({ path: dbPath, store });
 

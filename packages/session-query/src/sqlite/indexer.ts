@@ -111,9 +111,10 @@ export class Indexer {
     private readonly store: IndexedStore,
   ) {
     this.statements = {
-      allSessions: db.prepare<[], Pick<SessionRow, "id" | "session_id">>(
-        "SELECT id, session_id FROM sessions",
-      ),
+      allSessions: db.prepare<
+        [],
+        Pick<SessionRow, "id" | "session_id" | "file_size" | "file_ino" | "file_mtime">
+      >("SELECT id, session_id, file_size, file_ino, file_mtime FROM sessions"),
       sessionById: db.prepare<[string], SessionRow>("SELECT * FROM sessions WHERE session_id = ?"),
       insertSession: db.prepare(
         `INSERT INTO sessions (session_id, workspace, created_at, updated_at, parent_id, status, header,
@@ -191,16 +192,23 @@ export class Indexer {
     const present = new Set(ids);
     this.begin();
     try {
+      const known = new Map<string, FileState>();
       for (const row of this.statements.allSessions.all()) {
         if (!present.has(row.session_id)) {
           this.removeSession(row.id);
           report.sessionsRemoved += 1;
+        } else {
+          known.set(row.session_id, {
+            size: row.file_size,
+            ino: row.file_ino,
+            mtime: row.file_mtime,
+          });
         }
       }
       let done = 0;
       for (const sessionId of ids) {
         const before = report.eventsIndexed;
-        await this.syncFile(sessionId, report);
+        await this.syncFile(sessionId, report, known.get(sessionId));
         done += 1;
         if (report.eventsIndexed !== before || done === ids.length) {
           onProgress?.({
@@ -318,22 +326,38 @@ export class Indexer {
     return id;
   }
 
-  /** Syncs one file; false when it does not exist. */
-  private async syncFile(sessionId: string, report: SyncReport): Promise<boolean> {
+  /**
+   * Syncs one file; false when it does not exist. `known`: the file state the index holds, when
+   * the caller already loaded it (saves a query per unchanged file).
+   */
+  private async syncFile(
+    sessionId: string,
+    report: SyncReport,
+    known?: FileState,
+  ): Promise<boolean> {
     const path = this.store.pathOf(sessionId);
-    let row = this.statements.sessionById.get(sessionId) ?? null;
     let stat: fs.Stats;
     try {
       stat = fs.statSync(path);
     } catch (error) {
       if (!hasCode(error, "ENOENT")) throw error;
-      if (row !== null) {
-        this.removeSession(row.id);
+      const gone = this.statements.sessionById.get(sessionId);
+      if (gone !== undefined) {
+        this.removeSession(gone.id);
         report.sessionsRemoved += 1;
       }
       return false;
     }
     const file: FileState = { size: stat.size, ino: stat.ino, mtime: stat.mtimeMs };
+    if (
+      known !== undefined &&
+      known.ino === file.ino &&
+      known.size === file.size &&
+      known.mtime === file.mtime
+    ) {
+      return true;
+    }
+    let row = this.statements.sessionById.get(sessionId) ?? null;
     if (
       row !== null &&
       row.file_ino === file.ino &&
