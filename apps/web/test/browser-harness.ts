@@ -9,6 +9,7 @@ import { build } from "vite";
 import {
   createApp,
   createMemoryIndex,
+  createSqliteIndex,
   type RunningServer,
   startServer,
   type WebApp,
@@ -53,9 +54,11 @@ export async function serveHome(options: {
   env?: Record<string, string | undefined>;
   model?: string;
   demoLogs?: () => Promise<readonly string[]>;
-}): Promise<{ web: WebApp; server: RunningServer }> {
+  /** Use the SQLite index (as `pnpm start` does) instead of the in-memory one. */
+  sqlite?: boolean;
+}): Promise<{ web: WebApp; server: RunningServer; close(): Promise<void> }> {
   const store = createSessionStore({ home: options.home });
-  const index = createMemoryIndex(store);
+  const index = options.sqlite === true ? createSqliteIndex(store) : createMemoryIndex(store);
   await index.sync();
   const web = createApp({
     store,
@@ -71,7 +74,15 @@ export async function serveHome(options: {
     ...(options.demoLogs === undefined ? {} : { demoLogs: options.demoLogs }),
   });
   const server = await startServer(web.app, { port: 0 });
-  return { web, server };
+  return {
+    web,
+    server,
+    async close() {
+      web.close();
+      await server.close();
+      if ("close" in index) index.close();
+    },
+  };
 }
 
 /** Where screenshots go (git-ignored). */

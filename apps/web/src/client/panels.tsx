@@ -176,6 +176,7 @@ function LineagePanel({ sessionId, onOpen, refreshKey }: Props) {
     <button
       type="button"
       className={`link${id === sessionId ? " current" : ""}`}
+      title={id}
       onClick={() => onOpen(id)}
     >
       {id.slice(0, 8)} {preview(title ?? "(no prompt)", 50)} {extra}

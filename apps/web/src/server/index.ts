@@ -11,6 +11,7 @@ export {
 } from "./agent-runs";
 export { type AppOptions, createApp, HIGHLIGHT, sessionView, type WebApp } from "./app";
 export { DEMO_WORKSPACE, type DemoReport, loadDemoSessions } from "./demo";
+export { DEMO_FIXTURES, demoLogsFromFixtures } from "./demo-fixtures";
 export { type ErrorBody, toHttpError } from "./http-errors";
 export { type LiveChange, LiveWatcher } from "./live";
 export { type RunningServer, type ServeOptions, startServer } from "./serve";
@@ -20,3 +21,4 @@ export {
   type SessionIndex,
   scanLogFiles,
 } from "./session-index";
+export { createSqliteIndex, sqliteIndexPath } from "./sqlite-index";

@@ -2,14 +2,15 @@
  * `pnpm start`: serves the built client and the API on http://127.0.0.1:4848 (or `PORT`, `HOST`)
  * over `TAPEDECK_HOME` (default `~/.tapedeck`), keeping the index in sync while it runs.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_MODEL } from "@tapedeck/agent";
 import { createSessionStore, defaultHome } from "@tapedeck/session-store";
 import { createApp } from "./app";
+import { demoLogsFromFixtures } from "./demo-fixtures";
 import { startServer } from "./serve";
-import { createMemoryIndex } from "./session-index";
+import { createSqliteIndex } from "./sqlite-index";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const clientDir = path.resolve(here, "../../dist/client");
@@ -21,15 +22,18 @@ if (!existsSync(path.join(clientDir, "index.html"))) {
 const env = process.env;
 const home = env.TAPEDECK_HOME?.trim() ? path.resolve(env.TAPEDECK_HOME) : defaultHome();
 const token = env.TAPEDECK_WEB_TOKEN?.trim() || undefined;
+mkdirSync(home, { recursive: true });
 const store = createSessionStore({ home });
-const index = createMemoryIndex(store);
+const index = createSqliteIndex(store);
 const started = Date.now();
 await index.sync();
+const demoLogs = await demoLogsFromFixtures();
 const web = createApp({
   store,
   index,
   agent: { model: env.TAPEDECK_MODEL?.trim() || DEFAULT_MODEL, env },
   clientDir,
+  ...(demoLogs === undefined ? {} : { demoLogs }),
   ...(token === undefined ? {} : { token }),
 });
 web.live.start();
@@ -46,6 +50,7 @@ if (!model.configured) console.log(`Agent composer disabled: ${model.message}`);
 
 const stop = () => {
   web.close();
+  index.close();
   void server.close().then(() => process.exit(0));
 };
 process.on("SIGINT", stop);

@@ -1,0 +1,367 @@
+/**
+ * The viewer in a real browser: Debian's Chromium driven by playwright-core against the real
+ * server (temp home, SQLite index) with llm-replay's OpenAI-compatible server as the model.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { type ReplayServer, scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
+import { replayLogText } from "@tapedeck/session";
+import { createSessionStore } from "@tapedeck/session-store";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { demoLogsFromFixtures } from "../src/server/index";
+import { ARTIFACTS, buildClient, launchChromium, serveHome } from "./browser-harness";
+import { HUGE_OUTPUT, type SeededHome, seedHome } from "./seed";
+
+let browser: Browser;
+let clientDir: string;
+let seeded: SeededHome;
+let served: Awaited<ReturnType<typeof serveHome>>;
+/** The environment the server resolves its model from; each test points it at its replay server. */
+const env: Record<string, string | undefined> = { OPENAI_API_KEY: "test-key-not-real" };
+const replays: ReplayServer[] = [];
+const pages: Page[] = [];
+
+async function newPage(): Promise<Page> {
+  const page = await browser.newPage({
+    viewport: { width: 1400, height: 900 },
+    acceptDownloads: true,
+  });
+  pages.push(page);
+  return page;
+}
+
+async function screenshot(page: Page, name: string) {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+}
+
+async function useModel(
+  build: () => ReturnType<ReturnType<typeof scriptedRecording>["build"]>,
+  slow = false,
+) {
+  const replay = await startReplayServer(build().recording(), {
+    match: "off",
+    ...(slow ? { timing: "recorded" as const } : {}),
+  });
+  replays.push(replay);
+  env.OPENAI_BASE_URL = replay.url;
+  return replay;
+}
+
+beforeAll(async () => {
+  [clientDir, browser] = await Promise.all([buildClient(), launchChromium()]);
+  seeded = seedHome();
+  served = await serveHome({ home: seeded.home, clientDir, env, sqlite: true });
+});
+
+afterEach(async () => {
+  for (const page of pages.splice(0)) await page.close();
+  for (const replay of replays.splice(0)) await replay.close();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await served?.close();
+  rmSync(seeded.home, { recursive: true, force: true });
+  rmSync(clientDir, { recursive: true, force: true });
+});
+
+describe("viewer", () => {
+  it("opens a seeded session grouped by turn with tool output and compaction", async () => {
+    const page = await newPage();
+    await page.goto(`${served.server.url}/?session=${seeded.english}`);
+    const timeline = page.getByTestId("timeline");
+    await expect.poll(() => timeline.innerText()).toContain("Turn 2");
+    const text = await timeline.innerText();
+    expect(text).toContain("Turn 1");
+    expect(text).toContain("read_file");
+    expect(text).toContain("A tiny teapot simulator.");
+    expect(text).toContain("replaced by #12");
+    expect(text).toContain("Replaced 4 events");
+    expect(text).toContain("120 in / 8 out tokens");
+    await screenshot(page, "session");
+  });
+
+  it("follows a deep link to an event and shows its trace", async () => {
+    const page = await newPage();
+    await page.goto(`${served.server.url}/?session=${seeded.english}&seq=6`);
+    const trace = page.getByTestId("trace");
+    await expect.poll(() => trace.textContent().catch(() => "")).toContain("Replacement chain");
+    expect(await trace.innerText()).toContain("#12");
+    expect(await trace.textContent()).toMatch(/Cited by[\s\S]*#7/);
+    await screenshot(page, "trace");
+    await trace.getByRole("button", { name: "#12" }).first().click();
+    await expect.poll(() => new URL(page.url()).searchParams.get("seq")).toBe("12");
+  });
+
+  it("shows the input items the model saw at a model call", async () => {
+    const page = await newPage();
+    await page.goto(`${served.server.url}/?session=${seeded.english}`);
+    await page.getByRole("button", { name: "Show input" }).click();
+    const call = page.getByTestId("model-call");
+    await expect.poll(() => call.textContent().catch(() => "")).toContain("Model input (2 items)");
+    const text = await call.innerText();
+    expect(text).toContain("system: You are a careful coding agent.");
+    expect(text).toContain("user: Please read the README of the kettle project");
+  });
+
+  it("searches English and Chinese with highlighted snippets", async () => {
+    const page = await newPage();
+    await page.goto(served.server.url);
+    const search = page.getByRole("searchbox", { name: "Search" });
+    await search.fill("teapot");
+    const hits = page.getByTestId("event-hits");
+    await expect
+      .poll(() =>
+        hits
+          .locator("mark")
+          .first()
+          .innerText()
+          .catch(() => ""),
+      )
+      .toMatch(/teapot/i);
+    await screenshot(page, "search");
+    await search.fill("鸣笛");
+    await expect
+      .poll(() =>
+        hits
+          .locator("mark")
+          .first()
+          .innerText()
+          .catch(() => ""),
+      )
+      .toBe("鸣笛");
+    expect(await hits.locator("li").count()).toBe(1);
+    await hits.locator("button").first().click();
+    await expect.poll(() => new URL(page.url()).searchParams.get("session")).toBe(seeded.chinese);
+    await expect
+      .poll(() => page.getByTestId("timeline").innerText())
+      .toContain("茶壶模拟器由三个模块组成");
+  });
+
+  it("shows the lineage of a fork and links its nodes", async () => {
+    const page = await newPage();
+    await page.goto(`${served.server.url}/?session=${seeded.fork}`);
+    await page.getByRole("button", { name: "Lineage", exact: true }).click();
+    const lineage = page.getByTestId("lineage");
+    await expect.poll(() => lineage.innerText().catch(() => "")).toContain("(this session)");
+    expect(await lineage.innerText()).toContain(seeded.english.slice(0, 8));
+    await screenshot(page, "lineage");
+    await lineage.locator(`button[title="${seeded.english}"]`).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get("session")).toBe(seeded.english);
+  });
+
+  it("exports validated JSONL", async () => {
+    const page = await newPage();
+    await page.goto(`${served.server.url}/?session=${seeded.english}`);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("link", { name: "Export JSONL" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe(`${seeded.english}.jsonl`);
+    const file = await download.path();
+    const session = replayLogText(readFileSync(file, "utf8"));
+    expect(session.sessionId).toBe(seeded.english);
+  });
+
+  it("says where a damaged log is damaged", async () => {
+    const page = await newPage();
+    await page.goto(`${served.server.url}/?session=${seeded.damaged}`);
+    const error = page.getByTestId("session-error");
+    await expect.poll(() => error.innerText().catch(() => "")).toContain("BAD_JSON at line 4");
+  });
+
+  it("renders a hostile session as text and runs none of its markup", async () => {
+    const page = await newPage();
+    const dialogs: string[] = [];
+    page.on("dialog", (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.goto(`${served.server.url}/?session=${seeded.hostile}`);
+    const timeline = page.getByTestId("timeline");
+    await expect
+      .poll(() => timeline.innerText())
+      .toContain('<script>window.__pwned = "script"</script>');
+    expect(await timeline.innerText()).toContain(`<img src=x onerror="window.__pwned='img'">`);
+    await timeline.locator("summary", { hasText: "run_command" }).click();
+    await timeline.getByRole("button", { name: /Show all/ }).click();
+    await expect.poll(() => timeline.innerText()).toContain("END-HUGE");
+    expect(await timeline.locator("img, script").count()).toBe(0);
+    expect(await page.evaluate(() => (window as { __pwned?: string }).__pwned)).toBeUndefined();
+    expect(dialogs).toEqual([]);
+    expect((await timeline.innerText()).length).toBeGreaterThan(HUGE_OUTPUT.length);
+    await screenshot(page, "hostile");
+  });
+
+  it("forks from an event and opens the fork", async () => {
+    const page = await newPage();
+    await page.goto(`${served.server.url}/?session=${seeded.chinese}`);
+    const row = page.locator('[data-seq="4"]');
+    await row.getByRole("button", { name: "Fork from here" }).click();
+    await expect
+      .poll(() => new URL(page.url()).searchParams.get("session"))
+      .not.toBe(seeded.chinese);
+    const forkId = new URL(page.url()).searchParams.get("session") ?? "";
+    const header = await createSessionStore({ home: seeded.home }).readHeader(forkId);
+    expect(header.parent).toEqual({ sessionId: seeded.chinese, seq: 4 });
+    await expect
+      .poll(() => page.locator(".session-header").innerText())
+      .toContain(`fork of ${seeded.chinese.slice(0, 8)} at #4`);
+  });
+
+  it("shows sessions another process appends without a reload", async () => {
+    const page = await newPage();
+    await page.goto(served.server.url);
+    await expect
+      .poll(() => page.getByTestId("sessions").innerText())
+      .toContain("Please read the README");
+    const store = createSessionStore({ home: seeded.home });
+    const created = await store.create({ cwd: seeded.home, workspaceId: "live-test" });
+    await store.append(created.sessionId, [
+      {
+        type: "turn/start",
+        runId: created.events[0]?.runId ?? "01900000-0000-7000-8000-000000000001",
+        policy: { approval: "auto" },
+        model: "openai:gpt-4.1-mini",
+        resumed: false,
+      },
+      {
+        type: "message",
+        runId: "01900000-0000-7000-8000-000000000001",
+        role: "user",
+        content: "Appended by another process",
+      },
+    ]);
+    await expect
+      .poll(() => page.getByTestId("sessions").innerText(), { timeout: 10_000 })
+      .toContain("Appended by another process");
+  });
+});
+
+describe("agent composer", () => {
+  it("continues a session: banner, streamed answer, current run card", async () => {
+    await useModel(() =>
+      scriptedRecording()
+        .system("s")
+        .user("q")
+        .text("The kettle whistles at one hundred degrees.", {
+          chunks: ["The kettle ", "whistles at ", "one hundred degrees."],
+        })
+        .end()
+        .build(),
+    );
+    const page = await newPage();
+    await page.goto(`${served.server.url}/?session=${seeded.english}`);
+    await page.getByRole("button", { name: "Continue this session" }).click();
+    const banner = page.getByTestId("continue-banner");
+    expect(await banner.innerText()).toBe(
+      `Continuing session ${seeded.english.slice(0, 8)} · Start new session`,
+    );
+    await page.getByRole("textbox", { name: "Message" }).fill("When does the kettle whistle?");
+    await page.getByRole("button", { name: "Send" }).click();
+    await expect
+      .poll(() => page.getByTestId("live-run").innerText())
+      .toContain("The kettle whistles at one hundred degrees.");
+    const card = page.getByTestId("current-run");
+    await expect
+      .poll(() => card.innerText())
+      .toContain(`continuing session ${seeded.english.slice(0, 8)}`);
+    await expect.poll(() => page.getByTestId("run-status").innerText()).toBe("completed");
+    // The highlighted session is still the continued one, and its timeline shows the new turn.
+    expect(new URL(page.url()).searchParams.get("session")).toBe(seeded.english);
+    await expect.poll(() => page.getByTestId("timeline").innerText()).toContain("Turn 3");
+    await screenshot(page, "composer");
+    const session = await createSessionStore({ home: seeded.home }).readSession(seeded.english);
+    expect(session.events.at(-1)).toMatchObject({ type: "turn/end", status: "completed" });
+  });
+
+  it("asks for approval in the page and runs the tool once approved", async () => {
+    await useModel(() =>
+      scriptedRecording()
+        .system("s")
+        .user("q")
+        .toolCall("write_file", { path: "approved-note.txt", content: "hello" })
+        .toolResult("ok")
+        .text("Wrote approved-note.txt.")
+        .end()
+        .build(),
+    );
+    const page = await newPage();
+    await page.goto(served.server.url);
+    await page.getByRole("textbox", { name: "Message" }).fill("Write a note");
+    await page.getByRole("button", { name: "Send" }).click();
+    const approval = page.getByTestId("approval");
+    await expect.poll(() => approval.innerText().catch(() => "")).toContain("write_file");
+    expect(await page.getByTestId("run-status").innerText()).toBe("waiting_approval");
+    await screenshot(page, "approval");
+    await approval.getByRole("button", { name: "Approve" }).click();
+    await expect.poll(() => page.getByTestId("run-status").innerText()).toBe("completed");
+    expect(await page.getByTestId("live-run").innerText()).toContain("Wrote approved-note.txt.");
+    expect(existsSync(path.join(seeded.home, "approved-note.txt"))).toBe(true);
+    // A new session was created and is now the highlighted one and the one continued next.
+    const sessionId = new URL(page.url()).searchParams.get("session") ?? "";
+    expect(await page.getByTestId("continue-banner").innerText()).toContain(sessionId.slice(0, 8));
+  });
+
+  it("cancels a run in progress", async () => {
+    const chunks = Array.from({ length: 40 }, (_, index) => `word${index} `);
+    await useModel(
+      () =>
+        scriptedRecording({ chunkIntervalMs: 400 })
+          .system("s")
+          .user("q")
+          .text(chunks.join(""), { chunks })
+          .end()
+          .build(),
+      true,
+    );
+    const page = await newPage();
+    await page.goto(served.server.url);
+    await page.getByRole("textbox", { name: "Message" }).fill("Tell me a long story");
+    await page.getByRole("button", { name: "Send" }).click();
+    await expect
+      .poll(() =>
+        page
+          .getByTestId("live-run")
+          .innerText()
+          .catch(() => ""),
+      )
+      .toContain("word0");
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await expect.poll(() => page.getByTestId("run-status").innerText()).toBe("cancelled");
+    expect(await page.getByTestId("live-run").innerText()).not.toContain("word39");
+  });
+});
+
+describe("empty home", () => {
+  it("says what to do next and loads the demo sessions only when asked", async () => {
+    const home = mkdtempSync(path.join(tmpdir(), "tapedeck-web-empty-"));
+    const demoLogs = await demoLogsFromFixtures();
+    const empty = await serveHome({
+      home,
+      clientDir,
+      env: {},
+      ...(demoLogs === undefined ? {} : { demoLogs }),
+    });
+    try {
+      const page = await newPage();
+      await page.goto(empty.server.url);
+      const welcome = page.getByTestId("welcome");
+      await expect.poll(() => welcome.innerText()).toContain("No sessions yet");
+      expect(existsSync(path.join(home, "sessions"))).toBe(false);
+      expect(await page.getByTestId("composer").innerText()).toContain("OPENAI_API_KEY");
+      await screenshot(page, "empty");
+      await page.getByRole("button", { name: "Load demo sessions" }).click();
+      await expect
+        .poll(() => page.getByTestId("sessions").innerText())
+        .toContain("帮我找一下处理用户登录的代码");
+      await screenshot(page, "demo");
+    } finally {
+      await empty.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
