@@ -1,3 +1,4 @@
+// biome-ignore-all lint/performance/useDomNodeTextContent: these are Playwright locators; innerText is the visible text on purpose.
 /**
  * The viewer in a real browser: Debian's Chromium driven by playwright-core against the real
  * server (temp home, SQLite index) with llm-replay's OpenAI-compatible server as the model.
