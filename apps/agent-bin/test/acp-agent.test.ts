@@ -386,6 +386,38 @@ describe("ACP agent (in-process)", () => {
     ).rejects.toMatchObject({ code: -32602 });
   });
 
+  it("loading a session another process is writing to gives a clear busy error", async () => {
+    harness = await acpHarness(() => scriptedProvider([]), {});
+    const h = harness;
+    const log = script({ cwd: h.cwd }).user("one").toolCall("list_dir", {}).build();
+    const { mkdir } = await import("node:fs/promises");
+    await mkdir(h.store.sessionsDir, { recursive: true });
+    await writeFile(h.store.pathOf(log.header.sessionId), log.jsonl());
+    const writer = await h.store.openWriter(log.header.sessionId);
+    try {
+      await expect(
+        h.agent.request(acp.methods.agent.session.load, {
+          sessionId: log.header.sessionId,
+          cwd: h.cwd,
+          mcpServers: [],
+        }),
+      ).rejects.toMatchObject({
+        code: -32603,
+        message: expect.stringContaining("is busy"),
+        data: { code: "SESSION_BUSY" },
+      });
+    } finally {
+      await writer.close();
+    }
+    // Once the other writer is gone, the same load repairs the cut-off turn and succeeds.
+    await h.agent.request(acp.methods.agent.session.load, {
+      sessionId: log.header.sessionId,
+      cwd: h.cwd,
+      mcpServers: [],
+    });
+    expect(updatesOf(h.updates, "tool_call_update").at(-1)).toMatchObject({ status: "failed" });
+  });
+
   it("mcpServers are not connected but the client is told so", async () => {
     const { harness: h } = await start(script());
     const { sessionId } = await h.agent.request(acp.methods.agent.session.new, {

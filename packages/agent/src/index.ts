@@ -1,3 +1,8 @@
+export {
+  type ApprovalBroker,
+  createApprovalBroker,
+  type PendingApproval,
+} from "./approval-broker";
 export { COMPACTION_INSTRUCTIONS, estimateTokens, selectCompaction } from "./compaction";
 export {
   type AgentConfig,

@@ -406,3 +406,38 @@ describe("runTurn", () => {
     });
   });
 });
+
+describe("approval broker", () => {
+  it("keeps pending approvals by runId until resolved; late answers are ignored", async () => {
+    const { createApprovalBroker } = await import("../src/index");
+    const broker = createApprovalBroker();
+    const provider = scriptedProvider([
+      { calls: [{ callId: "w1", name: "write_file", arguments: { path: "b.txt", content: "b" } }] },
+      { text: "ok" },
+    ]);
+    const policy = { approval: "ask" } as const;
+    const run = await initializeRun({ store: box.store, input: "x", cwd: box.cwd, policy, model });
+    const done = runTurn({
+      run,
+      provider,
+      model,
+      tools: defaultTools(),
+      policy,
+      cwd: box.cwd,
+      approve: broker.approver,
+    });
+    while (broker.pending(run.runId).length === 0)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(broker.pending()).toHaveLength(1);
+    expect(broker.pending("other-run")).toEqual([]);
+    expect(broker.pending(run.runId)[0]?.request).toMatchObject({
+      callId: "w1",
+      name: "write_file",
+    });
+    expect(broker.resolve(run.runId, "w1", "allow_once")).toBe(true);
+    expect(broker.resolve(run.runId, "w1", "reject")).toBe(false);
+    expect((await done).status).toBe("completed");
+    expect(await readFile(path.join(box.cwd, "b.txt"), "utf8")).toBe("b");
+    expect(broker.pending()).toEqual([]);
+  });
+});
