@@ -1,5 +1,11 @@
 import { defineProject } from "vitest/config";
 
 export default defineProject({
-  test: { name: "@tapedeck/acp-snapshot", include: ["src/**/*.test.ts", "test/**/*.test.ts"] },
+  test: {
+    name: "@tapedeck/acp-snapshot",
+    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // Scenarios spawn the real binary; bundle it once before any test runs.
+    globalSetup: ["./test/build-binary.ts"],
+    testTimeout: 60_000,
+  },
 });

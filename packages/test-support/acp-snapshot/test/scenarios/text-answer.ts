@@ -1,0 +1,11 @@
+import { defineScenario } from "../../src/index";
+import { agentScript } from "../binary";
+
+/** A new session and one text answer. */
+export const scenario = defineScenario({
+  name: "new-session-text-answer",
+  steps: [{ step: "initialize" }, { step: "newSession" }, { step: "prompt", text: "Say hello." }],
+});
+
+export const recording = () =>
+  agentScript().user("Say hello.").text("Hello! How can I help today?").end().build().recording();
