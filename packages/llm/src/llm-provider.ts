@@ -67,8 +67,9 @@ export interface LlmProvider {
    * Streams one model call. Yields `text-delta` and `tool-call-delta` parts in the order the model
    * sent them, then exactly one `response` part, then ends.
    *
-   * @throws LlmError (code `auth`, `rate_limit`, `context_length`, `server`, `network`, `aborted`)
-   * — never with an API key in its message.
+   * @throws LlmError (code `auth`, `rate_limit`, `context_length`, `server`, `network`, `aborted`,
+   * `invalid_request`) — never with an API key in its message. A stream that ends without its
+   * final event is `network`.
    */
   stream(request: LlmRequest, options?: LlmStreamOptions): AsyncIterable<LlmStreamPart>;
 }

@@ -219,6 +219,65 @@ describe.each(providers)("%s provider against the replay server", (_name, create
   });
 });
 
+describe("the openai client's own stream accumulators accept the replayed events", () => {
+  it("responses.stream() rebuilds the final Response from the SSE events", async () => {
+    const server = await serve(parallelLog);
+    const client = new OpenAI({ apiKey, baseURL: server.url, maxRetries: 0 });
+    const request = requestFor(parallelLog, 0);
+    const stream = client.responses.stream({
+      model: request.model,
+      input: toResponsesInput(request.input),
+      tools: toResponsesTools(request.tools),
+    });
+    const sequence: number[] = [];
+    stream.on("event", (event) => sequence.push(event.sequence_number));
+    const final = await stream.finalResponse();
+    expect(final.output_text).toBe("Reading.");
+    expect(final.output.map((item) => item.type)).toEqual([
+      "message",
+      "function_call",
+      "function_call",
+    ]);
+    expect(sequence).toEqual(sequence.map((_, index) => index));
+  });
+
+  it("chat.completions.stream() rebuilds the final completion from the chunks", async () => {
+    const server = await serve(parallelLog);
+    const client = new OpenAI({ apiKey, baseURL: server.url, maxRetries: 0 });
+    const request = requestFor(parallelLog, 0);
+    const stream = client.chat.completions.stream({
+      model: request.model,
+      messages: toChatMessages(request),
+      tools: toChatTools(request.tools),
+      stream_options: { include_usage: true },
+    });
+    const final = await stream.finalChatCompletion();
+    const message = final.choices[0]!.message;
+    expect(message.content).toBe("Reading.");
+    expect(
+      message.tool_calls?.map((call) => (call.type === "function" ? call.function.arguments : "")),
+    ).toEqual(['{"path":"a.ts"}', '{"path":"b.ts"}']);
+    expect(final.usage?.completion_tokens).toBeGreaterThan(0);
+  });
+});
+
+describe("replay server timing", () => {
+  it("paces streamed chunks by the recorded gaps times the scale", async () => {
+    const slow = scriptedRecording({ chunkIntervalMs: 100 })
+      .user("Hi")
+      .text("a b c d")
+      .end()
+      .build();
+    const server = await startReplayServer(slow, { timing: { scale: 0.5 } });
+    servers.push(server);
+    const started = performance.now();
+    await collect(
+      createOpenAIChatProvider({ apiKey, baseURL: server.url }).stream(requestFor(slow, 0)),
+    );
+    expect(performance.now() - started).toBeGreaterThanOrEqual(195);
+  });
+});
+
 describe("non-streaming requests through the openai client", () => {
   it("answers POST /v1/responses with a whole Response", async () => {
     const server = await serve(parallelLog);
