@@ -3,7 +3,7 @@
  * running session's workspace); nothing in the arguments can widen it, and unknown argument keys
  * are refused rather than ignored.
  */
-import { messageRoleSchema, TapedeckError } from "@tapedeck/session";
+import { messageRoleSchema, type SessionEventType, TapedeckError } from "@tapedeck/session";
 import { z } from "zod";
 import type {
   EventHit,

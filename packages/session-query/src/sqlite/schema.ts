@@ -78,6 +78,8 @@ const tables = [
 /** Opens (and if needed creates or resets) the schema. WAL, normal sync: it is only an index. */
 export function prepareSchema(db: Database.Database): void {
   db.pragma("journal_mode = WAL");
+  // Another process (the CLI next to the web server) may be syncing the same index.
+  db.pragma("busy_timeout = 5000");
   db.pragma("synchronous = NORMAL");
   db.pragma("temp_store = MEMORY");
   db.pragma("cache_size = -65536");
