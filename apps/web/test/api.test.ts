@@ -179,6 +179,18 @@ describe("sessions API", () => {
     expect(negative.status).toBe(400);
   });
 
+  it("refuses a non-loopback Host without a token (DNS rebinding)", async () => {
+    const { app } = makeApp();
+    const rebound = await app.request("http://evil.example:4848/api/sessions", {
+      headers: { host: "evil.example:4848" },
+    });
+    expect(rebound.status).toBe(403);
+    const local = await app.request("http://127.0.0.1:4848/api/sessions", {
+      headers: { host: "127.0.0.1:4848" },
+    });
+    expect(local.status).toBe(200);
+  });
+
   it("refuses cross-origin requests", async () => {
     const { app } = makeApp();
     const response = await app.request("http://127.0.0.1:4848/api/sessions", {

@@ -64,6 +64,12 @@ export const HIGHLIGHT = { open: "\uE000", close: "\uE001" } as const;
 
 const allScope: QueryScope = { all: true };
 
+/** `127.0.0.1`, `localhost` or `[::1]`, with any port. */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0];
+  return name === "127.0.0.1" || name === "localhost" || name === "[::1]";
+}
+
 function scopeFor(workspace: string | undefined): QueryScope {
   return workspace === undefined ? allScope : { workspaceIds: [workspace] };
 }
@@ -117,6 +123,17 @@ export function createApp(options: AppOptions): WebApp {
   });
 
   app.use("/api/*", async (c, next) => {
+    const host = c.req.header("host") ?? new URL(c.req.url).host;
+    if (options.token === undefined && !isLoopbackHost(host)) {
+      // Without a token only loopback names are served: a page on another name that resolves to
+      // 127.0.0.1 (DNS rebinding) gets nothing.
+      return c.json(
+        {
+          error: { code: "FORBIDDEN_HOST", message: `Host ${host} is not served without a token.` },
+        },
+        403,
+      );
+    }
     const origin = c.req.header("origin");
     if (origin !== undefined) {
       let sameHost = false;
