@@ -1,6 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import * as acp from "@agentclientprotocol/sdk";
+import * as acp from "@agentclientprotocol/sdk/unstable";
 import { DEFAULT_SYSTEM_PROMPT, defaultTools, toolDefinitions } from "@tapedeck/agent";
 import { scriptedProvider } from "@tapedeck/agent/testing";
 import { createReplayProvider, type ReplayProvider, scriptedRecording } from "@tapedeck/llm-replay";
@@ -61,7 +61,7 @@ describe("ACP agent (in-process)", () => {
       protocolVersion: 1,
       agentCapabilities: {
         loadSession: true,
-        sessionCapabilities: { list: {}, resume: {}, close: {} },
+        sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, fork: {} },
       },
       agentInfo: { name: "tapedeck" },
     });
@@ -343,6 +343,39 @@ describe("ACP agent (in-process)", () => {
     expect(updatesOf(h.updates, "agent_thought_chunk")[0]?.content).toMatchObject({
       text: expect.stringContaining("S1"),
     });
+  });
+
+  it("session/fork branches a session into a new one; the parent log is untouched", async () => {
+    const { harness: h } = await start(
+      script().user("one").text("A").user("two", { resumed: true }).text("B").end(),
+    );
+    const { sessionId } = await newSession(h);
+    await h.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "one" }],
+    });
+    const parentBytes = await readFile(h.store.pathOf(sessionId), "utf8");
+    const fork = await h.agent.request(acp.methods.agent.session.fork, {
+      sessionId,
+      cwd: h.cwd,
+      mcpServers: [],
+    });
+    expect(fork.sessionId).not.toBe(sessionId);
+    expect(fork.modes?.currentModeId).toBe("ask");
+    const answer = await h.agent.request(acp.methods.agent.session.prompt, {
+      sessionId: fork.sessionId,
+      prompt: [{ type: "text", text: "two" }],
+    });
+    expect(answer.stopReason).toBe("end_turn");
+    expect(await readFile(h.store.pathOf(sessionId), "utf8")).toBe(parentBytes);
+    const child = await h.store.readSession(fork.sessionId);
+    expect(child.header.parent).toMatchObject({ sessionId });
+    expect(
+      child
+        .history()
+        .filter((item) => item.type === "message")
+        .map((item) => item.type === "message" && item.content),
+    ).toEqual([DEFAULT_SYSTEM_PROMPT, "one", "A", "two", "B"]);
   });
 
   it("session/list lists sessions of a cwd with titles", async () => {

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import * as acp from "@agentclientprotocol/sdk";
+import * as acp from "@agentclientprotocol/sdk/unstable";
 import { defaultTools, resolveConfig } from "@tapedeck/agent";
 import type { LlmProvider } from "@tapedeck/llm";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";

@@ -1,5 +1,5 @@
 import path from "node:path";
-import * as acp from "@agentclientprotocol/sdk";
+import * as acp from "@agentclientprotocol/sdk/unstable";
 import {
   type AgentConfig,
   type AnyAgentTool,
@@ -257,7 +257,7 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
           loadSession: true,
           promptCapabilities: { image: false, audio: false, embeddedContext: true },
           mcpCapabilities: { http: false, sse: false },
-          sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
+          sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, fork: {} },
         },
         agentInfo: { name: AGENT_NAME, title: "Tapedeck", version: AGENT_VERSION },
         authMethods: [],
@@ -316,6 +316,26 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
         const state = register(params.sessionId, params.cwd);
         warnMcp(client, params.sessionId, params.mcpServers);
         return { modes: modeState(state), configOptions: configOptions(state) };
+      }),
+    )
+    .onRequest(acp.methods.agent.session.fork, ({ params, client }) =>
+      guard(async () => {
+        checkCwd(params.cwd);
+        // A fork by reference at the parent's last event; a turn the parent left open is repaired
+        // in the child on its first prompt (initializeRun), never in the parent.
+        const fork = await store.fork(params.sessionId, { cwd: params.cwd });
+        const parent = sessions.get(params.sessionId);
+        const state = register(fork.sessionId, params.cwd);
+        if (parent !== undefined) {
+          state.mode = parent.mode;
+          state.model = parent.model;
+        }
+        warnMcp(client, fork.sessionId, params.mcpServers);
+        return {
+          sessionId: fork.sessionId,
+          modes: modeState(state),
+          configOptions: configOptions(state),
+        };
       }),
     )
     .onRequest(acp.methods.agent.session.list, ({ params }) =>

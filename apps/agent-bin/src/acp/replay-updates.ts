@@ -1,4 +1,4 @@
-import type * as acp from "@agentclientprotocol/sdk";
+import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { AnyAgentTool } from "@tapedeck/agent";
 import type { Session, SessionEvent } from "@tapedeck/session";
 import { toolCallFields } from "./tool-updates";

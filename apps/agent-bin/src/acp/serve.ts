@@ -1,5 +1,5 @@
 import { Readable, Writable } from "node:stream";
-import * as acp from "@agentclientprotocol/sdk";
+import * as acp from "@agentclientprotocol/sdk/unstable";
 import { type AcpAgentOptions, createAcpAgent } from "./acp-agent";
 
 /**

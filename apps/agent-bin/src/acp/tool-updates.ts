@@ -1,5 +1,5 @@
 import path from "node:path";
-import type * as acp from "@agentclientprotocol/sdk";
+import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { AnyAgentTool } from "@tapedeck/agent";
 
 /** `tool_call` fields (title, kind, locations, raw input) for a call, live or replayed. */
