@@ -8,7 +8,7 @@ import { type QueryWord, queryWords, spaceCjk } from "./text";
 
 /** The FTS5 phrase of one word: `"…"` with inner quotes doubled and CJK spaced. */
 export function ftsPhrase(word: string): string {
-  return `"${spaceCjk(word).trim().replaceAll('"', '""')}"`;
+  return `"${spaceCjk(word).trim().replace(/\s+/gu, " ").replaceAll('"', '""')}"`;
 }
 
 /** The MATCH expression for user text, or `null` when it holds nothing searchable. */

@@ -157,8 +157,8 @@ export function createSessionQueryTool(
         const query: EventSearchQuery = { limit };
         if (args.text !== undefined) query.text = args.text;
         if (args.sessionId !== undefined) query.sessionId = args.sessionId;
-        if (args.types !== undefined)
-          query.types = args.types as EventSearchQuery["types"] & string[];
+        // The engine validates the names: an unknown type comes back as an INVALID_QUERY error.
+        if (args.types !== undefined) query.types = args.types as SessionEventType[];
         if (args.roles !== undefined) query.roles = args.roles;
         if (args.toolName !== undefined) query.toolName = args.toolName;
         if (args.callId !== undefined) query.callId = args.callId;

@@ -571,6 +571,10 @@ export function describeQueryEngine(name: string, create: () => Promise<QueryEng
         expect(sneaky.items).toEqual([]);
         const both = await engine.listSessions({ workspaceIds: [workspaceA, workspaceB] });
         expect(both.items).toHaveLength(2);
+        const nowhere = { workspaceIds: ["/no/such/workspace"] };
+        expect((await engine.listSessions(nowhere)).items).toEqual([]);
+        expect((await engine.searchEvents(nowhere, { text: "secret" })).items).toEqual([]);
+        expect((await engine.searchEvents(nowhere, { types: ["message"] })).items).toEqual([]);
       });
 
       it("makes an out-of-scope session indistinguishable from a missing one", async () => {
@@ -887,6 +891,9 @@ export function describeQueryEngine(name: string, create: () => Promise<QueryEng
         );
         expect(await tool.execute("not an object")).toMatch(/^Error \[INVALID_QUERY\]/);
         expect(await tool.execute({ action: "read_session" })).toMatch(/needs `sessionId`/);
+        expect(
+          await tool.execute({ action: "search_events", types: ["bogus"], text: "marmot" }),
+        ).toMatch(/^Error \[INVALID_QUERY\]: Invalid query: query\.types\.0/);
       });
     });
   });
