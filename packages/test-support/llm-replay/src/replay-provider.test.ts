@@ -183,6 +183,19 @@ describe("recorded errors and timing", () => {
     ]);
   });
 
+  it("replays a cancelled call as an abort after the text the person saw", async () => {
+    const cancelled = scriptedRecording()
+      .user("Hi")
+      .modelCancelled("Hel lo")
+      .end("cancelled")
+      .build();
+    const { error, parts } = await streamError(
+      createReplayProvider(cancelled).stream(requestFor(cancelled, 0)),
+    );
+    expect(parts).toHaveLength(2);
+    expect((error as LlmError).code).toBe("aborted");
+  });
+
   it("paces chunks by the recorded timestamps times the scale", async () => {
     const slow = scriptedRecording({ chunkIntervalMs: 100 })
       .user("Hi")

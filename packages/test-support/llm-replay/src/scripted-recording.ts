@@ -98,7 +98,7 @@ export interface ScriptedRecordingBuilder {
    * model call (text, then calls: parallel calls are consecutive `toolCall`s); a `user`,
    * `toolResult`, `compact`, `modelError` or `end` closes it.
    */
-  text(content: string, options?: ChunkOptions): ScriptedRecordingBuilder;
+  text(content: string, options?: ChunkOptions & { truncated?: boolean }): ScriptedRecordingBuilder;
   /** A function call in the current model response; `args` is JSON text or a value to stringify. */
   toolCall(
     name: string,
@@ -116,6 +116,12 @@ export interface ScriptedRecordingBuilder {
     message: string,
     options?: { partialText?: string; status?: number },
   ): ScriptedRecordingBuilder;
+  /**
+   * A model call the person cancelled: `partialText` streams, the call ends `cancelled`, and the
+   * text they saw stays as the assistant message (what the agent logs). End the turn with
+   * `.end("cancelled")`.
+   */
+  modelCancelled(partialText?: string): ScriptedRecordingBuilder;
   /** A compaction replacing `replaces` (default: every visible item but system/developer messages). */
   compact(summary: string, options?: { replaces?: number[] }): ScriptedRecordingBuilder;
   /** Any other event draft (approvals, `x-` events…); `runId` defaults to the current run. */
@@ -163,7 +169,9 @@ export function scriptedRecording(
     user: (content, userOptions = {}) =>
       add("user", (state) => state.user(content, userOptions.resumed ?? false)),
     text: (content, chunkOptions = {}) =>
-      add("text", (state) => state.text(content, chunkOptions.chunks)),
+      add("text", (state) =>
+        state.text(content, chunkOptions.chunks, chunkOptions.truncated ?? false),
+      ),
     toolCall: (name, args, callOptions = {}) => {
       toolNames.push(name);
       return add(`toolCall(${JSON.stringify(name)})`, (state) =>
@@ -179,6 +187,8 @@ export function scriptedRecording(
       ),
     modelError: (code, message, errorOptions = {}) =>
       add("modelError", (state) => state.modelError(code, message, errorOptions)),
+    modelCancelled: (partialText) =>
+      add("modelCancelled", (state) => state.modelCancelled(partialText)),
     compact: (summary, compactOptions = {}) =>
       add("compact", (state) => state.compact(summary, compactOptions.replaces)),
     event: (draft) => add(`event(${JSON.stringify(draft.type)})`, (state) => state.raw(draft)),
@@ -208,6 +218,8 @@ export function scriptedRecording(
 
 interface PendingOutput {
   text?: { content: string; chunks: string[] };
+  /** The output hit the token limit (`finishReason: "length"`). */
+  truncated?: boolean;
   calls: { callId: string; name: string; arguments: string; chunks: string[] }[];
 }
 
@@ -331,7 +343,7 @@ class Materializer {
     return this.pending;
   }
 
-  text(content: string, chunks: readonly string[] | undefined): void {
+  text(content: string, chunks: readonly string[] | undefined, truncated: boolean): void {
     const pending = this.output();
     if (pending.text !== undefined || pending.calls.length > 0) {
       throw new Error(
@@ -339,6 +351,7 @@ class Materializer {
       );
     }
     pending.text = { content, chunks: checkChunks(content, chunks ?? splitText(content)) };
+    if (truncated) pending.truncated = true;
   }
 
   toolCall(name: string, args: string, options: ChunkOptions & { callId?: string }): void {
@@ -401,6 +414,25 @@ class Materializer {
       finishReason: "error",
       error: { code, message, ...(options.status === undefined ? {} : { status: options.status }) },
     });
+  }
+
+  modelCancelled(partialText: string | undefined): void {
+    this.flush();
+    if (this.session.openTurn === null) {
+      throw new Error("a model call needs an open turn: call .user() first");
+    }
+    const requestId = this.request();
+    const chunks = partialText === undefined ? [] : splitText(partialText);
+    chunks.forEach((text, index) => {
+      this.push(
+        { type: "assistant/chunk", runId: this.runId, requestId, index, delta: { text } },
+        this.interval,
+      );
+    });
+    this.push({ type: "model/response", runId: this.runId, requestId, finishReason: "cancelled" });
+    if (partialText !== undefined && partialText !== "") {
+      this.push({ type: "message", runId: this.runId, role: "assistant", content: partialText });
+    }
   }
 
   compact(summary: string, replaces: number[] | undefined): void {
@@ -511,7 +543,8 @@ class Materializer {
       type: "model/response",
       runId: this.runId,
       requestId,
-      finishReason: pending.calls.length > 0 ? "tool_calls" : "stop",
+      finishReason:
+        pending.truncated === true ? "length" : pending.calls.length > 0 ? "tool_calls" : "stop",
       usage: { inputTokens: Math.ceil(inputChars / 4), outputTokens: index },
     });
     if (pending.text !== undefined) {

@@ -202,6 +202,28 @@ describe.each(providers)("%s provider against the replay server", (_name, create
     expect(server.failures()).toEqual([]);
   });
 
+  it("reports a truncated answer as finishReason length", async () => {
+    const log = scriptedRecording()
+      .user("Write a lot")
+      .text("Once upon a", { truncated: true })
+      .end()
+      .build();
+    const server = await serve(log);
+    const parts = await collect(create(server.url).stream(requestFor(log, 0)));
+    expect(parts.at(-1)).toMatchObject({
+      items: [{ type: "message", content: "Once upon a" }],
+      finishReason: "length",
+    });
+  });
+
+  it("replays a cancelled call as a stream that breaks off after the seen text", async () => {
+    const log = scriptedRecording().user("Hi").modelCancelled("Hel").end("cancelled").build();
+    const server = await serve(log);
+    const { error, parts } = await streamError(create(server.url).stream(requestFor(log, 0)));
+    expect(parts).toEqual([{ type: "text-delta", text: "Hel" }]);
+    expect((error as LlmError).code).toBe("network");
+  });
+
   it("answers a mismatching request with 409 and the diff, and records the failure", async () => {
     const server = await serve(textLog);
     const request = { ...requestFor(textLog, 0), instructions: "Be verbose." };
