@@ -243,6 +243,29 @@ describe("tapedeck run", () => {
     ).toContain("> u");
   });
 
+  it("without an API key it says which variable to set and creates no session", async () => {
+    const { workspace, sessionFiles } = await context();
+    const result = await new Promise<CliResult>((resolve) => {
+      const child = spawn(process.execPath, [BINARY, "run", "hi"], {
+        cwd: workspace.cwd,
+        env: { PATH: process.env.PATH ?? "", HOME: workspace.root, TAPEDECK_HOME: workspace.home },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+      });
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      child.on("exit", (code) => resolve({ code, stdout, stderr }));
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("OPENAI_API_KEY");
+    expect(await sessionFiles()).toEqual([]);
+  });
+
   it("refuses bad usage with exit code 2", async () => {
     const { cli } = await context();
     expect((await cli(["run"])).code).toBe(2);

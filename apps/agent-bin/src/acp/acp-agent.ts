@@ -543,6 +543,8 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
     };
     const fs: WorkspaceFs | undefined = clientFs(client, state.sessionId);
     const compactOnly = input.trim() === "/compact";
+    // Resolve the provider first: a missing key or bad model id writes nothing to the log.
+    const provider = options.providerFor(state.model);
     const run = await initializeRun({
       store,
       sessionId: state.sessionId,
@@ -551,21 +553,6 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
       policy,
       model: state.model,
     });
-    let provider: LlmProvider;
-    try {
-      provider = options.providerFor(state.model);
-    } catch (error) {
-      await run.writer.append([
-        {
-          type: "turn/end",
-          runId: run.runId,
-          status: "failed",
-          error: { message: (error as Error).message },
-        },
-      ]);
-      await run.writer.close();
-      throw error;
-    }
     if (!run.resumed && !compactOnly) {
       const title = input.trim().split("\n")[0] ?? "";
       send({
