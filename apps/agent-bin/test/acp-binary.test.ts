@@ -87,6 +87,13 @@ describe("tapedeck acp (spawned binary, replayed model)", () => {
       toolCallId: "call_ls",
       status: "completed",
     });
+    // session/list comes from the SQLite index (better-sqlite3 loaded next to the bundle).
+    const listed = await agent.agent.request(acp.methods.agent.session.list, {
+      cwd: workspace.cwd,
+    });
+    expect(listed.sessions).toEqual([
+      expect.objectContaining({ sessionId, cwd: workspace.cwd, title: "hello" }),
+    ]);
   });
 
   it("after SIGKILL mid-tool, a new process loads the session with the call failed and continues cleanly", async () => {
