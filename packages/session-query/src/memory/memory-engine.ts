@@ -14,6 +14,7 @@ import {
   SessionNotFoundError,
 } from "@tapedeck/session";
 import { InvalidQueryError } from "../errors";
+import { IndexValidator } from "../index-validator";
 import {
   eventCursor,
   eventPosition,
@@ -190,19 +191,16 @@ export function createMemoryQueryEngine(): MemoryQueryEngine {
     ingest(header, events) {
       const parsedHeader = parseHeader(clone(header), { line: 1, offset: 0 });
       const aggregate = emptyAggregate(parsedHeader);
-      let damage: Damage | null = null;
+      const validator = new IndexValidator(parsedHeader, {
+        lastSeq: aggregate.lastSeq,
+        fromStart: true,
+        damage: null,
+      });
       const indexed: IndexedEvent[] = [];
       const callNames = new Map<string, string>();
       events.forEach((raw, index) => {
         const event = parseEvent(clone(raw), { line: index + 2 });
-        if (damage === null && event.seq !== aggregate.lastSeq + 1) {
-          const error = new EventLogCorruptError(
-            "SEQ_GAP",
-            `expected seq ${aggregate.lastSeq + 1} after seq ${aggregate.lastSeq}, found seq ${event.seq}`,
-            { line: index + 2, seq: event.seq, sessionId: parsedHeader.sessionId },
-          );
-          damage = { code: error.code, message: error.message };
-        }
+        validator.check(event, { line: index + 2 });
         addEvent(aggregate, event);
         if (event.type === "function_call") callNames.set(event.callId, event.name);
         const text = eventText(event);
@@ -228,7 +226,7 @@ export function createMemoryQueryEngine(): MemoryQueryEngine {
         header: parsedHeader,
         events: indexed,
         aggregate,
-        damage,
+        damage: validator.damage,
       });
     },
 

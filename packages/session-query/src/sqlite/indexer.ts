@@ -16,6 +16,7 @@ import {
 } from "@tapedeck/session";
 import type { SessionStore } from "@tapedeck/session-store";
 import type Database from "better-sqlite3";
+import { IndexValidator } from "../index-validator";
 import { addEvent, type Damage, emptyAggregate, type SessionAggregate, statusOf } from "../summary";
 import { eventText, spaceCjk } from "../text";
 import { KEYS_PER_MS, roleTag, typeTag } from "./schema";
@@ -442,10 +443,15 @@ export class Indexer {
     const header = parseStored<SessionHeader>(row.header);
     const aggregate = parseStored<SessionAggregate>(row.aggregate);
     const promptBefore = aggregate.firstPrompt;
-    let damage: Damage | null =
-      row.damage_code === null || row.damage_code === "TORN_TAIL"
-        ? null
-        : { code: row.damage_code, message: row.damage_message ?? "" };
+    const validator = new IndexValidator(header, {
+      lastSeq: aggregate.lastSeq,
+      fromStart: aggregate.eventCount === 0,
+      // A torn tail is re-checked: the writer may have finished the line since.
+      damage:
+        row.damage_code === null || row.damage_code === "TORN_TAIL"
+          ? null
+          : { code: row.damage_code, message: row.damage_message ?? "" },
+    });
     const parentRow =
       header.parent === undefined
         ? undefined
@@ -461,16 +467,7 @@ export class Indexer {
         fromLine: line,
       })) {
         const { event } = read;
-        if (damage === null && event.seq !== aggregate.lastSeq + 1) {
-          damage = {
-            code: "SEQ_GAP",
-            message: new EventLogCorruptError(
-              "SEQ_GAP",
-              `expected seq ${aggregate.lastSeq + 1} after seq ${aggregate.lastSeq}, found seq ${event.seq}`,
-              { line: read.line, offset: read.offset, seq: event.seq, sessionId: row.session_id },
-            ).message,
-          };
-        }
+        validator.check(event, { line: read.line, offset: read.offset });
         addEvent(aggregate, event);
         const ms = Date.parse(event.ts);
         if (!Number.isNaN(ms)) lastMs = ms;
@@ -481,8 +478,9 @@ export class Indexer {
       }
     } catch (error) {
       if (!EventLogCorruptError.isInstance(error)) throw error;
-      damage ??= { code: error.code, message: error.message };
+      validator.damage ??= { code: error.code, message: error.message };
     }
+    const damage = validator.damage;
     this.pendingEvents += count;
     this.statements.updateSession.run({
       id: row.id,

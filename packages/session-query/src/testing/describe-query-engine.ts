@@ -781,7 +781,7 @@ export function describeQueryEngine(name: string, create: () => Promise<QueryEng
         expect(damaged.items.map((s) => s.id)).toEqual([bad.header.sessionId]);
       });
 
-      it("marks a session damaged once a read finds a broken invariant", async () => {
+      it("finds a broken invariant in a log indexed from its first event", async () => {
         const log = build().turn().user("orphan walrus");
         log.push({
           type: "function_call_output",
@@ -793,13 +793,27 @@ export function describeQueryEngine(name: string, create: () => Promise<QueryEng
         });
         log.end();
         await put(log);
-        const error = await expectError(engine.readSession(all, log.header.sessionId));
-        expect((error as EventLogCorruptError).code).toBe("ORPHAN_OUTPUT");
         const [summary] = (await engine.listSessions(all)).items;
         expect(summary?.status).toBe("damaged");
         expect(summary?.damage?.code).toBe("ORPHAN_OUTPUT");
+        const error = await expectError(engine.readSession(all, log.header.sessionId));
+        expect((error as EventLogCorruptError).code).toBe("ORPHAN_OUTPUT");
         const trace = await expectError(engine.traceEvent(all, log.header.sessionId, 1));
         expect(EventLogCorruptError.isInstance(trace)).toBe(true);
+      });
+
+      it("marks a session damaged once a read finds a broken invariant in appended events", async () => {
+        const log = build().turn().user("later walrus").end();
+        await put(log);
+        log.push({ type: "turn/end", runId: log.events[0]!.runId, status: "completed" });
+        await put(log);
+        const error = await expectError(engine.readSession(all, log.header.sessionId));
+        expect((error as EventLogCorruptError).code).toBe("TURN_NESTING");
+        const [summary] = (await engine.listSessions(all)).items;
+        expect(summary?.status).toBe("damaged");
+        expect(summary?.damage?.code).toBe("TURN_NESTING");
+        const hits = await engine.searchEvents(all, { text: "walrus" });
+        expect(hits.items.map((hit) => hit.event.seq)).toEqual([2]);
       });
     });
 
