@@ -1,0 +1,192 @@
+import path from "node:path";
+import type { ApprovalDecision, ApprovalPolicy, FunctionCallEvent } from "@tapedeck/session";
+import { type AnyAgentTool, capOutput } from "./tools/agent-tool";
+import { type Approver, RunCancelled, type TurnContext } from "./turn-context";
+import type { WorkspaceFs } from "./workspace-fs";
+
+/** What tool execution needs beyond the turn context. */
+export interface ToolRunOptions {
+  tools: ReadonlyMap<string, AnyAgentTool>;
+  policy: ApprovalPolicy;
+  approve: Approver | undefined;
+  alwaysAllowed: Set<string>;
+  cwd: string;
+  fs: WorkspaceFs;
+  /** Characters kept of one output. */
+  cap: number;
+}
+
+function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: text.trim() === "" ? {} : JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+}
+
+/** Arguments as JSON when they parse, else the raw text (for display). */
+export function argumentsForDisplay(text: string): unknown {
+  const parsed = parseArguments(text);
+  return parsed.ok ? parsed.value : text;
+}
+
+function errorText(message: string): string {
+  return message.startsWith("Error") ? message : `Error: ${message}`;
+}
+
+/**
+ * Authorizes the calls of one model response in order (approval events written and synced before
+ * a person is asked), then runs the authorized ones in parallel; every call gets exactly one
+ * output citing it. Bad arguments, unknown tools, refusals and tool failures become error outputs.
+ *
+ * @throws RunCancelled when the run is cancelled (outputs already written stay; `runTurn` gives
+ * the rest error outputs).
+ */
+export async function runToolCalls(
+  context: TurnContext,
+  calls: readonly FunctionCallEvent[],
+  options: ToolRunOptions,
+): Promise<void> {
+  const { runId, sessionId, write, writer, emit, signal } = context;
+  const { tools, cap, alwaysAllowed } = options;
+  const finishCall = async (call: FunctionCallEvent, output: string, isError: boolean) => {
+    const text = isError ? errorText(capOutput(output, cap)) : capOutput(output, cap);
+    await write([
+      {
+        type: "function_call_output",
+        runId,
+        callId: call.callId,
+        output: text,
+        isError,
+        sourceEventSeqs: [call.seq],
+      },
+    ]);
+    emit({
+      type: "tool_result",
+      runId,
+      callId: call.callId,
+      name: call.name,
+      output: text,
+      isError,
+    });
+  };
+
+  /** Decides whether a call may run; writes approval events. Returns an error text if not. */
+  const authorize = async (
+    call: FunctionCallEvent,
+    tool: AnyAgentTool,
+    input: unknown,
+  ): Promise<string | undefined> => {
+    if (tool.access === "read") return undefined;
+    if (options.policy.approval === "auto") return undefined;
+    if (options.policy.approval === "deny") {
+      return `${call.name} was not run: this session is read-only (approval policy "deny").`;
+    }
+    if (alwaysAllowed.has(tool.name)) return undefined;
+    const decisionOptions: ApprovalDecision[] = ["allow_once", "allow_always", "reject"];
+    await write([
+      { type: "approval/request", runId, callId: call.callId, options: decisionOptions },
+    ]);
+    // The request must be durable before a person may take minutes to answer.
+    await writer.sync();
+    emit({
+      type: "approval_request",
+      runId,
+      callId: call.callId,
+      name: call.name,
+      title: tool.title(input),
+      options: decisionOptions,
+    });
+    let decision: ApprovalDecision;
+    if (options.approve === undefined) {
+      decision = "reject";
+    } else {
+      let onAbort: () => void = () => undefined;
+      const cancelled = new Promise<ApprovalDecision>((resolve) => {
+        onAbort = () => resolve("cancelled");
+        if (signal.aborted) onAbort();
+        else signal.addEventListener("abort", onAbort, { once: true });
+      });
+      decision = await Promise.race([
+        options.approve(
+          {
+            runId,
+            sessionId,
+            callId: call.callId,
+            name: call.name,
+            input,
+            title: tool.title(input),
+            kind: tool.kind,
+            locations: tool.locations(input).map((location) => path.resolve(options.cwd, location)),
+            options: decisionOptions,
+          },
+          signal,
+        ),
+        cancelled,
+      ]).finally(() => signal.removeEventListener("abort", onAbort));
+    }
+    await write([{ type: "approval/decision", runId, callId: call.callId, decision }]);
+    emit({ type: "approval_decision", runId, callId: call.callId, decision });
+    if (decision === "allow_always") alwaysAllowed.add(tool.name);
+    if (decision === "allow_once" || decision === "allow_always") return undefined;
+    if (decision === "cancelled") throw new RunCancelled();
+    return `The user rejected this ${call.name} call.`;
+  };
+
+  const runAll = async (): Promise<void> => {
+    const ready: { call: FunctionCallEvent; tool: AnyAgentTool; input: unknown }[] = [];
+    for (const call of calls) {
+      if (signal.aborted) throw new RunCancelled();
+      const tool = tools.get(call.name);
+      if (tool === undefined) {
+        await finishCall(
+          call,
+          `Unknown tool ${JSON.stringify(call.name)}. Available: ${[...tools.keys()].join(", ")}.`,
+          true,
+        );
+        continue;
+      }
+      const parsedJson = parseArguments(call.arguments);
+      if (!parsedJson.ok) {
+        await finishCall(call, `Arguments are not valid JSON: ${parsedJson.error}`, true);
+        continue;
+      }
+      const parsed = tool.argsSchema.safeParse(parsedJson.value);
+      if (!parsed.success) {
+        const issues = parsed.error.issues
+          .map((issue) => `${issue.path.join(".") || "(arguments)"}: ${issue.message}`)
+          .join("; ");
+        await finishCall(call, `Invalid arguments for ${call.name}: ${issues}`, true);
+        continue;
+      }
+      const refusal = await authorize(call, tool, parsed.data);
+      if (refusal !== undefined) {
+        await finishCall(call, refusal, true);
+        continue;
+      }
+      ready.push({ call, tool, input: parsed.data });
+    }
+    await Promise.all(
+      ready.map(async ({ call, tool, input }) => {
+        emit({ type: "tool_started", runId, callId: call.callId });
+        let output: string;
+        let isError = false;
+        try {
+          output = await tool.execute(input, {
+            cwd: options.cwd,
+            fs: options.fs,
+            signal,
+            sessionId,
+          });
+        } catch (error) {
+          output = (error as Error).message ?? String(error);
+          isError = true;
+        }
+        await finishCall(call, output, isError);
+      }),
+    );
+    if (signal.aborted) throw new RunCancelled();
+  };
+
+  await runAll();
+}

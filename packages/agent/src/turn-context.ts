@@ -1,0 +1,64 @@
+import type { ApprovalDecision, SessionEvent, SessionEventDraft, Usage } from "@tapedeck/session";
+import type { SessionWriter } from "@tapedeck/session-store";
+import type { RunEvent } from "./run-events";
+import type { ToolKind } from "./tools/agent-tool";
+
+/** What the surface is asked when a tool call needs a person's approval. */
+export interface ApprovalRequest {
+  runId: string;
+  sessionId: string;
+  callId: string;
+  name: string;
+  /** Parsed arguments. */
+  input: unknown;
+  title: string;
+  kind: ToolKind;
+  /** Absolute paths the call touches. */
+  locations: string[];
+  options: ApprovalDecision[];
+}
+
+/** Answers an approval request; `signal` aborts when the run is cancelled meanwhile. */
+export type Approver = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>;
+
+/** The state one turn's helpers share: where to write, whom to tell, when to stop. */
+export interface TurnContext {
+  runId: string;
+  sessionId: string;
+  writer: SessionWriter;
+  signal: AbortSignal;
+  /** Appends drafts in order (one batch at a time). */
+  write(drafts: SessionEventDraft[]): Promise<SessionEvent[]>;
+  /** Tells the surface; never throws. */
+  emit(event: RunEvent): void;
+}
+
+/** Thrown inside a turn when it is cancelled; `runTurn` turns it into a `cancelled` ending. */
+export class RunCancelled extends Error {
+  constructor() {
+    super("run cancelled");
+    this.name = "RunCancelled";
+  }
+}
+
+/** Serializes appends: the writer takes one batch at a time, in call order. */
+export function serialWriter(
+  writer: SessionWriter,
+): (drafts: SessionEventDraft[]) => Promise<SessionEvent[]> {
+  let chain: Promise<unknown> = Promise.resolve();
+  return (drafts) => {
+    const next = chain.then(() => writer.append(drafts));
+    chain = next.catch(() => undefined);
+    return next;
+  };
+}
+
+/** Adds `usage` into `total`. */
+export function addUsage(total: Usage, usage: Usage | undefined): void {
+  if (usage === undefined) return;
+  total.inputTokens += usage.inputTokens;
+  total.outputTokens += usage.outputTokens;
+  if (usage.cachedInputTokens !== undefined) {
+    total.cachedInputTokens = (total.cachedInputTokens ?? 0) + usage.cachedInputTokens;
+  }
+}
