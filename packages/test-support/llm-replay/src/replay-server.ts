@@ -218,8 +218,12 @@ export async function startReplayServer(
       await write(response, plan.chunk(index));
       // Node corks the socket until the next tick, and this loop only awaits settled promises:
       // without a turn of the event loop now and then, every chunk would leave in one packet.
-      if (delay === 0 && index % 256 === 0)
+      // After the first chunk a timer (not setImmediate) lets a poll phase run, so a client in
+      // this process reads it before the rest is written.
+      if (delay === 0 && index === 0) await new Promise<void>((resolve) => setTimeout(resolve, 0));
+      else if (delay === 0 && index % 256 === 0) {
         await new Promise<void>((resolve) => setImmediate(resolve));
+      }
     }
     await sleep(delayBefore(call, plan.count, scale));
     const tail = plan.tail();
