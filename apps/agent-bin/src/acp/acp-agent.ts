@@ -3,48 +3,21 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import {
   type AgentConfig,
   type AnyAgentTool,
-  type ApprovalRequest,
   DEFAULT_SYSTEM_PROMPT,
   defaultTools,
-  initializeRun,
-  type RunEvent,
-  runTurn,
-  type WorkspaceFs,
 } from "@tapedeck/agent";
 import { type LlmProvider, parseModelId } from "@tapedeck/llm";
-import {
-  type ApprovalDecision,
-  EventLogCorruptError,
-  normalize,
-  type Session,
-  uuidv7,
-} from "@tapedeck/session";
+import { uuidv7 } from "@tapedeck/session";
 import type { SessionStore } from "@tapedeck/session-store";
 import { AGENT_NAME, AGENT_VERSION } from "../version";
 import { toRequestError } from "./errors";
-import { compactionUpdate, replayUpdates } from "./replay-updates";
-import { toolCallFields } from "./tool-updates";
+import { type PromptContext, promptTurn } from "./prompt-turn";
+import { replayUpdates } from "./replay-updates";
+import { type ListedSession, listFromStore, normalizedSession, titleOf } from "./session-files";
+import { isMode, SESSION_MODES, type SessionState } from "./session-state";
 
-/** Approval modes, as ACP session modes. */
-export const SESSION_MODES: acp.SessionMode[] = [
-  { id: "ask", name: "Ask", description: "Ask before writes and commands" },
-  { id: "auto", name: "Auto", description: "Run everything" },
-  { id: "deny", name: "Read only", description: "Read only: writes and commands are refused" },
-];
-
-type Mode = "ask" | "auto" | "deny";
-
-function isMode(value: string): value is Mode {
-  return value === "ask" || value === "auto" || value === "deny";
-}
-
-/** A session listed by `session/list`. */
-export interface ListedSession {
-  sessionId: string;
-  cwd: string;
-  title?: string;
-  updatedAt?: string;
-}
+export type { ListedSession } from "./session-files";
+export { SESSION_MODES } from "./session-state";
 
 /** What the ACP agent needs from its host. */
 export interface AcpAgentOptions {
@@ -66,15 +39,6 @@ export interface AcpAgentOptions {
   compactAt?: number;
 }
 
-interface SessionState {
-  sessionId: string;
-  cwd: string;
-  mode: Mode;
-  model: string;
-  alwaysAllowed: Set<string>;
-  active?: { controller: AbortController; done: Promise<unknown> } | undefined;
-}
-
 const DEFAULT_MODELS = [
   "openai:gpt-4.1-mini",
   "openai:gpt-4.1",
@@ -82,30 +46,6 @@ const DEFAULT_MODELS = [
   "openai:gpt-5-mini",
 ];
 const PAGE_SIZE = 50;
-
-function promptText(blocks: readonly acp.ContentBlock[]): string {
-  const parts: string[] = [];
-  for (const block of blocks) {
-    switch (block.type) {
-      case "text":
-        parts.push(block.text);
-        break;
-      case "resource_link":
-        parts.push(`[${block.name}](${block.uri})`);
-        break;
-      case "resource":
-        if ("text" in block.resource) {
-          parts.push(`<context uri="${block.resource.uri}">\n${block.resource.text}\n</context>`);
-        } else {
-          parts.push(`[binary resource ${block.resource.uri} omitted]`);
-        }
-        break;
-      default:
-        parts.push(`[${block.type} content is not supported and was omitted]`);
-    }
-  }
-  return parts.join("\n");
-}
 
 /**
  * The Tapedeck ACP agent: sessions are Tapedeck session logs, prompts are runs, modes are the
@@ -185,58 +125,16 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
     });
   };
 
-  /** Reads a session, writing the normalize repairs first when its last run was cut off. */
-  const normalizedSession = async (sessionId: string): Promise<Session> => {
-    let session: Session;
-    try {
-      session = await store.readSession(sessionId);
-    } catch (error) {
-      if (!(EventLogCorruptError.isInstance(error) && error.code === "TORN_TAIL")) throw error;
-      await store.repair(sessionId);
-      session = await store.readSession(sessionId);
-    }
-    if (normalize(session).length === 0) return session;
-    const writer = await store.openWriter(sessionId);
-    try {
-      const repairs = normalize(writer.session);
-      if (repairs.length > 0) await writer.append(repairs);
-      return writer.session;
-    } finally {
-      await writer.close();
-    }
-  };
-
-  const titleOf = (session: Session): string | undefined => {
-    for (const event of session.events) {
-      if (event.type === "message" && event.role === "user") {
-        const line = event.content.trim().split("\n")[0] ?? "";
-        return line.length > 80 ? `${line.slice(0, 79)}…` : line;
-      }
-    }
-    return undefined;
-  };
-
-  const defaultList = async (cwd: string | undefined): Promise<ListedSession[]> => {
-    const listings = await store.list();
-    const chosen = listings
-      .filter((listing) => cwd === undefined || listing.header.cwd === cwd)
-      .sort((a, b) => b.modifiedAt.getTime() - a.modifiedAt.getTime());
-    const result: ListedSession[] = [];
-    for (const listing of chosen) {
-      const entry: ListedSession = {
-        sessionId: listing.sessionId,
-        cwd: listing.header.cwd,
-        updatedAt: listing.modifiedAt.toISOString(),
-      };
-      try {
-        const title = titleOf(await store.readSession(listing.sessionId));
-        if (title !== undefined) entry.title = title;
-      } catch {
-        // a damaged log is still listed, without a title
-      }
-      result.push(entry);
-    }
-    return result;
+  const promptContext: PromptContext = {
+    store,
+    providerFor: options.providerFor,
+    toolsFor,
+    get clientCapabilities() {
+      return clientCapabilities;
+    },
+    contextWindow,
+    compactAt: options.compactAt,
+    log,
   };
 
   const guard = async <T>(work: () => Promise<T>): Promise<T> => {
@@ -284,7 +182,7 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
     .onRequest(acp.methods.agent.session.load, ({ params, client }) =>
       guard(async () => {
         checkCwd(params.cwd);
-        const session = await normalizedSession(params.sessionId);
+        const session = await normalizedSession(store, params.sessionId);
         const state = register(params.sessionId, params.cwd);
         const tools = toolsFor(params.cwd, params.sessionId);
         const compaction = clientCapabilities.session?.compaction != null;
@@ -312,7 +210,7 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
     .onRequest(acp.methods.agent.session.resume, ({ params, client }) =>
       guard(async () => {
         checkCwd(params.cwd);
-        await normalizedSession(params.sessionId);
+        await normalizedSession(store, params.sessionId);
         const state = register(params.sessionId, params.cwd);
         warnMcp(client, params.sessionId, params.mcpServers);
         return { modes: modeState(state), configOptions: configOptions(state) };
@@ -340,7 +238,9 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
     )
     .onRequest(acp.methods.agent.session.list, ({ params }) =>
       guard(async () => {
-        const all = await (options.listSessions ?? defaultList)(params.cwd ?? undefined);
+        const all = await (options.listSessions ?? ((cwd) => listFromStore(store, cwd)))(
+          params.cwd ?? undefined,
+        );
         const start = params.cursor ? Number.parseInt(params.cursor, 10) : 0;
         if (!Number.isInteger(start) || start < 0) {
           throw acp.RequestError.invalidParams({ cursor: params.cursor }, "invalid cursor");
@@ -426,7 +326,7 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
         let finish: (value: unknown) => void = () => undefined;
         state.active = { controller, done: new Promise((resolve) => (finish = resolve)) };
         try {
-          return await prompt(state, params, client, controller);
+          return await promptTurn(promptContext, state, params, client, controller);
         } finally {
           state.active = undefined;
           finish(undefined);
@@ -436,181 +336,4 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
       sessions.get(params.sessionId)?.active?.controller.abort();
     });
-
-  async function prompt(
-    state: SessionState,
-    params: acp.PromptRequest,
-    client: acp.AgentContext,
-    controller: AbortController,
-  ): Promise<acp.PromptResponse> {
-    const input = promptText(params.prompt);
-    const tools = toolsFor(state.cwd, state.sessionId);
-    const toolMap = new Map(tools.map((tool) => [tool.name, tool]));
-    const policy = { approval: state.mode };
-    let chain: Promise<unknown> = Promise.resolve();
-    const send = (update: acp.SessionUpdate) => {
-      chain = chain
-        .then(() =>
-          client.notify(acp.methods.client.session.update, { sessionId: state.sessionId, update }),
-        )
-        .catch((error: unknown) => log(`session/update failed: ${(error as Error).message}`));
-    };
-    const compaction = clientCapabilities.session?.compaction != null;
-    const onEvent = (event: RunEvent) => {
-      switch (event.type) {
-        case "text_delta":
-          send({
-            sessionUpdate: "agent_message_chunk",
-            content: { type: "text", text: event.text },
-            messageId: event.requestId,
-          });
-          break;
-        case "tool_call":
-          send({
-            sessionUpdate: "tool_call",
-            ...toolCallFields(
-              event.callId,
-              event.name,
-              JSON.stringify(event.input),
-              toolMap,
-              state.cwd,
-            ),
-            status: "pending",
-          });
-          break;
-        case "tool_started":
-          send({
-            sessionUpdate: "tool_call_update",
-            toolCallId: event.callId,
-            status: "in_progress",
-          });
-          break;
-        case "tool_result":
-          send({
-            sessionUpdate: "tool_call_update",
-            toolCallId: event.callId,
-            status: event.isError ? "failed" : "completed",
-            content: [{ type: "content", content: { type: "text", text: event.output } }],
-            rawOutput: { output: event.output, isError: event.isError },
-          });
-          break;
-        case "compaction":
-          send(compactionUpdate(String(event.seq), event.summary, compaction));
-          break;
-        case "usage":
-          send({
-            sessionUpdate: "usage_update",
-            used: event.usage.inputTokens + event.usage.outputTokens,
-            size: contextWindow,
-          });
-          break;
-        default:
-          break;
-      }
-    };
-    const approve = async (
-      request: ApprovalRequest,
-      signal: AbortSignal,
-    ): Promise<ApprovalDecision> => {
-      await chain;
-      const response: acp.RequestPermissionResponse = await client.request(
-        acp.methods.client.session.requestPermission,
-        {
-          sessionId: state.sessionId,
-          toolCall: {
-            toolCallId: request.callId,
-            title: request.title,
-            kind: request.kind,
-            status: "pending",
-            rawInput: request.input,
-            locations: request.locations.map((location) => ({ path: location })),
-          },
-          options: [
-            { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
-            {
-              optionId: "allow_always",
-              name: `Always allow ${request.name}`,
-              kind: "allow_always",
-            },
-            { optionId: "reject", name: "Reject", kind: "reject_once" },
-          ],
-        },
-        { cancellationSignal: signal, stopWaitingOnCancel: true },
-      );
-      if (response.outcome.outcome === "cancelled") return "cancelled";
-      const chosen = response.outcome.optionId;
-      return chosen === "allow_once" || chosen === "allow_always" ? chosen : "reject";
-    };
-    const fs: WorkspaceFs | undefined = clientFs(client, state.sessionId);
-    const compactOnly = input.trim() === "/compact";
-    // Resolve the provider first: a missing key or bad model id writes nothing to the log.
-    const provider = options.providerFor(state.model);
-    const run = await initializeRun({
-      store,
-      sessionId: state.sessionId,
-      input,
-      cwd: state.cwd,
-      policy,
-      model: state.model,
-    });
-    if (!run.resumed && !compactOnly) {
-      const title = input.trim().split("\n")[0] ?? "";
-      send({
-        sessionUpdate: "session_info_update",
-        title: title.length > 80 ? `${title.slice(0, 79)}…` : title,
-      });
-    }
-    const result = await runTurn({
-      run,
-      provider,
-      model: state.model,
-      tools,
-      policy,
-      cwd: state.cwd,
-      signal: controller.signal,
-      onEvent,
-      approve,
-      alwaysAllowed: state.alwaysAllowed,
-      ...(fs === undefined ? {} : { fs }),
-      ...(options.compactAt === undefined ? {} : { compactAt: options.compactAt }),
-      ...(compactOnly ? { compactNow: true, compactOnly: true } : {}),
-    });
-    await chain;
-    if (result.status === "failed") {
-      throw new acp.RequestError(-32603, result.error?.message ?? "the run failed", {
-        code: result.error?.code,
-        sessionId: state.sessionId,
-      });
-    }
-    return { stopReason: result.stopReason };
-  }
-
-  function clientFs(client: acp.AgentContext, sessionId: string): WorkspaceFs | undefined {
-    const fs = clientCapabilities.fs;
-    if (!fs?.readTextFile && !fs?.writeTextFile) return undefined;
-    return {
-      async readTextFile(absolutePath) {
-        if (!fs.readTextFile) {
-          const { readFile } = await import("node:fs/promises");
-          return readFile(absolutePath, "utf8");
-        }
-        const response = await client.request(acp.methods.client.fs.readTextFile, {
-          sessionId,
-          path: absolutePath,
-        });
-        return response.content;
-      },
-      async writeTextFile(absolutePath, content) {
-        if (!fs.writeTextFile) {
-          const { localWorkspaceFs } = await import("@tapedeck/agent");
-          return localWorkspaceFs.writeTextFile(absolutePath, content);
-        }
-        await client.request(acp.methods.client.fs.writeTextFile, {
-          sessionId,
-          path: absolutePath,
-          content,
-        });
-      },
-    };
-  }
 }
