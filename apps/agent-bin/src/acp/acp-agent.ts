@@ -186,16 +186,23 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
         const state = register(params.sessionId, params.cwd);
         const tools = toolsFor(params.cwd, params.sessionId);
         const compaction = clientCapabilities.session?.compaction != null;
+        // Notifications are written in call order; waiting for each one before the next would
+        // only add a round of the event loop per update (a 10,000-event load sends thousands).
+        const sent: Promise<void>[] = [];
         for (const update of replayUpdates(session, {
           tools,
           cwd: params.cwd,
           compactionUpdates: compaction,
         })) {
-          await client.notify(acp.methods.client.session.update, {
-            sessionId: params.sessionId,
-            update,
-          });
+          sent.push(
+            client.notify(acp.methods.client.session.update, {
+              sessionId: params.sessionId,
+              update,
+            }),
+          );
+          if (sent.length >= 256) await Promise.all(sent.splice(0));
         }
+        await Promise.all(sent);
         const title = titleOf(session);
         if (title !== undefined) {
           await client.notify(acp.methods.client.session.update, {
