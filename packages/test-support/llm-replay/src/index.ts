@@ -41,6 +41,7 @@ export {
   type RequestView,
   recordedView,
 } from "./request-diff";
+export { splitArguments, splitText } from "./scripted-materializer";
 export {
   type ChunkOptions,
   type ScriptedEventDraft,
@@ -49,8 +50,6 @@ export {
   type ScriptedRecordingBuilder,
   type ScriptedRecordingOptions,
   scriptedRecording,
-  splitArguments,
-  splitText,
 } from "./scripted-recording";
 export { scriptedTool, scriptedTools } from "./scripted-tools";
 export type { ReplayTiming } from "./timing";

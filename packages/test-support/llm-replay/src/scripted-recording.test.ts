@@ -3,7 +3,8 @@ import { replayEvents } from "@tapedeck/session";
 import { describe, expect, it } from "vitest";
 import { collect, requestFor } from "../test/helpers";
 import { createReplayProvider } from "./replay-provider";
-import { scriptedRecording, splitArguments, splitText } from "./scripted-recording";
+import { splitArguments, splitText } from "./scripted-materializer";
+import { scriptedRecording } from "./scripted-recording";
 import { scriptedTools } from "./scripted-tools";
 
 const script = () =>
