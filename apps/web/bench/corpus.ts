@@ -45,14 +45,13 @@ const chinese = [
   "单元测试",
 ];
 
-function sentence(seed: number, length: number): string {
+function sentence(seed: number, length: number, withChinese = true): string {
   const parts: string[] = [];
   let x = seed;
   for (let index = 0; index < length; index++) {
     x = (x * 1103515245 + 12345) % 2147483648;
-    parts.push(
-      x % 11 === 0 ? (chinese[x % chinese.length] ?? "") : (words[x % words.length] ?? ""),
-    );
+    const cjk = withChinese && x % 11 === 0;
+    parts.push(cjk ? (chinese[x % chinese.length] ?? "") : (words[x % words.length] ?? ""));
   }
   return parts.join(" ");
 }
@@ -60,20 +59,22 @@ function sentence(seed: number, length: number): string {
 /**
  * Writes one session of about `events` events into `<home>/sessions`: turns of user message,
  * model request/response, a tool call with output, streamed chunks and the assistant answer.
- * Returns the session id.
+ * Returns the session id. `chinese: false` keeps Chinese words out of the text.
  */
 export function writeSession(
   home: string,
   events: number,
   seed = 1,
   start = new Date("2026-01-01T00:00:00Z"),
+  options: { chinese?: boolean } = {},
 ): string {
+  const chinese = options.chinese ?? true;
   const log = eventLogBuilder({ cwd: "/bench/project", workspaceId: "/bench/project", start });
   log.system("You are a benchmark agent.");
   let turn = 0;
   while (log.events.length < events - 12) {
     turn += 1;
-    log.turn().user(`Turn ${turn}: ${sentence(seed * 7919 + turn, 12)}`);
+    log.turn().user(`Turn ${turn}: ${sentence(seed * 7919 + turn, 12, chinese)}`);
     const runId = log.events.at(-1)?.runId ?? "";
     const requestId = `req-${turn}`;
     log.push({
@@ -94,8 +95,8 @@ export function writeSession(
       usage: { inputTokens: 100, outputTokens: 10 },
     });
     log.call("read_file", { path: `src/file-${turn}.ts` });
-    log.output(sentence(seed * 31 + turn, 60));
-    const answer = sentence(seed * 131 + turn, 20);
+    log.output(sentence(seed * 31 + turn, 60, chinese));
+    const answer = sentence(seed * 131 + turn, 20, chinese);
     const answerId = `req-${turn}-b`;
     log.push({
       type: "model/request",

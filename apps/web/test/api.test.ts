@@ -87,7 +87,25 @@ describe("sessions API", () => {
     expect(view.header.sessionId).toBe(seeded.english);
     expect(view.events).toHaveLength(14);
     expect(view.replacedBy).toContainEqual([6, 12]);
+    expect(view.eventCount).toBe(14);
     expect(view.currentSeqs).not.toContain(6);
+  });
+
+  it("leaves token chunks out of a session unless asked, with their text per request", async () => {
+    const { app } = makeApp([textAnswer("Hel", "lo")]);
+    const events = await collect(
+      await app.request("/api/agent/stream", json({ input: "hi", policy: "auto" })),
+    );
+    const { sessionId } = JSON.parse(events[0]?.data ?? "{}");
+    const view = await (await app.request(`/api/sessions/${sessionId}`)).json();
+    expect(view.events.some((event: { type: string }) => event.type === "assistant/chunk")).toBe(
+      false,
+    );
+    expect(view.streamedText.map(([, text]: [string, string]) => text)).toEqual(["Hello"]);
+    expect(view.eventCount).toBeGreaterThan(view.events.length);
+    const full = await (await app.request(`/api/sessions/${sessionId}?chunks=true`)).json();
+    expect(full.events).toHaveLength(view.eventCount);
+    expect((await app.request(`/api/sessions/${sessionId}?chunks=maybe`)).status).toBe(400);
   });
 
   it("answers 422 with code, line and offset for a damaged log", async () => {

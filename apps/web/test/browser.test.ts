@@ -11,6 +11,7 @@ import { replayLogText } from "@tapedeck/session";
 import { createSessionStore } from "@tapedeck/session-store";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { writeSession } from "../bench/corpus";
 import { demoLogsFromFixtures } from "../src/server/index";
 import { ARTIFACTS, buildClient, launchChromium, serveHome } from "./browser-harness";
 import { HUGE_OUTPUT, type SeededHome, seedHome } from "./seed";
@@ -18,6 +19,8 @@ import { HUGE_OUTPUT, type SeededHome, seedHome } from "./seed";
 let browser: Browser;
 let clientDir: string;
 let seeded: SeededHome;
+/** A 10,000-event session. */
+let bigSession: string;
 let served: Awaited<ReturnType<typeof serveHome>>;
 /** The environment the server resolves its model from; each test points it at its replay server. */
 const env: Record<string, string | undefined> = { OPENAI_API_KEY: "test-key-not-real" };
@@ -54,6 +57,9 @@ async function useModel(
 beforeAll(async () => {
   [clientDir, browser] = await Promise.all([buildClient(), launchChromium()]);
   seeded = seedHome();
+  bigSession = writeSession(seeded.home, 10_000, 7, new Date("2025-12-01T00:00:00Z"), {
+    chinese: false,
+  });
   served = await serveHome({ home: seeded.home, clientDir, env, sqlite: true });
 });
 
@@ -83,6 +89,29 @@ describe("viewer", () => {
     expect(text).toContain("Replaced 4 events");
     expect(text).toContain("120 in / 8 out tokens");
     await screenshot(page, "session");
+  });
+
+  it("opens a 10,000-event session with only the visible rows in the DOM", async () => {
+    const store = createSessionStore({ home: seeded.home });
+    const session = await store.readSession(bigSession);
+    const last = session.events.findLast((event) => event.type === "message");
+    const page = await newPage();
+    const started = Date.now();
+    await page.goto(`${served.server.url}/?session=${bigSession}&seq=${last?.seq}`);
+    const selected = page.locator(
+      `[data-testid="timeline"] .row.selected[data-seq="${last?.seq}"]`,
+    );
+    await selected.waitFor();
+    const elapsed = Date.now() - started;
+    expect(await selected.innerText()).toContain(
+      last?.type === "message" ? last.content.slice(0, 40) : "",
+    );
+    expect(await page.locator('[data-testid="timeline"] .row').count()).toBeLessThan(200);
+    expect(await page.locator(".session-header").innerText()).toContain(
+      `${session.events.length.toLocaleString("en-US")} events`,
+    );
+    // Generous on a shared CI machine; the benchmark measures the real figure.
+    expect(elapsed).toBeLessThan(10_000);
   });
 
   it("follows a deep link to an event and shows its trace", async () => {

@@ -53,7 +53,7 @@ export function SessionPage({
 
   const replacedBy = useMemo(() => new Map(data?.replacedBy ?? []), [data]);
   const rows = useMemo(
-    () => (data === null ? [] : buildTimeline(data.events, replacedBy)),
+    () => (data === null ? [] : buildTimeline(data.events, replacedBy, new Map(data.streamedText))),
     [data, replacedBy],
   );
   const bySeq = useMemo(
@@ -106,8 +106,8 @@ export function SessionPage({
           </h1>
           <div className="muted small">
             <code>{data.header.sessionId}</code> · {data.header.workspaceId} ·{" "}
-            {data.events.length.toLocaleString()} events · {data.usage.inputTokens.toLocaleString()}{" "}
-            in / {data.usage.outputTokens.toLocaleString()} out tokens
+            {data.eventCount.toLocaleString()} events · {data.usage.inputTokens.toLocaleString()} in
+            / {data.usage.outputTokens.toLocaleString()} out tokens
             {data.header.parent !== undefined ? (
               <>
                 {" "}
@@ -199,10 +199,24 @@ function Timeline({ rows, bySeq, seq, onSelectSeq, onFork }: TimelineProps) {
   useEffect(() => {
     if (seq === null || scrolledFor.current === seq) return;
     const index = rowIndexOf(rows, seq);
-    if (index >= 0) {
-      scrolledFor.current = seq;
+    if (index < 0) return;
+    // Row heights are measured as rows render, so one scrollToIndex can land short of a far row:
+    // repeat on the next frames until the row is rendered (then never again for this seq, so
+    // live refreshes do not pull the page back).
+    let attempts = 0;
+    let frame = 0;
+    const step = () => {
+      if (virtualizer.getVirtualItems().some((item) => item.index === index)) {
+        virtualizer.scrollToIndex(index, { align: "center" });
+        scrolledFor.current = seq;
+        return;
+      }
       virtualizer.scrollToIndex(index, { align: "center" });
-    }
+      attempts += 1;
+      if (attempts < 60) frame = requestAnimationFrame(step);
+    };
+    frame = requestAnimationFrame(step);
+    return () => cancelAnimationFrame(frame);
   }, [seq, rows, virtualizer]);
 
   return (

@@ -143,6 +143,29 @@ describe("buildTimeline", () => {
   });
 });
 
+describe("buildTimeline without chunk events", () => {
+  it("uses the streamed text the server sends to show an unfinished answer", () => {
+    const log = eventLogBuilder();
+    log.turn().user("hi");
+    const runId = log.events.at(-1)?.runId ?? "";
+    log.push({
+      type: "model/request",
+      runId,
+      requestId: "r",
+      provider: "p",
+      model: "m",
+      inputDigest: "d",
+      toolsDigest: "t",
+      inputItems: [2],
+    });
+    log.push({ type: "turn/end", runId, status: "interrupted", synthetic: true });
+    const rows = buildTimeline(log.events, new Map(), new Map([["r", "Half an answer"]]));
+    expect(rows).toContainEqual(
+      expect.objectContaining({ kind: "message", content: "Half an answer", partial: true }),
+    );
+  });
+});
+
 describe("modelInput", () => {
   it("rebuilds the items a model call saw from their seqs", () => {
     const log = english();

@@ -24,7 +24,12 @@ export interface SessionViewData {
     createdAt: string;
     parent?: { sessionId: string; seq: number };
   };
+  /** Without `assistant/chunk` events unless asked (see `streamedText`). */
   events: SessionEvent[];
+  /** Every event of the log, chunks included. */
+  eventCount: number;
+  /** requestId → the text streamed for it. */
+  streamedText: Array<[string, string]>;
   currentSeqs: number[];
   replacedBy: Array<[number, number]>;
   openTurn: unknown;
@@ -93,6 +98,7 @@ function known(event: SessionEvent): KnownSessionEvent | null {
 export function buildTimeline(
   events: readonly SessionEvent[],
   replacedBy: ReadonlyMap<number, number>,
+  streamedText: ReadonlyMap<string, string> = new Map(),
 ): TimelineRow[] {
   const rows: TimelineRow[] = [];
   const tools = new Map<string, ToolRow>();
@@ -175,12 +181,15 @@ export function buildTimeline(
         });
         break;
       case "assistant/chunk":
-        if ("text" in event.delta) {
+        if ("text" in event.delta && !streamedText.has(event.requestId)) {
           streamed.set(event.requestId, (streamed.get(event.requestId) ?? "") + event.delta.text);
         }
         break;
       case "model/request": {
         if (turnRow !== null) turnRow.modelCalls += 1;
+        // Chunks may have been left out of the events; their text comes with the session.
+        const text = streamedText.get(event.requestId);
+        if (text !== undefined) streamed.set(event.requestId, text);
         const row = {
           kind: "model" as const,
           seq: event.seq,

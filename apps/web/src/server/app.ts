@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { serveStatic } from "@hono/node-server/serve-static";
 import type { RunEvent } from "@tapedeck/agent";
-import type { Session } from "@tapedeck/session";
+import type { AssistantChunkEvent, Session, SessionEvent } from "@tapedeck/session";
 import type { QueryScope } from "@tapedeck/session-query";
 import type { SessionStore } from "@tapedeck/session-store";
 import { type Context, Hono } from "hono";
@@ -26,6 +26,7 @@ import {
   runIdSchema,
   seqSchema,
   sessionIdSchema,
+  sessionQuerySchema,
   sessionsQuerySchema,
 } from "./schemas";
 import type { SessionIndex } from "./session-index";
@@ -88,11 +89,30 @@ async function jsonBody(c: Context): Promise<unknown> {
   }
 }
 
-/** What `GET /api/sessions/:id` returns: the replayed session, ready to render. */
-export function sessionView(session: Session) {
+/**
+ * What `GET /api/sessions/:id` returns: the replayed session, ready to render. Token chunks
+ * (`assistant/chunk`, one event per streamed delta, often most of a log) are left out unless
+ * `chunks` is set; `streamedText` gives each request's streamed text instead, which is all the page
+ * needs (to show an answer that was streamed but never completed). `eventCount` counts them all.
+ */
+export function sessionView(session: Session, options: { chunks?: boolean } = {}) {
+  const streamed = new Map<string, string>();
+  const events: SessionEvent[] = [];
+  for (const event of session.events) {
+    if (event.type === "assistant/chunk") {
+      const chunk = event as AssistantChunkEvent;
+      if ("text" in chunk.delta) {
+        streamed.set(chunk.requestId, (streamed.get(chunk.requestId) ?? "") + chunk.delta.text);
+      }
+      if (options.chunks !== true) continue;
+    }
+    events.push(event);
+  }
   return {
     header: session.header,
-    events: session.events,
+    events,
+    eventCount: session.events.length,
+    streamedText: [...streamed],
     currentSeqs: session.currentSeqs,
     replacedBy: [...session.replacedBy],
     openTurn: session.openTurn,
@@ -211,7 +231,8 @@ export function createApp(options: AppOptions): WebApp {
     const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
     // Read from the file itself: always current, and damage comes with its line and offset.
     const session = await store.readSession(id);
-    return c.json(sessionView(session));
+    const chunks = parseInput(sessionQuerySchema, c.req.query(), "query").chunks === "true";
+    return c.json(sessionView(session, { chunks }));
   });
 
   app.get("/api/events", async (c) => {

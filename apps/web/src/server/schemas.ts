@@ -27,6 +27,12 @@ export const sessionsQuerySchema = z.strictObject({
   token: z.string().optional(),
 });
 
+/** `GET /api/sessions/:id` query. */
+export const sessionQuerySchema = z.strictObject({
+  chunks: z.enum(["true", "false"]).optional(),
+  token: z.string().optional(),
+});
+
 const eventTypes = [
   "turn/start",
   "turn/end",
