@@ -129,6 +129,20 @@ describe("run_command", () => {
     await expect(run(tool, { command: "exit 3" })).rejects.toThrow(/exit code 3/);
   });
 
+  it("does not hand the agent's API key to commands", async () => {
+    const saved = process.env.OPENAI_API_KEY;
+    process.env.OPENAI_API_KEY = "sk-secret-test";
+    try {
+      const output = await run(createRunCommandTool({ env: { EXTRA: "yes" } }), {
+        command: 'test -z "$OPENAI_API_KEY" && echo "key=none extra=$EXTRA"',
+      });
+      expect(output).toBe("exit code 0\nkey=none extra=yes\n");
+    } finally {
+      if (saved === undefined) delete process.env.OPENAI_API_KEY;
+      else process.env.OPENAI_API_KEY = saved;
+    }
+  });
+
   it("caps long output and says how much was cut", async () => {
     const tool = createRunCommandTool({ outputCap: 100 });
     const output = await run(tool, { command: "seq 1 10000" });

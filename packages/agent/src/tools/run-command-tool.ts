@@ -17,8 +17,21 @@ const runCommandArgs = z.object({
 export interface RunCommandOptions {
   /** Characters of combined stdout/stderr kept (head and tail); default 30,000. */
   outputCap?: number;
-  /** Extra environment variables for commands. */
+  /**
+   * Extra environment variables for commands. The agent's environment is passed on without
+   * `OPENAI_API_KEY`, so a command the model runs cannot read the agent's key.
+   */
   env?: Record<string, string>;
+}
+
+/** Variables never handed to a command the model asked for (the agent's own credentials). */
+const WITHHELD = ["OPENAI_API_KEY"];
+
+/** The environment of a command: the agent's, minus its credentials, plus `extra`. */
+function commandEnvironment(extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of WITHHELD) delete env[name];
+  return { ...env, ...extra };
 }
 
 function killGroup(pid: number | undefined): void {
@@ -58,7 +71,7 @@ export function createRunCommandTool(
           cwd: context.cwd,
           detached: true,
           stdio: ["ignore", "pipe", "pipe"],
-          env: { ...process.env, ...options.env },
+          env: commandEnvironment(options.env),
         });
         let head = "";
         let tail = "";
