@@ -3,11 +3,12 @@
  * The viewer in a real browser: Debian's Chromium driven by playwright-core against the real
  * server (temp home, SQLite index) with llm-replay's OpenAI-compatible server as the model.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { type ReplayServer, scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
 import { replayLogText } from "@tapedeck/session";
+import { eventLogBuilder } from "@tapedeck/session/testing";
 import { createSessionStore } from "@tapedeck/session-store";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -363,6 +364,41 @@ describe("agent composer", () => {
     await page.getByRole("button", { name: "Cancel" }).click();
     await expect.poll(() => page.getByTestId("run-status").innerText()).toBe("cancelled");
     expect(await page.getByTestId("live-run").innerText()).not.toContain("word39");
+  });
+});
+
+describe("long lists", () => {
+  it("pages the sessions list by cursor as it scrolls, and filters by workspace", async () => {
+    const home = mkdtempSync(path.join(tmpdir(), "tapedeck-web-many-"));
+    mkdirSync(path.join(home, "sessions"));
+    for (let index = 0; index < 95; index++) {
+      const workspace = index % 5 === 0 ? "/work/rare" : "/work/common";
+      const log = eventLogBuilder({
+        cwd: workspace,
+        workspaceId: workspace,
+        start: new Date(Date.UTC(2026, 1, 1, 0, index)),
+      });
+      log.turn().user(`Session number ${index}`).assistant("ok").end();
+      writeFileSync(path.join(home, "sessions", `${log.header.sessionId}.jsonl`), log.jsonl());
+    }
+    const many = await serveHome({ home, clientDir, env: {} });
+    try {
+      const page = await newPage();
+      await page.goto(many.server.url);
+      const items = page.getByTestId("sessions").locator("li");
+      await expect.poll(() => items.count()).toBe(40);
+      expect(await items.first().innerText()).toContain("Session number 94");
+      await items.last().scrollIntoViewIfNeeded();
+      await expect.poll(() => items.count()).toBe(80);
+      await items.last().scrollIntoViewIfNeeded();
+      await expect.poll(() => items.count()).toBe(95);
+      expect(await items.last().innerText()).toContain("Session number 0");
+      await page.getByRole("combobox", { name: "Workspace" }).selectOption("/work/rare");
+      await expect.poll(() => items.count()).toBe(19);
+    } finally {
+      await many.close();
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
 
