@@ -14,12 +14,13 @@ afterEach(async () => {
   await harness?.close();
   harness = undefined;
   // Every recorded model response must have been asked for, in order.
-  replay?.assertAllConsumed();
+  const used = replay;
   replay = undefined;
+  used?.assertAllConsumed();
 });
 
 /** A recording in the agent's own shape: its seed system prompt and its tool definitions. */
-function script(options: { cwd?: string } = {}) {
+function script(options: { cwd?: string; model?: string } = {}) {
   return scriptedRecording({ tools: toolDefinitions(defaultTools()), ...options }).system(
     DEFAULT_SYSTEM_PROMPT,
   );
@@ -376,6 +377,105 @@ describe("ACP agent (in-process)", () => {
         .filter((item) => item.type === "message")
         .map((item) => item.type === "message" && item.content),
     ).toEqual([DEFAULT_SYSTEM_PROMPT, "one", "A", "two", "B"]);
+  });
+
+  it("session/set_config_option switches the model of later runs; a bad id is refused", async () => {
+    const used: string[] = [];
+    const provider = createReplayProvider(
+      script({ model: "gpt-4.1" }).user("hi").text("hello").end().build().recording(),
+      {
+        id: "openai",
+      },
+    );
+    replay = provider;
+    harness = await acpHarness((model) => {
+      used.push(model);
+      return provider;
+    });
+    const h = harness;
+    const { sessionId } = await newSession(h);
+    const changed = await h.agent.request(acp.methods.agent.session.setConfigOption, {
+      sessionId,
+      configId: "model",
+      value: "openai:gpt-4.1",
+    });
+    expect(changed.configOptions[0]).toMatchObject({ id: "model", currentValue: "openai:gpt-4.1" });
+    await expect(
+      h.agent.request(acp.methods.agent.session.setConfigOption, {
+        sessionId,
+        configId: "model",
+        value: "bogus:x",
+      }),
+    ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("bogus") });
+    await expect(
+      h.agent.request(acp.methods.agent.session.setConfigOption, {
+        sessionId,
+        configId: "colour",
+        value: "red",
+      }),
+    ).rejects.toMatchObject({ code: -32602 });
+    await h.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "hi" }],
+    });
+    expect(used).toEqual(["openai:gpt-4.1"]);
+    const session = await h.store.readSession(sessionId);
+    expect(session.events.find((event) => event.type === "turn/start")).toMatchObject({
+      model: "openai:gpt-4.1",
+    });
+  });
+
+  it("session/resume repairs an interrupted session without replaying it", async () => {
+    harness = await acpHarness(() => scriptedProvider([]), {});
+    const h = harness;
+    const log = script({ cwd: h.cwd }).user("one").toolCall("list_dir", {}).build();
+    const { mkdir } = await import("node:fs/promises");
+    await mkdir(h.store.sessionsDir, { recursive: true });
+    await writeFile(h.store.pathOf(log.header.sessionId), log.jsonl());
+    const resumed = await h.agent.request(acp.methods.agent.session.resume, {
+      sessionId: log.header.sessionId,
+      cwd: h.cwd,
+    });
+    expect(resumed.modes?.currentModeId).toBe("ask");
+    expect(h.updates).toEqual([]);
+    const session = await h.store.readSession(log.header.sessionId);
+    expect(session.events.slice(-2)).toMatchObject([
+      { type: "function_call_output", synthetic: true },
+      { type: "turn/end", status: "interrupted" },
+    ]);
+  });
+
+  it("session/close cancels a running prompt and forgets the session", async () => {
+    const { harness: h } = await start(
+      script()
+        .user("sleep")
+        .toolCall("run_command", { command: "sleep 20" }, { callId: "s1" })
+        .toolResult("Error: Command cancelled; it was killed.\n", { isError: true })
+        .end("cancelled"),
+    );
+    const { sessionId } = await newSession(h);
+    await h.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "auto" });
+    const pending = h.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "sleep" }],
+    });
+    while (
+      !updatesOf(h.updates, "tool_call_update").some((update) => update.status === "in_progress")
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await h.agent.request(acp.methods.agent.session.close, { sessionId });
+    expect((await pending).stopReason).toBe("cancelled");
+    await expect(
+      h.agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: "x" }],
+      }),
+    ).rejects.toMatchObject({ code: -32002 });
+    expect((await h.store.readSession(sessionId)).events.at(-1)).toMatchObject({
+      type: "turn/end",
+      status: "cancelled",
+    });
   });
 
   it("session/list lists sessions of a cwd with titles", async () => {

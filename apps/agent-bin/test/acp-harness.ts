@@ -23,7 +23,7 @@ export interface AcpHarness {
 }
 
 export async function acpHarness(
-  provider: () => LlmProvider,
+  provider: (model: string) => LlmProvider,
   clientCapabilities: acp.ClientCapabilities = {},
   existing?: { home: string; cwd: string },
 ): Promise<AcpHarness> {
@@ -38,7 +38,7 @@ export async function acpHarness(
   const app = createAcpAgent({
     store,
     config,
-    providerFor: () => provider(),
+    providerFor: (model) => provider(model),
     toolsFor: () => defaultTools(),
     log: () => undefined,
   });
