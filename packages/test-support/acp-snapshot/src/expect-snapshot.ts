@@ -63,14 +63,18 @@ export function toScenarioSnapshot(result: ScenarioResult): ScenarioSnapshot {
  * from the snapshots in `dir` (`<scenario>.wire.jsonl`, `<scenario>.session-<n>.jsonl`). Run
  * vitest with `-u` (or `UPDATE_SNAPSHOTS=1`) to rewrite them.
  */
-export function expectScenarioSnapshot(result: ScenarioResult, dir: string): void {
+export function expectScenarioSnapshot(
+  result: ScenarioResult,
+  dir: string,
+  options: { update?: boolean } = {},
+): void {
   if (result.violations.length > 0) {
     throw new Error(
       `scenario ${result.scenario} broke the protocol:\n- ${result.violations.join("\n- ")}`,
     );
   }
   const snapshot = toScenarioSnapshot(result);
-  const update = shouldUpdate();
+  const update = options.update ?? shouldUpdate();
   const files: Array<[string, unknown[]]> = [
     [`${result.scenario}.wire.jsonl`, snapshot.wire],
     ...snapshot.logs.map((log): [string, unknown[]] => [

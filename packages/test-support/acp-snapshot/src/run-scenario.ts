@@ -110,6 +110,8 @@ export async function runScenario(
   const prompts = new Map<string, Promise<unknown>>();
   /** Sessions whose prompt was answered and that have had no client request since. */
   const idle = new Set<string>();
+  /** `client:requestId` of prompts not answered yet → their session. */
+  const promptRequests = new Map<string, string>();
   let waitCursor = 0;
   let expectedError: number | undefined;
 
@@ -119,8 +121,21 @@ export async function runScenario(
     const { message } = entry;
     const params = message.params as Record<string, unknown> | undefined;
     const sessionId = typeof params?.sessionId === "string" ? params.sessionId : undefined;
-    if (entry.from === "client" && sessionId !== undefined && "method" in message)
+    if (entry.from === "client" && sessionId !== undefined && "method" in message) {
       idle.delete(sessionId);
+      if (message.method === "session/prompt") {
+        promptRequests.set(`${entry.client}:${String(message.id)}`, sessionId);
+      }
+    }
+    if (entry.from === "agent" && !("method" in message)) {
+      // The prompt's answer, in wire order: from here on the turn is over.
+      const key = `${entry.client}:${String(message.id)}`;
+      const answered = promptRequests.get(key);
+      if (answered !== undefined) {
+        promptRequests.delete(key);
+        idle.add(answered);
+      }
+    }
     if (
       entry.from === "agent" &&
       message.method === "session/update" &&
@@ -199,9 +214,13 @@ export async function runScenario(
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (expected !== undefined && code === expected) return undefined;
-      throw new Error(`${what} failed: ${(error as Error).message} (code ${String(code)})`, {
-        cause: error,
-      });
+      const stderrTail = [...processes.values()]
+        .map((agent) => agent.stderr().slice(-1500))
+        .join("\n---\n");
+      throw new Error(
+        `${what} failed: ${(error as Error).message} (code ${String(code)})${stderrTail.trim() ? `\nagent stderr:\n${stderrTail}` : ""}`,
+        { cause: error },
+      );
     }
   };
 
@@ -276,7 +295,6 @@ export async function runScenario(
         return;
       case "prompt": {
         const sessionId = sessionIdOf(step.session);
-        const expected = expectedError;
         const pending = request(
           () =>
             context().request(acp.methods.agent.session.prompt, {
@@ -284,10 +302,7 @@ export async function runScenario(
               prompt: [{ type: "text", text: step.text }],
             }),
           "session/prompt",
-        ).then((response) => {
-          if (response !== undefined || expected !== undefined) idle.add(sessionId);
-          return response;
-        });
+        );
         if (step.wait) await pending;
         else
           prompts.set(

@@ -24,7 +24,11 @@ export function captureAgentOutput(
 ): ReadableStream<Uint8Array> {
   let buffered = "";
   const encoder = new TextEncoder();
+  let closed = false;
   return new ReadableStream<Uint8Array>({
+    cancel() {
+      closed = true;
+    },
     start(controller) {
       stdout.on("data", (chunk: Buffer) => {
         buffered += chunk.toString("utf8");
@@ -40,19 +44,23 @@ export function captureAgentOutput(
             continue;
           }
           onEntry({ from: "agent", client, message });
-          controller.enqueue(encoder.encode(`${line}\n`));
+          if (!closed) controller.enqueue(encoder.encode(`${line}\n`));
         }
       });
       stdout.on("end", () => {
         if (buffered.trim().length > 0)
           onProblem({ kind: "non-json-stdout", client, line: buffered });
-        try {
+        if (!closed) {
+          closed = true;
           controller.close();
-        } catch {
-          // already closed by a cancel
         }
       });
-      stdout.on("error", () => controller.close());
+      stdout.on("error", () => {
+        if (!closed) {
+          closed = true;
+          controller.close();
+        }
+      });
     },
   });
 }
