@@ -478,6 +478,18 @@ describe("ACP agent (in-process)", () => {
     });
   });
 
+  it("session/delete moves the log to the trash; the session is then unknown", async () => {
+    const { harness: h } = await start(script());
+    const { sessionId } = await newSession(h);
+    await h.agent.request(acp.methods.agent.session.delete, { sessionId });
+    await expect(readFile(h.store.pathOf(sessionId), "utf8")).rejects.toThrow();
+    const { readdir } = await import("node:fs/promises");
+    expect((await readdir(path.join(h.home, "trash"))).join(" ")).toContain(sessionId);
+    await expect(
+      h.agent.request(acp.methods.agent.session.load, { sessionId, cwd: h.cwd, mcpServers: [] }),
+    ).rejects.toMatchObject({ code: -32002 });
+  });
+
   it("session/list lists sessions of a cwd with titles", async () => {
     const { harness: h } = await start(script().user("My first question").text("a").end());
     const { sessionId } = await newSession(h);
