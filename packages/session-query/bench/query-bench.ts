@@ -182,6 +182,27 @@ async function main(): Promise<void> {
     );
   });
 
+  // 4b. Why the session filter is an FTS term: the same one-session relevance query with the
+  // session as a `tags` token inside MATCH vs as a JOIN condition on the events table.
+  const raw = new Database(dbPath, { readonly: true });
+  const sessionRow = raw.prepare("SELECT id FROM sessions WHERE session_id = ?");
+  const byTag = raw.prepare(
+    "SELECT rowid FROM event_fts WHERE event_fts MATCH ? ORDER BY rank LIMIT 20",
+  );
+  const byJoin = raw.prepare(
+    "SELECT f.rowid FROM event_fts f JOIN events e ON e.id = f.rowid WHERE event_fts MATCH ? AND e.session = ? ORDER BY f.rank LIMIT 20",
+  );
+  const commonTerms = terms.slice(25, 35);
+  const rowOf = (index: number) =>
+    (sessionRow.get(bigIds[(index * 37) % bigIds.length]!) as { id: number }).id;
+  const tagFilter = await sample(commonTerms.length, (index) => {
+    byTag.all(`body : ("${commonTerms[index]!}") AND tags : s${rowOf(index)}`);
+  });
+  const joinFilter = await sample(commonTerms.length, (index) => {
+    byJoin.all(`body : ("${commonTerms[index]!}")`, rowOf(index));
+  });
+  raw.close();
+
   // 5. listSessions at ≥ 10,000 sessions vs reading every file's header.
   const list = await sample(50, () => engine.listSessions(all, { limit: 50 }));
   const headers = await sample(3, async () => {
@@ -258,6 +279,14 @@ async function main(): Promise<void> {
       unit: "ms",
       baseline: percentile(oneGrep, 50),
       baselineName: `${grep.command} one file`,
+      better: "lower",
+    },
+    {
+      name: "one-session relevance, session as FTS tag, p50 (common words)",
+      value: percentile(tagFilter, 50),
+      unit: "ms",
+      baseline: percentile(joinFilter, 50),
+      baselineName: "session as JOIN filter",
       better: "lower",
     },
     {

@@ -77,7 +77,11 @@ export function addEvent(aggregate: SessionAggregate, event: SessionEvent): void
 /** The title cut from a first user message: whitespace collapsed, at most {@link TITLE_LENGTH}. */
 export function titleOf(firstPrompt: string | null): string | null {
   if (firstPrompt === null) return null;
-  const title = firstPrompt.replace(/\s+/gu, " ").trim();
+  // Only the start can end up in the title; a 100 kB pasted prompt need not be scanned whole.
+  const title = firstPrompt
+    .slice(0, TITLE_LENGTH * 8)
+    .replace(/\s+/gu, " ")
+    .trim();
   if (title === "") return null;
   const chars = [...title];
   return chars.length <= TITLE_LENGTH ? title : `${chars.slice(0, TITLE_LENGTH - 1).join("")}…`;

@@ -229,6 +229,7 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
       `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s WHERE s.id = ?`,
     );
     const files = new Map<number, number | null>();
+    const summaries = new Map<number, SessionSummary>();
     const hits: EventHit[] = [];
     try {
       for (const row of rows) {
@@ -254,10 +255,17 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
           continue;
         }
         if (event.seq !== row.seq) continue;
+        let summary = summaries.get(row.session);
+        if (summary === undefined) {
+          summary = summaryOf(session);
+          summaries.set(row.session, summary);
+        } else {
+          summary = structuredClone(summary);
+        }
         const hit: EventHit = {
           sessionId: session.session_id,
           event,
-          session: summaryOf(session),
+          session: summary,
           snippet: snippet(eventText(event), query.words ?? [], query.markers),
         };
         if (relevance && row.rank !== undefined) hit.score = -row.rank;
