@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { replayLogText } from "@tapedeck/session";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
@@ -215,6 +215,29 @@ describe("sessions API", () => {
       headers: { origin: "http://evil.example", host: "127.0.0.1:4848" },
     });
     expect(response.status).toBe(403);
+  });
+});
+
+describe("page", () => {
+  it("serves the client with a strict CSP and preloads a deep-linked session, never echoing other input", async () => {
+    const clientDir = path.join(seeded.home, "client");
+    mkdirSync(clientDir);
+    writeFileSync(path.join(clientDir, "index.html"), "<html><head></head><body></body></html>");
+    web = createApp({
+      store,
+      index: createMemoryIndex(store),
+      agent: { model: "openai:gpt-4.1-mini", env: {} },
+      clientDir,
+    });
+    const page = await web.app.request(`/?session=${seeded.english}`);
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(await page.text()).toContain(
+      `<link rel="preload" href="/api/sessions/${seeded.english}"`,
+    );
+    const hostile = await web.app.request(
+      `/?session=${encodeURIComponent('"><script>alert(1)</script>')}`,
+    );
+    expect(await hostile.text()).toBe("<html><head></head><body></body></html>");
   });
 });
 

@@ -2,7 +2,12 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { serveStatic } from "@hono/node-server/serve-static";
 import type { RunEvent } from "@tapedeck/agent";
-import type { AssistantChunkEvent, Session, SessionEvent } from "@tapedeck/session";
+import {
+  type AssistantChunkEvent,
+  isSessionId,
+  type Session,
+  type SessionEvent,
+} from "@tapedeck/session";
 import type { QueryScope } from "@tapedeck/session-query";
 import type { SessionStore } from "@tapedeck/session-store";
 import { type Context, Hono } from "hono";
@@ -435,7 +440,16 @@ export function createApp(options: AppOptions): WebApp {
     const root = path.relative(process.cwd(), clientDir) || ".";
     app.use("/assets/*", serveStatic({ root }));
     app.get("*", async (c) => {
-      const html = await readFile(path.join(clientDir, "index.html"), "utf8");
+      let html = await readFile(path.join(clientDir, "index.html"), "utf8");
+      const session = c.req.query("session");
+      if (options.token === undefined && session !== undefined && isSessionId(session)) {
+        // A deep link: start fetching the session while the script loads (the page's own fetch
+        // of the same URL reuses the response). Only a validated UUID goes into the HTML.
+        html = html.replace(
+          "</head>",
+          `<link rel="preload" href="/api/sessions/${session}" as="fetch" crossorigin="anonymous" /></head>`,
+        );
+      }
       return c.html(html, 200, {
         "content-security-policy":
           "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
