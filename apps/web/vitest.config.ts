@@ -7,5 +7,7 @@ export default defineProject({
     // The browser tests build the client and drive Chromium; give them room on a shared machine.
     testTimeout: 30_000,
     hookTimeout: 120_000,
+    // The browser tests poll the page; a loaded CI machine needs more than the 1 s default.
+    expect: { poll: { timeout: 10_000, interval: 50 } },
   },
 });

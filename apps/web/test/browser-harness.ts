@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -33,6 +33,11 @@ export async function buildClient(): Promise<string> {
 
 /** Launches headless Chromium. */
 export function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium; .ci/run does) or set TAPEDECK_CHROMIUM.`,
+    );
+  }
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [
