@@ -303,6 +303,26 @@ describe("agent API", () => {
     expect(sent?.join(" ")).toContain("kettle README");
   });
 
+  it("forks and runs in the child with forkFrom, leaving the parent untouched", async () => {
+    const { app } = makeApp([textAnswer("From the fork.")]);
+    const before = (await store.readSession(seeded.english)).lastSeq;
+    const events = await collect(
+      await app.request(
+        "/api/agent/stream",
+        json({ input: "Try another way", forkFrom: { sessionId: seeded.english, seq: 9 } }),
+      ),
+    );
+    const started = JSON.parse(events[0]?.data ?? "{}");
+    expect(started.resumed).toBe(true);
+    expect(started.sessionId).not.toBe(seeded.english);
+    expect((await store.readHeader(started.sessionId)).parent).toEqual({
+      sessionId: seeded.english,
+      seq: 9,
+    });
+    expect((await store.readSession(seeded.english)).lastSeq).toBe(before);
+    expect(events.at(-1)?.event).toBe("run_finished");
+  });
+
   it("answers an unknown sessionId with one SSE error and creates nothing", async () => {
     const { app } = makeApp([textAnswer("never")]);
     const before = sessionFiles();
