@@ -2,4 +2,5 @@
  * `@tapedeck/session-query/testing`: the conformance suite for {@link SessionQueryEngine}
  * backends, run with vitest.
  */
-export { describeQueryEngine, type QueryEngineHarness } from "./describe-query-engine";
+export { describeQueryEngine } from "./describe-query-engine";
+export type { QueryEngineHarness } from "./harness";

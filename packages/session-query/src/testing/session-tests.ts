@@ -1,0 +1,178 @@
+/** Conformance suite: reading, export, forks and traces. */
+import { replayEvents, type SessionEvent, type SessionHeader } from "@tapedeck/session";
+import type { EventLogBuilder } from "@tapedeck/session/testing";
+import { beforeEach, describe, expect, it } from "vitest";
+import { EventNotFoundError } from "../errors";
+import { exportSession } from "../export";
+import type { SessionQueryEngine } from "../query-engine";
+import {
+  all,
+  build,
+  conversation,
+  expectError,
+  expectInvalid,
+  type SuiteContext,
+} from "./suite-helpers";
+
+/** Registers the reading, export, forks and traces tests. */
+export function sessionTests(context: SuiteContext): void {
+  let _harness: QueryEngineHarness;
+  let engine: SessionQueryEngine;
+  const put = (...builders: EventLogBuilder[]) => context.put(...builders);
+  beforeEach(() => {
+    _harness = context.harness;
+    engine = context.engine;
+  });
+
+  describe("readSession and export", () => {
+    it("returns the replay-validated session", async () => {
+      const log = build().turn().user("hello").call("ls", {}).output("a b").end();
+      await put(log);
+      const session = await engine.readSession(all, log.header.sessionId);
+      expect(session.events).toEqual(log.events);
+      expect(session.turnCount).toBe(1);
+      expect(session.currentSeqs).toEqual([2, 3, 4]);
+    });
+
+    it("exports JSONL that replays to the same session", async () => {
+      const log = build().turn().user("export me").end();
+      await put(log);
+      expect(await exportSession(engine, all, log.header.sessionId)).toBe(log.jsonl());
+    });
+  });
+
+  describe("forks", () => {
+    async function family() {
+      const parent = build().system("seed").turn().user("parent question about otters");
+      parent.assistant("otters answer").end();
+      const child = build({ parent: { sessionId: parent.header.sessionId, seq: 5 } });
+      child.turn().user("child follow-up about beavers").end();
+      const grandchild = build({ parent: { sessionId: child.header.sessionId, seq: 8 } });
+      grandchild.turn().user("grandchild idea").end();
+      const sibling = build({ parent: { sessionId: parent.header.sessionId, seq: 1 } });
+      sibling.turn().user("sibling path").end();
+      await put(parent, child, grandchild, sibling);
+      return { parent, child, grandchild, sibling };
+    }
+
+    it("summarizes forks with parent and forkCount", async () => {
+      const { parent, child } = await family();
+      const byId = new Map((await engine.listSessions(all)).items.map((s) => [s.id, s]));
+      expect(byId.get(parent.header.sessionId)?.forkCount).toBe(2);
+      expect(byId.get(child.header.sessionId)?.parent).toEqual({
+        sessionId: parent.header.sessionId,
+        seq: 5,
+      });
+      expect(byId.get(child.header.sessionId)?.eventCount).toBe(3);
+      expect(byId.get(child.header.sessionId)?.title).toBe("child follow-up about beavers");
+    });
+
+    it("reads a fork with its parent prefix", async () => {
+      const { parent, child } = await family();
+      const session = await engine.readSession(all, child.header.sessionId);
+      expect(session.events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(session.events.slice(0, 5)).toEqual(parent.events);
+      expect(session.header.parent?.sessionId).toBe(parent.header.sessionId);
+    });
+
+    it("searches a parent prefix as part of the parent only", async () => {
+      const { parent } = await family();
+      const hits = await engine.searchEvents(all, { text: "otters" });
+      expect(hits.items.map((h) => h.sessionId)).toEqual([
+        parent.header.sessionId,
+        parent.header.sessionId,
+      ]);
+    });
+
+    it("traces lineage up and down", async () => {
+      const { parent, child, grandchild, sibling } = await family();
+      const lineage = await engine.traceLineage(all, child.header.sessionId);
+      expect(lineage.session.id).toBe(child.header.sessionId);
+      expect(lineage.ancestors.map((a) => [a.session.id, a.forkSeq])).toEqual([
+        [parent.header.sessionId, 5],
+      ]);
+      expect(lineage.descendants.map((d) => [d.session.id, d.forkSeq, d.children])).toEqual([
+        [grandchild.header.sessionId, 8, []],
+      ]);
+      const root = await engine.traceLineage(all, parent.header.sessionId);
+      expect(root.ancestors).toEqual([]);
+      expect(root.descendants.map((d) => d.session.id)).toEqual([
+        child.header.sessionId,
+        sibling.header.sessionId,
+      ]);
+      expect(root.descendants[0]!.children.map((d) => d.session.id)).toEqual([
+        grandchild.header.sessionId,
+      ]);
+      const leaf = await engine.traceLineage(all, grandchild.header.sessionId);
+      expect(leaf.ancestors.map((a) => [a.session.id, a.forkSeq])).toEqual([
+        [child.header.sessionId, 8],
+        [parent.header.sessionId, 5],
+      ]);
+    });
+
+    it("exports a fork self-contained, parent kept in the header", async () => {
+      const { child } = await family();
+      const text = await exportSession(engine, all, child.header.sessionId);
+      const lines = text
+        .trimEnd()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      const [header, ...events] = lines as [SessionHeader, ...SessionEvent[]];
+      expect(header.parent).toEqual(child.header.parent);
+      expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      const replayed = replayEvents(header, events.slice(5), {
+        parentEvents: events.slice(0, 5),
+      });
+      expect(replayed.lastSeq).toBe(8);
+    });
+  });
+
+  describe("traceEvent", () => {
+    it("follows replacements to the visible version and lists citers by depth", async () => {
+      const log = build().turn().user("look at the logs");
+      log.call("read_file", { path: "app.log" }, "call-1").output("error at line 3");
+      log.push({
+        type: "x-note",
+        runId: log.events[0]!.runId,
+        text: "derived from the output",
+        sourceEventSeqs: [4],
+      });
+      log.compact("first summary", [2, 3, 4]);
+      log.compact("second summary", [6]).end();
+      await put(log);
+      const trace = await engine.traceEvent(all, log.header.sessionId, 3);
+      expect(trace.event).toEqual(log.events[2]);
+      expect(trace.visible).toBe(false);
+      expect(trace.replacementChain.map((step) => step.seq)).toEqual([3, 6, 7]);
+      expect(trace.current?.seq).toBe(7);
+      expect(trace.citedBy.map((c) => [c.seq, c.depth])).toEqual([
+        [4, 1],
+        [5, 2],
+      ]);
+      const output = await engine.traceEvent(all, log.header.sessionId, 4);
+      expect(output.sources.map((s) => s.seq)).toEqual([3]);
+      const turnStart = await engine.traceEvent(all, log.header.sessionId, 1);
+      expect(turnStart.current).toBeNull();
+      expect(turnStart.replacementChain.map((step) => step.seq)).toEqual([1]);
+    });
+
+    it("traces into a fork's parent prefix", async () => {
+      const parent = build().turn().user("original").end();
+      const child = build({ parent: { sessionId: parent.header.sessionId, seq: 3 } });
+      child.turn().compact("shortened", [2]).end();
+      await put(parent, child);
+      const trace = await engine.traceEvent(all, child.header.sessionId, 2);
+      expect(trace.replacementChain.map((step) => step.seq)).toEqual([2, 5]);
+      const inParent = await engine.traceEvent(all, parent.header.sessionId, 2);
+      expect(inParent.visible).toBe(true);
+    });
+
+    it("throws EventNotFoundError for a seq the session does not have", async () => {
+      const log = conversation("short", "ok");
+      await put(log);
+      const error = await expectError(engine.traceEvent(all, log.header.sessionId, 99));
+      expect(EventNotFoundError.isInstance(error)).toBe(true);
+      await expectInvalid(engine.traceEvent(all, log.header.sessionId, 0), "seq");
+    });
+  });
+}
