@@ -13,11 +13,9 @@ import {
 
 /** Registers the session lists and session search tests. */
 export function listTests(context: SuiteContext): void {
-  let _harness: QueryEngineHarness;
   let engine: SessionQueryEngine;
   const put = (...builders: EventLogBuilder[]) => context.put(...builders);
   beforeEach(() => {
-    _harness = context.harness;
     engine = context.engine;
   });
 

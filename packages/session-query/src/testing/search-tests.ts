@@ -5,11 +5,9 @@ import { all, build, conversation, expectInvalid, type SuiteContext } from "./su
 
 /** Registers the event search tests. */
 export function searchTests(context: SuiteContext): void {
-  let _harness: QueryEngineHarness;
   let engine: SessionQueryEngine;
   const put = (...builders: EventLogBuilder[]) => context.put(...builders);
   beforeEach(() => {
-    _harness = context.harness;
     engine = context.engine;
   });
 

@@ -16,11 +16,9 @@ import {
 
 /** Registers the reading, export, forks and traces tests. */
 export function sessionTests(context: SuiteContext): void {
-  let _harness: QueryEngineHarness;
   let engine: SessionQueryEngine;
   const put = (...builders: EventLogBuilder[]) => context.put(...builders);
   beforeEach(() => {
-    _harness = context.harness;
     engine = context.engine;
   });
 

@@ -8,11 +8,9 @@ import { build, conversation, type SuiteContext, workspaceA, workspaceB } from "
 
 /** Registers the the session_query tool tests. */
 export function toolTests(context: SuiteContext): void {
-  let _harness: QueryEngineHarness;
   let engine: SessionQueryEngine;
   const put = (...builders: EventLogBuilder[]) => context.put(...builders);
   beforeEach(() => {
-    _harness = context.harness;
     engine = context.engine;
   });
 
