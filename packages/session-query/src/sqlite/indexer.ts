@@ -270,7 +270,13 @@ export class Indexer {
   }
 
   private begin(): void {
-    this.db.exec("BEGIN");
+    // Ids cached from an earlier sync may be stale if another process rebuilt the index.
+    this.toolIds.clear();
+    this.typeIds.clear();
+    this.workspaceIds.clear();
+    // IMMEDIATE: take the write lock now (waiting up to busy_timeout for another process's sync)
+    // rather than fail on upgrading a read transaction later.
+    this.db.exec("BEGIN IMMEDIATE");
     this.inTransaction = true;
     this.pendingEvents = 0;
   }
