@@ -104,10 +104,11 @@ describe("buildTimeline", () => {
       delta: { text: " answer" },
     });
     log.push({ type: "turn/end", runId, status: "interrupted", synthetic: true });
+    log.push({ type: "error", runId, code: "late", message: "after the call" });
     const rows = buildTimeline(log.events, new Map());
-    expect(rows).toContainEqual(
-      expect.objectContaining({ kind: "message", content: "Half an answer", partial: true }),
-    );
+    // The unfinished answer sits right after the model call that streamed it.
+    expect(rows.map((row) => row.kind)).toEqual(["turn", "message", "model", "message", "note"]);
+    expect(rows[3]).toMatchObject({ content: "Half an answer", partial: true, seq: 3 });
     expect(rows[0]).toMatchObject({
       kind: "turn",
       end: { status: "interrupted", synthetic: true },

@@ -108,20 +108,26 @@ export function buildTimeline(
   let streamed = new Map<string, string>();
   let completedRequests = new Set<string>();
 
+  /** Where each model call's row is, so an unfinished answer can go right after it. */
+  const requestRows = new Map<string, Extract<TimelineRow, { kind: "model" }>>();
   const flushPartial = () => {
-    // Text streamed for a request whose assistant message never came: show what was seen.
+    // Text streamed for a request whose assistant message never came: show what was seen, right
+    // after the model call that streamed it.
     for (const [requestId, text] of streamed) {
-      if (!completedRequests.has(requestId) && text !== "") {
-        rows.push({
-          kind: "message",
-          seq: turnRow?.seq ?? 0,
-          turn: turnIndex,
-          role: "assistant",
-          content: text,
-          replacedBy: null,
-          partial: true,
-        });
-      }
+      if (completedRequests.has(requestId) || text === "") continue;
+      const modelRow = requestRows.get(requestId);
+      const at = modelRow === undefined ? -1 : rows.indexOf(modelRow);
+      const partial: TimelineRow = {
+        kind: "message",
+        seq: modelRow?.seq ?? turnRow?.seq ?? 0,
+        turn: turnIndex,
+        role: "assistant",
+        content: text,
+        replacedBy: null,
+        partial: true,
+      };
+      if (at === -1) rows.push(partial);
+      else rows.splice(at + 1, 0, partial);
     }
     streamed = new Map();
     completedRequests = new Set();
@@ -198,6 +204,7 @@ export function buildTimeline(
           finishReason: null,
         };
         finish.set(event.requestId, row);
+        requestRows.set(event.requestId, row);
         rows.push(row);
         break;
       }
