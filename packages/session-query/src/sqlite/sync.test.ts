@@ -159,6 +159,27 @@ describe("SQLite index maintenance", () => {
     expect((await engine.searchEvents(all, { text: "versioned" })).items).toHaveLength(1);
   });
 
+  it("shares one index file between two engines, even across a rebuild", async () => {
+    const log = eventLogBuilder().turn().user("shared heron");
+    log.call("shell", { command: "ls" }).output("heron.txt");
+    write(log.header, log.events);
+    await engine.sync();
+    const other = createSqliteQueryEngine({ path: dbPath, store: store() });
+    try {
+      await other.rebuild();
+      const before = log.events.length;
+      log.call("read_file", { path: "heron.txt" }).output("a heron").end();
+      fs.appendFileSync(logPath(log.header.sessionId), log.events.slice(before).map(line).join(""));
+      await engine.sync();
+      for (const reader of [engine, other]) {
+        const hits = await reader.searchEvents(all, { text: "heron", toolName: "read_file" });
+        expect(hits.items.map((hit) => hit.event.seq)).toEqual([6, 5]);
+      }
+    } finally {
+      other.close();
+    }
+  });
+
   it("gives events that share a millisecond distinct ids, in order", async () => {
     const start = new Date("2026-02-01T00:00:00.000Z");
     const logs = [0, 1, 2].map(() => eventLogBuilder({ start }).turn().user("same instant").end());
