@@ -531,20 +531,27 @@ describe("ACP agent (in-process)", () => {
     ).rejects.toMatchObject({ code: -32602 });
   });
 
-  it("loading a session another process is writing to gives a clear busy error", async () => {
+  it("loads a session another process is writing to as it stands, and prompting it is busy", async () => {
     harness = await acpHarness(() => scriptedProvider([]), {});
     const h = harness;
     const log = script({ cwd: h.cwd }).user("one").toolCall("list_dir", {}).build();
     const { mkdir } = await import("node:fs/promises");
     await mkdir(h.store.sessionsDir, { recursive: true });
     await writeFile(h.store.pathOf(log.header.sessionId), log.jsonl());
+    const before = await readFile(h.store.pathOf(log.header.sessionId), "utf8");
     const writer = await h.store.openWriter(log.header.sessionId);
     try {
+      await h.agent.request(acp.methods.agent.session.load, {
+        sessionId: log.header.sessionId,
+        cwd: h.cwd,
+        mcpServers: [],
+      });
+      // The live run is not interrupted: nothing was repaired or written.
+      expect(await readFile(h.store.pathOf(log.header.sessionId), "utf8")).toBe(before);
       await expect(
-        h.agent.request(acp.methods.agent.session.load, {
+        h.agent.request(acp.methods.agent.session.prompt, {
           sessionId: log.header.sessionId,
-          cwd: h.cwd,
-          mcpServers: [],
+          prompt: [{ type: "text", text: "me too" }],
         }),
       ).rejects.toMatchObject({
         code: -32603,

@@ -1,4 +1,4 @@
-import { EventLogCorruptError, normalize, type Session } from "@tapedeck/session";
+import { EventLogCorruptError, normalize, type Session, SessionBusyError } from "@tapedeck/session";
 import type { SessionStore } from "@tapedeck/session-store";
 
 /** A session listed by `session/list`. */
@@ -11,8 +11,9 @@ export interface ListedSession {
 
 /**
  * Reads a session, writing the normalize repairs first when its last run was cut off (and moving a
- * torn tail aside). Throws `SessionBusyError` when repairs are needed while another process holds
- * the session.
+ * torn tail aside). While another live process holds the session its open turn is not an
+ * interruption: the session is returned as it stands, unrepaired (prompting it gives the busy
+ * error).
  */
 export async function normalizedSession(store: SessionStore, sessionId: string): Promise<Session> {
   let session: Session;
@@ -24,7 +25,15 @@ export async function normalizedSession(store: SessionStore, sessionId: string):
     session = await store.readSession(sessionId);
   }
   if (normalize(session).length === 0) return session;
-  const writer = await store.openWriter(sessionId);
+  let writer: Awaited<ReturnType<SessionStore["openWriter"]>>;
+  try {
+    writer = await store.openWriter(sessionId);
+  } catch (error) {
+    // Another live process holds the session: its open turn is running, not interrupted, so
+    // there is nothing to repair. Show the history as it stands; a prompt gets the busy error.
+    if (SessionBusyError.isInstance(error)) return session;
+    throw error;
+  }
   try {
     const repairs = normalize(writer.session);
     if (repairs.length > 0) await writer.append(repairs);

@@ -1,3 +1,4 @@
+import os from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
 import { createNormalizer } from "./normalize";
@@ -17,7 +18,10 @@ export function toScenarioSnapshot(result: ScenarioResult): ScenarioSnapshot {
   const version = agentVersion(result);
   const normalizer = createNormalizer({
     paths: { "<CWD>": result.cwd, "<HOME>": result.home, "<ROOT>": path.dirname(result.home) },
-    literals: version === undefined ? {} : { "<VERSION>": version },
+    literals: {
+      "<HOST>": os.hostname(),
+      ...(version === undefined ? {} : { "<VERSION>": version }),
+    },
   });
   const wire = result.wire.map((entry) =>
     entry.from === "cli"

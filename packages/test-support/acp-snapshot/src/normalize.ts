@@ -7,6 +7,9 @@
 const uuidPattern = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const isoPattern = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})\b/g;
 
+/** Process ids in messages such as a busy session's owner ("process 4242 on host"). */
+const pidPattern = /\b(process|pid) \d+\b/g;
+
 /** Which placeholder family an id belongs to, chosen by the key it first appears under. */
 const keyKinds: Record<string, string> = {
   sessionId: "SESSION",
@@ -69,6 +72,7 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
     for (const [placeholder, literal] of literals) result = result.split(literal).join(placeholder);
     result = result.replace(uuidPattern, (id) => nameFor(id, kind ?? "UUID"));
     result = result.replace(isoPattern, "<TS>");
+    result = result.replace(pidPattern, "$1 <PID>");
     return result;
   };
 

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { describe, it } from "vitest";
 import { expectScenarioSnapshot, runScenario } from "../src/index";
 import { tapedeckCommand } from "./binary";
+import * as busySession from "./scenarios/busy-session";
 import * as cancelSlowCommand from "./scenarios/cancel-slow-command";
 import * as forkCliLoad from "./scenarios/fork-cli-load";
 import * as killRestartLoad from "./scenarios/kill-restart-load";
@@ -26,6 +27,7 @@ export const scenarios = [
   forkCliLoad,
   listSessions,
   unknownSession,
+  busySession,
 ];
 
 describe("ACP scenarios against the real binary", () => {
