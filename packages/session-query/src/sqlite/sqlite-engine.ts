@@ -350,7 +350,7 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
       if (toolId !== null) match.push(`tags : n${toolId}`);
       const order =
         query.order === "relevance"
-          ? "f.rank"
+          ? "f.rank, f.rowid DESC"
           : query.order === "oldest"
             ? "f.rowid"
             : "f.rowid DESC";
