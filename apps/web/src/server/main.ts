@@ -37,10 +37,25 @@ const web = createApp({
   ...(token === undefined ? {} : { token }),
 });
 web.live.start();
+const port = Number(env.PORT ?? 4848);
+if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+  console.error(`PORT must be a port number, got ${JSON.stringify(env.PORT)}.`);
+  process.exit(1);
+}
 const server = await startServer(web.app, {
   host: env.HOST?.trim() || "127.0.0.1",
-  port: Number(env.PORT ?? 4848),
+  port,
   ...(token === undefined ? {} : { token }),
+}).catch((error: unknown) => {
+  const code = (error as NodeJS.ErrnoException).code;
+  console.error(
+    code === "EADDRINUSE"
+      ? `Port ${port} is in use: stop the other server or set PORT to another port.`
+      : error instanceof Error
+        ? error.message
+        : String(error),
+  );
+  process.exit(1);
 });
 console.log(
   `Tapedeck viewer on ${server.url}  (home ${home}, indexed in ${Date.now() - started} ms)`,
