@@ -98,15 +98,26 @@ export function createMemoryQueryEngine(): MemoryQueryEngine {
     return record !== undefined && scopeAllows(scope, record.header.workspaceId) ? record : null;
   };
 
-  const forkCount = (scope: ParsedScope, id: string): number => {
-    let count = 0;
-    for (const record of sessions.values()) {
-      if (record.header.parent?.sessionId === id && scopeAllows(scope, record.header.workspaceId)) {
-        count += 1;
-      }
+  /** parent id → ids of its forks, kept by ingest/remove so counts are not a scan per session. */
+  const forks = new Map<string, Set<string>>();
+  const unlinkFork = (record: SessionRecord | undefined) => {
+    const parentId = record?.header.parent?.sessionId;
+    if (record !== undefined && parentId !== undefined) {
+      forks.get(parentId)?.delete(record.header.sessionId);
     }
-    return count;
   };
+
+  /** Direct forks of `id` in scope, oldest first. */
+  const forksOf = (scope: ParsedScope, id: string): SessionRecord[] => {
+    const records: SessionRecord[] = [];
+    for (const childId of forks.get(id) ?? []) {
+      const child = sessions.get(childId);
+      if (child !== undefined && scopeAllows(scope, child.header.workspaceId)) records.push(child);
+    }
+    return records;
+  };
+
+  const forkCount = (scope: ParsedScope, id: string): number => forksOf(scope, id).length;
 
   const summaryOf = (scope: ParsedScope, record: SessionRecord): SessionSummary =>
     toSummary(
@@ -222,6 +233,12 @@ export function createMemoryQueryEngine(): MemoryQueryEngine {
           entry.toolName = toolNameOf(parsedHeader, callNames, event.callId);
         }
       }
+      unlinkFork(sessions.get(parsedHeader.sessionId));
+      if (parsedHeader.parent !== undefined) {
+        const siblings = forks.get(parsedHeader.parent.sessionId) ?? new Set<string>();
+        siblings.add(parsedHeader.sessionId);
+        forks.set(parsedHeader.parent.sessionId, siblings);
+      }
       sessions.set(parsedHeader.sessionId, {
         header: parsedHeader,
         events: indexed,
@@ -231,6 +248,7 @@ export function createMemoryQueryEngine(): MemoryQueryEngine {
     },
 
     remove(sessionId) {
+      unlinkFork(sessions.get(sessionId));
       sessions.delete(sessionId);
     },
 
@@ -273,12 +291,7 @@ export function createMemoryQueryEngine(): MemoryQueryEngine {
           return parent === null ? null : summaryOf(parsedScope, parent);
         },
         children: async (parentId) =>
-          [...sessions.values()]
-            .filter(
-              (child) =>
-                child.header.parent?.sessionId === parentId &&
-                scopeAllows(parsedScope, child.header.workspaceId),
-            )
+          forksOf(parsedScope, parentId)
             .map((child) => summaryOf(parsedScope, child))
             .sort((a, b) => compareDesc(b.createdAt, a.createdAt) || compareDesc(b.id, a.id)),
       });
