@@ -288,9 +288,9 @@ describe("agent composer", () => {
     await page.goto(`${served.server.url}/?session=${seeded.english}`);
     await page.getByRole("button", { name: "Continue this session" }).click();
     const banner = page.getByTestId("continue-banner");
-    expect(await banner.innerText()).toBe(
-      `Continuing session ${seeded.english.slice(0, 8)} · Start new session`,
-    );
+    await expect
+      .poll(() => banner.innerText())
+      .toBe(`Continuing session ${seeded.english.slice(0, 8)} · Start new session`);
     await page.getByRole("textbox", { name: "Message" }).fill("When does the kettle whistle?");
     await page.getByRole("button", { name: "Send" }).click();
     await expect
