@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { EventNotFoundError } from "../errors";
 import { exportSession } from "../export";
 import type { SessionQueryEngine } from "../query-engine";
+import type { QueryEngineHarness } from "./harness";
 import {
   all,
   build,
@@ -16,9 +17,11 @@ import {
 
 /** Registers the reading, export, forks and traces tests. */
 export function sessionTests(context: SuiteContext): void {
+  let harness: QueryEngineHarness;
   let engine: SessionQueryEngine;
   const put = (...builders: EventLogBuilder[]) => context.put(...builders);
   beforeEach(() => {
+    harness = context.harness;
     engine = context.engine;
   });
 
@@ -63,6 +66,15 @@ export function sessionTests(context: SuiteContext): void {
       });
       expect(byId.get(child.header.sessionId)?.eventCount).toBe(3);
       expect(byId.get(child.header.sessionId)?.title).toBe("child follow-up about beavers");
+    });
+
+    it("stops counting a fork whose log is gone", async () => {
+      const { parent, sibling } = await family();
+      await harness.remove(sibling.header.sessionId);
+      const byId = new Map((await engine.listSessions(all)).items.map((s) => [s.id, s]));
+      expect(byId.get(parent.header.sessionId)?.forkCount).toBe(1);
+      const lineage = await engine.traceLineage(all, parent.header.sessionId);
+      expect(lineage.descendants).toHaveLength(1);
     });
 
     it("reads a fork with its parent prefix", async () => {
