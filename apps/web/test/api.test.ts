@@ -1,9 +1,18 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { replayLogText } from "@tapedeck/session";
+import { eventLogBuilder } from "@tapedeck/session/testing";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createApp, createMemoryIndex, startServer, type WebApp } from "../src/server/index";
+import {
+  createApp,
+  createMemoryIndex,
+  DEMO_FIXTURES,
+  demoLogsFromFixtures,
+  loadDemoSessions,
+  startServer,
+  type WebApp,
+} from "../src/server/index";
 import { type ScriptedCall, scriptedProvider, textAnswer, toolCall } from "./scripted-provider";
 import { type SeededHome, seedHome } from "./seed";
 import { readSse, type SseMessage } from "./sse";
@@ -457,6 +466,40 @@ describe("agent API", () => {
     const response = await app.request("/api/agent", json({ input: "2+2?" }));
     expect(await response.json()).toEqual({ text: "4" });
     expect(sessionFiles()).toEqual(before);
+  });
+});
+
+describe("demo sessions", () => {
+  it("copies the recorded fixtures into the demo workspace once, and only when asked", async () => {
+    const demoLogs = await demoLogsFromFixtures();
+    if (demoLogs === undefined) throw new Error("@tapedeck/fixtures is a dev dependency");
+    web = createApp({
+      store,
+      index: createMemoryIndex(store),
+      agent: { model: "openai:gpt-4.1-mini", env: {} },
+      demoLogs,
+    });
+    const before = sessionFiles().length;
+    expect((await (await web.app.request("/api/config")).json()).demoAvailable).toBe(true);
+    expect(sessionFiles()).toHaveLength(before);
+    const first = await (await web.app.request("/api/demo", json({}))).json();
+    expect(first.added).toHaveLength(DEMO_FIXTURES.length);
+    expect(sessionFiles()).toHaveLength(before + DEMO_FIXTURES.length);
+    const second = await (await web.app.request("/api/demo", json({}))).json();
+    expect(second).toEqual({ added: [], skipped: expect.arrayContaining(first.added) });
+    const listed = await (await web.app.request("/api/sessions?workspace=demo&limit=50")).json();
+    expect(listed.items).toHaveLength(DEMO_FIXTURES.length);
+    const fork = listed.items.find((item: { parent: unknown }) => item.parent !== null);
+    expect((await web.app.request(`/api/sessions/${fork.id}`)).status).toBe(200);
+  });
+
+  it("validates every demo log before writing any", async () => {
+    const good = eventLogBuilder().turn().user("fine").end().jsonl();
+    const bad = eventLogBuilder().turn().user("broken").jsonl().replace('"seq":2', '"seq":5');
+    await expect(loadDemoSessions(store, [good, bad])).rejects.toThrow(/SEQ_GAP/);
+    expect(sessionFiles()).toHaveLength(5);
+    const { app } = makeApp();
+    expect((await app.request("/api/demo", json({}))).status).toBe(404);
   });
 });
 
