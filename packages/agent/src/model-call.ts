@@ -47,6 +47,7 @@ export async function recordedModelCall(
       inputDigest: requestDigest(request),
       toolsDigest: digestTools,
       inputItems,
+      toolNames: request.tools.map((tool) => tool.name),
     },
   ]);
   let index = 0;

@@ -100,7 +100,10 @@ export const messageEventSchema = z.looseObject({
   content: z.string(),
 });
 
-/** A model call starts. `inputItems` lists the seqs of the surface items sent, in order. */
+/**
+ * A model call starts. `inputItems` lists the seqs of the surface items sent, in order;
+ * `toolNames` the tools offered.
+ */
 export const modelRequestEventSchema = z.looseObject({
   ...common,
   type: z.literal("model/request"),
@@ -110,6 +113,8 @@ export const modelRequestEventSchema = z.looseObject({
   inputDigest: z.string(),
   toolsDigest: z.string(),
   inputItems: z.array(seqSchema),
+  /** Names of the tools offered, in order (lets replay tell which tool changed). */
+  toolNames: z.array(z.string()).optional(),
 });
 
 /** A fragment of streamed assistant text. */

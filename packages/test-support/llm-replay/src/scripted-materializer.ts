@@ -318,7 +318,7 @@ export class Materializer {
       toolsDigest: toolsDigest(this.tools),
       inputItems: this.session.currentSeqs,
       toolNames: this.tools.map((tool) => tool.name),
-    } as SessionEventDraft);
+    });
     return requestId;
   }
 
