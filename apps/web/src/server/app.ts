@@ -1,34 +1,17 @@
-import { readFile } from "node:fs/promises";
-import path from "node:path";
-import { serveStatic } from "@hono/node-server/serve-static";
-import type { RunEvent } from "@tapedeck/agent";
-import {
-  type AssistantChunkEvent,
-  isSessionId,
-  type Session,
-  type SessionEvent,
-} from "@tapedeck/session";
+import type { AssistantChunkEvent, Session, SessionEvent } from "@tapedeck/session";
 import type { QueryScope } from "@tapedeck/session-query";
 import type { SessionStore } from "@tapedeck/session-store";
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import {
-  type AgentModelOptions,
-  AgentRuns,
-  answerOnce,
-  ModelNotConfiguredError,
-} from "./agent-runs";
+import { registerAgentRoutes } from "./agent-routes";
+import { type AgentModelOptions, AgentRuns, ModelNotConfiguredError } from "./agent-runs";
 import { loadDemoSessions } from "./demo";
-import { BadRequestError, parseInput, toHttpError } from "./http-errors";
+import { jsonBody, parseInput, toHttpError } from "./http-errors";
 import { LiveWatcher } from "./live";
+import { registerPage } from "./page";
 import {
-  agentOnceBodySchema,
-  agentStreamBodySchema,
-  approvalBodySchema,
-  callIdSchema,
   eventsQuerySchema,
   forkBodySchema,
-  runIdSchema,
   seqSchema,
   sessionIdSchema,
   sessionQuerySchema,
@@ -78,20 +61,6 @@ export function isLoopbackHost(host: string): boolean {
 
 function scopeFor(workspace: string | undefined): QueryScope {
   return workspace === undefined ? allScope : { workspaceIds: [workspace] };
-}
-
-async function jsonBody(c: Context): Promise<unknown> {
-  const type = c.req.header("content-type") ?? "";
-  // A JSON content type makes a cross-site POST need a CORS preflight, which this server never
-  // grants; a form or text/plain POST from another page is refused here.
-  if (!type.toLowerCase().startsWith("application/json")) {
-    throw new BadRequestError("content-type", "Request body must be application/json.");
-  }
-  try {
-    return await c.req.json();
-  } catch {
-    throw new BadRequestError("body", "Request body is not valid JSON.");
-  }
 }
 
 /**
@@ -343,120 +312,13 @@ export function createApp(options: AppOptions): WebApp {
     }),
   );
 
-  app.get("/api/agent/runs", (c) => c.json({ items: runs.list() }));
-
-  app.post("/api/agent/stream", async (c) => {
-    const body = parseInput(agentStreamBodySchema, await jsonBody(c), "body");
-    let started: Awaited<ReturnType<AgentRuns["start"]>>;
-    try {
-      started = await runs.start({
-        input: body.input,
-        policy: { approval: body.policy ?? "ask" },
-        ...(body.sessionId === undefined ? {} : { sessionId: body.sessionId }),
-        ...(body.forkFrom === undefined
-          ? {}
-          : {
-              forkFrom: {
-                sessionId: body.forkFrom.sessionId,
-                ...(body.forkFrom.seq === undefined ? {} : { seq: body.forkFrom.seq }),
-              },
-            }),
-      });
-    } catch (error) {
-      const mapped = toHttpError(error);
-      if (
-        error instanceof ModelNotConfiguredError ||
-        mapped.status === 409 ||
-        mapped.status === 400
-      ) {
-        throw error;
-      }
-      // Unknown or damaged session: the stream answers with one `error` event; nothing was written.
-      return streamSSE(c, async (stream) => {
-        await stream.writeSSE({ event: "error", data: JSON.stringify(mapped.body.error) });
-      });
-    }
-    return streamSSE(c, async (stream) => {
-      stream.onAbort(() => started.cancel());
-      // Events are written in order; the SSE writes are chained so none overtakes another.
-      let chain: Promise<void> = Promise.resolve();
-      const send = (event: RunEvent) => {
-        chain = chain
-          .then(() => stream.writeSSE({ event: event.type, data: JSON.stringify(event) }))
-          .catch(() => undefined);
-      };
-      try {
-        await started.run(send);
-      } catch (error) {
-        send({ type: "error", runId: started.runId, ...toHttpError(error).body.error });
-      }
-      await chain;
-      void index.sync().catch(() => undefined);
-    });
-  });
-
-  app.post("/api/agent/approvals/:runId/:callId", async (c) => {
-    const runId = parseInput(runIdSchema, c.req.param("runId"), "runId");
-    const callId = parseInput(callIdSchema, c.req.param("callId"), "callId");
-    const body = parseInput(approvalBodySchema, await jsonBody(c), "body");
-    if (!runs.decide(runId, callId, body.decision)) {
-      return c.json(
-        {
-          error: {
-            code: "NO_PENDING_APPROVAL",
-            message: "No such run or no approval pending for this call.",
-          },
-        },
-        404,
-      );
-    }
-    return c.json({ ok: true });
-  });
-
-  app.post("/api/agent/cancel/:runId", (c) => {
-    const runId = parseInput(runIdSchema, c.req.param("runId"), "runId");
-    if (!runs.cancel(runId)) {
-      return c.json(
-        { error: { code: "NO_SUCH_RUN", message: "No run in progress with this id." } },
-        404,
-      );
-    }
-    return c.json({ ok: true });
-  });
-
-  app.post("/api/agent", async (c) => {
-    const body = parseInput(agentOnceBodySchema, await jsonBody(c), "body");
-    const provider = runs.provider();
-    const text = await answerOnce(provider, options.agent.model, body.input, c.req.raw.signal);
-    return c.json({ text });
-  });
+  registerAgentRoutes(app, { runs, index, model: options.agent.model });
 
   app.all("/api/*", (c) =>
     c.json({ error: { code: "NOT_FOUND", message: "No such endpoint." } }, 404),
   );
 
-  if (options.clientDir !== undefined) {
-    const clientDir = options.clientDir;
-    const root = path.relative(process.cwd(), clientDir) || ".";
-    app.use("/assets/*", serveStatic({ root }));
-    app.get("*", async (c) => {
-      let html = await readFile(path.join(clientDir, "index.html"), "utf8");
-      const session = c.req.query("session");
-      if (options.token === undefined && session !== undefined && isSessionId(session)) {
-        // A deep link: start fetching the session while the script loads (the page's own fetch
-        // of the same URL reuses the response). Only a validated UUID goes into the HTML.
-        html = html.replace(
-          "</head>",
-          `<link rel="preload" href="/api/sessions/${session}" as="fetch" crossorigin="anonymous" /></head>`,
-        );
-      }
-      return c.html(html, 200, {
-        "content-security-policy":
-          "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
-        "x-content-type-options": "nosniff",
-      });
-    });
-  }
+  if (options.clientDir !== undefined) registerPage(app, options.clientDir, options.token);
 
   return {
     app,

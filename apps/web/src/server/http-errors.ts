@@ -6,6 +6,7 @@ import {
   TapedeckError,
 } from "@tapedeck/session";
 import { EventNotFoundError, InvalidQueryError } from "@tapedeck/session-query";
+import type { Context } from "hono";
 import type { z } from "zod";
 
 /** The JSON body of every error answer. */
@@ -84,4 +85,19 @@ export function toHttpError(error: unknown): {
     status: 500,
     body: { error: { code: "INTERNAL", message: "Internal server error; see the server log." } },
   };
+}
+
+/** The request body as JSON; refuses anything but `application/json` (see below). */
+export async function jsonBody(c: Context): Promise<unknown> {
+  const type = c.req.header("content-type") ?? "";
+  // A JSON content type makes a cross-site POST need a CORS preflight, which this server never
+  // grants; a form or text/plain POST from another page is refused here.
+  if (!type.toLowerCase().startsWith("application/json")) {
+    throw new BadRequestError("content-type", "Request body must be application/json.");
+  }
+  try {
+    return await c.req.json();
+  } catch {
+    throw new BadRequestError("body", "Request body is not valid JSON.");
+  }
 }

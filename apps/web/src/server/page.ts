@@ -1,0 +1,31 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { serveStatic } from "@hono/node-server/serve-static";
+import { isSessionId } from "@tapedeck/session";
+import type { Hono } from "hono";
+
+/**
+ * Serves the built client: `/assets/*` as files, every other path as `index.html` with a strict
+ * Content-Security-Policy (session content is untrusted; no inline script may run).
+ */
+export function registerPage(app: Hono, clientDir: string, token: string | undefined): void {
+  const root = path.relative(process.cwd(), clientDir) || ".";
+  app.use("/assets/*", serveStatic({ root }));
+  app.get("*", async (c) => {
+    let html = await readFile(path.join(clientDir, "index.html"), "utf8");
+    const session = c.req.query("session");
+    if (token === undefined && session !== undefined && isSessionId(session)) {
+      // A deep link: start fetching the session while the script loads (the page's own fetch
+      // of the same URL reuses the response). Only a validated UUID goes into the HTML.
+      html = html.replace(
+        "</head>",
+        `<link rel="preload" href="/api/sessions/${session}" as="fetch" crossorigin="anonymous" /></head>`,
+      );
+    }
+    return c.html(html, 200, {
+      "content-security-policy":
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+      "x-content-type-options": "nosniff",
+    });
+  });
+}
