@@ -13,6 +13,12 @@ export function assertSessionId(value: string): string {
   return value;
 }
 
+/** Web Crypto, present in browsers and in Node ≥ 19 as a global (typed here without DOM or Node types). */
+function webCrypto(): { getRandomValues(array: Uint8Array): Uint8Array } {
+  return (globalThis as unknown as { crypto: { getRandomValues(array: Uint8Array): Uint8Array } })
+    .crypto;
+}
+
 let lastMillis = 0;
 let sequence = 0;
 
@@ -22,7 +28,7 @@ let sequence = 0;
  */
 export function uuidv7(now: number = Date.now()): string {
   const bytes = new Uint8Array(16);
-  globalThis.crypto.getRandomValues(bytes);
+  webCrypto().getRandomValues(bytes);
   if (now <= lastMillis) {
     sequence = (sequence + 1) & 0xfff;
     if (sequence === 0) lastMillis += 1;
