@@ -42,7 +42,9 @@ export class PathOutsideWorkspaceError extends TapedeckError {
 
 function isInside(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate);
-  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+  // `..` as a whole first segment escapes; a name that merely starts with dots ("..notes") does not.
+  const escapes = relative === ".." || relative.startsWith(`..${path.sep}`);
+  return relative === "" || (!escapes && !path.isAbsolute(relative));
 }
 
 async function realpathOfNearestExisting(target: string): Promise<string> {

@@ -52,6 +52,11 @@ describe("path confinement", () => {
     await expect(run(listDirTool, { path: ".." })).rejects.toThrow(/outside/);
   });
 
+  it("allows names that merely start with two dots, inside the workspace", async () => {
+    await writeFile(path.join(box.cwd, "..notes"), "dots");
+    await expect(run(readFileTool, { path: "..notes" })).resolves.toContain("dots");
+  });
+
   it("refuses a symlink that leads outside, for reads, writes and new files below it", async () => {
     await writeFile(path.join(box.root, "secret.txt"), "secret");
     await mkdir(path.join(box.root, "outside"));

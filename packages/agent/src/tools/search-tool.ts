@@ -31,7 +31,7 @@ async function loadIgnore(directory: string): Promise<Ignore | undefined> {
 function ignored(scopes: readonly IgnoreScope[], absolute: string, isDirectory: boolean): boolean {
   for (const scope of scopes) {
     const relative = path.relative(scope.base, absolute).split(path.sep).join("/");
-    if (relative === "" || relative.startsWith("..")) continue;
+    if (relative === "" || relative === ".." || relative.startsWith("../")) continue;
     if (scope.rules.ignores(isDirectory ? `${relative}/` : relative)) return true;
   }
   return false;
