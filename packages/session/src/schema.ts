@@ -146,6 +146,12 @@ export const modelResponseEventSchema = z.looseObject({
   finishReason: finishReasonSchema,
   usage: usageSchema.optional(),
   error: errorInfoSchema.optional(),
+  /**
+   * The model declined to answer: its refusal text (OpenAI's `refusal` content). The call's
+   * `finishReason` stays what the API said (usually `stop`); the agent also logs the text as an
+   * assistant `message`, so the history shows what the model said.
+   */
+  refusal: z.string().optional(),
 });
 
 /** The model asks for a tool; a surface item. `arguments` is JSON text. */

@@ -7,6 +7,7 @@ import {
   TapedeckError,
 } from "./errors";
 import { INTERRUPTED_OUTPUT, normalize, repairItems } from "./normalize";
+import { parseEventLine } from "./parse-line";
 import { replayEvents } from "./replay";
 import type { SessionEvent, SessionEventDraft } from "./schema";
 import { Session } from "./session";
@@ -254,5 +255,31 @@ describe("errors", () => {
     const notFound = new SessionNotFoundError("abc");
     expect(TapedeckError.isInstance(notFound)).toBe(true);
     expect(notFound.code).toBe("SESSION_NOT_FOUND");
+  });
+});
+
+describe("model/response refusal", () => {
+  const line = (extra: Record<string, unknown>) =>
+    JSON.stringify({
+      seq: 4,
+      ts: "2026-01-02T00:00:00.000Z",
+      type: "model/response",
+      runId: "r",
+      requestId: "req_1",
+      finishReason: "stop",
+      ...extra,
+    });
+
+  it("keeps the refusal text of a model that declined", () => {
+    const event = parseEventLine(line({ refusal: "I can't help with that." }));
+    expect(event.type === "model/response" && event.refusal).toBe("I can't help with that.");
+  });
+
+  it("refuses a refusal that is not a string", () => {
+    expect(() => parseEventLine(line({ refusal: 42 }))).toThrow(EventLogCorruptError);
+  });
+
+  it("refuses refusal as a finish reason (version 1 readers know five)", () => {
+    expect(() => parseEventLine(line({ finishReason: "refusal" }))).toThrow(EventLogCorruptError);
   });
 });
