@@ -6,7 +6,7 @@
  */
 export { EventNotFoundError, InvalidQueryError } from "./errors";
 export { exportSession } from "./export";
-export { ftsPhrase, toFtsQuery } from "./fts-query";
+export { type FtsQueryOptions, ftsPhrase, toFtsQuery } from "./fts-query";
 export { createMemoryQueryEngine, type MemoryQueryEngine } from "./memory/memory-engine";
 export type {
   CitingEvent,
@@ -19,6 +19,7 @@ export type {
   LineageNode,
   ListSessionsOptions,
   Page,
+  PrefixMatching,
   QueryScope,
   SessionOrder,
   SessionQueryEngine,
@@ -30,7 +31,14 @@ export type {
 } from "./query-engine";
 export { DEFAULT_LIMIT, MAX_LIMIT } from "./query-schema";
 export { TITLE_LENGTH } from "./summary";
-export { eventText, snippet, spaceCjk } from "./text";
+export {
+  eventText,
+  MIN_PREFIX_LENGTH,
+  type QueryWord,
+  queryWords,
+  snippet,
+  spaceCjk,
+} from "./text";
 export {
   createSessionQueryTool,
   type SessionQueryTool,

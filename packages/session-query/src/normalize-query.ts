@@ -5,7 +5,13 @@
 import type { SessionEventType } from "@tapedeck/session";
 import { z } from "zod";
 import { decodeCursor, encodeCursor, queryDigest } from "./cursor";
-import type { EventOrder, HighlightMarkers, SessionOrder, SessionStatus } from "./query-engine";
+import type {
+  EventOrder,
+  HighlightMarkers,
+  PrefixMatching,
+  SessionOrder,
+  SessionStatus,
+} from "./query-engine";
 import {
   DEFAULT_LIMIT,
   eventSearchQuerySchema,
@@ -21,6 +27,8 @@ export interface NormalizedEventQuery {
   /** `null` without text; `[]` when the text holds nothing searchable (nothing matches). */
   words: QueryWord[] | null;
   text: string | null;
+  /** How the last word matches (`none` without text). */
+  prefix: PrefixMatching;
   sessionId: string | null;
   types: SessionEventType[] | null;
   roles: string[] | null;
@@ -44,9 +52,11 @@ export function normalizeEventQuery(query: unknown): NormalizedEventQuery {
   const text = parsed.text?.trim() ? parsed.text : null;
   const order: EventOrder =
     parsed.order === "relevance" && text === null ? "newest" : (parsed.order ?? "newest");
+  const prefix = text === null ? "none" : (parsed.prefix ?? "none");
   const normalized: Omit<NormalizedEventQuery, "digest"> = {
-    words: text === null ? null : queryWords(text),
+    words: text === null ? null : queryWords(text, prefix),
     text,
+    prefix,
     sessionId: parsed.sessionId ?? null,
     types: parsed.types === undefined ? null : ([...new Set(parsed.types)] as SessionEventType[]),
     roles: parsed.roles === undefined ? null : [...new Set(parsed.roles)],
@@ -65,15 +75,21 @@ export function normalizeEventQuery(query: unknown): NormalizedEventQuery {
     cursor: _cursor,
     markers: _markers,
     words: _words,
+    prefix: _prefix,
     ...identity
   } = normalized;
-  return { ...normalized, digest: queryDigest(identity) };
+  // `prefix` joins the digest only when set, so cursors of plain queries keep their digest.
+  return {
+    ...normalized,
+    digest: queryDigest(prefix === "none" ? identity : { ...identity, prefix }),
+  };
 }
 
 /** A session list or search after validation and defaults. */
 export interface NormalizedSessionQuery {
   words: QueryWord[] | null;
   text: string | null;
+  prefix: PrefixMatching;
   orderBy: SessionOrder;
   status: SessionStatus | null;
   sinceMs: number | null;
@@ -92,9 +108,12 @@ export function normalizeSessionQuery(query: unknown, search: boolean): Normaliz
   const text = rawText?.trim() ? rawText : null;
   const since = "since" in parsed ? parsed.since : undefined;
   const until = "until" in parsed ? parsed.until : undefined;
+  const prefix =
+    text === null ? "none" : (("prefix" in parsed ? parsed.prefix : undefined) ?? "none");
   const normalized: Omit<NormalizedSessionQuery, "digest"> = {
-    words: text === null ? null : queryWords(text),
+    words: text === null ? null : queryWords(text, prefix),
     text,
+    prefix,
     orderBy: parsed.orderBy ?? "updatedAt",
     status: parsed.status ?? null,
     sinceMs: since === undefined ? null : timeMs(since),
@@ -102,8 +121,19 @@ export function normalizeSessionQuery(query: unknown, search: boolean): Normaliz
     limit: parsed.limit ?? DEFAULT_LIMIT,
     cursor: parsed.cursor ?? null,
   };
-  const { limit: _limit, cursor: _cursor, words: _words, ...identity } = normalized;
-  return { ...normalized, digest: queryDigest({ search, ...identity }) };
+  const {
+    limit: _limit,
+    cursor: _cursor,
+    words: _words,
+    prefix: _prefix,
+    ...identity
+  } = normalized;
+  return {
+    ...normalized,
+    digest: queryDigest(
+      prefix === "none" ? { search, ...identity } : { search, ...identity, prefix },
+    ),
+  };
 }
 
 /** Position after the last session of a page: its ordering time and id. */

@@ -72,6 +72,15 @@ export interface HighlightMarkers {
 /** Ordering of event search results. */
 export type EventOrder = "newest" | "oldest" | "relevance";
 
+/**
+ * How the last word of `text` matches. `none` (default): whole tokens, like every other word.
+ * `last`: the last word's last token also matches longer tokens it begins (`compa` finds
+ * `compaction`, `multi-ag` finds `multi-agent`) — for a search-as-you-type box. A last token
+ * shorter than 2 characters (`MIN_PREFIX_LENGTH`) or in CJK script matches as with `none` (CJK
+ * already matches as a substring). The snippet highlights the whole token that matched.
+ */
+export type PrefixMatching = "none" | "last";
+
 /** Query of {@link SessionQueryEngine.searchEvents}. Every filter narrows (AND). */
 export interface EventSearchQuery {
   /**
@@ -79,6 +88,8 @@ export interface EventSearchQuery {
    * Chinese, Japanese and Korean text matches as a substring. Never an FTS syntax error.
    */
   text?: string;
+  /** Default `none`; `last`: the last word of `text` matches as a prefix. */
+  prefix?: PrefixMatching;
   sessionId?: string;
   types?: readonly SessionEventType[];
   /** Message roles; implies events of type `message`. */
@@ -133,6 +144,8 @@ export interface ListSessionsOptions {
 export interface SessionSearchQuery extends ListSessionsOptions {
   /** Words matched against the first user message (whole, not just the title) and the cwd. */
   text?: string;
+  /** Default `none`; `last`: the last word of `text` matches as a prefix. */
+  prefix?: PrefixMatching;
   /** Sessions updated at or after this ISO-8601 time. */
   since?: string;
   /** Sessions updated before this ISO-8601 time. */

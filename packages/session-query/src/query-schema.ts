@@ -48,9 +48,12 @@ const highlightSchema = z.strictObject({
   close: z.string().max(64),
 });
 
+const prefixSchema = z.enum(["none", "last"]);
+
 /** An {@link EventSearchQuery}. */
 export const eventSearchQuerySchema = z.strictObject({
   text: z.string().max(2000).optional(),
+  prefix: prefixSchema.optional(),
   sessionId: sessionIdSchema.optional(),
   types: z.array(eventTypeSchema).min(1).max(32).optional(),
   roles: z.array(messageRoleSchema).min(1).optional(),
@@ -78,6 +81,7 @@ export const listSessionsOptionsSchema = z.strictObject({
 /** A {@link SessionSearchQuery}. */
 export const sessionSearchQuerySchema = listSessionsOptionsSchema.extend({
   text: z.string().max(2000).optional(),
+  prefix: prefixSchema.optional(),
   since: timeSchema.optional(),
   until: timeSchema.optional(),
 });

@@ -5,9 +5,11 @@
  *
  * Tokens follow FTS5's `unicode61 remove_diacritics 2`: runs of letters and digits, lowercased,
  * accents removed. Each CJK character is a token of its own (the index puts spaces around them),
- * so a CJK word matches as a substring; Latin words match whole.
+ * so a CJK word matches as a substring; Latin words match whole, except a word marked `prefix`
+ * (the last word of a search-as-you-type query), whose last token matches any token it begins.
  */
 import type { SessionEvent } from "@tapedeck/session";
+import type { PrefixMatching } from "./query-engine";
 
 const cjkPattern = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}";
 const cjkChar = new RegExp(`[${cjkPattern}]`, "u");
@@ -50,7 +52,19 @@ export interface QueryWord {
   /** The word as the user typed it. */
   raw: string;
   tokens: string[];
+  /**
+   * True when the word's last token matches as a prefix (`compa` finds `compaction`). Only ever
+   * set on the last word of a query, when its last token is Latin (not CJK) and at least
+   * {@link MIN_PREFIX_LENGTH} characters long.
+   */
+  prefix?: boolean;
 }
+
+/**
+ * Shortest last token (in characters, after folding) that matches as a prefix. A shorter one
+ * matches whole, as with `prefix: "none"`: a single letter would match most of the index.
+ */
+export const MIN_PREFIX_LENGTH = 2;
 
 /** A folded copy of a text and, for each folded character, its index in the original. */
 interface Folded {
@@ -113,14 +127,21 @@ function tokenize(folded: string): string[] {
 
 /**
  * The words of raw user text (split on whitespace), each with its tokens. Words without any
- * letter or digit (`(`, `"`, `--`) are dropped: there is nothing in them to find.
+ * letter or digit (`(`, `"`, `--`) are dropped: there is nothing in them to find. With
+ * `prefix: "last"` the last word is marked `prefix` when its last token is Latin and at least
+ * {@link MIN_PREFIX_LENGTH} characters long.
  */
-export function queryWords(text: string): QueryWord[] {
+export function queryWords(text: string, prefix: PrefixMatching = "none"): QueryWord[] {
   const words: QueryWord[] = [];
   for (const raw of text.split(/\s+/u)) {
     if (raw === "") continue;
     const tokens = tokenize(fold(raw).text);
     if (tokens.length > 0) words.push({ raw, tokens });
+  }
+  const last = words[words.length - 1];
+  if (prefix === "last" && last !== undefined) {
+    const token = last.tokens[last.tokens.length - 1]!;
+    if (!isCjk(token) && [...token].length >= MIN_PREFIX_LENGTH) last.prefix = true;
   }
   return words;
 }
@@ -135,9 +156,15 @@ function escapeRegExp(text: string): string {
 
 const patternCache = new Map<string, RegExp>();
 
-/** A regex for one word: its tokens in order, with separators between (none needed around CJK). */
+/** The rest of a token a prefix begins: letters and digits, but not CJK (each is its own token). */
+const tokenRest = `(?:(?![${cjkPattern}])[\\p{L}\\p{N}\\p{Co}])*`;
+
+/**
+ * A regex for one word: its tokens in order, with separators between (none needed around CJK).
+ * For a prefix word the last token runs on to the end of the token it begins.
+ */
 function wordPattern(word: QueryWord): RegExp {
-  const key = word.tokens.join("\u0000");
+  const key = `${word.prefix === true ? "*" : ""}${word.tokens.join("\u0000")}`;
   const cached = patternCache.get(key);
   if (cached !== undefined) return cached;
   let source = "";
@@ -149,6 +176,7 @@ function wordPattern(word: QueryWord): RegExp {
     }
     source += escapeRegExp(token);
   });
+  if (word.prefix === true) source += tokenRest;
   const pattern = new RegExp(source, "gu");
   if (patternCache.size > 1000) patternCache.clear();
   patternCache.set(key, pattern);
@@ -198,7 +226,8 @@ export function matchable(text: string): MatchableText {
 }
 
 /**
- * How often each word occurs in the text (whole tokens; CJK as substrings), or `null` when a word
+ * How often each word occurs in the text (whole tokens, or token prefixes for a `prefix` word;
+ * CJK as substrings), or `null` when a word
  * is missing (every word must occur).
  */
 export function countMatches(text: MatchableText, words: readonly QueryWord[]): number[] | null {

@@ -1,7 +1,8 @@
 /**
  * Differential test: the memory backend's JS matcher and SQLite's FTS5 tokenizer must agree on
  * what matches. Random logs from a vocabulary full of accents, CJK, punctuation and FTS
- * operators; random queries; both engines must return the same events in the same order.
+ * operators; random queries (whole words, and prefixes with `prefix: "last"`); both engines must
+ * return the same events in the same order, with the same snippets.
  */
 import * as fs from "node:fs";
 import { tmpdir } from "node:os";
@@ -142,5 +143,44 @@ describe("memory and SQLite backends agree on matches", () => {
     }
     // The comparison means something only if many queries find something.
     expect(nonEmpty).toBeGreaterThan(100);
+  });
+
+  it('returns the same events and snippets for 300 random queries with prefix: "last"', async () => {
+    let nonEmpty = 0;
+    let prefixOnly = 0;
+    for (let index = 0; index < 300; index += 1) {
+      const words = 1 + Math.floor(rand() * 2);
+      let text = "";
+      for (let word = 0; word < words; word += 1) {
+        let term = pick(vocabulary);
+        // Often the start of a word (as typed so far), now and then a piece from its middle.
+        if (rand() < 0.6 && term.length > 1)
+          term = term.slice(0, 1 + Math.floor(rand() * term.length));
+        else if (rand() < 0.2 && term.length > 3) term = term.slice(1, 3);
+        text += `${word === 0 ? "" : " "}${rand() < 0.3 ? term.toUpperCase() : term}`;
+      }
+      const query: EventSearchQuery = {
+        text,
+        prefix: "last",
+        order: rand() < 0.5 ? "oldest" : "newest",
+      };
+      if (rand() < 0.2) query.types = ["message"];
+      if (rand() < 0.2) query.toolName = "shell";
+      const scope: QueryScope = rand() < 0.3 ? { workspaceIds: ["/w/one"] } : { all: true };
+      const expected = await hits(memory, scope, query);
+      expect(await hits(sqlite, scope, query), JSON.stringify({ scope, query })).toEqual(expected);
+      if (expected.length > 0) nonEmpty += 1;
+      if (expected.length > (await hits(memory, scope, { ...query, prefix: "none" })).length) {
+        prefixOnly += 1;
+      }
+      const sessions = async (engine: SessionQueryEngine) =>
+        (await engine.searchSessions(scope, { text, prefix: "last", limit: 200 })).items.map(
+          (summary) => summary.id,
+        );
+      expect(await sessions(sqlite), `sessions ${text}`).toEqual(await sessions(memory));
+    }
+    expect(nonEmpty).toBeGreaterThan(100);
+    // Many queries must find more than whole-word matching would, or prefixes went untested.
+    expect(prefixOnly).toBeGreaterThan(50);
   });
 });

@@ -190,7 +190,7 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
       params.push(new Date(query.untilMs).toISOString());
     }
     if (query.text !== null) {
-      const fts = toFtsQuery(query.text);
+      const fts = toFtsQuery(query.text, { prefix: query.prefix });
       if (fts === null) return { items: [], nextCursor: null };
       where.push("s.id IN (SELECT rowid FROM session_fts WHERE session_fts MATCH ?)");
       params.push(fts.match);
@@ -339,7 +339,7 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
     const limit = query.limit + 1;
     let rows: EventRow[];
     if (query.text !== null) {
-      const fts = toFtsQuery(query.text);
+      const fts = toFtsQuery(query.text, { prefix: query.prefix });
       if (fts === null) return empty;
       const match = [`body : (${fts.match})`];
       if (workspaces !== null)

@@ -8,6 +8,7 @@ import type { SessionQueryEngine } from "../query-engine";
 import { damageTests } from "./damage-tests";
 import type { QueryEngineHarness } from "./harness";
 import { listTests } from "./list-tests";
+import { prefixTests } from "./prefix-tests";
 import { scopeTests } from "./scope-tests";
 import { searchTests } from "./search-tests";
 import { sessionTests } from "./session-tests";
@@ -47,6 +48,7 @@ export function describeQueryEngine(name: string, create: () => Promise<QueryEng
 
     listTests(context);
     searchTests(context);
+    prefixTests(context);
     scopeTests(context);
     sessionTests(context);
     damageTests(context);
