@@ -42,9 +42,17 @@ export interface ToolCallDeltaPart {
 /** The final part of every successful stream. */
 export interface ResponsePart {
   type: "response";
+  /** What the model produced; refusal text is never among them (see `refusal`). */
   items: LlmOutputItem[];
   finishReason: FinishReason;
   usage?: Usage;
+  /**
+   * Set when the model declined to answer: its refusal text, whole (OpenAI's `refusal` content
+   * parts of the Responses API, `refusal` of Chat Completions). It is not assistant text, so no
+   * `text-delta` carries it and no `message` item holds it; `finishReason` is what the API said
+   * (normally `stop`).
+   */
+  refusal?: string;
 }
 
 /** What `LlmProvider.stream` yields: deltas, then exactly one `response`. */
@@ -65,7 +73,8 @@ export interface LlmProvider {
   readonly id: string;
   /**
    * Streams one model call. Yields `text-delta` and `tool-call-delta` parts in the order the model
-   * sent them, then exactly one `response` part, then ends.
+   * sent them, then exactly one `response` part (with `refusal` when the model declined), then
+   * ends.
    *
    * @throws LlmError (code `auth`, `rate_limit`, `context_length`, `server`, `network`, `aborted`,
    * `invalid_request`) — never with an API key in its message. A stream that ends without its

@@ -6,6 +6,7 @@ import type {
   LlmRequest,
   LlmStreamOptions,
   LlmStreamPart,
+  ResponsePart,
 } from "./llm-provider";
 import { createClient, type OpenAIProviderOptions } from "./openai-client";
 import { isAborted, toLlmError } from "./openai-errors";
@@ -40,6 +41,7 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): Ll
       const context = { provider: id, apiKey: options.apiKey, signal };
       const calls = new Map<number, OpenCall>();
       let text: string | undefined;
+      let refusal: string | undefined;
       let finish: string | undefined;
       let usage: Usage | undefined;
       try {
@@ -76,6 +78,9 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): Ll
             text = (text ?? "") + content;
             yield { type: "text-delta", text: content };
           }
+          // Refusal fragments are not assistant text: they reach the caller on the response part.
+          const refused = choice.delta?.refusal;
+          if (typeof refused === "string" && refused !== "") refusal = (refusal ?? "") + refused;
           for (const fragment of choice.delta?.tool_calls ?? []) {
             let call = calls.get(fragment.index);
             const piece = fragment.function?.arguments ?? "";
@@ -123,12 +128,13 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): Ll
           arguments: call.arguments,
         });
       }
-      const part: LlmStreamPart = {
+      const part: ResponsePart = {
         type: "response",
         items,
         finishReason: finishReasonOf(finish, items),
       };
       if (usage !== undefined) part.usage = usage;
+      if (refusal !== undefined) part.refusal = refusal;
       yield part;
     },
   };

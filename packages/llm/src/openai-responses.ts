@@ -7,6 +7,7 @@ import type {
   LlmRequest,
   LlmStreamOptions,
   LlmStreamPart,
+  ResponsePart,
 } from "./llm-provider";
 import { createClient, type OpenAIProviderOptions } from "./openai-client";
 import { codeForProviderError, describe, isAborted, redact, toLlmError } from "./openai-errors";
@@ -33,7 +34,9 @@ export function createOpenAIResponsesProvider(options: OpenAIProviderOptions): L
       const { signal } = streamOptions;
       const context = { provider: id, apiKey: options.apiKey, signal };
       const calls = new Map<string, OpenCall>();
-      let final: LlmStreamPart | undefined;
+      // Refusal text as streamed; the final response's refusal parts take precedence.
+      let streamedRefusal = "";
+      let final: ResponsePart | undefined;
       try {
         if (signal?.aborted === true)
           throw new LlmError("aborted", "The model call was cancelled.");
@@ -55,6 +58,10 @@ export function createOpenAIResponsesProvider(options: OpenAIProviderOptions): L
           switch (event.type) {
             case "response.output_text.delta":
               yield { type: "text-delta", text: event.delta };
+              break;
+            case "response.refusal.delta":
+              // Not assistant text: it reaches the caller as `refusal` on the response part.
+              streamedRefusal += event.delta;
               break;
             case "response.output_item.added":
               if (event.item.type === "function_call") {
@@ -117,6 +124,7 @@ export function createOpenAIResponsesProvider(options: OpenAIProviderOptions): L
           { provider: id },
         );
       }
+      if (final.refusal === undefined && streamedRefusal !== "") final.refusal = streamedRefusal;
       yield final;
     },
   };
@@ -130,14 +138,20 @@ function failure(providerCode: string | undefined, message: string, apiKey: stri
   });
 }
 
-function finalPart(response: ResponseObject): LlmStreamPart {
+function finalPart(response: ResponseObject): ResponsePart {
   const items: LlmOutputItem[] = [];
+  const refusals: string[] = [];
   for (const item of response.output) {
     if (item.type === "message") {
-      const text = item.content
-        .map((part) => (part.type === "output_text" ? part.text : part.refusal))
-        .join("");
-      items.push({ type: "message", role: "assistant", content: text });
+      const texts: string[] = [];
+      for (const part of item.content) {
+        if (part.type === "output_text") texts.push(part.text);
+        else refusals.push(part.refusal);
+      }
+      // A message that only refuses is the refusal, not an (empty) answer.
+      if (texts.length > 0 || item.content.every((part) => part.type !== "refusal")) {
+        items.push({ type: "message", role: "assistant", content: texts.join("") });
+      }
     } else if (item.type === "function_call") {
       items.push({
         type: "function_call",
@@ -147,13 +161,14 @@ function finalPart(response: ResponseObject): LlmStreamPart {
       });
     }
   }
-  const part: LlmStreamPart = {
+  const part: ResponsePart = {
     type: "response",
     items,
     finishReason: finishReasonOf(response, items),
   };
   const usage = usageOf(response.usage);
   if (usage !== undefined) part.usage = usage;
+  if (refusals.length > 0) part.refusal = refusals.join("\n");
   return part;
 }
 

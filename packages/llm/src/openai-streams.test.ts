@@ -124,6 +124,107 @@ describe("Responses provider streams", () => {
     });
   });
 
+  it("reports refusal content as the response's refusal, never as text", async () => {
+    const refusal = { type: "refusal", refusal: "I can't help with that." };
+    const message = { id: "m1", type: "message", role: "assistant", content: [refusal] };
+    const url = await sse(
+      event({
+        type: "response.output_item.added",
+        output_index: 0,
+        item: { ...message, content: [], status: "in_progress" },
+        sequence_number: 0,
+      }) +
+        event({
+          type: "response.content_part.added",
+          item_id: "m1",
+          output_index: 0,
+          content_index: 0,
+          part: { type: "refusal", refusal: "" },
+          sequence_number: 1,
+        }) +
+        ["I can't ", "help with that."]
+          .map((delta, index) =>
+            event({
+              type: "response.refusal.delta",
+              item_id: "m1",
+              output_index: 0,
+              content_index: 0,
+              delta,
+              sequence_number: 2 + index,
+            }),
+          )
+          .join("") +
+        event({
+          type: "response.refusal.done",
+          item_id: "m1",
+          output_index: 0,
+          content_index: 0,
+          refusal: refusal.refusal,
+          sequence_number: 4,
+        }) +
+        event({
+          type: "response.output_item.done",
+          output_index: 0,
+          item: message,
+          sequence_number: 5,
+        }) +
+        event({
+          type: "response.completed",
+          sequence_number: 6,
+          response: {
+            status: "completed",
+            output: [message],
+            usage: { input_tokens: 3, output_tokens: 6 },
+          },
+        }),
+    );
+    expect(await run(responses(url))).toEqual([
+      {
+        type: "response",
+        items: [],
+        finishReason: "stop",
+        usage: { inputTokens: 3, outputTokens: 6 },
+        refusal: "I can't help with that.",
+      },
+    ]);
+  });
+
+  it("keeps the text of a message that also refuses, and the refusal apart", async () => {
+    const message = {
+      id: "m1",
+      type: "message",
+      role: "assistant",
+      content: [
+        { type: "output_text", text: "Here is part of it." },
+        { type: "refusal", refusal: "The rest I won't write." },
+      ],
+    };
+    const url = await sse(
+      event({
+        type: "response.output_text.delta",
+        item_id: "m1",
+        output_index: 0,
+        content_index: 0,
+        delta: "Here is part of it.",
+        sequence_number: 0,
+      }) +
+        event({
+          type: "response.completed",
+          sequence_number: 1,
+          response: { status: "completed", output: [message] },
+        }),
+    );
+    expect(await run(responses(url))).toEqual([
+      { type: "text-delta", text: "Here is part of it." },
+      {
+        type: "response",
+        items: [{ type: "message", role: "assistant", content: "Here is part of it." }],
+        finishReason: "stop",
+        refusal: "The rest I won't write.",
+      },
+    ]);
+  });
+
   it("fails with network when the stream ends without response.completed", async () => {
     const url = await sse(
       event({
@@ -206,6 +307,21 @@ describe("Chat provider streams", () => {
         finishReason: "tool_calls",
         usage: { inputTokens: 5, outputTokens: 2, cachedInputTokens: 1 },
       },
+    ]);
+  });
+
+  it("collects delta.refusal fragments into the response's refusal, never as text", async () => {
+    const url = await sse(
+      chunk([
+        { index: 0, delta: { role: "assistant", content: "", refusal: null }, finish_reason: null },
+      ]) +
+        chunk([{ index: 0, delta: { refusal: "I can't " }, finish_reason: null }]) +
+        chunk([{ index: 0, delta: { refusal: "help with that." }, finish_reason: null }]) +
+        chunk([{ index: 0, delta: {}, finish_reason: "stop" }]) +
+        "data: [DONE]\n\n",
+    );
+    expect(await run(chat(url))).toEqual([
+      { type: "response", items: [], finishReason: "stop", refusal: "I can't help with that." },
     ]);
   });
 
