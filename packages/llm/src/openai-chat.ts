@@ -5,7 +5,6 @@ import type {
   LlmProvider,
   LlmRequest,
   LlmStreamOptions,
-  LlmStreamPart,
   ResponsePart,
 } from "./llm-provider";
 import { createClient, type OpenAIProviderOptions } from "./openai-client";

@@ -6,7 +6,6 @@ import type {
   LlmProvider,
   LlmRequest,
   LlmStreamOptions,
-  LlmStreamPart,
   ResponsePart,
 } from "./llm-provider";
 import { createClient, type OpenAIProviderOptions } from "./openai-client";
