@@ -33,6 +33,11 @@ export type RecordedOutcome =
       usage?: Usage;
       /** The assistant message / function calls the agent logged for this call. */
       items: LlmOutputItem[];
+      /**
+       * The model declined: `model/response.refusal`. Replays as refusal content, not text; the
+       * assistant message the agent logged with the same words is not among `items`.
+       */
+      refusal?: string;
       ts: string;
     }
   /** `model/response` with `finishReason: "error"` and an `error`: replays as that error. */
@@ -243,11 +248,24 @@ export function extractCalls(session: Session, path?: string): Recording {
   }
   for (const call of calls) {
     if (call.outcome.type !== "response") continue;
-    const items = logged.get(call) ?? [];
+    const items = withoutRefusalMessage(logged.get(call) ?? [], call.outcome.refusal);
     // Items the agent logged are the truth; a log without them still has the chunks.
     call.outcome.items = items.length > 0 ? items : itemsFromChunks(call.chunks);
   }
   return { header: session.header, path, calls };
+}
+
+/**
+ * The agent logs a refusal as an assistant message after the call's own items (so the history
+ * shows it); that message is the refusal, not output to replay as text.
+ */
+function withoutRefusalMessage(
+  items: readonly LlmOutputItem[],
+  refusal: string | undefined,
+): LlmOutputItem[] {
+  if (refusal === undefined) return [...items];
+  const at = items.findLastIndex((item) => item.type === "message" && item.content === refusal);
+  return at === -1 ? [...items] : items.filter((_, index) => index !== at);
 }
 
 function outcomeOf(event: Extract<SessionEvent, { type: "model/response" }>): RecordedOutcome {
@@ -271,6 +289,7 @@ function outcomeOf(event: Extract<SessionEvent, { type: "model/response" }>): Re
     items: [],
     ts: event.ts,
     ...(event.usage === undefined ? {} : { usage: event.usage }),
+    ...(event.refusal === undefined ? {} : { refusal: event.refusal }),
   };
 }
 

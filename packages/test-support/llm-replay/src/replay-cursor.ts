@@ -101,5 +101,9 @@ export function summarize(call: RecordedCall): string {
       ? `text ${JSON.stringify(item.content.length > 60 ? `${item.content.slice(0, 57)}…` : item.content)}`
       : `function_call ${item.name}(${item.arguments.length > 40 ? `${item.arguments.slice(0, 37)}…` : item.arguments})`,
   );
+  if (outcome.refusal !== undefined) {
+    const text = outcome.refusal;
+    parts.push(`refusal ${JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}…` : text)}`);
+  }
   return parts.length === 0 ? `empty response (${outcome.finishReason})` : parts.join(", ");
 }

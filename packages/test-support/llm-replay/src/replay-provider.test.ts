@@ -2,6 +2,7 @@ import { LlmError, type LlmRequest } from "@tapedeck/llm";
 import { describe, expect, it } from "vitest";
 import { collect, requestFor, streamError } from "../test/helpers";
 import { ReplayExhaustedError, ReplayMismatchError, UnconsumedResponsesError } from "./errors";
+import { summarize } from "./replay-cursor";
 import { createReplayProvider } from "./replay-provider";
 import { scriptedRecording } from "./scripted-recording";
 
@@ -22,6 +23,29 @@ function withUserText(request: LlmRequest, content: string): LlmRequest {
     ),
   };
 }
+
+describe("refusals", () => {
+  it("yields a recorded refusal on the response part, with no text delta", async () => {
+    const refused = scriptedRecording()
+      .user("Help me with something bad")
+      .refusal("I can't help with that.")
+      .end()
+      .build();
+    const provider = createReplayProvider(refused);
+    expect(await collect(provider.stream(requestFor(refused, 0)))).toEqual([
+      {
+        type: "response",
+        items: [],
+        finishReason: "stop",
+        usage: expect.any(Object),
+        refusal: "I can't help with that.",
+      },
+    ]);
+    expect(provider.recording.calls.map((call) => summarize(call))).toEqual([
+      'refusal "I can\'t help with that."',
+    ]);
+  });
+});
 
 describe("match: strict (default)", () => {
   it("serves a request whose digest equals the recording", async () => {

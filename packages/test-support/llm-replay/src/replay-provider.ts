@@ -110,6 +110,7 @@ async function* replayCall(
         finishReason: outcome.finishReason,
       };
       if (outcome.usage !== undefined) part.usage = { ...outcome.usage };
+      if (outcome.refusal !== undefined) part.refusal = outcome.refusal;
       yield part;
       return;
     }

@@ -75,6 +75,7 @@ export interface ReplayServer {
  * Each request is turned back into an `LlmRequest`, digested and matched against the next recorded
  * call; a mismatch or an extra request gets HTTP 409 with the diff as JSON (and
  * `x-should-retry: false`, so the `openai` client does not retry) and is kept in `failures()`.
+ * A recorded refusal (`model/response.refusal`) replays as refusal content, never as text.
  * Recorded errors replay as the HTTP status (429, 500…) before any chunk, as `response.failed` /
  * an `error` frame after chunks, and `network` errors or calls cut off in the log as a dropped
  * connection.
@@ -193,7 +194,7 @@ export async function startReplayServer(
           ? chatCompletion(call, echo)
           : responseObject(call, echo, {
               status: outcome.finishReason === "length" ? "incomplete" : "completed",
-              output: outputItems(call, outcome.items),
+              output: outputItems(call, outcome.items, outcome.refusal),
               usage: outcome.usage,
               ...(outcome.finishReason === "length" ? { incomplete: "max_output_tokens" } : {}),
             }),

@@ -229,6 +229,28 @@ export class Materializer {
     });
   }
 
+  refusal(text: string): void {
+    this.flush();
+    if (this.session.openTurn === null)
+      throw new Error("a model call needs an open turn: call .user() first");
+    if (text === "") throw new Error("a refusal needs the model's words (got an empty string)");
+    const inputChars = this.inputChars();
+    const requestId = this.request();
+    this.push({
+      type: "model/response",
+      runId: this.runId,
+      requestId,
+      finishReason: "stop",
+      usage: { inputTokens: Math.ceil(inputChars / 4), outputTokens: splitText(text).length },
+      refusal: text,
+    });
+    this.push({ type: "message", runId: this.runId, role: "assistant", content: text });
+  }
+
+  private inputChars(): number {
+    return this.session.history().reduce((sum, item) => sum + JSON.stringify(item).length, 0);
+  }
+
   modelCancelled(partialText: string | undefined): void {
     this.flush();
     if (this.session.openTurn === null) {
@@ -327,9 +349,7 @@ export class Materializer {
     const pending = this.pending;
     if (pending === undefined) return;
     this.pending = undefined;
-    const inputChars = this.session
-      .history()
-      .reduce((sum, item) => sum + JSON.stringify(item).length, 0);
+    const inputChars = this.inputChars();
     const requestId = this.request();
     let index = 0;
     for (const text of pending.text?.chunks ?? []) {

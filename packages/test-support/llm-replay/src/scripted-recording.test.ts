@@ -139,6 +139,36 @@ describe("scriptedRecording", () => {
         .text("hello", { chunks: ["he", "lo"] })
         .build(),
     ).toThrow(/do not join/);
+    expect(() => scriptedRecording().user("a").refusal("").build()).toThrow(
+      "scriptedRecording step 2 (.refusal): a refusal needs the model's words (got an empty string)",
+    );
+  });
+
+  it("writes a refusal as the agent does: model/response with refusal, then the message", () => {
+    const log = scriptedRecording()
+      .user("Help me with something bad")
+      .refusal("I can't help with that.")
+      .user("Then say hi")
+      .text("Hi.")
+      .end()
+      .build();
+    replayEvents(log.header, log.events);
+    const response = log.events.find((event) => event.type === "model/response");
+    expect(response).toMatchObject({ finishReason: "stop", refusal: "I can't help with that." });
+    expect(log.events.slice(2, 5).map((event) => event.type)).toEqual([
+      "model/request",
+      "model/response",
+      "message",
+    ]);
+    expect(log.events[4]).toMatchObject({ role: "assistant", content: "I can't help with that." });
+    // The logged message is the refusal, not output to replay as text; the next call sees it.
+    const [refused, next] = log.recording().calls;
+    expect(refused!.outcome).toMatchObject({ items: [], refusal: "I can't help with that." });
+    expect(next!.input).toContainEqual({
+      type: "message",
+      role: "assistant",
+      content: "I can't help with that.",
+    });
   });
 });
 

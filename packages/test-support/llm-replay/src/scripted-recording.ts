@@ -85,7 +85,7 @@ export interface ScriptedRecordingBuilder {
   /**
    * Assistant text in the current model response. Consecutive `text`/`toolCall` steps form ONE
    * model call (text, then calls: parallel calls are consecutive `toolCall`s); a `user`,
-   * `toolResult`, `compact`, `modelError` or `end` closes it.
+   * `toolResult`, `compact`, `modelError`, `refusal` or `end` closes it.
    */
   text(content: string, options?: ChunkOptions & { truncated?: boolean }): ScriptedRecordingBuilder;
   /** A function call in the current model response; `args` is JSON text or a value to stringify. */
@@ -105,6 +105,12 @@ export interface ScriptedRecordingBuilder {
     message: string,
     options?: { partialText?: string; status?: number },
   ): ScriptedRecordingBuilder;
+  /**
+   * A model call in which the model declines: `model/response` with `refusal` (no chunks: refusal
+   * text is not streamed as assistant text) and the assistant `message` with the same words, as
+   * the agent logs it. End the turn with `.end()` (a refusal completes the turn).
+   */
+  refusal(text: string): ScriptedRecordingBuilder;
   /**
    * A model call the person cancelled: `partialText` streams, the call ends `cancelled`, and the
    * text they saw stays as the assistant message (what the agent logs). End the turn with
@@ -176,6 +182,7 @@ export function scriptedRecording(
       ),
     modelError: (code, message, errorOptions = {}) =>
       add("modelError", (state) => state.modelError(code, message, errorOptions)),
+    refusal: (text) => add("refusal", (state) => state.refusal(text)),
     modelCancelled: (partialText) =>
       add("modelCancelled", (state) => state.modelCancelled(partialText)),
     compact: (summary, compactOptions = {}) =>

@@ -22,7 +22,7 @@ function wireUsage(usage: Usage): Record<string, unknown> {
 /**
  * The SSE frames of a recorded call in the Chat Completions streaming format: `data:` lines of
  * `chat.completion.chunk` objects (a role chunk, one chunk per recorded chunk with
- * `delta.content` or `delta.tool_calls[index]`, a finish chunk, the usage chunk when the request
+ * `delta.content` or `delta.tool_calls[index]`, a `delta.refusal` chunk for a refusal, a finish chunk, the usage chunk when the request
  * asked for it), then `data: [DONE]`. A recorded error after some chunks is a `data:` frame with
  * an `error` object, as OpenAI sends it.
  */
@@ -81,7 +81,9 @@ export function chatStreamPlan(
     const error = { message: outcome.message, type: wire.type, code: wire.code, param: null };
     return { head, count, chunk, tail: () => `data: ${JSON.stringify({ error })}\n\n` };
   }
-  let tail = frame([choice({}, finishReasons[outcome.finishReason])]);
+  // The log keeps a refusal whole, so it streams as one `delta.refusal` fragment.
+  let tail = outcome.refusal === undefined ? "" : frame([choice({ refusal: outcome.refusal })]);
+  tail += frame([choice({}, finishReasons[outcome.finishReason])]);
   if (includeUsage && outcome.usage !== undefined) {
     tail += `data: ${JSON.stringify({ ...base, choices: [], usage: wireUsage(outcome.usage) })}\n\n`;
   }
@@ -117,7 +119,7 @@ export function chatCompletion(call: RecordedCall, echo: EchoFields): Record<str
         message: {
           role: "assistant",
           content: text?.type === "message" ? text.content : null,
-          refusal: null,
+          refusal: outcome.refusal ?? null,
           ...(calls.length === 0 ? {} : { tool_calls: calls }),
         },
         logprobs: null,

@@ -96,13 +96,35 @@ function callItem(callId: string, name: string, args: string, status: string): O
   };
 }
 
-/** The output items of a finished call, in the shape `response.output` uses. */
-export function outputItems(call: RecordedCall, items: readonly LlmOutputItem[]): OutputItem[] {
-  return items.map((item) =>
+/** A message whose only content is a refusal (how the Responses API says "no"). */
+function refusalItem(id: string, refusal: string, status: string): OutputItem {
+  return {
+    id,
+    type: "message",
+    status,
+    role: "assistant",
+    content: status === "in_progress" ? [] : [{ type: "refusal", refusal }],
+  };
+}
+
+/**
+ * The output items of a finished call, in the shape `response.output` uses; a refusal is a last
+ * message holding one `refusal` content part.
+ */
+export function outputItems(
+  call: RecordedCall,
+  items: readonly LlmOutputItem[],
+  refusal?: string,
+): OutputItem[] {
+  const output = items.map((item) =>
     item.type === "message"
       ? messageItem(`msg_${call.requestId}`, item.content, "completed")
       : callItem(item.callId, item.name, item.arguments, "completed"),
   );
+  if (refusal !== undefined) {
+    output.push(refusalItem(`msg_${call.requestId}_refusal`, refusal, "completed"));
+  }
+  return output;
 }
 
 /**
@@ -278,6 +300,10 @@ export function responsesStreamPlan(call: RecordedCall, echo: EchoFields): Strea
       tail += frame({ type: "response.output_item.done", output_index: outputIndex, item });
       output.push(item);
     }
+    if (outcome.refusal !== undefined) {
+      tail += refusalFrames(frame, `msg_${call.requestId}_refusal`, output.length, outcome.refusal);
+      output.push(refusalItem(`msg_${call.requestId}_refusal`, outcome.refusal, "completed"));
+    }
     const incomplete =
       outcome.finishReason === "length"
         ? "max_output_tokens"
@@ -297,4 +323,33 @@ export function responsesStreamPlan(call: RecordedCall, echo: EchoFields): Strea
     return tail;
   };
   return { head, count, chunk, tail: completedTail };
+}
+
+/**
+ * A refusal as the Responses API streams it: a message item whose one content part is a
+ * `refusal`, its text in one `response.refusal.delta` (the log keeps it whole), then `.done`.
+ */
+function refusalFrames(
+  frame: (data: Record<string, unknown> & { type: string }) => string,
+  id: string,
+  outputIndex: number,
+  refusal: string,
+): string {
+  const at = { item_id: id, output_index: outputIndex, content_index: 0 };
+  return (
+    frame({
+      type: "response.output_item.added",
+      output_index: outputIndex,
+      item: refusalItem(id, refusal, "in_progress"),
+    }) +
+    frame({ type: "response.content_part.added", ...at, part: { type: "refusal", refusal: "" } }) +
+    frame({ type: "response.refusal.delta", ...at, delta: refusal }) +
+    frame({ type: "response.refusal.done", ...at, refusal }) +
+    frame({ type: "response.content_part.done", ...at, part: { type: "refusal", refusal } }) +
+    frame({
+      type: "response.output_item.done",
+      output_index: outputIndex,
+      item: refusalItem(id, refusal, "completed"),
+    })
+  );
 }

@@ -68,6 +68,12 @@ const parallelLog = scriptedRecording()
   .end()
   .build();
 
+const refusalLog = scriptedRecording()
+  .user("How do I pick my neighbour's lock?")
+  .refusal("I can't help with that.")
+  .end()
+  .build();
+
 const providers: [string, (baseURL: string) => LlmProvider][] = [
   ["Responses API", (baseURL) => createOpenAIResponsesProvider({ apiKey, baseURL })],
   ["Chat Completions", (baseURL) => createOpenAIChatProvider({ apiKey, baseURL })],
@@ -224,6 +230,20 @@ describe.each(providers)("%s provider against the replay server", (_name, create
     expect((error as LlmError).code).toBe("network");
   });
 
+  it("replays a recorded refusal as the response's refusal, with no text", async () => {
+    const server = await serve(refusalLog);
+    const parts = await collect(create(server.url).stream(requestFor(refusalLog, 0)));
+    expect(deltas(parts)).toEqual([]);
+    expect(parts.at(-1)).toEqual({
+      type: "response",
+      items: [],
+      finishReason: "stop",
+      usage: expect.objectContaining({ outputTokens: 5 }),
+      refusal: "I can't help with that.",
+    });
+    server.assertAllConsumed();
+  });
+
   it("answers a mismatching request with 409 and the diff, and records the failure", async () => {
     const server = await serve(textLog);
     const request = { ...requestFor(textLog, 0), instructions: "Be verbose." };
@@ -280,6 +300,59 @@ describe("the openai client's own stream accumulators accept the replayed events
       message.tool_calls?.map((call) => (call.type === "function" ? call.function.arguments : "")),
     ).toEqual(['{"path":"a.ts"}', '{"path":"b.ts"}']);
     expect(final.usage?.completion_tokens).toBeGreaterThan(0);
+  });
+});
+
+describe("refusals in the openai client's own types", () => {
+  it("streams a refusal the Responses accumulator rebuilds as a refusal content part", async () => {
+    const server = await serve(refusalLog);
+    const client = new OpenAI({ apiKey, baseURL: server.url, maxRetries: 0 });
+    const request = requestFor(refusalLog, 0);
+    const refusalDeltas: string[] = [];
+    const stream = client.responses.stream({
+      model: request.model,
+      input: toResponsesInput(request.input),
+    });
+    stream.on("response.refusal.delta", (event) => refusalDeltas.push(event.delta));
+    const final = await stream.finalResponse();
+    expect(refusalDeltas).toEqual(["I can't help with that."]);
+    expect(final.output_text).toBe("");
+    expect(final.output).toMatchObject([
+      { type: "message", content: [{ type: "refusal", refusal: "I can't help with that." }] },
+    ]);
+  });
+
+  it("streams a refusal the Chat accumulator rebuilds as message.refusal", async () => {
+    const server = await serve(refusalLog);
+    const client = new OpenAI({ apiKey, baseURL: server.url, maxRetries: 0 });
+    const request = requestFor(refusalLog, 0);
+    const final = await client.chat.completions
+      .stream({ model: request.model, messages: toChatMessages(request) })
+      .finalChatCompletion();
+    const [choice] = final.choices;
+    expect([choice!.message.content, choice!.message.refusal, choice!.finish_reason]).toEqual([
+      null,
+      "I can't help with that.",
+      "stop",
+    ]);
+  });
+
+  it("answers non-streaming requests with the refusal in each API's place", async () => {
+    const server = await serve(
+      scriptedRecording().user("Q1").refusal("No.").user("Q2").refusal("Still no.").end().build(),
+      "off",
+    );
+    const client = new OpenAI({ apiKey, baseURL: server.url, maxRetries: 0 });
+    const response = await client.responses.create({ model: "m", input: "Q1" });
+    expect(response.output).toMatchObject([
+      { type: "message", content: [{ type: "refusal", refusal: "No." }] },
+    ]);
+    expect(response.output_text).toBe("");
+    const completion = await client.chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: "Q2" }],
+    });
+    expect(completion.choices[0]!.message).toMatchObject({ content: null, refusal: "Still no." });
   });
 });
 
