@@ -266,6 +266,33 @@ describe("tapedeck run", () => {
     expect(await sessionFiles()).toEqual([]);
   });
 
+  it("piped into a reader that stops early (| head), exits 0 without an EPIPE stack trace", async () => {
+    const { workspace } = await context();
+    await mkdir(path.join(workspace.home, "sessions"), { recursive: true });
+    for (let i = 1; i <= 3; i++) {
+      const sessionId = `0193b6e2-7c1a-7d3e-9f00-00000000000${i}`;
+      const log = eventLogBuilder({ sessionId, cwd: workspace.cwd })
+        .system("s")
+        .turn()
+        .user("u")
+        .end();
+      await writeFile(path.join(workspace.home, "sessions", `${sessionId}.jsonl`), log.jsonl());
+    }
+    const child = spawn(process.execPath, [BINARY, "sessions", "list", "--all"], {
+      cwd: workspace.cwd,
+      env: { PATH: process.env.PATH ?? "", TAPEDECK_HOME: workspace.home },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout.destroy(); // the reader is gone before the first line is written
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+  });
+
   it("refuses bad usage with exit code 2", async () => {
     const { cli } = await context();
     expect((await cli(["run"])).code).toBe(2);

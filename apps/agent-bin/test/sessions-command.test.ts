@@ -180,8 +180,62 @@ describe("tapedeck sessions", () => {
     host.engine.close();
   });
 
+  it("verify --all and id prefixes see logs whose header is damaged", async () => {
+    const broken = "0193d000-0000-7000-8000-00000000000d";
+    await writeFile(path.join(workspace.home, "sessions", `${broken}.jsonl`), "");
+    const all = await cli(["sessions", "verify", "--all"]);
+    expect(all.code).toBe(1);
+    expect(all.stdout).toContain(`DAMAGED  ${broken}  BAD_HEADER at line 1`);
+    expect(all.stderr).toContain("4 checked, 1 damaged");
+    const shown = await cli(["sessions", "show", broken.slice(0, 8)]);
+    expect(shown.code).toBe(1);
+    expect(shown.stderr).toContain(`BAD_HEADER at session ${broken}`);
+  });
+
+  it("trace lists only the events that replaced the traced one", async () => {
+    const replaced = await cli(["sessions", "trace", PARENT, "4"]);
+    expect(replaced.stdout.match(/replaced by/g)).toHaveLength(1);
+    expect(replaced.stdout).toContain("replaced by #8 compaction");
+    const current = await cli(["sessions", "trace", PARENT, "8"]);
+    expect(current.code).toBe(0);
+    expect(current.stdout).not.toContain("replaced by");
+  });
+
+  it("show numbers the turns; list says 1 turn", async () => {
+    const shown = await cli(["sessions", "show", CHILD]);
+    expect(shown.stdout).toMatch(/── turn 1 · /);
+    expect(shown.stdout).toMatch(/── turn 2 · /);
+    expect((await cli(["sessions", "list", "--all"])).stdout).toMatch(
+      new RegExp(`${OTHER} .* 1 turn  `),
+    );
+  });
+
+  it("file-system errors are one line naming the path, not a stack trace", async () => {
+    const result = await cli([
+      "sessions",
+      "export",
+      CHILD,
+      "-o",
+      path.join(workspace.root, "no", "such", "dir", "out.jsonl"),
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `tapedeck: cannot open ${path.join(workspace.root, "no", "such", "dir", "out.jsonl")}: no such file or directory.\n`,
+    );
+  });
+
+  it("repair of damage inside a log says what to do instead", async () => {
+    const file = path.join(workspace.home, "sessions", `${OTHER}.jsonl`);
+    await writeFile(file, (await readFile(file, "utf8")).replace('"seq":3', '"seq":9'));
+    const result = await cli(["sessions", "repair", OTHER]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("SEQ_GAP");
+    expect(result.stderr).toContain("repair only moves an unfinished last line aside");
+  });
+
   it("unknown sub-commands are usage errors", async () => {
     expect((await cli(["sessions", "frobnicate"])).code).toBe(2);
     expect((await cli(["sessions", "show"])).code).toBe(2);
+    expect((await cli(["sessions", "verify"])).stderr).toContain("--all");
   });
 });

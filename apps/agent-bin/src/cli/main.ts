@@ -24,8 +24,15 @@ OPENAI_API_KEY, OPENAI_BASE_URL (any OpenAI-compatible server).`;
 
 /** The process's own Io. */
 export function processIo(): Io {
+  // `tapedeck … | head`: once the reader is gone, further output is dropped (no EPIPE stack
+  // trace) and the command still finishes, so a run's log is completed, not cut off.
+  let stdoutClosed = false;
+  process.stdout.on("error", (error: Error & { code?: string }) => {
+    if (error.code !== "EPIPE") throw error;
+    stdoutClosed = true;
+  });
   return {
-    stdout: process.stdout,
+    stdout: { write: (text: string) => stdoutClosed || process.stdout.write(text) },
     stderr: process.stderr,
     env: process.env,
     cwd: process.cwd(),
@@ -36,6 +43,40 @@ export function processIo(): Io {
     },
     exit: (code) => process.exit(code),
   };
+}
+
+const SYSCALL_VERBS: Record<string, string> = {
+  open: "open",
+  mkdir: "create the directory",
+  rename: "move",
+  scandir: "list",
+  unlink: "remove",
+  stat: "read",
+  read: "read",
+  write: "write",
+};
+
+/**
+ * A file-system error (ENOENT, EACCES, ENOTDIR, EISDIR, EEXIST, ENOSPC…) as one sentence naming
+ * the path, e.g. `cannot open /x/out.jsonl: no such file or directory.`; `undefined` for others.
+ */
+export function systemErrorMessage(error: unknown): string | undefined {
+  const { code, syscall, path, message } = error as {
+    code?: unknown;
+    syscall?: unknown;
+    path?: unknown;
+    message?: unknown;
+  };
+  if (typeof code !== "string" || !/^E[A-Z]+$/.test(code) || typeof syscall !== "string") {
+    return undefined;
+  }
+  // Node's message is "<CODE>: <description>, <syscall> '<path>'".
+  const description =
+    typeof message === "string" && message.startsWith(`${code}: `)
+      ? (message.slice(code.length + 2).split(`, ${syscall}`)[0] ?? code)
+      : code;
+  const target = typeof path === "string" ? ` ${path}` : "";
+  return `cannot ${SYSCALL_VERBS[syscall] ?? syscall}${target}: ${description}.`;
 }
 
 /** Runs the CLI; returns the exit code. */
@@ -110,6 +151,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
     if (AmbiguousSessionIdError.isInstance(error) || TapedeckError.isInstance(error)) {
       io.stderr.write(`tapedeck: ${(error as Error).message}\n`);
+      return 1;
+    }
+    const system = systemErrorMessage(error);
+    if (system !== undefined) {
+      io.stderr.write(`tapedeck: ${system}\n`);
       return 1;
     }
     throw error;

@@ -1,3 +1,4 @@
+import { readdir } from "node:fs/promises";
 import { isSessionId, SessionNotFoundError, TapedeckError } from "@tapedeck/session";
 import type { SessionStore } from "@tapedeck/session-store";
 
@@ -32,12 +33,30 @@ export async function resolveSessionId(store: SessionStore, text: string): Promi
       `${JSON.stringify(text)} is not a session id or a prefix of at least ${MIN_PREFIX} hex characters.`,
     );
   }
-  const candidates = (await store.list())
-    .map((listing) => listing.sessionId)
-    .filter((id) => id.startsWith(wanted));
+  const candidates = (await sessionIdsOnDisk(store)).filter((id) => id.startsWith(wanted));
   if (candidates.length === 0) throw new SessionNotFoundError(text);
   if (candidates.length > 1) throw new AmbiguousSessionIdError(text, candidates);
   return candidates[0] as string;
+}
+
+const LOG_FILE = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
+
+/**
+ * The ids of every log file in the store, sorted — including logs whose header is damaged,
+ * which `store.list()` skips (so `verify --all` reports them and a prefix finds them).
+ */
+export async function sessionIdsOnDisk(store: SessionStore): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(store.sessionsDir);
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return [];
+    throw error;
+  }
+  return names
+    .map((name) => LOG_FILE.exec(name)?.[1])
+    .filter((id): id is string => id !== undefined)
+    .sort();
 }
 
 /** Splits `ID[@SEQ]`. */

@@ -5,12 +5,13 @@ import {
   normalize,
   type Session,
   type SessionEvent,
+  TapedeckError,
 } from "@tapedeck/session";
 import { exportSession, type QueryScope, type SessionSummary } from "@tapedeck/session-query";
 import { defaultWorkspaceId, type SessionStore } from "@tapedeck/session-store";
 import { createHost } from "../host";
 import { CliUsageError, type Io } from "./io";
-import { resolveSessionId } from "./session-id";
+import { resolveSessionId, sessionIdsOnDisk } from "./session-id";
 
 export const SESSIONS_USAGE = `Usage: tapedeck sessions <command>
 
@@ -32,7 +33,7 @@ function short(text: string | null, width: number): string {
 }
 
 function summaryLine(summary: SessionSummary): string {
-  return `${summary.id}  ${summary.updatedAt.slice(0, 16).replace("T", " ")}  ${String(summary.turnCount).padStart(3)} turns  ${summary.status.padEnd(11)}  ${short(summary.title, 60)}`;
+  return `${summary.id}  ${summary.updatedAt.slice(0, 16).replace("T", " ")}  ${String(summary.turnCount).padStart(3)} ${summary.turnCount === 1 ? "turn " : "turns"}  ${summary.status.padEnd(11)}  ${short(summary.title, 60)}`;
 }
 
 function describeEvent(event: SessionEvent): string {
@@ -56,10 +57,13 @@ function describeEvent(event: SessionEvent): string {
 
 function transcript(session: Session): string {
   const lines: string[] = [];
+  let turn = 0;
   for (const event of session.events) {
     switch (event.type) {
       case "turn/start":
-        lines.push(`\n── turn ${event.runId.slice(0, 8)} · ${event.model} · ${event.ts}`);
+        // Run ids are time-ordered UUIDs: their first characters are the same for every turn.
+        turn += 1;
+        lines.push(`\n── turn ${turn} · ${event.model} · ${event.ts}`);
         break;
       case "message":
         if (event.role === "user") lines.push(`> ${event.content.replace(/\n/g, "\n> ")}`);
@@ -136,7 +140,10 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
   const fullScope: QueryScope = { all: true };
   const needId = async (): Promise<string> => {
     const text = positionals[0];
-    if (text === undefined) throw new CliUsageError(`sessions ${command} needs a session id.`);
+    if (text === undefined)
+      throw new CliUsageError(
+        `sessions ${command} needs a session id${command === "verify" ? " (or --all)" : ""}.`,
+      );
     return resolveSessionId(store, text);
   };
   const print = (value: unknown) => io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -210,7 +217,8 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
       io.stdout.write(
         `#${trace.event.seq} ${short(describeEvent(trace.event), 120)}${trace.visible ? " (visible)" : ""}\n`,
       );
-      for (const step of trace.replacementChain)
+      // The chain starts with the traced event itself.
+      for (const step of trace.replacementChain.slice(1))
         io.stdout.write(`  replaced by #${step.seq} ${short(describeEvent(step.event), 100)}\n`);
       for (const source of trace.sources)
         io.stdout.write(`  cites #${source.seq} ${short(describeEvent(source.event), 100)}\n`);
@@ -255,9 +263,7 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
       return 0;
     }
     case "verify": {
-      const ids = values.all
-        ? (await store.list()).map((listing) => listing.sessionId)
-        : [await needId()];
+      const ids = values.all ? await sessionIdsOnDisk(store) : [await needId()];
       const results = [];
       for (const id of ids) results.push(await verifyOne(store, id));
       const damaged = results.filter((result) => !result.ok);
@@ -276,7 +282,15 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
     }
     case "repair": {
       const sessionId = await needId();
-      const report = await store.repair(sessionId);
+      const report = await store.repair(sessionId).catch((error: unknown) => {
+        if (EventLogCorruptError.isInstance(error) && error.code !== "TORN_TAIL") {
+          throw new TapedeckError(
+            error.code,
+            `${error.message}. repair only moves an unfinished last line aside; fix that line by hand, or move the session to the trash with "tapedeck sessions rm ${sessionId}".`,
+          );
+        }
+        throw error;
+      });
       if (report.action === "moved-torn-tail") {
         io.stdout.write(
           `Moved a torn tail of ${report.bytesMoved} bytes to ${report.sidecarPath}\n`,
