@@ -21,7 +21,7 @@ async function cancelledCall(
 
 /**
  * One recorded model call: `model/request` (digests, `inputItems`), one `assistant/chunk` per
- * streamed delta (`index` 0-based), `model/response`. `onText` marks text the person sees (the
+ * streamed delta (`index` 0-based), `model/response` (with `refusal` when the model declined). `onText` marks text the person sees (the
  * answer, not a compaction summary).
  *
  * @returns the final response part.
@@ -111,6 +111,7 @@ export async function recordedModelCall(
       requestId,
       finishReason: response.finishReason,
       ...(response.usage === undefined ? {} : { usage: response.usage }),
+      ...(response.refusal === undefined ? {} : { refusal: response.refusal }),
     },
   ]);
   return { response, requestId };

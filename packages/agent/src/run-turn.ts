@@ -89,7 +89,8 @@ export interface RunResult {
  * Runs one turn to its end: model calls (each recorded as `model/request`, one `assistant/chunk`
  * per streamed delta, `model/response`, then the `message` / `function_call` items), tool calls
  * (approved per policy, run in parallel, outputs citing their calls), again, until the model
- * answers without tool calls, `maxModelCalls` is reached, the run is cancelled or fails. Always
+ * answers without tool calls or refuses (stop reason `refusal`), `maxModelCalls` is reached, the
+ * run is cancelled or fails. Always
  * ends the turn with `turn/end` and closes the writer; never throws for a model or tool failure
  * (the result says `failed`), only when the log itself cannot be written.
  */
@@ -165,7 +166,7 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
           tools: definitions,
           ...(instructions === undefined ? {} : { instructions }),
         };
-        const { response } = await recordedModelCall(
+        const { response, requestId } = await recordedModelCall(
           context,
           provider,
           request,
@@ -177,6 +178,7 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
         if (response.usage !== undefined) {
           emit({ type: "usage", runId, usage: response.usage, total: { ...total } });
         }
+        const refusal = response.refusal;
         const drafts: SessionEventDraft[] = response.items.map((item) =>
           item.type === "message"
             ? { type: "message", runId, role: "assistant", content: item.content }
@@ -188,6 +190,11 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
                 arguments: item.arguments,
               },
         );
+        if (refusal !== undefined && refusal !== "") {
+          // The refusal's words join the history as an assistant message, so the log, a replayed
+          // session and the next model call show what the model said.
+          drafts.push({ type: "message", runId, role: "assistant", content: refusal });
+        }
         const written = drafts.length === 0 ? [] : await write(drafts);
         const calls_ = written.filter(
           (event): event is FunctionCallEvent => event.type === "function_call",
@@ -209,6 +216,13 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
                 ? tool.locations(safe.data).map((location) => path.resolve(options.cwd, location))
                 : [],
           });
+        }
+        if (refusal !== undefined) {
+          if (refusal !== "") emit({ type: "text_delta", runId, requestId, text: refusal });
+          // A refusal ends the turn (completed): calls asked for next to it do not run, they get
+          // error outputs below.
+          stopReason = "refusal";
+          break;
         }
         if (calls_.length === 0) {
           stopReason = response.finishReason === "length" ? "max_tokens" : "end_turn";
