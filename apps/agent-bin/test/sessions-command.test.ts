@@ -190,6 +190,15 @@ describe("tapedeck sessions", () => {
     const shown = await cli(["sessions", "show", broken.slice(0, 8)]);
     expect(shown.code).toBe(1);
     expect(shown.stderr).toContain(`BAD_HEADER at session ${broken}`);
+    for (const command of [
+      ["export", broken],
+      ["lineage", broken],
+      ["trace", broken, "1"],
+    ]) {
+      const result = await cli(["sessions", ...command]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`BAD_HEADER at session ${broken}`);
+    }
   });
 
   it("trace lists only the events that replaced the traced one", async () => {

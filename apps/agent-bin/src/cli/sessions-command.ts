@@ -146,6 +146,13 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
       );
     return resolveSessionId(store, text);
   };
+  // The index cannot hold a log whose header is damaged; reading the header first reports that
+  // damage instead of the index's "not found".
+  const needIndexedId = async (): Promise<string> => {
+    const sessionId = await needId();
+    await store.readHeader(sessionId);
+    return sessionId;
+  };
   const print = (value: unknown) => io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
   switch (command) {
@@ -204,7 +211,7 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
       return 0;
     }
     case "trace": {
-      const sessionId = await needId();
+      const sessionId = await needIndexedId();
       const seq = Number(positionals[1]);
       if (!Number.isInteger(seq) || seq < 1)
         throw new CliUsageError("sessions trace needs ID and a seq number.");
@@ -227,7 +234,7 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
       return 0;
     }
     case "lineage": {
-      const sessionId = await needId();
+      const sessionId = await needIndexedId();
       const engine = host.engine;
       const lineage = await engine.traceLineage(fullScope, sessionId);
       if (values.json) {
@@ -251,7 +258,7 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
       return 0;
     }
     case "export": {
-      const sessionId = await needId();
+      const sessionId = await needIndexedId();
       const engine = host.engine;
       const text = await exportSession(engine, fullScope, sessionId);
       if (values.output !== undefined) {
