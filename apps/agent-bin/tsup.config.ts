@@ -17,7 +17,14 @@ export default defineConfig({
   external: ["better-sqlite3"],
   splitting: false,
   sourcemap: false,
-  clean: true,
+  // Cold start is dominated by reading and compiling the bundle: drop whitespace and simplify
+  // syntax (about half the bytes) but keep identifiers, so stack traces stay readable.
+  esbuildOptions(options) {
+    options.minifyWhitespace = true;
+    options.minifySyntax = true;
+  },
+  // Not `clean`: test runs and benchmarks spawn dist/tapedeck.mjs while another run rebuilds it.
+  clean: false,
   shims: false,
   banner: {
     js: '#!/usr/bin/env node\nimport { createRequire as __tapedeckCreateRequire } from "node:module";\nconst require = __tapedeckCreateRequire(import.meta.url);',
