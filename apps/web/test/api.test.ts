@@ -168,6 +168,31 @@ describe("sessions API", () => {
     expect(unknownParam.status).toBe(400);
   });
 
+  it("matches the half-typed last word as a prefix with prefix=last", async () => {
+    const { app } = makeApp();
+    const events = async (params: string) => {
+      const response = await app.request(`/api/events?${params}`);
+      expect(response.status).toBe(200);
+      return (await response.json()) as { items: Array<{ sessionId: string; snippet: string }> };
+    };
+    // Whole words by default: "teap" is not a word of any event.
+    expect((await events("q=teap")).items).toEqual([]);
+    const typed = await events("q=tiny%20teap&prefix=last");
+    expect(typed.items.length).toBeGreaterThan(0);
+    expect(typed.items.map((hit) => hit.sessionId)).toContain(seeded.english);
+    for (const hit of typed.items) expect(hit.snippet).toContain("\uE000teapot\uE001");
+    // Only the start of a word: the middle of "teapot" finds nothing.
+    expect((await events("q=eapo&prefix=last")).items).toEqual([]);
+    const sessions = async (params: string) =>
+      (
+        (await (await app.request(`/api/sessions?${params}`)).json()) as { items: { id: string }[] }
+      ).items.map((item) => item.id);
+    expect(await sessions("q=kettle%20proj")).toEqual([]);
+    expect(await sessions("q=kettle%20proj&prefix=last")).toEqual([seeded.english]);
+    expect((await app.request("/api/events?q=teap&prefix=all")).status).toBe(400);
+    expect((await app.request("/api/sessions?q=teap&prefix=yes")).status).toBe(400);
+  });
+
   it("traces an event through its compaction and lists who cites it", async () => {
     const { app } = makeApp();
     const trace = await (

@@ -142,8 +142,19 @@ describe("viewer", () => {
     const page = await newPage();
     await page.goto(served.server.url);
     const search = page.getByRole("searchbox", { name: "Search" });
-    await search.fill("teapot");
     const hits = page.getByTestId("event-hits");
+    // Half-typed: the word being typed matches as a prefix, the whole word is highlighted.
+    await search.pressSequentially("teap");
+    await expect
+      .poll(() =>
+        hits
+          .locator("mark")
+          .first()
+          .innerText()
+          .catch(() => ""),
+      )
+      .toMatch(/^teapot$/i);
+    await search.fill("teapot");
     await expect
       .poll(() =>
         hits

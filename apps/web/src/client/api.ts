@@ -85,6 +85,8 @@ export interface ServerConfig {
 /** Session list filters. */
 export interface SessionFilters {
   q?: string;
+  /** `last`: the last word of `q` matches as a prefix (search as you type). */
+  prefix?: "none" | "last";
   workspace?: string;
   status?: string;
   since?: string;
@@ -93,6 +95,8 @@ export interface SessionFilters {
 /** Event search filters. */
 export interface EventFilters {
   q?: string;
+  /** `last`: the last word of `q` matches as a prefix (search as you type). */
+  prefix?: "none" | "last";
   workspace?: string;
   types?: string;
   tool?: string;

@@ -49,7 +49,8 @@ export function SessionList({ selected, refreshKey, onOpen, onEmpty }: Props) {
     ...(sinceIso === undefined ? {} : { since: sinceIso }),
   };
   const eventFilters: EventFilters = {
-    ...(q === "" ? {} : { q }),
+    // The box searches while the user types: the word being typed matches as a prefix.
+    ...(q === "" ? {} : { q, prefix: "last" }),
     ...(workspace === "" ? {} : { workspace }),
     ...(type === "" ? {} : { types: type }),
     ...(tool === "" ? {} : { tool }),

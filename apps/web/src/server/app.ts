@@ -181,6 +181,7 @@ export function createApp(options: AppOptions): WebApp {
         ? await index.engine.searchSessions(scope, {
             ...paging,
             ...(query.q === undefined ? {} : { text: query.q }),
+            ...(query.prefix === undefined ? {} : { prefix: query.prefix }),
             ...(query.since === undefined ? {} : { since: query.since }),
             ...(query.until === undefined ? {} : { until: query.until }),
           })
@@ -215,6 +216,7 @@ export function createApp(options: AppOptions): WebApp {
     const page = await index.engine.searchEvents(scopeFor(query.workspace), {
       highlight: HIGHLIGHT,
       ...(query.q === undefined ? {} : { text: query.q }),
+      ...(query.prefix === undefined ? {} : { prefix: query.prefix }),
       ...(query.sessionId === undefined ? {} : { sessionId: query.sessionId }),
       ...(query.types === undefined ? {} : { types: query.types }),
       ...(query.roles === undefined ? {} : { roles: query.roles }),

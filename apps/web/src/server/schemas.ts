@@ -14,9 +14,16 @@ const csv = <T extends z.ZodType<string, string>>(item: T) =>
     .transform((value) => value.split(",").filter((part) => part !== ""))
     .pipe(z.array(item).min(1));
 
+/**
+ * How the last word of `q` matches: `none` (default) whole words; `last` as a prefix (the
+ * search box, while the user types). See `@tapedeck/session-query`'s `PrefixMatching`.
+ */
+const prefix = z.enum(["none", "last"]);
+
 /** `GET /api/sessions` query. */
 export const sessionsQuerySchema = z.strictObject({
   q: z.string().max(2000).optional(),
+  prefix: prefix.optional(),
   workspace: z.string().min(1).max(4096).optional(),
   status: z.enum(["active", "completed", "interrupted", "damaged"]).optional(),
   orderBy: z.enum(["updatedAt", "createdAt"]).optional(),
@@ -52,6 +59,7 @@ const eventTypes = [
 /** `GET /api/events` query. */
 export const eventsQuerySchema = z.strictObject({
   q: z.string().max(2000).optional(),
+  prefix: prefix.optional(),
   sessionId: sessionIdSchema.optional(),
   workspace: z.string().min(1).max(4096).optional(),
   types: csv(z.enum(eventTypes)).optional(),
