@@ -37,7 +37,7 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): Ll
     id,
     async *stream(request: LlmRequest, streamOptions: LlmStreamOptions = {}) {
       const { signal } = streamOptions;
-      const context = { provider: id, apiKey: options.apiKey, signal };
+      const context = { provider: id, apiKey: options.apiKey, signal, baseURL: client.baseURL };
       const calls = new Map<number, OpenCall>();
       let text: string | undefined;
       let refusal: string | undefined;

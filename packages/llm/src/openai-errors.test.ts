@@ -110,7 +110,10 @@ describe.each(providers)("%s error mapping", (_name, create) => {
     const server = servers.pop()!;
     server.close();
     await once(server, "close");
-    expect((await failure(provider(url))).code).toBe("network");
+    const error = await failure(provider(url));
+    expect(error.code).toBe("network");
+    // The URL is what a user with a wrong OPENAI_BASE_URL needs to see.
+    expect(error.message).toBe(`Could not reach the model server at ${url}: Connection error.`);
   });
 
   it("maps a stream that breaks off to network", async () => {

@@ -16,6 +16,8 @@ export interface ErrorContext {
   apiKey: string;
   /** The call's signal: an abort wins over whatever error the abort caused. */
   signal?: AbortSignal | undefined;
+  /** The server's base URL, named when it cannot be reached (a wrong `OPENAI_BASE_URL`). */
+  baseURL?: string | undefined;
 }
 
 const contextPattern =
@@ -35,7 +37,10 @@ export function toLlmError(error: unknown, context: ErrorContext): LlmError {
   if (error instanceof APIConnectionError) {
     return new LlmError(
       "network",
-      redact(`Could not reach the model server: ${error.message}`, context.apiKey),
+      redact(
+        `Could not reach the model server${context.baseURL === undefined ? "" : ` at ${context.baseURL}`}: ${error.message}`,
+        context.apiKey,
+      ),
       { ...fields, cause: error.cause ?? undefined },
     );
   }

@@ -31,7 +31,7 @@ export function createOpenAIResponsesProvider(options: OpenAIProviderOptions): L
     id,
     async *stream(request: LlmRequest, streamOptions: LlmStreamOptions = {}) {
       const { signal } = streamOptions;
-      const context = { provider: id, apiKey: options.apiKey, signal };
+      const context = { provider: id, apiKey: options.apiKey, signal, baseURL: client.baseURL };
       const calls = new Map<string, OpenCall>();
       // Refusal text as streamed; the final response's refusal parts take precedence.
       let streamedRefusal = "";
