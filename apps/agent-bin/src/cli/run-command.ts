@@ -16,7 +16,13 @@ export const RUN_USAGE = `Usage: tapedeck run [-c | -r ID | --fork ID[@SEQ]] [--
   --deny             read only: refuse writes and commands
   --json             print run events as JSON lines instead of text`;
 
-/** `tapedeck run`: one turn in a terminal. Returns the exit code. */
+/** Exit code of a run the model refused (its words are printed like an answer). */
+export const EXIT_REFUSED = 3;
+
+/**
+ * `tapedeck run`: one turn in a terminal. Returns the exit code: 0 answered, 1 failed, 3 the model
+ * refused ({@link EXIT_REFUSED}), 130 cancelled.
+ */
 export async function runCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -159,9 +165,11 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   });
   if (!json) {
     if (!atLineStart) io.stdout.write("\n");
-    io.stderr.write(`session ${result.sessionId} · ${result.status}\n`);
+    const refused = result.stopReason === "refusal" ? " (the model refused)" : "";
+    io.stderr.write(`session ${result.sessionId} · ${result.status}${refused}\n`);
   }
   if (result.status === "cancelled") return 130;
+  if (result.stopReason === "refusal") return EXIT_REFUSED;
   return result.status === "failed" ? 1 : 0;
 }
 
