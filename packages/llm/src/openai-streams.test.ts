@@ -189,6 +189,27 @@ describe("Responses provider streams", () => {
     ]);
   });
 
+  it("keeps streamed refusal text when the final response leaves the output out", async () => {
+    const url = await sse(
+      event({
+        type: "response.refusal.delta",
+        item_id: "m1",
+        output_index: 0,
+        content_index: 0,
+        delta: "No.",
+        sequence_number: 0,
+      }) +
+        event({
+          type: "response.completed",
+          sequence_number: 1,
+          response: { status: "completed", output: [] },
+        }),
+    );
+    expect(await run(responses(url))).toEqual([
+      { type: "response", items: [], finishReason: "stop", refusal: "No." },
+    ]);
+  });
+
   it("keeps the text of a message that also refuses, and the refusal apart", async () => {
     const message = {
       id: "m1",
