@@ -12,17 +12,26 @@ import { demoLogsFromFixtures } from "./demo-fixtures";
 import { startServer } from "./serve";
 import { createSqliteIndex } from "./sqlite-index";
 
+const env = process.env;
+const home = env.TAPEDECK_HOME?.trim() ? path.resolve(env.TAPEDECK_HOME) : defaultHome();
+const token = env.TAPEDECK_WEB_TOKEN?.trim() || undefined;
+try {
+  mkdirSync(home, { recursive: true });
+} catch (error) {
+  // e.g. TAPEDECK_HOME names a file, or a directory we may not write: one line, no stack trace.
+  const { code } = error as NodeJS.ErrnoException;
+  console.error(
+    `Cannot use ${home} as TAPEDECK_HOME (${code === "EEXIST" || code === "ENOTDIR" ? "it is not a directory" : (code ?? String(error))}): set TAPEDECK_HOME to a directory Tapedeck may write.`,
+  );
+  process.exit(1);
+}
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 const clientDir = path.resolve(here, "../../dist/client");
 if (!existsSync(path.join(clientDir, "index.html"))) {
   console.error(`The client is not built (${clientDir}); run "pnpm --filter @tapedeck/web build".`);
   process.exit(1);
 }
-
-const env = process.env;
-const home = env.TAPEDECK_HOME?.trim() ? path.resolve(env.TAPEDECK_HOME) : defaultHome();
-const token = env.TAPEDECK_WEB_TOKEN?.trim() || undefined;
-mkdirSync(home, { recursive: true });
 const store = createSessionStore({ home });
 const index = createSqliteIndex(store);
 const started = Date.now();
