@@ -160,6 +160,37 @@ async function main(): Promise<void> {
   const relevance = await sample(terms.length, async (index) => {
     await engine.searchEvents(all, { text: terms[index]!, order: "relevance", limit: 20 });
   });
+  // 3b. Search as you type (`prefix: "last"`): every prefix of 2+ characters of 12 words as it is
+  // typed (`co`, `com`, `comp`, …), alone and after a complete first word.
+  const typedWords = [
+    ...Array.from({ length: 8 }, () => pickFrom(vocabulary.technical)),
+    ...Array.from({ length: 4 }, () => pickFrom(vocabulary.common).padEnd(2, "s")),
+  ];
+  const typed: string[] = [];
+  typedWords.forEach((word, index) => {
+    const before = index % 3 === 0 ? `${pickFrom(vocabulary.technical)} ` : "";
+    for (let length = 2; length <= word.length; length += 1)
+      typed.push(`${before}${word.slice(0, length)}`);
+  });
+  const twoChar = typed.filter((text) => !text.includes(" ") && text.length === 2);
+  const prefixNewest = await sample(typed.length, async (index) => {
+    await engine.searchEvents(all, { text: typed[index]!, prefix: "last", limit: 20 });
+  });
+  const prefixRelevance = await sample(typed.length, async (index) => {
+    await engine.searchEvents(all, {
+      text: typed[index]!,
+      prefix: "last",
+      order: "relevance",
+      limit: 20,
+    });
+  });
+  const prefixTwo = await sample(twoChar.length, async (index) => {
+    await engine.searchEvents(all, { text: twoChar[index]!, prefix: "last", limit: 20 });
+  });
+  const prefixSessions = await sample(typed.length, async (index) => {
+    await engine.searchSessions(all, { text: typed[index]!, prefix: "last", limit: 20 });
+  });
+
   const grep = grepTool();
   const grepTerms = terms.filter((_, index) => index % 5 === 0);
   const grepTimes = await sample(grepTerms.length, (index) => {
@@ -272,6 +303,64 @@ async function main(): Promise<void> {
       unit: "ms",
       better: "lower",
       goal: "≤ 100 ms",
+    },
+    {
+      name: `prefix ("last") newest-first p50 (${typed.length} keystrokes)`,
+      value: percentile(prefixNewest, 50),
+      unit: "ms",
+      baseline: percentile(newest, 50),
+      baselineName: "whole-word newest-first",
+      better: "lower",
+    },
+    {
+      name: "prefix newest-first p95",
+      value: percentile(prefixNewest, 95),
+      unit: "ms",
+      baseline: percentile(newest, 95),
+      baselineName: "whole-word newest-first",
+      better: "lower",
+      goal: "≤ 100 ms",
+    },
+    {
+      name: `prefix newest-first, 2-character prefixes p50 (${twoChar.length})`,
+      value: percentile(prefixTwo, 50),
+      unit: "ms",
+      better: "lower",
+    },
+    {
+      name: "prefix newest-first, 2-character prefixes p95",
+      value: percentile(prefixTwo, 95),
+      unit: "ms",
+      better: "lower",
+    },
+    {
+      name: "prefix relevance p50",
+      value: percentile(prefixRelevance, 50),
+      unit: "ms",
+      baseline: percentile(relevance, 50),
+      baselineName: "whole-word relevance",
+      better: "lower",
+    },
+    {
+      name: "prefix relevance p95",
+      value: percentile(prefixRelevance, 95),
+      unit: "ms",
+      baseline: percentile(relevance, 95),
+      baselineName: "whole-word relevance",
+      better: "lower",
+      goal: "≤ 100 ms",
+    },
+    {
+      name: "prefix searchSessions p50",
+      value: percentile(prefixSessions, 50),
+      unit: "ms",
+      better: "lower",
+    },
+    {
+      name: "prefix searchSessions p95",
+      value: percentile(prefixSessions, 95),
+      unit: "ms",
+      better: "lower",
     },
     {
       name: "one-session search p50",

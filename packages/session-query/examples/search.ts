@@ -73,6 +73,12 @@ for (const text of [
     page.items.map((hit) => `#${hit.event.seq} ${hit.snippet}`),
   );
 }
+// Search as you type: the last word matches as a prefix ("po" → "pool").
+const typing = await engine.searchEvents(scope, { text: "database po", prefix: "last" });
+console.log(
+  '"database po" (prefix: last)',
+  typing.items.map((hit) => `#${hit.event.seq} ${hit.snippet}`),
+);
 const tools = await engine.searchEvents(scope, { toolName: "shell", order: "oldest" });
 console.log(
   "shell:",
