@@ -20,6 +20,32 @@ describe("toFtsQuery", () => {
   });
 });
 
+describe('toFtsQuery with prefix: "last"', () => {
+  const match = (text: string) => toFtsQuery(text, { prefix: "last" })?.match;
+
+  it("puts the prefix marker after the last phrase only, outside its quotes", () => {
+    expect(match("context compa")).toBe('"context" AND "compa"*');
+    expect(match("multi-ag")).toBe('"multi-ag"*');
+    expect(toFtsQuery("compa")?.match).toBe('"compa"');
+  });
+
+  it("keeps what the user typed inside the quotes", () => {
+    expect(match('compa"*')).toBe('"compa""*"*');
+    expect(match('say "hi" NE')).toBe('"say" AND """hi""" AND "NE"*');
+    expect(match("NEAR(do")).toBe('"NEAR(do"*');
+    expect(match("col:te")).toBe('"col:te"*');
+    expect(match("compa *")).toBe('"compa"*'); // `*` alone is dropped: compa is the last word
+  });
+
+  it("matches whole when the last token is short or CJK", () => {
+    expect(match("fix d")).toBe('"fix" AND "d"');
+    expect(match("a*b")).toBe('"a*b"');
+    expect(match("数据")).toBe('"数 据"');
+    expect(match("数据sq")).toBe('"数 据 sq"*');
+    expect(match("é")).toBe('"é"');
+  });
+});
+
 describe("text matching", () => {
   it("cuts words into unicode61-style tokens, folding case and accents", () => {
     expect(queryWords("Multi-Agent café 数据").map((word) => word.tokens)).toEqual([
@@ -39,6 +65,21 @@ describe("text matching", () => {
 
   it("puts spaces around CJK characters for the index", () => {
     expect(spaceCjk("ab数据c")).toBe("ab 数  据 c");
+  });
+});
+
+describe("prefix words", () => {
+  it("match from the start of a token to its end, never from its middle", () => {
+    const words = queryWords("the Compa", "last");
+    expect(words.map((word) => word.prefix === true)).toEqual([false, true]);
+    const text = matchable("Run the compaction; compacted again, not recompaction");
+    expect(countMatches(text, words)).toEqual([1, 2]);
+    expect(countMatches(matchable("recompaction"), queryWords("compa", "last"))).toBeNull();
+    expect(snippet("Café au lait, cafés", queryWords("caf", "last"))).toBe(
+      "«Café» au lait, «cafés»",
+    );
+    // A CJK character ends the token: `sql` matches, the characters after it are not part of it.
+    expect(snippet("用sql数据库", queryWords("sq", "last"))).toBe("用«sql»数据库");
   });
 });
 
