@@ -521,7 +521,10 @@ describe("ACP agent (in-process)", () => {
         sessionId: missing,
         prompt: [{ type: "text", text: "x" }],
       }),
-    ).rejects.toMatchObject({ code: -32002 });
+    ).rejects.toMatchObject({
+      code: -32002,
+      message: `Session ${missing} is not open in this agent: open it with session/load or session/resume first, or start one with session/new.`,
+    });
     await expect(
       h.agent.request(acp.methods.agent.session.load, {
         sessionId: "../../etc/passwd",

@@ -79,7 +79,14 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
   });
   const stateOf = (sessionId: string): SessionState => {
     const state = sessions.get(sessionId);
-    if (state === undefined) throw acp.RequestError.sessionNotFound(sessionId);
+    // The SDK's sessionNotFound says only "Resource not found"; say what to do instead.
+    if (state === undefined) {
+      throw new acp.RequestError(
+        -32002,
+        `Session ${sessionId} is not open in this agent: open it with session/load or session/resume first, or start one with session/new.`,
+        { sessionId },
+      );
+    }
     return state;
   };
   const register = (sessionId: string, cwd: string): SessionState => {
