@@ -8,7 +8,7 @@ import {
 import { type LlmProvider, resolveProvider } from "@tapedeck/llm";
 import { createSessionQueryTool, type SessionQueryEngine } from "@tapedeck/session-query";
 import { createSessionStore, defaultWorkspaceId, type SessionStore } from "@tapedeck/session-store";
-import { syncedEngine } from "./query-index";
+import { syncedEngine, type Warn } from "./query-index";
 import { AGENT_NAME, AGENT_VERSION } from "./version";
 
 /** Everything a command needs: configuration, the store, the index, providers and tools. */
@@ -22,17 +22,18 @@ export interface Host {
   toolsFor(cwd: string, sessionId: string): AnyAgentTool[];
 }
 
-/** Builds the host from the environment and flags (flags win). */
+/** Builds the host from the environment and flags (flags win); `warn` gets notices (stderr). */
 export function createHost(
   env: Record<string, string | undefined>,
   flags: { model?: string; home?: string } = {},
+  warn?: Warn,
 ): Host {
   const config = resolveConfig(env, flags);
   const store = createSessionStore({
     home: config.home,
     agent: { name: AGENT_NAME, version: AGENT_VERSION },
   });
-  const engine = syncedEngine(store);
+  const engine = syncedEngine(store, warn);
   return {
     config,
     store,

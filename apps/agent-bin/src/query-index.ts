@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync } from "node:fs";
 import path from "node:path";
 import type { SessionQueryEngine } from "@tapedeck/session-query";
 import { createSqliteQueryEngine, type SqliteQueryEngine } from "@tapedeck/session-query/sqlite";
@@ -9,20 +9,51 @@ export function indexPath(home: string): string {
   return path.join(home, "index.sqlite");
 }
 
-/** Opens (creating if needed) the SQLite index of the store's logs. */
-export function openIndex(store: SessionStore): SqliteQueryEngine {
+/** SQLite's answers for a file that is not (or no longer) a readable database. */
+const DAMAGED_INDEX_CODES = new Set(["SQLITE_NOTADB", "SQLITE_CORRUPT"]);
+
+/** Where a line for the person goes (stderr: stdout may carry JSON-RPC). */
+export type Warn = (text: string) => void;
+
+const toStderr: Warn = (text) => {
+  process.stderr.write(text);
+};
+
+/**
+ * Opens (creating if needed) the SQLite index of the store's logs. The index is derived from the
+ * logs, so a damaged index file is moved aside (`index.sqlite.damaged-<time>`, with its `-wal` and
+ * `-shm`) and a new one is built instead, with a line through `warn`.
+ */
+export function openIndex(store: SessionStore, warn: Warn = toStderr): SqliteQueryEngine {
   mkdirSync(store.home, { recursive: true });
-  return createSqliteQueryEngine({ path: indexPath(store.home), store });
+  const file = indexPath(store.home);
+  try {
+    return createSqliteQueryEngine({ path: file, store });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== "string" || !DAMAGED_INDEX_CODES.has(code)) throw error;
+    const aside = `${file}.damaged-${new Date().toISOString().replace(/[:.]/g, "-")}`;
+    for (const suffix of ["", "-wal", "-shm"]) {
+      if (existsSync(`${file}${suffix}`)) renameSync(`${file}${suffix}`, `${aside}${suffix}`);
+    }
+    warn(
+      `tapedeck: the search index ${file} was damaged (${(error as Error).message}); moved it to ${aside} and rebuilding it from the logs.\n`,
+    );
+    return createSqliteQueryEngine({ path: file, store });
+  }
 }
 
 /**
  * A query engine that opens the index on first use and syncs it (only new bytes) before every
  * query, so answers always include the latest runs.
  */
-export function syncedEngine(store: SessionStore): SessionQueryEngine & { close(): void } {
+export function syncedEngine(
+  store: SessionStore,
+  warn: Warn = toStderr,
+): SessionQueryEngine & { close(): void } {
   let engine: SqliteQueryEngine | undefined;
   const ready = async (): Promise<SqliteQueryEngine> => {
-    engine ??= openIndex(store);
+    engine ??= openIndex(store, warn);
     await engine.sync();
     return engine;
   };

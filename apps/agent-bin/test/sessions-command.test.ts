@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { eventLogBuilder } from "@tapedeck/session/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -240,6 +240,30 @@ describe("tapedeck sessions", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("SEQ_GAP");
     expect(result.stderr).toContain("repair only moves an unfinished last line aside");
+  });
+
+  it("a damaged index.sqlite is moved aside and rebuilt from the logs, not a stack trace", async () => {
+    const file = path.join(workspace.home, "index.sqlite");
+    await writeFile(file, "this is not a SQLite database, it is garbage\n".repeat(100));
+    const listed = await cli(["sessions", "list", "--all"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(PARENT);
+    expect(listed.stderr).toMatch(
+      /^tapedeck: the search index .*index\.sqlite was damaged \(file is not a database\); moved it to .*index\.sqlite\.damaged-\S+ and rebuilding it from the logs\.\n$/,
+    );
+    const aside = (await readdir(workspace.home)).filter((name) => name.includes(".damaged-"));
+    expect(aside).toHaveLength(1);
+  });
+
+  it("index --rebuild over a damaged index.sqlite moves it aside and rebuilds", async () => {
+    await writeFile(
+      path.join(workspace.home, "index.sqlite"),
+      "this is not a SQLite database, it is garbage\n".repeat(100),
+    );
+    const rebuilt = await cli(["index", "--rebuild"]);
+    expect(rebuilt.code).toBe(0);
+    expect(rebuilt.stdout).toMatch(/Rebuilt .* 3 added/);
+    expect(rebuilt.stderr).toContain("was damaged");
   });
 
   it("unknown sub-commands are usage errors", async () => {

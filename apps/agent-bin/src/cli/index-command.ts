@@ -19,7 +19,7 @@ export async function indexCommand(argv: string[], io: Io): Promise<number> {
     options: { rebuild: { type: "boolean" } },
   });
   const host = createHost(io.env);
-  const engine = openIndex(host.store);
+  const engine = openIndex(host.store, (text) => io.stderr.write(text));
   try {
     const onProgress = io.interactive
       ? (progress: SyncProgress) => io.stderr.write(bar(progress))

@@ -132,7 +132,7 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
       output: { type: "string", short: "o" },
     },
   });
-  const host = createHost(io.env);
+  const host = createHost(io.env, {}, (text) => io.stderr.write(text));
   const { store } = host;
   const scope: QueryScope = values.all
     ? { all: true }
