@@ -11,6 +11,7 @@ import * as listSessions from "./scenarios/list-sessions";
 import * as loadCompaction from "./scenarios/load-compaction";
 import * as permissionAllowed from "./scenarios/permission-allowed";
 import * as permissionRejected from "./scenarios/permission-rejected";
+import * as refusal from "./scenarios/refusal";
 import * as textAnswer from "./scenarios/text-answer";
 import * as unknownSession from "./scenarios/unknown-session";
 
@@ -28,6 +29,7 @@ export const scenarios = [
   listSessions,
   unknownSession,
   busySession,
+  refusal,
 ];
 
 describe("ACP scenarios against the real binary", () => {
