@@ -14,12 +14,19 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
-function start(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+/** Starts the server script; one that is still running after 15 s is killed (code null). */
+function start(
+  env: Record<string, string>,
+  cwd = os.tmpdir(),
+): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [tsx, main], {
+      cwd,
       env: { PATH: process.env.PATH ?? "", ...env },
       stdio: ["ignore", "ignore", "pipe"],
     });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    child.on("exit", () => clearTimeout(timer));
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -38,6 +45,23 @@ describe("pnpm start (src/server/main.ts)", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       `Cannot use ${home} as TAPEDECK_HOME (it is not a directory): set TAPEDECK_HOME to a directory Tapedeck may write.\n`,
+    );
+  });
+
+  it("a relative TAPEDECK_HOME resolves against the directory pnpm was called from (INIT_CWD)", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "tapedeck-web-start-"));
+    dirs.push(dir);
+    await writeFile(path.join(dir, "relative-home"), "");
+    const elsewhere = await mkdtemp(path.join(os.tmpdir(), "tapedeck-web-start-cwd-"));
+    dirs.push(elsewhere);
+    // A file, so the server stops right after resolving the path and names it.
+    const result = await start(
+      { TAPEDECK_HOME: "relative-home", INIT_CWD: dir, PORT: "0" },
+      elsewhere,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `Cannot use ${path.join(dir, "relative-home")} as TAPEDECK_HOME`,
     );
   });
 });

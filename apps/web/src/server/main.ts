@@ -13,7 +13,10 @@ import { startServer } from "./serve";
 import { createSqliteIndex } from "./sqlite-index";
 
 const env = process.env;
-const home = env.TAPEDECK_HOME?.trim() ? path.resolve(env.TAPEDECK_HOME) : defaultHome();
+// `pnpm start` runs in apps/web; a relative TAPEDECK_HOME means the directory pnpm was called from.
+const home = env.TAPEDECK_HOME?.trim()
+  ? path.resolve(env.INIT_CWD ?? process.cwd(), env.TAPEDECK_HOME)
+  : defaultHome();
 const token = env.TAPEDECK_WEB_TOKEN?.trim() || undefined;
 try {
   mkdirSync(home, { recursive: true });
