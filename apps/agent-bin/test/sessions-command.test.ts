@@ -90,6 +90,11 @@ describe("tapedeck sessions", () => {
     const hits = await cli(["sessions", "search", "hay.ts"]);
     expect(hits.code).toBe(0);
     expect(hits.stdout).toContain(PARENT);
+    // OTHER lives in another workspace: found with --all, and the plain search says so.
+    expect((await cli(["sessions", "search", "elsewhere"])).stderr).toBe(
+      "No matches in this workspace (try --all).\n",
+    );
+    expect((await cli(["sessions", "search", "elsewhere", "--all"])).stdout).toContain(OTHER);
     const shown = await cli(["sessions", "show", PARENT.slice(0, 36)]);
     expect(shown.stdout).toContain("> Find the needle in the haystack");
     expect(shown.stdout).toContain("● search_files");

@@ -194,7 +194,10 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
             snippet: hit.snippet,
           })),
         );
-      else if (page.items.length === 0) io.stderr.write("No matches.\n");
+      else if (page.items.length === 0)
+        io.stderr.write(
+          values.all ? "No matches.\n" : "No matches in this workspace (try --all).\n",
+        );
       else
         for (const hit of page.items)
           io.stdout.write(
