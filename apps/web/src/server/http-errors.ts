@@ -39,7 +39,16 @@ export function parseInput<T>(schema: z.ZodType<T>, value: unknown, what: string
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const field = issue === undefined || issue.path.length === 0 ? what : issue.path.join(".");
-  throw new BadRequestError(field, `Invalid ${what}: ${field}: ${issue?.message ?? "invalid"}`);
+  // A coerced query parameter that is not a number reads "expected number, received NaN".
+  const message =
+    issue?.code === "invalid_type" && issue.expected === "number"
+      ? "must be a number"
+      : (issue?.message ?? "invalid");
+  // `Invalid sessionId: not a session id`, not `Invalid sessionId: sessionId: not a session id`.
+  throw new BadRequestError(
+    field,
+    field === what ? `Invalid ${what}: ${message}` : `Invalid ${what}: ${field}: ${message}`,
+  );
 }
 
 /** Maps an error to an HTTP status and JSON body; unknown errors are 500 without internals. */
