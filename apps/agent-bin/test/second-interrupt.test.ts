@@ -1,8 +1,14 @@
+import { readdir, readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { DEFAULT_SYSTEM_PROMPT, toolDefinitions } from "@tapedeck/agent";
+import { scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
+import { createMemoryQueryEngine } from "@tapedeck/session-query";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Io } from "../src/cli/io";
 import { main } from "../src/cli/main";
+import { standardTools } from "../src/host";
 import { tempWorkspace } from "./binary";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -56,5 +62,55 @@ describe("tapedeck run interrupts", () => {
     expect(exits).toEqual([130]);
     // The first Ctrl-C alone still ends the run cleanly as cancelled.
     expect(await running).toBe(130);
+  });
+
+  it("Ctrl-C at an approval prompt cancels the run (turn cancelled, exit 130), not an internal error", async () => {
+    const workspace = await tempWorkspace();
+    cleanups.push(workspace.cleanup);
+    const recording = scriptedRecording({
+      tools: toolDefinitions(standardTools(createMemoryQueryEngine(), "recording")),
+    })
+      .system(DEFAULT_SYSTEM_PROMPT)
+      .user("write it")
+      .toolCall("write_file", { path: "out.txt", content: "x" })
+      .toolResult("Error: the run was cancelled.", { isError: true })
+      .end("cancelled")
+      .build();
+    const server = await startReplayServer(recording.recording(), { match: "loose" });
+    cleanups.push(() => server.close());
+    let stderr = "";
+    const io: Io = {
+      stdout: { write: () => true },
+      stderr: { write: (text: string) => (stderr += text) },
+      env: {
+        TAPEDECK_HOME: workspace.home,
+        OPENAI_API_KEY: "test-key-not-real",
+        OPENAI_BASE_URL: server.url,
+      },
+      cwd: workspace.cwd,
+      interactive: true,
+      // What node:readline/promises does when Ctrl-C is pressed at its question.
+      ask: async () => {
+        throw Object.assign(new Error("Aborted with Ctrl+C"), {
+          name: "AbortError",
+          code: "ABORT_ERR",
+        });
+      },
+      onInterrupt: () => undefined,
+      exit: (code) => {
+        throw new Error(`exit ${code}`);
+      },
+    };
+    expect(await main(["run", "write it"], io)).toBe(130);
+    expect(stderr).toContain("Cancelling…");
+    expect(stderr).not.toContain("INTERNAL");
+    expect(stderr).toMatch(/session \S+ · cancelled/);
+    const [file] = await readdir(path.join(workspace.home, "sessions"));
+    const events = (await readFile(path.join(workspace.home, "sessions", file ?? ""), "utf8"))
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type?: string; status?: string; decision?: string });
+    expect(events.find((event) => event.type === "approval/decision")?.decision).toBe("cancelled");
+    expect(events.at(-1)).toMatchObject({ type: "turn/end", status: "cancelled" });
   });
 });

@@ -132,11 +132,21 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       );
       return "reject";
     }
-    const answer = (
-      await io.ask(`Allow ${request.title}? [y]es / [a]lways for ${request.name} / [N]o: `)
-    )
-      .trim()
-      .toLowerCase();
+    let answer: string;
+    try {
+      answer = (
+        await io.ask(`Allow ${request.title}? [y]es / [a]lways for ${request.name} / [N]o: `)
+      )
+        .trim()
+        .toLowerCase();
+    } catch (error) {
+      // Ctrl-C at the prompt: readline takes the key, so no SIGINT reaches the process and the
+      // question rejects instead. It means the same as Ctrl-C anywhere else: cancel the run.
+      const { name, code } = error as { name?: unknown; code?: unknown };
+      if (name !== "AbortError" && code !== "ABORT_ERR") throw error;
+      onSigint();
+      return "cancelled";
+    }
     if (answer === "y" || answer === "yes") return "allow_once";
     if (answer === "a" || answer === "always") return "allow_always";
     return "reject";
