@@ -293,6 +293,16 @@ describe("tapedeck run", () => {
     expect(code).toBe(0);
   });
 
+  it("/compact without a session to compact is a usage error and creates no session", async () => {
+    const { cli, sessionFiles } = await context();
+    const result = await cli(["run", "/compact"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      "tapedeck: /compact summarizes an earlier session: use it with -c, -r ID or --fork ID.\n",
+    );
+    expect(await sessionFiles()).toEqual([]);
+  });
+
   it("refuses bad usage with exit code 2", async () => {
     const { cli } = await context();
     expect((await cli(["run"])).code).toBe(2);

@@ -78,6 +78,14 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     };
   }
 
+  const compactOnly = input === "/compact";
+  if (compactOnly && sessionId === undefined && forkFrom === undefined) {
+    // Without this, a new session is created whose only content is "/compact".
+    throw new CliUsageError(
+      "/compact summarizes an earlier session: use it with -c, -r ID or --fork ID.",
+    );
+  }
+
   const provider = host.providerFor(host.config.model);
   const controller = new AbortController();
   let interrupts = 0;
@@ -171,7 +179,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     signal: controller.signal,
     onEvent,
     approve,
-    ...(input.trim() === "/compact" ? { compactNow: true, compactOnly: true } : {}),
+    ...(compactOnly ? { compactNow: true, compactOnly: true } : {}),
   });
   if (!json) {
     if (!atLineStart) io.stdout.write("\n");
