@@ -24,8 +24,12 @@ function start(
       cwd,
       env: { PATH: process.env.PATH ?? "", ...env },
       stdio: ["ignore", "ignore", "pipe"],
+      // Its own process group, so a timeout kills tsx's child node process too.
+      detached: true,
     });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    const timer = setTimeout(() => {
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+    }, 15_000);
     child.on("exit", () => clearTimeout(timer));
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => {
