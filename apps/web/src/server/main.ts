@@ -6,17 +6,16 @@ import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_MODEL } from "@tapedeck/agent";
-import { createSessionStore, defaultHome } from "@tapedeck/session-store";
+import { createSessionStore } from "@tapedeck/session-store";
 import { createApp } from "./app";
 import { demoLogsFromFixtures } from "./demo-fixtures";
 import { startServer } from "./serve";
 import { createSqliteIndex } from "./sqlite-index";
+import { startPaths } from "./start-options";
 
 const env = process.env;
-// `pnpm start` runs in apps/web; a relative TAPEDECK_HOME means the directory pnpm was called from.
-const home = env.TAPEDECK_HOME?.trim()
-  ? path.resolve(env.INIT_CWD ?? process.cwd(), env.TAPEDECK_HOME)
-  : defaultHome();
+// Relative to the directory pnpm was called from, not apps/web where `pnpm start` runs.
+const { home, cwd } = startPaths(env);
 const token = env.TAPEDECK_WEB_TOKEN?.trim() || undefined;
 try {
   mkdirSync(home, { recursive: true });
@@ -43,7 +42,7 @@ const demoLogs = await demoLogsFromFixtures();
 const web = createApp({
   store,
   index,
-  agent: { model: env.TAPEDECK_MODEL?.trim() || DEFAULT_MODEL, env },
+  agent: { model: env.TAPEDECK_MODEL?.trim() || DEFAULT_MODEL, env, cwd },
   clientDir,
   ...(demoLogs === undefined ? {} : { demoLogs }),
   ...(token === undefined ? {} : { token }),
@@ -73,7 +72,8 @@ console.log(
   `Tapedeck viewer on ${server.url}  (home ${home}, indexed in ${Date.now() - started} ms)`,
 );
 const model = web.runs.status();
-if (!model.configured) console.log(`Agent composer disabled: ${model.message}`);
+if (model.configured) console.log(`New sessions started here run in ${cwd}`);
+else console.log(`Agent composer disabled: ${model.message}`);
 
 const stop = () => {
   web.close();
