@@ -526,6 +526,17 @@ describe("ACP agent (in-process)", () => {
       message: `Session ${missing} is not open in this agent: open it with session/load or session/resume first, or start one with session/new.`,
     });
     await expect(
+      h.agent.request(acp.methods.agent.session.new, {
+        cwd: path.join(h.cwd, "no-such-dir"),
+        mcpServers: [],
+      }),
+    ).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining(
+        `cwd ${path.join(h.cwd, "no-such-dir")} is not an existing directory`,
+      ),
+    });
+    await expect(
       h.agent.request(acp.methods.agent.session.load, {
         sessionId: "../../etc/passwd",
         cwd: h.cwd,

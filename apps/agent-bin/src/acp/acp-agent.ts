@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import {
@@ -171,6 +172,13 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
     .onRequest(acp.methods.agent.session.new, ({ params, client }) =>
       guard(async () => {
         checkCwd(params.cwd);
+        // Tools run in it: a missing directory would only show up later as "spawn bash ENOENT".
+        if (!statSync(params.cwd, { throwIfNoEntry: false })?.isDirectory()) {
+          throw acp.RequestError.invalidParams(
+            { cwd: params.cwd },
+            `cwd ${params.cwd} is not an existing directory; open a folder that exists.`,
+          );
+        }
         const created = await store.create({
           cwd: params.cwd,
           seed: [
