@@ -320,6 +320,14 @@ describe("agent API", () => {
     expect(session.events.at(-1)).toMatchObject({ type: "turn/end", status: "completed" });
   });
 
+  it("offers the model the same tools as the CLI and editors, session_query included", async () => {
+    const { app, provider } = makeApp([textAnswer("Hi.")]);
+    await collect(await app.request("/api/agent/stream", json({ input: "Which tools?" })));
+    const names = provider.requests[0]?.tools.map((tool) => tool.name);
+    expect(names).toContain("session_query");
+    expect(names).toEqual(expect.arrayContaining(["read_file", "write_file", "run_command"]));
+  });
+
   it("continues a session: resumed run, same sessionId, both turns sent to the model", async () => {
     const { app, provider } = makeApp([textAnswer("Still the kettle.")]);
     const events = await collect(

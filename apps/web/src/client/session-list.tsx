@@ -214,8 +214,10 @@ export function SessionList({ selected, refreshKey, onOpen, onEmpty }: Props) {
                     <span className={`status status-${session.status}`}>{session.status}</span>
                     <span>{preview(session.workspaceId, 32)}</span>
                     <span>{ago(session.updatedAt)}</span>
-                    <span>{session.turnCount} turns</span>
-                    {session.forkCount > 0 ? <span>{session.forkCount} forks</span> : null}
+                    <span>{plural(session.turnCount, "turn")}</span>
+                    {session.forkCount > 0 ? (
+                      <span>{plural(session.forkCount, "fork")}</span>
+                    ) : null}
                     {session.parent !== null ? <span>fork</span> : null}
                   </span>
                 </button>
@@ -230,4 +232,8 @@ export function SessionList({ selected, refreshKey, onOpen, onEmpty }: Props) {
       </div>
     </div>
   );
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }

@@ -75,7 +75,8 @@ export function Row({ row, bySeq, selected, onSelectSeq, onFork }: RowProps) {
           </span>
           {row.start?.resumed === true ? <span className="tag">resumed</span> : null}
           <span className="muted small">
-            {row.start?.model} · {row.start?.policy.approval} · {row.modelCalls} model calls ·{" "}
+            {row.start?.model} · {row.start?.policy.approval} · {row.modelCalls} model call
+            {row.modelCalls === 1 ? "" : "s"} ·{" "}
             <span data-testid="turn-usage">
               {row.usage.inputTokens.toLocaleString()} in /{" "}
               {row.usage.outputTokens.toLocaleString()} out tokens

@@ -24,8 +24,11 @@ export interface AgentModelOptions {
   env?: Record<string, string | undefined>;
   /** Working directory of new sessions (default `process.cwd()`). */
   cwd?: string;
-  /** Tools of a run (default `defaultTools()`). */
-  tools?: readonly AnyAgentTool[];
+  /**
+   * Tools of a run, given the session's workspace. Default: `defaultTools()`; `createApp` adds
+   * `session_query` bound to that workspace, as the CLI and the ACP agent do.
+   */
+  tools?: readonly AnyAgentTool[] | ((workspaceId: string) => readonly AnyAgentTool[]);
 }
 
 /** Whether a model is configured, and if not exactly what to set. */
@@ -178,7 +181,9 @@ export class AgentRuns {
       cancelling: false,
     };
     this.#runs.set(active.runId, active);
-    const tools = this.#options.tools ?? defaultTools();
+    const choice = this.#options.tools ?? defaultTools();
+    const tools =
+      typeof choice === "function" ? choice(initialized.session.header.workspaceId) : choice;
     return {
       runId: active.runId,
       sessionId: active.sessionId,

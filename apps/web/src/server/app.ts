@@ -1,5 +1,6 @@
+import { defaultTools, wrapReadOnlyTool } from "@tapedeck/agent";
 import type { AssistantChunkEvent, Session, SessionEvent } from "@tapedeck/session";
-import type { QueryScope } from "@tapedeck/session-query";
+import { createSessionQueryTool, type QueryScope } from "@tapedeck/session-query";
 import type { SessionStore } from "@tapedeck/session-store";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
@@ -104,7 +105,15 @@ export function sessionView(session: Session, options: { chunks?: boolean } = {}
 export function createApp(options: AppOptions): WebApp {
   const { store, index } = options;
   const app = new Hono();
-  const runs = new AgentRuns(store, options.agent);
+  const runs = new AgentRuns(store, {
+    // The model sees the same tools as from the CLI or an editor: session_query over this index,
+    // bound to the session's workspace.
+    tools: (workspaceId) =>
+      defaultTools({
+        extra: [wrapReadOnlyTool(createSessionQueryTool(index.engine, { workspaceId }))],
+      }),
+    ...options.agent,
+  });
   const live = new LiveWatcher(store.sessionsDir, index, options.liveIntervalMs ?? 1000);
 
   app.onError((error, c) => {
