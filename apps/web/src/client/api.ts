@@ -1,6 +1,9 @@
 /** Fetch helpers for the server's JSON API, with the optional access token. */
 import type { EventHit, EventTrace, Lineage, Page, SessionSummary } from "@tapedeck/session-query";
+import { readSse, type SseMessage } from "../shared/sse";
 import type { SessionViewData } from "./timeline";
+
+export type { SseMessage };
 
 const tokenKey = "tapedeck.token";
 
@@ -135,12 +138,6 @@ export const api = {
   exportUrl: (id: string) => withToken(`/api/sessions/${encodeURIComponent(id)}/export`),
 };
 
-/** One server-sent event. */
-export interface SseMessage {
-  event: string;
-  data: string;
-}
-
 /** POSTs JSON and reads the answer as server-sent events (EventSource cannot POST). */
 export async function* postSse(
   path: string,
@@ -157,25 +154,5 @@ export async function* postSse(
     const error = ((await response.json().catch(() => ({}))) as { error?: object }).error ?? {};
     throw new ApiError(response.status, error);
   }
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffer += decoder.decode(value, { stream: true });
-    let boundary = buffer.indexOf("\n\n");
-    while (boundary !== -1) {
-      const block = buffer.slice(0, boundary);
-      buffer = buffer.slice(boundary + 2);
-      let event = "message";
-      const data: string[] = [];
-      for (const line of block.split("\n")) {
-        if (line.startsWith("event:")) event = line.slice(6).trim();
-        else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
-      }
-      if (data.length > 0) yield { event, data: data.join("\n") };
-      boundary = buffer.indexOf("\n\n");
-    }
-  }
+  yield* readSse(response.body);
 }

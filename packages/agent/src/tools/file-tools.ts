@@ -2,7 +2,7 @@ import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { resolveInWorkspace } from "../workspace-fs";
-import { type AgentTool, ToolError } from "./agent-tool";
+import { type AgentTool, type ToolContext, ToolError } from "./agent-tool";
 
 const readFileArgs = z.object({
   path: z.string().min(1).describe("File path, relative to the workspace root."),
@@ -21,13 +21,7 @@ export const readFileTool: AgentTool<z.infer<typeof readFileArgs>> = {
   title: (args) => `Read ${args.path}`,
   locations: (args) => [args.path],
   async execute(args, context) {
-    const absolute = await resolveInWorkspace(context.cwd, args.path);
-    let text: string;
-    try {
-      text = await context.fs.readTextFile(absolute);
-    } catch (error) {
-      throw new ToolError(`Cannot read ${args.path}: ${(error as Error).message}`);
-    }
+    const { text } = await readWorkspaceText(context, args.path);
     if (args.offset === undefined && args.limit === undefined) return text;
     const lines = text.split("\n");
     const start = (args.offset ?? 1) - 1;
@@ -114,13 +108,7 @@ export const editFileTool: AgentTool<z.infer<typeof editFileArgs>> = {
   title: (args) => `Edit ${args.path}`,
   locations: (args) => [args.path],
   async execute(args, context) {
-    const absolute = await resolveInWorkspace(context.cwd, args.path);
-    let text: string;
-    try {
-      text = await context.fs.readTextFile(absolute);
-    } catch (error) {
-      throw new ToolError(`Cannot read ${args.path}: ${(error as Error).message}`);
-    }
+    const { absolute, text } = await readWorkspaceText(context, args.path);
     const count = countOccurrences(text, args.oldText);
     if (count === 0) throw new ToolError(`oldText was not found in ${args.path}.`);
     if (count > 1) {
@@ -138,4 +126,17 @@ export const editFileTool: AgentTool<z.infer<typeof editFileArgs>> = {
 /** Workspace-relative form of an absolute path inside `cwd`. */
 export function relativeToWorkspace(cwd: string, absolute: string): string {
   return path.relative(cwd, absolute) || ".";
+}
+
+/** Reads a workspace file for a tool (confined to the workspace; a failure names the path). */
+async function readWorkspaceText(
+  context: ToolContext,
+  requested: string,
+): Promise<{ absolute: string; text: string }> {
+  const absolute = await resolveInWorkspace(context.cwd, requested);
+  try {
+    return { absolute, text: await context.fs.readTextFile(absolute) };
+  } catch (error) {
+    throw new ToolError(`Cannot read ${requested}: ${(error as Error).message}`);
+  }
 }
