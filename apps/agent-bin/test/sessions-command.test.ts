@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { eventLogBuilder } from "@tapedeck/session/testing";
+import { createSessionStore } from "@tapedeck/session-store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Io } from "../src/cli/io";
 import { main } from "../src/cli/main";
@@ -19,6 +20,7 @@ afterEach(async () => {
 const PARENT = "0193b6e2-7c1a-7d3e-9f00-00000000000a";
 const CHILD = "0193b6e2-7c1a-7d3e-9f00-00000000000b";
 const OTHER = "0193c000-0000-7000-8000-00000000000c";
+const OPEN = "0193b6e2-7c1a-7d3e-9f00-00000000000d";
 
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = "";
@@ -84,6 +86,28 @@ describe("tapedeck sessions", () => {
     expect((JSON.parse(all.stdout) as { id: string }[]).map((item) => item.id).sort()).toEqual(
       [PARENT, CHILD, OTHER].sort(),
     );
+  });
+
+  it("list shows a turn left open by a dead process as interrupted, and a running one as active", async () => {
+    const open = eventLogBuilder({ sessionId: OPEN, cwd: workspace.cwd })
+      .system("s")
+      .turn()
+      .user("Still going?");
+    await writeFile(path.join(workspace.home, "sessions", `${OPEN}.jsonl`), open.jsonl());
+    const statusOf = async () => {
+      const listed = JSON.parse((await cli(["sessions", "list", "--json"])).stdout) as {
+        id: string;
+        status: string;
+      }[];
+      return listed.find((item) => item.id === OPEN)?.status;
+    };
+    expect(await statusOf()).toBe("interrupted");
+    const writer = await createSessionStore({ home: workspace.home }).openWriter(OPEN);
+    try {
+      expect(await statusOf()).toBe("active");
+    } finally {
+      await writer.close();
+    }
   });
 
   it("search finds text in tool outputs; show prints the conversation", async () => {

@@ -250,6 +250,36 @@ describe("sessions API", () => {
     });
     expect(response.status).toBe(403);
   });
+
+  it("lists a turn left open by a dead process as interrupted, and a running one as active", async () => {
+    const { app } = makeApp();
+    const created = await store.create({ cwd: seeded.home });
+    const writer = await store.openWriter(created.sessionId);
+    await writer.append([
+      {
+        type: "turn/start",
+        runId: created.events[0]?.runId ?? "r",
+        policy: { approval: "auto" },
+        model: "m",
+        resumed: false,
+      },
+      { type: "message", runId: "r", role: "user", content: "Still going?" },
+    ]);
+    const statusOf = async (filter = "") => {
+      const page = (await (await app.request(`/api/sessions?limit=200${filter}`)).json()) as {
+        items: { id: string; status: string }[];
+      };
+      return page.items.find((item) => item.id === created.sessionId)?.status;
+    };
+    try {
+      expect(await statusOf()).toBe("active");
+      expect(await statusOf("&status=active")).toBe("active");
+    } finally {
+      await writer.close();
+    }
+    expect(await statusOf()).toBe("interrupted");
+    expect(await statusOf("&status=active")).toBeUndefined();
+  });
 });
 
 describe("page", () => {

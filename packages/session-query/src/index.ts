@@ -7,6 +7,7 @@
 export { EventNotFoundError, InvalidQueryError } from "./errors";
 export { exportSession } from "./export";
 export { type FtsQueryOptions, ftsPhrase, toFtsQuery } from "./fts-query";
+export { settleActiveSessions } from "./live-status";
 export { createMemoryQueryEngine, type MemoryQueryEngine } from "./memory/memory-engine";
 export type {
   CitingEvent,

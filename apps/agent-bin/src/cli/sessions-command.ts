@@ -7,7 +7,12 @@ import {
   type SessionEvent,
   TapedeckError,
 } from "@tapedeck/session";
-import { exportSession, type QueryScope, type SessionSummary } from "@tapedeck/session-query";
+import {
+  exportSession,
+  type QueryScope,
+  type SessionSummary,
+  settleActiveSessions,
+} from "@tapedeck/session-query";
 import { defaultWorkspaceId, type SessionStore } from "@tapedeck/session-store";
 import { createHost } from "../host";
 import { CliUsageError, type Io } from "./io";
@@ -165,7 +170,13 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
           limit: 100,
           ...(cursor === undefined ? {} : { cursor }),
         });
-        items.push(...page.items);
+        // A turn left open by a process that died is not running: show it as interrupted.
+        items.push(
+          ...(await settleActiveSessions(
+            page.items,
+            async (id) => (await store.lockOwner(id)) !== undefined,
+          )),
+        );
         cursor = page.nextCursor ?? undefined;
       } while (cursor !== undefined);
       if (values.json) print(items);

@@ -1,6 +1,10 @@
 import { defaultTools, wrapReadOnlyTool } from "@tapedeck/agent";
 import type { AssistantChunkEvent, Session, SessionEvent } from "@tapedeck/session";
-import { createSessionQueryTool, type QueryScope } from "@tapedeck/session-query";
+import {
+  createSessionQueryTool,
+  type QueryScope,
+  settleActiveSessions,
+} from "@tapedeck/session-query";
 import type { SessionStore } from "@tapedeck/session-store";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
@@ -195,7 +199,14 @@ export function createApp(options: AppOptions): WebApp {
             ...(query.until === undefined ? {} : { until: query.until }),
           })
         : await index.engine.listSessions(scope, paging);
-    return c.json(page);
+    // A turn left open by a process that died is not running: show it as interrupted.
+    const items = await settleActiveSessions(
+      page.items,
+      async (id) => (await store.lockOwner(id)) !== undefined,
+    );
+    const shown =
+      query.status === "active" ? items.filter((item) => item.status === "active") : items;
+    return c.json({ ...page, items: shown });
   });
 
   app.get("/api/workspaces", async (c) => {
