@@ -1,4 +1,4 @@
-import { open } from "node:fs/promises";
+import { type FileHandle, open } from "node:fs/promises";
 import {
   appendParentPrefix,
   EventLogCorruptError,
@@ -81,16 +81,24 @@ export async function readHeaderLine(
 ): Promise<{ header: SessionHeader; end: number; size: number }> {
   const handle = await openLog(path, sessionId);
   try {
-    const size = (await handle.stat()).size;
-    for await (const batch of scanLines(handle, { limit: size, chunkSize: 1 << 14 })) {
-      if (isTornTail(batch)) break;
-      const first = batch[0]!;
-      return { header: parseHeaderOf(first, sessionId), end: first.end, size };
-    }
-    throw incompleteHeader(sessionId, size === 0);
+    return await readHeaderOf(handle, sessionId);
   } finally {
     await handle.close();
   }
+}
+
+/** {@link readHeaderLine} on a file that is already open (one open per read, not two). */
+export async function readHeaderOf(
+  handle: FileHandle,
+  sessionId: string,
+): Promise<{ header: SessionHeader; end: number; size: number }> {
+  const size = (await handle.stat()).size;
+  for await (const batch of scanLines(handle, { limit: size, chunkSize: 1 << 14 })) {
+    if (isTornTail(batch)) break;
+    const first = batch[0]!;
+    return { header: parseHeaderOf(first, sessionId), end: first.end, size };
+  }
+  throw incompleteHeader(sessionId, size === 0);
 }
 
 /** Options of {@link replayLog}. */

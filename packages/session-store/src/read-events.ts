@@ -1,6 +1,6 @@
 import { TapedeckError } from "@tapedeck/session";
 import { byteBefore, countLines, isTornTail, scanLines } from "./line-reader";
-import { openLog, parseEventOf, readHeaderLine, tornTailError } from "./log-file";
+import { openLog, parseEventOf, readHeaderOf, tornTailError } from "./log-file";
 import type { ReadEvent } from "./session-store";
 
 /**
@@ -19,10 +19,9 @@ export async function* readEvents(
   },
 ): AsyncGenerator<ReadEvent> {
   const { fromOffset, fromLine } = options;
-  const { end: headerEnd } = await readHeaderLine(path, sessionId);
   const handle = await openLog(path, sessionId);
   try {
-    const size = (await handle.stat()).size;
+    const { end: headerEnd, size } = await readHeaderOf(handle, sessionId);
     let start = headerEnd;
     let line = 2;
     if (fromOffset !== undefined && fromOffset !== 0 && fromOffset !== headerEnd) {
