@@ -64,6 +64,14 @@ const logFile = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})
 /** Events per transaction during a sync: large enough to amortize commits. */
 const eventsPerTransaction = 50_000;
 
+/**
+ * Default number of newly indexed events after which the full-text index is merged into one
+ * b-tree (FTS5 `optimize`). Bulk ingestion leaves many segments behind, and a newest-first search
+ * must merge them all: measured here, one merge halves search latency (1.3 → 0.65 ms p50 at 250k
+ * events) and costs well under a second. Small incremental syncs rarely reach it.
+ */
+const defaultOptimizeAfterEvents = 50_000;
+
 interface FileState {
   size: number;
   ino: number;
@@ -105,11 +113,14 @@ export class Indexer {
   private readonly typeIds = new Map<string, number>();
   private readonly statements;
   private pendingEvents = 0;
+  /** Events indexed since the last FTS merge (in this process). */
+  private unmergedEvents = 0;
   private inTransaction = false;
 
   constructor(
     private readonly db: Database.Database,
     private readonly store: IndexedStore,
+    private readonly optimizeAfterEvents = defaultOptimizeAfterEvents,
   ) {
     this.statements = {
       allSessions: db.prepare<
@@ -228,7 +239,16 @@ export class Indexer {
       this.rollback();
       throw error;
     }
+    this.unmergedEvents += report.eventsIndexed;
+    if (this.unmergedEvents >= this.optimizeAfterEvents) this.optimize();
     return report;
+  }
+
+  /** Merges the full-text index into one segment (see {@link defaultOptimizeAfterEvents}). */
+  optimize(): void {
+    this.db.exec("INSERT INTO event_fts(event_fts) VALUES('optimize')");
+    this.db.exec("INSERT INTO session_fts(session_fts) VALUES('optimize')");
+    this.unmergedEvents = 0;
   }
 
   /** Brings one session up to date. Returns false when its log does not exist. */

@@ -128,6 +128,36 @@ describe("SQLite index maintenance", () => {
     expect((await engine.listSessions(all)).items[0]?.status).toBe("completed");
   });
 
+  it("merges the full-text index into one segment once enough events were indexed", async () => {
+    const segments = () => {
+      const db = new Database(dbPath, { readonly: true });
+      try {
+        const row = db.prepare("SELECT count(DISTINCT segid) AS n FROM event_fts_idx").get();
+        return (row as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    engine.close();
+    engine = createSqliteQueryEngine({ path: dbPath, store: store(), optimizeAfterEvents: 8 });
+    const add = async (word: string) => {
+      const log = eventLogBuilder().turn().user(`${word} words`).end();
+      write(log.header, log.events);
+      await engine.sync();
+    };
+    // Each sync that indexes something commits a new FTS segment (3 events each).
+    await add("alpha");
+    await add("bravo");
+    expect(segments()).toBe(2);
+    await add("charlie"); // 9 events since the last merge: merged
+    expect(segments()).toBe(1);
+    await add("delta");
+    expect(segments()).toBe(2);
+    await engine.rebuild();
+    expect(segments()).toBe(1);
+    expect((await engine.searchEvents(all, { text: "words" })).items).toHaveLength(4);
+  });
+
   it("persists across reopening, and rebuilds with progress", async () => {
     for (let index = 0; index < 3; index += 1) {
       const log = eventLogBuilder().turn().user(`persisted ${index}`).end();
