@@ -2,6 +2,10 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    projects: ["packages/*", "packages/test-support/*", "apps/*"],
+    projects: [
+      "packages/*/vitest.config.ts",
+      "packages/test-support/*/vitest.config.ts",
+      "apps/*/vitest.config.ts",
+    ],
   },
 });

@@ -1,3 +1,4 @@
+export { createHost, type Host, standardTools } from "@tapedeck/host";
 export {
   type AcpAgentOptions,
   createAcpAgent,
@@ -8,5 +9,4 @@ export { toRequestError } from "./acp/errors";
 export { serveAcp } from "./acp/serve";
 export { CliUsageError, type Io } from "./cli/io";
 export { main, processIo } from "./cli/main";
-export { createHost, type Host, standardTools } from "./host";
 export { AGENT_NAME, AGENT_VERSION } from "./version";

@@ -2,11 +2,11 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { DEFAULT_SYSTEM_PROMPT, toolDefinitions } from "@tapedeck/agent";
+import { standardTools } from "@tapedeck/host";
 import { scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
 import { INTERRUPTED_OUTPUT } from "@tapedeck/session";
 import { createMemoryQueryEngine } from "@tapedeck/session-query";
 import { afterEach, describe, expect, it } from "vitest";
-import { standardTools } from "../src/host";
 import { updatesOf } from "./acp-harness";
 import { type SpawnedAgent, spawnAcp, tempWorkspace, waitFor } from "./binary";
 

@@ -2,11 +2,11 @@ import { spawn } from "node:child_process";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { DEFAULT_SYSTEM_PROMPT, toolDefinitions } from "@tapedeck/agent";
+import { standardTools } from "@tapedeck/host";
 import { type ReplayServer, scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
 import { eventLogBuilder } from "@tapedeck/session/testing";
 import { createMemoryQueryEngine } from "@tapedeck/session-query";
 import { afterEach, describe, expect, it } from "vitest";
-import { standardTools } from "../src/host";
 import { BINARY, tempWorkspace } from "./binary";
 
 const cleanups: (() => Promise<void>)[] = [];

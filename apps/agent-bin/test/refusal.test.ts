@@ -5,6 +5,7 @@
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { DEFAULT_SYSTEM_PROMPT, defaultTools, toolDefinitions } from "@tapedeck/agent";
+import { standardTools } from "@tapedeck/host";
 import {
   createOpenAIChatProvider,
   createOpenAIResponsesProvider,
@@ -14,7 +15,6 @@ import { type ReplayServer, scriptedRecording, startReplayServer } from "@tapede
 import { createMemoryQueryEngine } from "@tapedeck/session-query";
 import { afterEach, describe, expect, it } from "vitest";
 import { EXIT_REFUSED, runCommand } from "../src/cli/run-command";
-import { standardTools } from "../src/host";
 import { type AcpHarness, acpHarness, updatesOf } from "./acp-harness";
 import { tempWorkspace } from "./binary";
 

@@ -3,12 +3,12 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { DEFAULT_SYSTEM_PROMPT, toolDefinitions } from "@tapedeck/agent";
+import { standardTools } from "@tapedeck/host";
 import { scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
 import { createMemoryQueryEngine } from "@tapedeck/session-query";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Io } from "../src/cli/io";
 import { main } from "../src/cli/main";
-import { standardTools } from "../src/host";
 import { tempWorkspace } from "./binary";
 
 const cleanups: (() => Promise<void>)[] = [];

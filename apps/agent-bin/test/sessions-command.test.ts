@@ -1,11 +1,11 @@
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { createHost } from "@tapedeck/host";
 import { eventLogBuilder } from "@tapedeck/session/testing";
 import { createSessionStore } from "@tapedeck/session-store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Io } from "../src/cli/io";
 import { main } from "../src/cli/main";
-import { createHost } from "../src/host";
 import { tempWorkspace } from "./binary";
 
 type Workspace = Awaited<ReturnType<typeof tempWorkspace>>;

@@ -1,7 +1,6 @@
 import { parseArgs } from "node:util";
+import { createHost, indexPath, openIndex } from "@tapedeck/host";
 import type { SyncProgress } from "@tapedeck/session-query/sqlite";
-import { createHost } from "../host";
-import { indexPath, openIndex } from "../query-index";
 import type { Io } from "./io";
 
 function bar(progress: SyncProgress): string {

@@ -1,8 +1,8 @@
 import { parseArgs } from "node:util";
+import { createHost } from "@tapedeck/host";
 import { TapedeckError } from "@tapedeck/session";
 import type { ListedSession } from "../acp/acp-agent";
 import { serveAcp } from "../acp/serve";
-import { createHost } from "../host";
 import { AGENT_VERSION } from "../version";
 import { indexCommand } from "./index-command";
 import { CliUsageError, type Io } from "./io";

@@ -1,8 +1,8 @@
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { type ApprovalRequest, initializeRun, type RunEvent, runTurn } from "@tapedeck/agent";
+import { createHost } from "@tapedeck/host";
 import type { ApprovalDecision, ApprovalPolicy } from "@tapedeck/session";
-import { createHost } from "../host";
 import { CliUsageError, type Io } from "./io";
 import { parseForkSpec, resolveSessionId } from "./session-id";
 

@@ -1,5 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
+import { createHost } from "@tapedeck/host";
 import {
   EventLogCorruptError,
   normalize,
@@ -14,7 +15,6 @@ import {
   settleActiveSessions,
 } from "@tapedeck/session-query";
 import { defaultWorkspaceId, type SessionStore } from "@tapedeck/session-store";
-import { createHost } from "../host";
 import { CliUsageError, type Io } from "./io";
 import { resolveSessionId, sessionIdsOnDisk } from "./session-id";
 
