@@ -6,6 +6,7 @@ export default defineConfig({
       "packages/*/vitest.config.ts",
       "packages/test-support/*/vitest.config.ts",
       "apps/*/vitest.config.ts",
+      "tooling/*/vitest.config.ts",
     ],
   },
 });

@@ -35,7 +35,7 @@ export async function buildClient(): Promise<string> {
 export function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
-      `Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium; .ci/run does) or set TAPEDECK_CHROMIUM.`,
+      `Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium; pnpm test's preflight does) or set TAPEDECK_CHROMIUM.`,
     );
   }
   return chromium.launch({
