@@ -96,3 +96,12 @@ export {
   type SurfaceItem,
   toSurfaceItem,
 } from "./surface";
+export {
+  approvalText,
+  HIDDEN_CHARACTERS_WARNING,
+  hasHiddenCharacters,
+  toVisibleText,
+  type VisibleSegment,
+  type VisibleText,
+  type VisibleTextOptions,
+} from "./visible-text";
