@@ -21,6 +21,7 @@ import {
 import { createFileExclusive, fsyncDirectory, hasErrorCode } from "./fs-util";
 import { acquireLock, type HeldLock, liveLockOwner, releaseLock } from "./lock";
 import { readHeaderLine, replayLog } from "./log-file";
+import { LogNotAFileError } from "./log-not-a-file";
 import { readEvents } from "./read-events";
 import type {
   Durability,
@@ -79,6 +80,18 @@ class FileSessionStore implements SessionStore {
     this.durability = options.durability ?? "turn";
     this.agent = options.agent ?? { ...defaultAgent };
     this.now = options.now ?? (() => new Date());
+    this.onWarning =
+      options.onWarning ?? ((message) => process.stderr.write(`tapedeck: ${message}\n`));
+  }
+
+  private readonly onWarning: (message: string) => void;
+  private readonly warned = new Set<string>();
+
+  /** One warning per entry and store, not one per listing (the viewer lists every second). */
+  private warnOnce(key: string, message: string): void {
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.onWarning(message);
   }
 
   pathOf(sessionId: string): string {
@@ -231,9 +244,13 @@ class FileSessionStore implements SessionStore {
       try {
         const path = this.pathOf(sessionId);
         const { header } = await readHeaderLine(path, sessionId);
-        const stat = await fs.promises.stat(path);
+        const stat = await fs.promises.lstat(path);
         listings.push({ sessionId, header, size: stat.size, modifiedAt: stat.mtime });
       } catch (error) {
+        if (LogNotAFileError.isInstance(error)) {
+          this.warnOnce(error.path, error.message);
+          continue;
+        }
         // Damaged headers and logs deleted meanwhile are skipped, not fatal.
         if (EventLogCorruptError.isInstance(error) || SessionNotFoundError.isInstance(error)) {
           continue;

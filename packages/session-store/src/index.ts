@@ -1,4 +1,5 @@
 export { createSessionStore, defaultAgent, defaultHome } from "./file-store";
+export { type LogEntryKind, LogNotAFileError, logEntryKind } from "./log-not-a-file";
 export type {
   Durability,
   ReadEvent,

@@ -1,4 +1,4 @@
-import { type FileHandle, open } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import {
   appendParentPrefix,
   EventLogCorruptError,
@@ -9,21 +9,17 @@ import {
   type SessionHeader,
   SessionNotFoundError,
 } from "@tapedeck/session";
-import { hasErrorCode } from "./fs-util";
 import { isTornTail, type LogLine, scanLines, type TornTail } from "./line-reader";
+import { openLogFile } from "./log-not-a-file";
 
 /** Maps a validated session id to its log path. */
 export type PathOf = (sessionId: string) => string;
 
-/** Opens a log for reading; an absent file is `SessionNotFoundError`. */
-export async function openLog(path: string, sessionId: string) {
-  try {
-    return await open(path, "r");
-  } catch (error) {
-    if (hasErrorCode(error, "ENOENT")) throw new SessionNotFoundError(sessionId, { cause: error });
-    throw error;
-  }
-}
+/**
+ * Opens a log for reading; an absent file is `SessionNotFoundError`, a directory, FIFO, device or
+ * symbolic link is `LogNotAFileError` (never followed, never waited on).
+ */
+export const openLog = openLogFile;
 
 /** Adds the session id to an error from a line parser. */
 export function located(error: unknown, sessionId: string): unknown {

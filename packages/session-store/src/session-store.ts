@@ -24,6 +24,11 @@ export interface SessionStoreOptions {
   agent?: { name: string; version: string };
   /** Clock, for tests. */
   now?: () => Date;
+  /**
+   * Where warnings go, e.g. a `sessions/<uuid>.jsonl` that is a directory, FIFO or symbolic link
+   * and is skipped by `list()` (once per entry and store). Default: a line on stderr.
+   */
+  onWarning?: (message: string) => void;
 }
 
 /** One event as read from a file, with where it sits. */

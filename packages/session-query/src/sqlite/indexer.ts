@@ -365,7 +365,9 @@ export class Indexer {
     const path = this.store.pathOf(sessionId);
     let stat: fs.Stats;
     try {
-      stat = fs.statSync(path);
+      // lstat: a link, directory or FIFO named like a log is not indexed (opening a FIFO hangs).
+      stat = fs.lstatSync(path);
+      if (!stat.isFile()) throw Object.assign(new Error("not a regular file"), { code: "ENOENT" });
     } catch (error) {
       if (!hasCode(error, "ENOENT")) throw error;
       const gone = this.statements.sessionById.get(sessionId);

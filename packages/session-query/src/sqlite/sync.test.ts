@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -52,6 +53,20 @@ describe("SQLite index maintenance", () => {
     const hits = await engine.searchEvents(all, { text: "words", order: "oldest" });
     expect(hits.items.map((hit) => hit.event.seq)).toEqual([2, 5]);
     expect((await engine.listSessions(all)).items[0]?.eventCount).toBe(6);
+  });
+
+  it("skips a FIFO or directory named like a log (no hang), also one replacing an indexed log", async () => {
+    const kept = eventLogBuilder().turn().user("kept words").end();
+    write(kept.header, kept.events);
+    const replaced = eventLogBuilder().turn().user("replaced words").end();
+    write(replaced.header, replaced.events);
+    await engine.sync();
+    fs.rmSync(logPath(replaced.header.sessionId));
+    execFileSync("mkfifo", [logPath(replaced.header.sessionId)]);
+    fs.mkdirSync(logPath(eventLogBuilder().header.sessionId));
+    await engine.sync();
+    const hits = await engine.searchEvents(all, { text: "words" });
+    expect(hits.items.map((hit) => hit.sessionId)).toEqual([kept.header.sessionId]);
   });
 
   it("re-ingests a file that shrank or was replaced", async () => {
