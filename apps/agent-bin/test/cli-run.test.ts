@@ -1,82 +1,12 @@
 import { spawn } from "node:child_process";
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { DEFAULT_SYSTEM_PROMPT, toolDefinitions } from "@tapedeck/agent";
-import { standardTools } from "@tapedeck/host";
-import { type ReplayServer, scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
 import { eventLogBuilder } from "@tapedeck/session/testing";
-import { createMemoryQueryEngine } from "@tapedeck/session-query";
-import { afterEach, describe, expect, it } from "vitest";
-import { BINARY, tempWorkspace } from "./binary";
+import { describe, expect, it } from "vitest";
+import { BINARY } from "./binary";
+import { type CliResult, cliContext, lines, script } from "./cli-harness";
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function script() {
-  return scriptedRecording({
-    tools: toolDefinitions(standardTools(createMemoryQueryEngine(), "recording")),
-  }).system(DEFAULT_SYSTEM_PROMPT);
-}
-
-async function context(recording?: ReturnType<ReturnType<typeof script>["build"]>) {
-  const workspace = await tempWorkspace();
-  cleanups.push(workspace.cleanup);
-  let server: ReplayServer | undefined;
-  if (recording !== undefined) {
-    server = await startReplayServer(recording.recording());
-    const started = server;
-    cleanups.push(() => started.close());
-  }
-  const env = {
-    PATH: process.env.PATH ?? "",
-    HOME: workspace.root,
-    TAPEDECK_HOME: workspace.home,
-    TAPEDECK_MODEL: "openai:gpt-4.1-mini",
-    OPENAI_API_KEY: "test-key-not-real",
-    OPENAI_BASE_URL: server?.url ?? "http://127.0.0.1:9/v1",
-  };
-  const cli = (
-    args: string[],
-    onStderr?: (text: string, child: ReturnType<typeof spawn>) => void,
-  ) =>
-    new Promise<CliResult>((resolve) => {
-      const child = spawn(process.execPath, [BINARY, ...args], {
-        cwd: workspace.cwd,
-        env,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString();
-      });
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString();
-        onStderr?.(stderr, child);
-      });
-      child.on("exit", (code) => resolve({ code, stdout, stderr }));
-    });
-  const sessionFiles = async () =>
-    (await readdir(path.join(workspace.home, "sessions")).catch(() => [])).filter((name) =>
-      name.endsWith(".jsonl"),
-    );
-  return { workspace, server, cli, sessionFiles };
-}
-
-function lines(text: string): Record<string, unknown>[] {
-  return text
-    .trimEnd()
-    .split("\n")
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
+const context = cliContext;
 
 describe("tapedeck run", () => {
   it("starts a session, continues it with -c and -r PREFIX, and forks it with --fork", async () => {

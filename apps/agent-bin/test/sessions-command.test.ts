@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createHost } from "@tapedeck/host";
 import { eventLogBuilder } from "@tapedeck/session/testing";
-import { createSessionStore } from "@tapedeck/session-store";
+import { createSessionStore, defaultWorkspaceId } from "@tapedeck/session-store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Io } from "../src/cli/io";
 import { main } from "../src/cli/main";
@@ -191,9 +191,9 @@ describe("tapedeck sessions", () => {
   });
 
   it("the session_query tool sees this workspace only", async () => {
-    const host = createHost({ TAPEDECK_HOME: workspace.home });
+    const host = createHost({ env: { TAPEDECK_HOME: workspace.home } });
     const tool = host
-      .toolsFor(workspace.cwd, PARENT)
+      .toolsFor({ cwd: workspace.cwd, workspaceId: defaultWorkspaceId(workspace.cwd) })
       .find((candidate) => candidate.name === "session_query");
     expect(tool).toBeDefined();
     const context = {

@@ -10,7 +10,10 @@ export interface CompactOptions {
   provider: LlmProvider;
   /** Provider-local model name. */
   model: string;
-  /** Summarize whatever the size (on demand): everything but the latest item. */
+  /**
+   * Summarize whatever the size, because a person asked (`/compact`): everything but the last
+   * `keepLastItems`; recorded with `trigger: "user"` (else `"auto"`).
+   */
   force: boolean;
   compactAt: number;
   keepLastItems: number;
@@ -27,8 +30,7 @@ export async function compactTurn(context: TurnContext, options: CompactOptions)
   const { force } = options;
   const surface = writer.session.surface;
   if (!force && estimateTokens(surface.map((entry) => entry.item)) <= options.compactAt) return;
-  // On demand, everything but the latest item (the request itself) is summarized.
-  const keepLast = force ? 1 : options.keepLastItems;
+  const keepLast = options.keepLastItems;
   const replaces = selectCompaction(surface, keepLast);
   if (replaces.length === 0) return;
   const chosen = new Set(replaces);
@@ -55,7 +57,14 @@ export async function compactTurn(context: TurnContext, options: CompactOptions)
     .trim();
   if (summary === "") return;
   const [event] = await write([
-    { type: "compaction", runId, summary, surfaceOp: "replace", replaces },
+    {
+      type: "compaction",
+      runId,
+      summary,
+      surfaceOp: "replace",
+      replaces,
+      trigger: force ? "user" : "auto",
+    },
   ]);
   if (event !== undefined) emit({ type: "compaction", runId, seq: event.seq, summary, replaces });
 }

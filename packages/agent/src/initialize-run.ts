@@ -18,8 +18,11 @@ export interface InitializeRunOptions {
   sessionId?: string;
   /** Fork this session (at `seq`, default its last seq) and run in the child. */
   forkFrom?: { sessionId: string; seq?: number };
-  /** The user's input for this turn. */
-  input: string;
+  /**
+   * The user's message of this turn. Absent for a turn a slash command started (`/compact`): the
+   * command is recorded as what it does, never as a message the model would see again.
+   */
+  input?: string;
   /** Workspace root of the run (written into a new session's header). */
   cwd: string;
   policy: ApprovalPolicy;
@@ -122,10 +125,16 @@ export async function initializeRun(options: InitializeRunOptions): Promise<Init
   if (options.sessionId !== undefined && writer.session.turnCount === 0) resumed = false;
   try {
     const drafts: SessionEventDraft[] = resumed ? normalize(writer.session) : [];
-    drafts.push(
-      { type: "turn/start", runId, policy: options.policy, model: options.model, resumed },
-      { type: "message", runId, role: "user", content: options.input },
-    );
+    drafts.push({
+      type: "turn/start",
+      runId,
+      policy: options.policy,
+      model: options.model,
+      resumed,
+    });
+    if (options.input !== undefined) {
+      drafts.push({ type: "message", runId, role: "user", content: options.input });
+    }
     written.push(...(await writer.append(drafts)));
   } catch (error) {
     await writer.close();

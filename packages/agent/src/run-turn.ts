@@ -63,8 +63,9 @@ export interface RunTurnOptions {
   /** Items a compaction keeps verbatim (default 8). */
   keepLastItems?: number;
   /**
-   * Compact before the first model call whatever the size (on-demand compaction): everything but
-   * the latest item (and the instructions) is summarized.
+   * Compact before the first model call whatever the size (on-demand compaction, recorded with
+   * `trigger: "user"`): everything but the latest item (none with `compactOnly`) and the
+   * instructions is summarized.
    */
   compactNow?: boolean;
   /** Only compact (with `compactNow`): no model call for an answer. */
@@ -141,7 +142,12 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
       model: providerModel,
       force,
       compactAt: options.compactAt ?? DEFAULT_COMPACT_AT,
-      keepLastItems: options.keepLastItems ?? DEFAULT_KEEP_LAST_ITEMS,
+      // On demand everything is summarized, but the request when it came with one.
+      keepLastItems: force
+        ? options.compactOnly
+          ? 0
+          : 1
+        : (options.keepLastItems ?? DEFAULT_KEEP_LAST_ITEMS),
       total,
     });
 

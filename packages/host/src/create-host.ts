@@ -1,45 +1,115 @@
 import {
   type AgentConfig,
   type AnyAgentTool,
+  type ApprovalBroker,
+  createApprovalBroker,
   defaultTools,
   resolveConfig,
   wrapReadOnlyTool,
 } from "@tapedeck/agent";
-import { type LlmProvider, resolveProvider } from "@tapedeck/llm";
+import { LlmConfigError, LlmError, type LlmProvider, resolveProvider } from "@tapedeck/llm";
+import { type Session, uuidv7 } from "@tapedeck/session";
 import { createSessionQueryTool, type SessionQueryEngine } from "@tapedeck/session-query";
-import { createSessionStore, defaultWorkspaceId, type SessionStore } from "@tapedeck/session-store";
+import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
+import { ModelNotConfiguredError } from "./errors";
+import { listModels } from "./models";
+import { openSession } from "./open-session";
 import { syncedEngine, type Warn } from "./query-index";
+import { resolveSessionId, sessionIdsOnDisk, shortIds } from "./session-ids";
+import { type PreparedRun, type StartRunOptions, startRun } from "./start-run";
 import { AGENT_NAME, AGENT_VERSION } from "./version";
 
-/** Everything a command needs: configuration, the store, the index, providers and tools. */
+/** Options of {@link createHost}; flags win over the environment. */
+export interface HostOptions {
+  /** The environment (`TAPEDECK_HOME`, `TAPEDECK_MODEL`, `OPENAI_API_KEY`, `OPENAI_BASE_URL`). */
+  env: Record<string, string | undefined>;
+  /** `--model`. */
+  model?: string;
+  /** A home other than `TAPEDECK_HOME`. */
+  home?: string;
+  /** Where notices for the person go (default stderr; never stdout, which may carry JSON-RPC). */
+  warn?: Warn;
+  /** Builds a provider (tests); default `resolveProvider(model, env)`. */
+  providerFor?: (model: string) => LlmProvider;
+}
+
+/** The one runtime every surface uses: configuration, store, index and the session operations. */
 export interface Host {
   config: AgentConfig;
   store: SessionStore;
   /** The search index, opened on first use and synced before each query. */
   engine: SessionQueryEngine & { close(): void };
+  /** The pending approvals of this process's runs (surfaces that answer asynchronously). */
+  approvals: ApprovalBroker;
+  /** @throws ModelNotConfiguredError when no provider can be built (no key, bad model id). */
   providerFor(model: string): LlmProvider;
-  /** The built-in tools plus `session_query` scoped to the workspace of `cwd`. */
-  toolsFor(cwd: string, sessionId: string): AnyAgentTool[];
+  /** The built-in tools working in `cwd` plus `session_query` bound to `workspaceId`. */
+  toolsFor(workspace: { cwd: string; workspaceId: string }): AnyAgentTool[];
+  /** See {@link startRun}. */
+  startRun(options: StartRunOptions): Promise<PreparedRun>;
+  /** See {@link openSession}. */
+  openSession(sessionId: string): Promise<Session>;
+  /** A full id or a unique prefix (any short id shown) to the session id. */
+  resolveSessionId(text: string): Promise<string>;
+  /**
+   * Short ids unique among every session of the home and `extra` (run ids shown beside them).
+   * The only way a surface shortens an id.
+   */
+  shortIds(extra?: Iterable<string>): Promise<Map<string, string>>;
+  /** Records the session's standing goal (`null` clears it) outside a turn. */
+  setGoal(sessionId: string, goal: string | null): Promise<void>;
+  /** Models to offer, the configured one first (see `listModels`). */
+  listModels(): Promise<string[]>;
+  /** Closes the index. */
+  close(): void;
 }
 
-/** Builds the host from the environment and flags (flags win); `warn` gets notices (stderr). */
-export function createHost(
-  env: Record<string, string | undefined>,
-  flags: { model?: string; home?: string } = {},
-  warn?: Warn,
-): Host {
-  const config = resolveConfig(env, flags);
+/** Builds the host: resolves home, config and model once, opens the store and the index. */
+export function createHost(options: HostOptions): Host {
+  const { env } = options;
+  const config = resolveConfig(env, {
+    ...(options.model === undefined ? {} : { model: options.model }),
+    ...(options.home === undefined ? {} : { home: options.home }),
+  });
   const store = createSessionStore({
     home: config.home,
     agent: { name: AGENT_NAME, version: AGENT_VERSION },
   });
-  const engine = syncedEngine(store, warn);
+  const engine = syncedEngine(store, options.warn);
+  const build = options.providerFor ?? ((model: string) => resolveProvider(model, env).provider);
+  const providerFor = (model: string): LlmProvider => {
+    try {
+      return build(model);
+    } catch (error) {
+      if (LlmError.isInstance(error) || LlmConfigError.isInstance(error)) {
+        throw new ModelNotConfiguredError(error.message, { cause: error });
+      }
+      throw error;
+    }
+  };
+  const toolsFor = (workspace: { cwd: string; workspaceId: string }) =>
+    standardTools(engine, workspace.workspaceId);
   return {
     config,
     store,
     engine,
-    providerFor: (model) => resolveProvider(model, env).provider,
-    toolsFor: (cwd) => standardTools(engine, defaultWorkspaceId(cwd)),
+    approvals: createApprovalBroker(),
+    providerFor,
+    toolsFor,
+    startRun: (run) => startRun({ store, model: config.model, providerFor, toolsFor }, run),
+    openSession: (sessionId) => openSession(store, sessionId),
+    resolveSessionId: (text) => resolveSessionId(store, text),
+    shortIds: async (extra = []) => shortIds([...(await sessionIdsOnDisk(store)), ...extra]),
+    setGoal: async (sessionId, goal) => {
+      await store.append(sessionId, [{ type: "goal/set", runId: uuidv7(), goal }]);
+    },
+    listModels: () =>
+      listModels({
+        model: config.model,
+        ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
+        ...(config.baseUrl === undefined ? {} : { baseUrl: config.baseUrl }),
+      }),
+    close: () => engine.close(),
   };
 }
 

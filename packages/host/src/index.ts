@@ -1,3 +1,28 @@
-export { createHost, type Host, standardTools } from "./create-host";
+export { createHost, type Host, type HostOptions, standardTools } from "./create-host";
+export {
+  AmbiguousSessionIdError,
+  ModelNotConfiguredError,
+  NoSessionToContinueError,
+  SessionCwdMissingError,
+} from "./errors";
+export { FALLBACK_OPENAI_MODELS, listModels, type ModelListOptions } from "./models";
+export { lastTurnSettings, openSession } from "./open-session";
 export { indexPath, openIndex, syncedEngine, type Warn } from "./query-index";
+export {
+  MIN_PREFIX,
+  MIN_SHORT_ID,
+  parseForkSpec,
+  resolveSessionId,
+  sessionIdsOnDisk,
+  shortIds,
+} from "./session-ids";
+export { parseSlashCommand, SLASH_COMMANDS, type SlashCommand } from "./slash-commands";
+export {
+  type PreparedRun,
+  type RunHandlers,
+  type RunHost,
+  type RunTarget,
+  type StartRunOptions,
+  startRun,
+} from "./start-run";
 export { AGENT_NAME, AGENT_VERSION } from "./version";

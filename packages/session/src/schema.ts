@@ -180,6 +180,8 @@ export const compactionEventSchema = z.looseObject({
   summary: z.string(),
   surfaceOp: z.literal("replace"),
   replaces: z.array(seqSchema).min(1),
+  /** `user`: a person asked (`/compact`); `auto`: the context grew past the limit. */
+  trigger: z.enum(["user", "auto"]).optional(),
 });
 
 /** A decision a person can take on a tool call. */

@@ -17,7 +17,7 @@ export async function indexCommand(argv: string[], io: Io): Promise<number> {
     strict: true,
     options: { rebuild: { type: "boolean" } },
   });
-  const host = createHost(io.env);
+  const host = createHost({ env: io.env });
   const engine = openIndex(host.store, (text) => io.stderr.write(text));
   try {
     const onProgress = io.interactive

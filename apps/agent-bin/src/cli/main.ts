@@ -1,13 +1,13 @@
 import { parseArgs } from "node:util";
 import { createHost } from "@tapedeck/host";
 import { TapedeckError } from "@tapedeck/session";
+import { defaultWorkspaceId } from "@tapedeck/session-store";
 import type { ListedSession } from "../acp/acp-agent";
 import { serveAcp } from "../acp/serve";
 import { AGENT_VERSION } from "../version";
 import { indexCommand } from "./index-command";
 import { CliUsageError, type Io } from "./io";
 import { askOnTerminal, RUN_USAGE, runCommand } from "./run-command";
-import { AmbiguousSessionIdError } from "./session-id";
 import { SESSIONS_USAGE, sessionsCommand } from "./sessions-command";
 
 const USAGE = `tapedeck ${AGENT_VERSION} — a coding agent whose sessions are durable, resumable logs
@@ -90,12 +90,15 @@ export async function main(argv: string[], io: Io): Promise<number> {
           strict: true,
           options: { model: { type: "string" } },
         });
-        const host = createHost(io.env, values.model === undefined ? {} : { model: values.model });
+        const host = createHost({
+          env: io.env,
+          ...(values.model === undefined ? {} : { model: values.model }),
+        });
         await serveAcp({
           store: host.store,
           config: host.config,
           providerFor: host.providerFor,
-          toolsFor: host.toolsFor,
+          toolsFor: (cwd) => host.toolsFor({ cwd, workspaceId: defaultWorkspaceId(cwd) }),
           listSessions: async (cwd) => {
             const sessions: ListedSession[] = [];
             let cursor: string | undefined;
@@ -149,7 +152,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.stderr.write(`tapedeck: ${(error as Error).message}\n`);
       return 2;
     }
-    if (AmbiguousSessionIdError.isInstance(error) || TapedeckError.isInstance(error)) {
+    if (TapedeckError.isInstance(error)) {
       io.stderr.write(`tapedeck: ${(error as Error).message}\n`);
       return 1;
     }

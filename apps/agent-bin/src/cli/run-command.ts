@@ -1,23 +1,40 @@
+import path from "node:path";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
-import { type ApprovalRequest, initializeRun, type RunEvent, runTurn } from "@tapedeck/agent";
-import { createHost } from "@tapedeck/host";
-import type { ApprovalDecision, ApprovalPolicy } from "@tapedeck/session";
+import { createHost, parseForkSpec, type RunTarget } from "@tapedeck/host";
+import { TapedeckError } from "@tapedeck/session";
 import { CliUsageError, type Io } from "./io";
-import { parseForkSpec, resolveSessionId } from "./session-id";
+import { runPrinter, terminalApprover } from "./run-output";
 
-export const RUN_USAGE = `Usage: tapedeck run [-c | -r ID | --fork ID[@SEQ]] [--model M] [--approve | --deny] [--json] "prompt"
+export const RUN_USAGE = `Usage: tapedeck run [-c | -r ID | --fork ID[@SEQ]] [--cwd DIR] [--goal TEXT] [--model M] [--approve | --deny] [--json] "prompt"
 
-  -c, --continue     continue the most recent session in this directory
+  -c, --continue     continue the latest session of this workspace (git root)
   -r, --resume ID    continue session ID (a unique prefix of 6+ characters is enough)
   --fork ID[@SEQ]    branch session ID (at SEQ, default its end) into a new session
+  --cwd DIR          work in DIR (default: a resumed or forked session's own directory, else here)
+  --goal TEXT        set the session's standing goal (shown to the model every turn)
   --model M          model id, e.g. openai:gpt-4.1-mini or openai-chat:qwen2.5-coder (env TAPEDECK_MODEL)
   --approve          run writes and commands without asking
   --deny             read only: refuse writes and commands
-  --json             print run events as JSON lines instead of text`;
+  --json             print run events as JSON lines instead of text
+
+Prompts "/compact" (summarize the conversation) and "/goal TEXT" (set the goal) are commands.`;
 
 /** Exit code of a run the model refused (its words are printed like an answer). */
 export const EXIT_REFUSED = 3;
+
+const RUN_OPTIONS = {
+  continue: { type: "boolean", short: "c" },
+  resume: { type: "string", short: "r" },
+  fork: { type: "string" },
+  cwd: { type: "string" },
+  goal: { type: "string" },
+  model: { type: "string" },
+  approve: { type: "boolean" },
+  deny: { type: "boolean" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
 
 /**
  * `tapedeck run`: one turn in a terminal. Returns the exit code: 0 answered, 1 failed, 3 the model
@@ -28,16 +45,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     args: argv,
     allowPositionals: true,
     strict: true,
-    options: {
-      continue: { type: "boolean", short: "c" },
-      resume: { type: "string", short: "r" },
-      fork: { type: "string" },
-      model: { type: "string" },
-      approve: { type: "boolean" },
-      deny: { type: "boolean" },
-      json: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
+    options: RUN_OPTIONS,
   });
   if (values.help) {
     io.stdout.write(`${RUN_USAGE}\n`);
@@ -45,48 +53,28 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   }
   const input = positionals.join(" ").trim();
   if (input === "") throw new CliUsageError(`a prompt is required.\n\n${RUN_USAGE}`);
-  const chosen = [values.continue, values.resume !== undefined, values.fork !== undefined].filter(
-    Boolean,
-  );
-  if (chosen.length > 1) throw new CliUsageError("use only one of -c, -r and --fork.");
-  if (values.approve && values.deny)
+  const chosen = [values.continue, values.resume !== undefined, values.fork !== undefined];
+  if (chosen.filter(Boolean).length > 1) {
+    throw new CliUsageError("use only one of -c, -r and --fork.");
+  }
+  if (values.approve && values.deny) {
     throw new CliUsageError("use only one of --approve and --deny.");
-  const host = createHost(io.env, values.model === undefined ? {} : { model: values.model });
-  const { store } = host;
-  const policy: ApprovalPolicy = {
-    approval: values.approve ? "auto" : values.deny ? "deny" : "ask",
-  };
-  const cwd = io.cwd;
-
-  let sessionId: string | undefined;
-  let forkFrom: { sessionId: string; seq?: number } | undefined;
-  if (values.continue) {
-    const here = (await store.list())
-      .filter((listing) => listing.header.cwd === cwd)
-      .sort((a, b) => b.modifiedAt.getTime() - a.modifiedAt.getTime());
-    sessionId = here[0]?.sessionId;
-    if (sessionId === undefined) {
-      io.stderr.write("No earlier session in this directory; starting a new one.\n");
-    }
-  } else if (values.resume !== undefined) {
-    sessionId = await resolveSessionId(store, values.resume);
-  } else if (values.fork !== undefined) {
+  }
+  const host = createHost({
+    env: io.env,
+    ...(values.model === undefined ? {} : { model: values.model }),
+    warn: (text) => io.stderr.write(text),
+  });
+  const target: RunTarget = {};
+  if (values.continue) target.continueLatest = true;
+  if (values.resume !== undefined) target.sessionId = await host.resolveSessionId(values.resume);
+  if (values.fork !== undefined) {
     const spec = parseForkSpec(values.fork);
-    forkFrom = {
-      sessionId: await resolveSessionId(store, spec.id),
+    target.forkFrom = {
+      sessionId: await host.resolveSessionId(spec.id),
       ...(spec.seq === undefined ? {} : { seq: spec.seq }),
     };
   }
-
-  const compactOnly = input === "/compact";
-  if (compactOnly && sessionId === undefined && forkFrom === undefined) {
-    // Without this, a new session is created whose only content is "/compact".
-    throw new CliUsageError(
-      "/compact summarizes an earlier session: use it with -c, -r ID or --fork ID.",
-    );
-  }
-
-  const provider = host.providerFor(host.config.model);
   const controller = new AbortController();
   let interrupts = 0;
   const onSigint = () => {
@@ -99,90 +87,38 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     }
   };
   io.onInterrupt(onSigint);
-  const json = values.json === true;
-  let atLineStart = true;
-  const onEvent = (event: RunEvent) => {
-    if (json) {
-      io.stdout.write(`${JSON.stringify(event)}\n`);
-      return;
-    }
-    switch (event.type) {
-      case "text_delta":
-        io.stdout.write(event.text);
-        atLineStart = event.text.endsWith("\n");
-        break;
-      case "tool_call":
-        if (!atLineStart) {
-          io.stdout.write("\n");
-          atLineStart = true;
-        }
-        io.stderr.write(`● ${event.title}\n`);
-        break;
-      case "tool_result": {
-        const first = event.output.split("\n").find((line) => line.trim() !== "") ?? "";
-        io.stderr.write(`  ${event.isError ? "✗" : "✓"} ${first.slice(0, 160)}\n`);
-        break;
+  const prepared = await host
+    .startRun({
+      ...target,
+      input,
+      policy: { approval: values.approve ? "auto" : values.deny ? "deny" : "ask" },
+      callerCwd: io.cwd,
+      ...(values.cwd === undefined ? {} : { cwd: path.resolve(io.cwd, values.cwd) }),
+      ...(values.goal === undefined ? {} : { goal: values.goal }),
+    })
+    .catch((error: unknown) => {
+      if (TapedeckError.isInstance(error) && error.code === "SLASH_COMMAND_NEEDS_SESSION") {
+        const what = input.startsWith("/compact")
+          ? "/compact summarizes an earlier session"
+          : "/goal sets the goal of an earlier session";
+        throw new CliUsageError(`${what}: use it with -c, -r ID or --fork ID.`);
       }
-      case "compaction":
-        io.stderr.write(`(compacted ${event.replaces.length} earlier items)\n`);
-        break;
-      case "error":
-        io.stderr.write(`Error [${event.code}]: ${event.message}\n`);
-        break;
-      default:
-        break;
-    }
-  };
-  const approve = async (request: ApprovalRequest): Promise<ApprovalDecision> => {
-    if (!io.interactive) {
-      io.stderr.write(
-        `  ✗ ${request.title}: needs approval, but there is no terminal to ask; rejected. Use --approve to allow writes and commands.\n`,
-      );
-      return "reject";
-    }
-    let answer: string;
-    try {
-      answer = (
-        await io.ask(`Allow ${request.title}? [y]es / [a]lways for ${request.name} / [N]o: `)
-      )
-        .trim()
-        .toLowerCase();
-    } catch (error) {
-      // Ctrl-C at the prompt: readline takes the key, so no SIGINT reaches the process and the
-      // question rejects instead. It means the same as Ctrl-C anywhere else: cancel the run.
-      const { name, code } = error as { name?: unknown; code?: unknown };
-      if (name !== "AbortError" && code !== "ABORT_ERR") throw error;
-      onSigint();
-      return "cancelled";
-    }
-    if (answer === "y" || answer === "yes") return "allow_once";
-    if (answer === "a" || answer === "always") return "allow_always";
-    return "reject";
-  };
-
-  const run = await initializeRun({
-    store,
-    ...(sessionId === undefined ? {} : { sessionId }),
-    ...(forkFrom === undefined ? {} : { forkFrom }),
-    input,
-    cwd,
-    policy,
-    model: host.config.model,
-  });
-  const result = await runTurn({
-    run,
-    provider,
-    model: host.config.model,
-    tools: host.toolsFor(cwd, run.sessionId),
-    policy,
-    cwd,
+      throw error;
+    });
+  const json = values.json === true;
+  const printer = runPrinter(io, json);
+  const result = await prepared.run({
+    onEvent: printer.onEvent,
+    approve: terminalApprover(io, onSigint),
     signal: controller.signal,
-    onEvent,
-    approve,
-    ...(compactOnly ? { compactNow: true, compactOnly: true } : {}),
   });
+  printer.finish();
   if (!json) {
-    if (!atLineStart) io.stdout.write("\n");
+    if (prepared.command?.name === "goal") {
+      io.stderr.write(
+        prepared.command.goal === null ? "Goal cleared.\n" : `Goal set: ${prepared.command.goal}\n`,
+      );
+    }
     const refused = result.stopReason === "refusal" ? " (the model refused)" : "";
     io.stderr.write(`session ${result.sessionId} · ${result.status}${refused}\n`);
   }

@@ -1,6 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { createHost } from "@tapedeck/host";
+import { createHost, sessionIdsOnDisk } from "@tapedeck/host";
 import {
   EventLogCorruptError,
   normalize,
@@ -16,7 +16,6 @@ import {
 } from "@tapedeck/session-query";
 import { defaultWorkspaceId, type SessionStore } from "@tapedeck/session-store";
 import { CliUsageError, type Io } from "./io";
-import { resolveSessionId, sessionIdsOnDisk } from "./session-id";
 
 export const SESSIONS_USAGE = `Usage: tapedeck sessions <command>
 
@@ -137,7 +136,7 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
       output: { type: "string", short: "o" },
     },
   });
-  const host = createHost(io.env, {}, (text) => io.stderr.write(text));
+  const host = createHost({ env: io.env, warn: (text) => io.stderr.write(text) });
   const { store } = host;
   const scope: QueryScope = values.all
     ? { all: true }
@@ -149,7 +148,7 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
       throw new CliUsageError(
         `sessions ${command} needs a session id${command === "verify" ? " (or --all)" : ""}.`,
       );
-    return resolveSessionId(store, text);
+    return host.resolveSessionId(text);
   };
   // The index cannot hold a log whose header is damaged; reading the header first reports that
   // damage instead of the index's "not found".
@@ -221,6 +220,7 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
       io.stdout.write(
         `session ${session.sessionId} · ${session.header.cwd}${session.header.parent ? ` · fork of ${session.header.parent.sessionId}@${session.header.parent.seq}` : ""}\n`,
       );
+      if (session.goal !== null) io.stdout.write(`goal: ${session.goal}\n`);
       io.stdout.write(transcript(session));
       return 0;
     }

@@ -1,0 +1,79 @@
+import type { ApprovalRequest, RunEvent } from "@tapedeck/agent";
+import type { ApprovalDecision } from "@tapedeck/session";
+import type { Io } from "./io";
+
+/** Prints run events: JSON lines with `--json`, else the answer on stdout and progress on stderr. */
+export function runPrinter(io: Io, json: boolean) {
+  let atLineStart = true;
+  const onEvent = (event: RunEvent) => {
+    if (json) {
+      io.stdout.write(`${JSON.stringify(event)}\n`);
+      return;
+    }
+    switch (event.type) {
+      case "text_delta":
+        io.stdout.write(event.text);
+        atLineStart = event.text.endsWith("\n");
+        break;
+      case "tool_call":
+        if (!atLineStart) {
+          io.stdout.write("\n");
+          atLineStart = true;
+        }
+        io.stderr.write(`● ${event.title}\n`);
+        break;
+      case "tool_result": {
+        const first = event.output.split("\n").find((line) => line.trim() !== "") ?? "";
+        io.stderr.write(`  ${event.isError ? "✗" : "✓"} ${first.slice(0, 160)}\n`);
+        break;
+      }
+      case "compaction":
+        io.stderr.write(`(compacted ${event.replaces.length} earlier items)\n`);
+        break;
+      case "error":
+        io.stderr.write(`Error [${event.code}]: ${event.message}\n`);
+        break;
+      default:
+        break;
+    }
+  };
+  return {
+    onEvent,
+    /** Ends the answer's line. */
+    finish: () => {
+      if (!json && !atLineStart) io.stdout.write("\n");
+      atLineStart = true;
+    },
+  };
+}
+
+/**
+ * Asks on the terminal for a tool call that needs approval; without a terminal it rejects and says
+ * how to allow. Ctrl-C at the prompt calls `onInterrupt` (readline takes the key, so no SIGINT).
+ */
+export function terminalApprover(io: Io, onInterrupt: () => void) {
+  return async (request: ApprovalRequest): Promise<ApprovalDecision> => {
+    if (!io.interactive) {
+      io.stderr.write(
+        `  ✗ ${request.title}: needs approval, but there is no terminal to ask; rejected. Use --approve to allow writes and commands.\n`,
+      );
+      return "reject";
+    }
+    let answer: string;
+    try {
+      answer = (
+        await io.ask(`Allow ${request.title}? [y]es / [a]lways for ${request.name} / [N]o: `)
+      )
+        .trim()
+        .toLowerCase();
+    } catch (error) {
+      const { name, code } = error as { name?: unknown; code?: unknown };
+      if (name !== "AbortError" && code !== "ABORT_ERR") throw error;
+      onInterrupt();
+      return "cancelled";
+    }
+    if (answer === "y" || answer === "yes") return "allow_once";
+    if (answer === "a" || answer === "always") return "allow_always";
+    return "reject";
+  };
+}

@@ -1,0 +1,91 @@
+import { TapedeckError } from "@tapedeck/session";
+
+const has = (error: unknown, marker: string): boolean =>
+  typeof error === "object" &&
+  error !== null &&
+  (error as Record<symbol, unknown>)[Symbol.for(marker)] === true;
+
+const ambiguousMarker = "tapedeck.error.AmbiguousSessionIdError";
+const ambiguousSymbol = Symbol.for(ambiguousMarker);
+
+/** A short id or prefix matches several sessions; `candidates` lists them. */
+export class AmbiguousSessionIdError extends TapedeckError {
+  readonly [ambiguousSymbol] = true;
+  readonly candidates: string[];
+
+  constructor(prefix: string, candidates: string[]) {
+    super(
+      "AMBIGUOUS_SESSION_ID",
+      `Session id prefix ${JSON.stringify(prefix)} matches ${candidates.length} sessions:\n${candidates.map((id) => `  ${id}`).join("\n")}\nGive more characters.`,
+    );
+    this.name = "AmbiguousSessionIdError";
+    this.candidates = candidates;
+  }
+
+  static override isInstance(error: unknown): error is AmbiguousSessionIdError {
+    return has(error, ambiguousMarker);
+  }
+}
+
+const noSessionMarker = "tapedeck.error.NoSessionToContinueError";
+const noSessionSymbol = Symbol.for(noSessionMarker);
+
+/** "Continue the latest session" found none in the caller's workspace; nothing was created. */
+export class NoSessionToContinueError extends TapedeckError {
+  readonly [noSessionSymbol] = true;
+  readonly workspaceId: string;
+
+  constructor(workspaceId: string) {
+    super(
+      "NO_SESSION_TO_CONTINUE",
+      `No earlier session in the workspace ${workspaceId}; nothing was created. Start one without -c (tapedeck run "prompt"), or pick one with -r ID (tapedeck sessions list --all).`,
+    );
+    this.name = "NoSessionToContinueError";
+    this.workspaceId = workspaceId;
+  }
+
+  static override isInstance(error: unknown): error is NoSessionToContinueError {
+    return has(error, noSessionMarker);
+  }
+}
+
+const cwdMissingMarker = "tapedeck.error.SessionCwdMissingError";
+const cwdMissingSymbol = Symbol.for(cwdMissingMarker);
+
+/** A resumed or forked session's recorded working directory no longer exists. */
+export class SessionCwdMissingError extends TapedeckError {
+  readonly [cwdMissingSymbol] = true;
+  readonly sessionId: string;
+  readonly cwd: string;
+
+  constructor(sessionId: string, cwd: string) {
+    super(
+      "SESSION_CWD_MISSING",
+      `Session ${sessionId} ran in ${cwd}, which is not an existing directory here. Its tools would run somewhere else: choose a directory explicitly with --cwd DIR.`,
+    );
+    this.name = "SessionCwdMissingError";
+    this.sessionId = sessionId;
+    this.cwd = cwd;
+  }
+
+  static override isInstance(error: unknown): error is SessionCwdMissingError {
+    return has(error, cwdMissingMarker);
+  }
+}
+
+const modelMarker = "tapedeck.error.ModelNotConfiguredError";
+const modelSymbol = Symbol.for(modelMarker);
+
+/** No provider can be built for the configured model (no key, bad model id). */
+export class ModelNotConfiguredError extends TapedeckError {
+  readonly [modelSymbol] = true;
+
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super("MODEL_NOT_CONFIGURED", message, options);
+    this.name = "ModelNotConfiguredError";
+  }
+
+  static override isInstance(error: unknown): error is ModelNotConfiguredError {
+    return has(error, modelMarker);
+  }
+}

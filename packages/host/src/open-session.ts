@@ -1,0 +1,49 @@
+import { EventLogCorruptError, normalize, type Session, SessionBusyError } from "@tapedeck/session";
+import type { SessionStore, SessionWriter } from "@tapedeck/session-store";
+
+/**
+ * Opens a session for a surface: a torn tail is moved aside, and when its last run was cut off
+ * the normalize repairs are written first. While another live process holds the session its open
+ * turn is running, not interrupted: the session is returned as it stands, unrepaired (a run on it
+ * gets `SessionBusyError`).
+ *
+ * @throws SessionNotFoundError, EventLogCorruptError (damage other than a torn tail)
+ */
+export async function openSession(store: SessionStore, sessionId: string): Promise<Session> {
+  let session: Session;
+  try {
+    session = await store.readSession(sessionId);
+  } catch (error) {
+    if (!(EventLogCorruptError.isInstance(error) && error.code === "TORN_TAIL")) throw error;
+    await store.repair(sessionId);
+    session = await store.readSession(sessionId);
+  }
+  if (normalize(session).length === 0) return session;
+  let writer: SessionWriter;
+  try {
+    writer = await store.openWriter(sessionId);
+  } catch (error) {
+    if (SessionBusyError.isInstance(error)) return session;
+    throw error;
+  }
+  try {
+    const repairs = normalize(writer.session);
+    if (repairs.length > 0) await writer.append(repairs);
+    return writer.session;
+  } finally {
+    await writer.close();
+  }
+}
+
+/** The approval mode and model a session's last turn ran with (what a reload restores). */
+export function lastTurnSettings(
+  session: Session,
+): { approval: "ask" | "auto" | "deny"; model: string } | undefined {
+  for (let index = session.events.length - 1; index >= 0; index -= 1) {
+    const event = session.events[index];
+    if (event?.type === "turn/start") {
+      return { approval: event.policy.approval, model: event.model };
+    }
+  }
+  return undefined;
+}

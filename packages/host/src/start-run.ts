@@ -1,0 +1,208 @@
+import { statSync } from "node:fs";
+import {
+  type AnyAgentTool,
+  type Approver,
+  type InitializedRun,
+  initializeRun,
+  type RunEvent,
+  type RunResult,
+  runTurn,
+  type WorkspaceFs,
+} from "@tapedeck/agent";
+import type { LlmProvider } from "@tapedeck/llm";
+import { type ApprovalPolicy, TapedeckError, uuidv7 } from "@tapedeck/session";
+import { defaultWorkspaceId, type SessionStore } from "@tapedeck/session-store";
+import { NoSessionToContinueError, SessionCwdMissingError } from "./errors";
+import { parseSlashCommand, type SlashCommand } from "./slash-commands";
+
+/** Which session a run works on: a new one (none of these), a resumed one, the latest, a fork. */
+export interface RunTarget {
+  /** Resume this session. */
+  sessionId?: string;
+  /** Resume the latest session of the caller's workspace (git root of `callerCwd`). */
+  continueLatest?: boolean;
+  /** Fork this session (at `seq`, default its end) and run in the child. */
+  forkFrom?: { sessionId: string; seq?: number };
+}
+
+/** Options of `host.startRun`. */
+export interface StartRunOptions extends RunTarget {
+  /** What the person typed; a slash command (`/compact`, `/goal …`) is read here, once. */
+  input: string;
+  policy: ApprovalPolicy;
+  /** The caller's directory: where a new session works, whose workspace `continueLatest` means. */
+  callerCwd: string;
+  /**
+   * Work here instead (`--cwd DIR`). Without it a resumed or forked run works in the session's
+   * recorded cwd, never silently in the caller's directory.
+   */
+  cwd?: string;
+  /** Model id (default the configured one). */
+  model?: string;
+  /** Sets the session's standing goal with this run (`null` clears it). */
+  goal?: string | null;
+}
+
+/** What a run needs from the host. */
+export interface RunHost {
+  store: SessionStore;
+  model: string;
+  providerFor(model: string): LlmProvider;
+  toolsFor(workspace: { cwd: string; workspaceId: string }): AnyAgentTool[];
+}
+
+/** How a surface takes part in a run: events out, approvals in, cancellation. */
+export interface RunHandlers {
+  onEvent?: (event: RunEvent) => void;
+  approve?: Approver;
+  signal?: AbortSignal;
+  /** Tool names allowed "always" (kept across the runs of one session by the surface). */
+  alwaysAllowed?: Set<string>;
+  /** File access through the client (ACP `fs`), default the local disk. */
+  fs?: WorkspaceFs;
+  compactAt?: number;
+}
+
+/** A run whose first events are written; `run` drives it to its end. */
+export interface PreparedRun {
+  sessionId: string;
+  runId: string;
+  resumed: boolean;
+  /** Where its tools work. */
+  cwd: string;
+  workspaceId: string;
+  model: string;
+  policy: ApprovalPolicy;
+  /** The slash command this input was, if any. */
+  command?: SlashCommand;
+  run(handlers?: RunHandlers): Promise<RunResult>;
+}
+
+function isDirectory(directory: string): boolean {
+  return statSync(directory, { throwIfNoEntry: false })?.isDirectory() === true;
+}
+
+/** The latest session whose workspace is the caller's, or the error that says how to start one. */
+async function latestOfWorkspace(store: SessionStore, callerCwd: string): Promise<string> {
+  const workspaceId = defaultWorkspaceId(callerCwd);
+  let latest: { sessionId: string; time: number } | undefined;
+  for (const listing of await store.list()) {
+    if (listing.header.workspaceId !== workspaceId) continue;
+    const time = listing.modifiedAt.getTime();
+    if (latest === undefined || time > latest.time) latest = { sessionId: listing.sessionId, time };
+  }
+  if (latest === undefined) throw new NoSessionToContinueError(workspaceId);
+  return latest.sessionId;
+}
+
+/** Where a run works: the session's recorded cwd and workspace, or the caller's for a new one. */
+async function placeOf(
+  store: SessionStore,
+  existing: string | undefined,
+  options: StartRunOptions,
+): Promise<{ cwd: string; workspaceId: string }> {
+  if (options.cwd !== undefined && !isDirectory(options.cwd)) {
+    throw new TapedeckError("INVALID_CWD", `${options.cwd} is not an existing directory.`);
+  }
+  if (existing === undefined) {
+    const cwd = options.cwd ?? options.callerCwd;
+    return { cwd, workspaceId: defaultWorkspaceId(cwd) };
+  }
+  const header = await store.readHeader(existing);
+  const cwd = options.cwd ?? header.cwd;
+  if (!isDirectory(cwd)) throw new SessionCwdMissingError(existing, cwd);
+  return { cwd, workspaceId: header.workspaceId };
+}
+
+const finished = (runId: string, sessionId: string): RunResult => ({
+  runId,
+  sessionId,
+  status: "completed",
+  stopReason: "end_turn",
+  usage: { inputTokens: 0, outputTokens: 0 },
+});
+
+/**
+ * Starts a run as DESIGN.md ("Host runtime") says: resolves the session (`continueLatest` is the
+ * latest of the caller's workspace, an error when there is none), works in the session's recorded
+ * cwd and workspace, reads a slash command once, resolves the provider before anything is written,
+ * and persists the run's first events. `/goal` writes one `goal/set` and no turn; `/compact` is a
+ * turn without a user message whose compaction says `trigger: "user"`.
+ *
+ * @throws NoSessionToContinueError, SessionCwdMissingError, SessionNotFoundError,
+ *   SessionBusyError, ModelNotConfiguredError, TapedeckError `SLASH_COMMAND_NEEDS_SESSION`
+ */
+export async function startRun(host: RunHost, options: StartRunOptions): Promise<PreparedRun> {
+  const { store } = host;
+  const command = parseSlashCommand(options.input);
+  const existing =
+    options.sessionId ??
+    (options.continueLatest ? await latestOfWorkspace(store, options.callerCwd) : undefined);
+  if (command !== undefined && existing === undefined && options.forkFrom === undefined) {
+    throw new TapedeckError(
+      "SLASH_COMMAND_NEEDS_SESSION",
+      `/${command.name} works on an earlier session: continue or fork one.`,
+    );
+  }
+  const place = await placeOf(store, existing ?? options.forkFrom?.sessionId, options);
+  const model = options.model ?? host.model;
+  const policy = options.policy;
+  if (command?.name === "goal" && existing !== undefined) {
+    const runId = uuidv7();
+    await store.append(existing, [{ type: "goal/set", runId, goal: command.goal }]);
+    return {
+      sessionId: existing,
+      runId,
+      resumed: true,
+      ...place,
+      model,
+      policy,
+      command,
+      run: async () => finished(runId, existing),
+    };
+  }
+  // A missing key or a bad model id must leave nothing behind.
+  const provider = host.providerFor(model);
+  const initialized: InitializedRun = await initializeRun({
+    store,
+    ...(existing === undefined ? {} : { sessionId: existing }),
+    ...(existing === undefined && options.forkFrom !== undefined
+      ? { forkFrom: options.forkFrom }
+      : {}),
+    ...(command === undefined ? { input: options.input } : {}),
+    cwd: place.cwd,
+    policy,
+    model,
+  });
+  const goal = command?.name === "goal" ? command.goal : options.goal;
+  if (goal !== undefined) {
+    await initialized.writer
+      .append([{ type: "goal/set", runId: initialized.runId, goal }])
+      .catch(async (error: unknown) => {
+        await initialized.writer.close();
+        throw error;
+      });
+  }
+  const compactOnly = command?.name === "compact";
+  const goalOnly = command?.name === "goal";
+  return {
+    sessionId: initialized.sessionId,
+    runId: initialized.runId,
+    resumed: initialized.resumed,
+    ...place,
+    model,
+    policy,
+    ...(command === undefined ? {} : { command }),
+    run: (handlers = {}) =>
+      runTurn({
+        run: initialized,
+        provider,
+        model,
+        tools: host.toolsFor(place),
+        policy,
+        cwd: place.cwd,
+        ...handlers,
+        ...(compactOnly || goalOnly ? { compactNow: compactOnly, compactOnly: true } : {}),
+      }),
+  };
+}
