@@ -15,7 +15,9 @@ export default defineConfig({
   // Everything but the native module is inlined (noExternal wins over external, so exclude it here).
   noExternal: [/^(?!better-sqlite3$)/],
   external: ["better-sqlite3"],
-  splitting: false,
+  // Lazily imported commands (`tapedeck mcp` and the MCP SDK) go to their own chunks, so the
+  // other commands neither read nor compile them.
+  splitting: true,
   sourcemap: false,
   // Cold start is dominated by reading and compiling the bundle: drop whitespace and simplify
   // syntax (about half the bytes) but keep identifiers, so stack traces stay readable.

@@ -9,6 +9,17 @@ export { exportSession } from "./export";
 export { type FtsQueryOptions, ftsPhrase, toFtsQuery } from "./fts-query";
 export { settleActiveSessions } from "./live-status";
 export { createMemoryQueryEngine, type MemoryQueryEngine } from "./memory/memory-engine";
+export {
+  QUERY_ACTION_DESCRIPTIONS,
+  QUERY_ACTIONS,
+  QUERY_TOOL_LIMIT,
+  type QueryAction,
+  type QueryAnswer,
+  type QueryArguments,
+  queryActionSchema,
+  queryFields,
+  runQueryAction,
+} from "./query-actions";
 export type {
   CitingEvent,
   EventHit,
@@ -42,6 +53,7 @@ export {
 } from "./text";
 export {
   createSessionQueryTool,
+  invalidArgumentsText,
   type SessionQueryTool,
   type SessionQueryToolOptions,
 } from "./tool";

@@ -17,6 +17,7 @@ Usage:
   tapedeck run [options] "prompt"  run one turn in this directory (tapedeck run --help)
   tapedeck sessions <command>      list, search, show, trace, export, verify, repair, rm
   tapedeck index [--rebuild]       update the search index
+  tapedeck mcp [--all]             serve the session history to other agents over MCP (stdio)
   tapedeck --version
 
 Environment: TAPEDECK_HOME (default ~/.tapedeck), TAPEDECK_MODEL (default openai:gpt-4.1-mini),
@@ -129,6 +130,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
         return await sessionsCommand(rest, io);
       case "index":
         return await indexCommand(rest, io);
+      case "mcp":
+        return await (await import("./mcp-command")).mcpCommand(rest, io);
       case "--version":
       case "-v":
         io.stdout.write(`${AGENT_VERSION}\n`);

@@ -2,6 +2,7 @@
 import { uuidv7 } from "@tapedeck/session";
 import type { EventLogBuilder } from "@tapedeck/session/testing";
 import { beforeEach, describe, expect, it } from "vitest";
+import { queryActionSchema, runQueryAction } from "../query-actions";
 import type { SessionQueryEngine } from "../query-engine";
 import { createSessionQueryTool } from "../tool";
 import { build, conversation, type SuiteContext, workspaceA, workspaceB } from "./suite-helpers";
@@ -78,6 +79,27 @@ export function toolTests(context: SuiteContext): void {
       expect(
         await tool.execute({ action: "search_events", types: ["bogus"], text: "marmot" }),
       ).toMatch(/^Error \[INVALID_QUERY\]: Invalid query: query\.types\.0/);
+    });
+
+    it("shares its argument schemas and answers with the per-action form (MCP)", async () => {
+      const alpha = build({ workspaceId: workspaceA }).turn().user("shared marmot");
+      alpha.assistant("found").end();
+      await put(alpha);
+      const tool = createSessionQueryTool(engine, { workspaceId: workspaceA });
+      const scope = { workspaceIds: [workspaceA] };
+      const args = { text: "marmot", limit: 5 };
+      const answer = await runQueryAction(engine, scope, "search_events", args);
+      expect(await tool.execute({ action: "search_events", ...args })).toBe(answer.text);
+      expect(answer.data).toMatchObject({
+        hits: [{ sessionId: alpha.header.sessionId, seq: 2, type: "message", role: "user" }],
+        nextCursor: null,
+      });
+      const schema = queryActionSchema("search_events");
+      expect(schema.safeParse({ text: "x".repeat(2001) }).success).toBe(false);
+      expect(schema.safeParse({ text: "ok", action: "search_events" }).success).toBe(false);
+      expect(queryActionSchema("read_session").safeParse({}).success).toBe(false);
+      expect(queryActionSchema("read_session").safeParse({ sessionId: "x" }).success).toBe(true);
+      expect(queryActionSchema("list_sessions").safeParse({ text: "x" }).success).toBe(false);
     });
   });
 }
