@@ -46,7 +46,9 @@ export const QUERY_TOOL_LIMIT = 50;
 
 /**
  * Every argument an action may take, each validated the same way on every surface. All optional
- * here; {@link queryActionSchema} makes an action's required ones required.
+ * here; {@link queryActionSchema} makes an action's required ones required. Lengths and formats
+ * beyond these (ids, times, cursors) are checked by the engine. Changing a field changes the
+ * `session_query` JSON Schema, hence the `toolsDigest` of recorded model calls.
  */
 export const queryFields = {
   text: z
@@ -56,25 +58,19 @@ export const queryFields = {
     .describe("Words to find (all must occur). search_events, search_sessions."),
   sessionId: z
     .string()
-    .max(200)
     .optional()
     .describe(
       "Session id. Required for read_session, trace_event, trace_lineage; filters search_events.",
     ),
   types: z
-    .array(z.string().max(100))
-    .max(32)
+    .array(z.string())
     .optional()
     .describe('Event types for search_events, e.g. ["message", "function_call", "compaction"].'),
   roles: z.array(messageRoleSchema).optional().describe("Message roles for search_events."),
-  toolName: z.string().max(256).optional().describe("Tool name for search_events."),
-  callId: z.string().max(256).optional().describe("Tool call id for search_events."),
-  since: z
-    .string()
-    .max(64)
-    .optional()
-    .describe("ISO-8601 time; only events/sessions at or after it."),
-  until: z.string().max(64).optional().describe("ISO-8601 time; only events/sessions before it."),
+  toolName: z.string().optional().describe("Tool name for search_events."),
+  callId: z.string().optional().describe("Tool call id for search_events."),
+  since: z.string().optional().describe("ISO-8601 time; only events/sessions at or after it."),
+  until: z.string().optional().describe("ISO-8601 time; only events/sessions before it."),
   currentOnly: z
     .boolean()
     .optional()
@@ -91,7 +87,6 @@ export const queryFields = {
     .describe("Page size (default 10)."),
   cursor: z
     .string()
-    .max(4096)
     .optional()
     .describe("nextCursor from a previous call with the same arguments."),
 };

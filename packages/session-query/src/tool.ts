@@ -6,7 +6,7 @@
  */
 import { TapedeckError } from "@tapedeck/session";
 import { z } from "zod";
-import { QUERY_ACTIONS, queryFields, runQueryAction } from "./query-actions";
+import { type QueryAction, queryFields, runQueryAction } from "./query-actions";
 import type { QueryScope, SessionQueryEngine } from "./query-engine";
 
 /** An agent tool definition; `parameters` is a JSON Schema object for the model. */
@@ -28,8 +28,19 @@ export interface SessionQueryToolOptions {
   workspaceId: string;
 }
 
+// The enum keeps its historical order: the JSON Schema (and so the `toolsDigest` of every
+// recorded model call) must not change when the actions are reordered elsewhere.
+const actionOrder = [
+  "search_events",
+  "search_sessions",
+  "list_sessions",
+  "read_session",
+  "trace_event",
+  "trace_lineage",
+] as const satisfies readonly QueryAction[];
+
 const argsSchema = z.strictObject({
-  action: z.enum(QUERY_ACTIONS).describe("What to do."),
+  action: z.enum(actionOrder).describe("What to do."),
   ...queryFields,
 });
 
