@@ -29,7 +29,7 @@ export async function mcpCommand(argv: string[], io: Io): Promise<number> {
     return 0;
   }
   const warn = (text: string) => io.stderr.write(text);
-  const host = createHost(io.env, {}, warn);
+  const host = createHost({ env: io.env, warn });
   const scope: QueryScope = values.all
     ? { all: true }
     : { workspaceIds: [defaultWorkspaceId(io.cwd)] };

@@ -20,7 +20,7 @@ afterEach(async () => {
 async function connect(scope: QueryScope = { workspaceIds: [WORKSPACE] }) {
   const home = await mkdtemp(path.join(os.tmpdir(), "tapedeck-mcp-"));
   copyFixturesTo(path.join(home, "sessions"), ["tool-calls", "simple-chat", "fork-child"]);
-  const host: Host = createHost({ TAPEDECK_HOME: home });
+  const host: Host = createHost({ env: { TAPEDECK_HOME: home } });
   const server = createQueryServer({ engine: host.engine, scope });
   const client = new Client({ name: "test", version: "0.0.0" });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
