@@ -1,4 +1,3 @@
-import { readdir } from "node:fs/promises";
 import { isSessionId, SessionNotFoundError, TapedeckError } from "@tapedeck/session";
 import type { SessionStore } from "@tapedeck/session-store";
 import { AmbiguousSessionIdError } from "./errors";
@@ -29,24 +28,12 @@ export async function resolveSessionId(store: SessionStore, text: string): Promi
   return candidates[0] as string;
 }
 
-const LOG_FILE = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
-
 /**
  * The ids of every log file in the store, sorted, including logs whose header is damaged (which
  * `store.list()` skips), so `verify --all` reports them and a prefix finds them.
  */
-export async function sessionIdsOnDisk(store: SessionStore): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await readdir(store.sessionsDir);
-  } catch (error) {
-    if ((error as { code?: string }).code === "ENOENT") return [];
-    throw error;
-  }
-  return names
-    .map((name) => LOG_FILE.exec(name)?.[1])
-    .filter((id): id is string => id !== undefined)
-    .sort();
+export function sessionIdsOnDisk(store: SessionStore): Promise<string[]> {
+  return store.sessionIds();
 }
 
 function commonPrefix(a: string, b: string): number {

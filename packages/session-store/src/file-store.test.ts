@@ -19,7 +19,7 @@ import {
 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { drafts, tempDirectory } from "../test/helpers";
-import { createSessionStore, type SessionStore } from "./index";
+import { createSessionStore, type LogOffset, type SessionStore } from "./index";
 
 let temp: ReturnType<typeof tempDirectory>;
 let store: SessionStore;
@@ -370,10 +370,10 @@ describe("read", () => {
     const size = readFileSync(store.pathOf(id)).length;
     for (const fromOffset of [3, size - 1, size + 10]) {
       await expect(async () => {
-        for await (const _ of store.read(id, { fromOffset })) break;
+        for await (const _ of store.read(id, { fromOffset: fromOffset as LogOffset })) break;
       }).rejects.toMatchObject({ code: "INVALID_OFFSET" });
     }
-    expect(() => store.read(id, { fromOffset: -1 })).toThrow(TapedeckError);
+    expect(() => store.read(id, { fromOffset: -1 as LogOffset })).toThrow(TapedeckError);
     expect(() => store.read(id, { fromLine: 1 })).toThrow(TapedeckError);
   });
 

@@ -4,7 +4,6 @@ import { join, resolve } from "node:path";
 import {
   appendParentPrefix,
   assertSessionId,
-  EventLogCorruptError,
   InvalidSessionIdError,
   LOG_FORMAT_VERSION,
   type LockOwner,
@@ -18,15 +17,22 @@ import {
   TapedeckError,
   uuidv7,
 } from "@tapedeck/session";
+import { catalogEntry, listLogNames, scanFolder, sessionIdOfFileName } from "./catalog";
+import { type ChangeCursor, ChangeJournal, cursorOf, parseChangeCursor } from "./change-journal";
 import { createFileExclusive, fsyncDirectory, hasErrorCode } from "./fs-util";
 import { acquireLock, type HeldLock, liveLockOwner, releaseLock } from "./lock";
 import { readHeaderLine, replayLog } from "./log-file";
 import { LogNotAFileError } from "./log-not-a-file";
 import { readEvents } from "./read-events";
 import type {
+  ChangeSet,
   Durability,
+  LogEntry,
+  LogOffset,
+  LogReader,
   RepairReport,
   ResumedSession,
+  ScanResult,
   SessionListing,
   SessionStore,
   SessionStoreOptions,
@@ -34,8 +40,6 @@ import type {
 } from "./session-store";
 import { defaultWorkspaceId } from "./workspace";
 import { applyDrafts, FileSessionWriter } from "./writer";
-
-const logFilePattern = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
 
 /** The agent written into new headers when the options name none. */
 export const defaultAgent = { name: "tapedeck", version: "0.1.0" } as const;
@@ -64,6 +68,7 @@ class FileSessionStore implements SessionStore {
   private readonly durability: Durability;
   private readonly agent: { name: string; version: string };
   private readonly now: () => Date;
+  private readonly journal: ChangeJournal;
   private readonly pathOfBound = (sessionId: string) => this.pathOf(sessionId);
 
   constructor(options: SessionStoreOptions) {
@@ -82,6 +87,7 @@ class FileSessionStore implements SessionStore {
     this.now = options.now ?? (() => new Date());
     this.onWarning =
       options.onWarning ?? ((message) => process.stderr.write(`tapedeck: ${message}\n`));
+    this.journal = new ChangeJournal(this.home, options.journalMaxBytes);
   }
 
   private readonly onWarning: (message: string) => void;
@@ -135,6 +141,7 @@ class FileSessionStore implements SessionStore {
     };
     const session = Session.create(sessionId, [], header);
     const { events, lines } = applyDrafts(session, options.seed ?? [], this.now);
+    this.journal.record("n", sessionId);
     this.writeNewLog(sessionId, header, lines);
     return { sessionId, header, events };
   }
@@ -159,6 +166,8 @@ class FileSessionStore implements SessionStore {
     const path = this.assertExists(sessionId);
     const lock = this.takeLock(sessionId);
     try {
+      // Recorded before anything is appended: a reader that misses this line sees the lock file.
+      this.journal.record("o", sessionId);
       const replayed = await replayLog(this.pathOfBound, sessionId);
       const fd = fs.openSync(path, "a");
       return new FileSessionWriter({
@@ -167,6 +176,8 @@ class FileSessionStore implements SessionStore {
         lock,
         durability: this.durability,
         now: this.now,
+        // After the last append, before the lock goes: readers that saw the lock come back once.
+        beforeRelease: () => this.journal.record("c", sessionId),
       });
     } catch (error) {
       releaseLock(lock);
@@ -180,7 +191,7 @@ class FileSessionStore implements SessionStore {
 
   read(
     sessionId: string,
-    options: { fromOffset?: number; fromLine?: number; tornTail?: "throw" | "stop" } = {},
+    options: { fromOffset?: LogOffset; fromLine?: number; tornTail?: "throw" | "stop" } = {},
   ) {
     const path = this.pathOf(sessionId);
     const { fromOffset, fromLine, tornTail = "throw" } = options;
@@ -228,38 +239,98 @@ class FileSessionStore implements SessionStore {
   }
 
   async list(): Promise<SessionListing[]> {
+    const { logs } = await this.scan();
+    const listings: SessionListing[] = [];
+    for (const log of logs) {
+      // Damaged headers are skipped, not fatal.
+      if (log.header === undefined) continue;
+      listings.push({
+        sessionId: log.sessionId,
+        header: log.header,
+        size: log.size,
+        modifiedAt: log.modifiedAt,
+      });
+    }
+    return listings;
+  }
+
+  scan(): Promise<ScanResult> {
+    return scanFolder(this.sessionsDir, (path, message) => this.warnOnce(path, message));
+  }
+
+  async sessionIds(): Promise<string[]> {
+    return (await listLogNames(this.sessionsDir)).ids;
+  }
+
+  entry(sessionId: string): LogEntry | null {
+    return catalogEntry(this.pathOf(sessionId), sessionId);
+  }
+
+  async changesSince(cursor?: string | null): Promise<ChangeSet> {
+    // Both stamps are taken before anything is read: what changes meanwhile is named next time.
+    const folder = this.folderStamp();
+    const read = this.journal.readSince(cursor ?? undefined);
+    if (!read.ok) {
+      const { logs, skipped } = await this.scan();
+      const next = read.cursor === null ? null : withFolder(read.cursor, folder);
+      return { kind: "scan", reason: read.reason, cursor: next, logs, skipped };
+    }
+    const ids = read.sessionIds;
+    for (const id of this.lockedSessionIds()) ids.add(id);
+    const changes: ChangeSet = {
+      kind: "journal",
+      cursor: withFolder(read.cursor, folder),
+      sessionIds: [...ids].sort(),
+    };
+    // Files created, renamed or removed by other programs change the folder, not the journal.
+    if (folder !== read.folder) changes.present = await this.sessionIds();
+    return changes;
+  }
+
+  announceChange(sessionId: string): void {
+    this.journal.record("n", assertSessionId(sessionId));
+  }
+
+  /** The sessions folder's inode and mtime: any entry created, renamed or removed changes it. */
+  private folderStamp(): string {
+    const stat = fs.statSync(this.sessionsDir, { bigint: true, throwIfNoEntry: false });
+    return stat === undefined ? "none" : `${stat.ino.toString(36)}.${stat.mtimeNs.toString(36)}`;
+  }
+
+  /** Sessions with a lock file, live or stale: a writer may still be appending (or died doing so). */
+  private lockedSessionIds(): string[] {
     let names: string[];
     try {
-      names = await fs.promises.readdir(this.sessionsDir);
+      names = fs.readdirSync(this.locksDir);
     } catch (error) {
       if (hasErrorCode(error, "ENOENT")) return [];
       throw error;
     }
-    const ids = names
-      .map((name) => logFilePattern.exec(name)?.[1])
-      .filter((id): id is string => id !== undefined)
-      .sort();
-    const listings: SessionListing[] = [];
-    for (const sessionId of ids) {
-      try {
-        const path = this.pathOf(sessionId);
-        const { header } = await readHeaderLine(path, sessionId);
-        const stat = await fs.promises.lstat(path);
-        listings.push({ sessionId, header, size: stat.size, modifiedAt: stat.mtime });
-      } catch (error) {
-        if (LogNotAFileError.isInstance(error)) {
-          this.warnOnce(error.path, error.message);
-          continue;
-        }
-        // Damaged headers and logs deleted meanwhile are skipped, not fatal.
-        if (EventLogCorruptError.isInstance(error) || SessionNotFoundError.isInstance(error)) {
-          continue;
-        }
-        if (hasErrorCode(error, "ENOENT")) continue;
-        throw error;
-      }
+    return names
+      .filter((name) => name.endsWith(".lock"))
+      .map((name) => name.slice(0, -".lock".length))
+      .filter((id) => sessionIdOfFileName(`${id}.jsonl`) !== undefined);
+  }
+
+  openLogReader(sessionId: string): LogReader | null {
+    let fd: number;
+    try {
+      fd = fs.openSync(this.pathOf(sessionId), "r");
+    } catch (error) {
+      if (hasErrorCode(error, "ENOENT")) return null;
+      throw error;
     }
-    return listings;
+    let open = true;
+    return {
+      readAt(offset, length) {
+        const buffer = Buffer.allocUnsafe(length);
+        return fs.readSync(fd, buffer, 0, length, offset) === length ? buffer : null;
+      },
+      close() {
+        if (open) fs.closeSync(fd);
+        open = false;
+      },
+    };
   }
 
   async repair(sessionId: string): Promise<RepairReport> {
@@ -276,6 +347,7 @@ class FileSessionStore implements SessionStore {
         const fragment = Buffer.alloc(tail.bytes);
         fs.readSync(fd, fragment, 0, tail.bytes, tail.offset);
         const sidecarPath = this.sidecarPathOf(sessionId, tail.offset);
+        this.journal.record("r", sessionId);
         // The fragment is durable in its sidecar before the log loses it.
         createFileExclusive(sidecarPath, fragment);
         fs.ftruncateSync(fd, tail.offset);
@@ -333,6 +405,7 @@ class FileSessionStore implements SessionStore {
     appendParentPrefix(child, parent.events);
     // A fork taken inside an open turn starts by closing it, as a resume would.
     const { events, lines } = applyDrafts(child, normalize(child), this.now);
+    this.journal.record("n", childId);
     this.writeNewLog(childId, header, lines);
     return { sessionId: childId, header, events };
   }
@@ -350,6 +423,7 @@ class FileSessionStore implements SessionStore {
           `session ${sessionId} cannot be deleted while forks read from it: ${forks.join(", ")}. Delete those first.`,
         );
       }
+      this.journal.record("d", sessionId);
       fs.mkdirSync(this.trashDir, { recursive: true });
       const prefix = `${sessionId}.jsonl`;
       const related = fs
@@ -379,4 +453,10 @@ class FileSessionStore implements SessionStore {
   async lockOwner(sessionId: string): Promise<LockOwner | undefined> {
     return liveLockOwner(this.lockPathOf(sessionId));
   }
+}
+
+/** `cursor` with the folder stamp replaced. */
+function withFolder(cursor: ChangeCursor, folder: string): ChangeCursor {
+  const parsed = parseChangeCursor(cursor);
+  return parsed === null ? cursor : cursorOf(parsed.generation, parsed.offset, folder);
 }

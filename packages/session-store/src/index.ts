@@ -1,13 +1,24 @@
+export { logOffsetSchema } from "./catalog";
+export { type ChangeCursor, changeCursorSchema, JOURNAL_FILE } from "./change-journal";
 export { createSessionStore, defaultAgent, defaultHome } from "./file-store";
 export { type LogEntryKind, LogNotAFileError, logEntryKind } from "./log-not-a-file";
 export type {
+  ChangeScanReason,
+  ChangeSet,
+  DamagedLogEntry,
   Durability,
+  HealthyLogEntry,
+  LogEntry,
+  LogOffset,
+  LogReader,
   ReadEvent,
   RepairReport,
   ResumedSession,
+  ScanResult,
   SessionListing,
   SessionStore,
   SessionStoreOptions,
   SessionWriter,
+  SkippedEntry,
 } from "./session-store";
 export { defaultWorkspaceId } from "./workspace";

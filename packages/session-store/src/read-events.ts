@@ -1,4 +1,5 @@
 import { TapedeckError } from "@tapedeck/session";
+import { asLogOffset } from "./catalog";
 import { byteBefore, countLines, isTornTail, scanLines } from "./line-reader";
 import { openLog, parseEventOf, readHeaderOf, tornTailError } from "./log-file";
 import type { ReadEvent } from "./session-store";
@@ -47,8 +48,8 @@ export async function* readEvents(
         yield {
           event: parseEventOf(entry, sessionId),
           line: entry.line,
-          offset: entry.offset,
-          end: entry.end,
+          offset: asLogOffset(entry.offset),
+          end: asLogOffset(entry.end),
         };
       }
     }

@@ -1,4 +1,5 @@
 import type {
+  EventLogCorruptError,
   LockOwner,
   Session,
   SessionEvent,
@@ -6,6 +7,7 @@ import type {
   SessionHeader,
   SurfaceItem,
 } from "@tapedeck/session";
+import type { ChangeCursor } from "./change-journal";
 
 /** When the store calls `fsync`. */
 export type Durability =
@@ -29,6 +31,101 @@ export interface SessionStoreOptions {
    * and is skipped by `list()` (once per entry and store). Default: a line on stderr.
    */
   onWarning?: (message: string) => void;
+  /** Size after which the change journal starts a new generation; default 4 MiB. */
+  journalMaxBytes?: number;
+}
+
+/**
+ * A byte offset inside a log that the store handed out (`ReadEvent.end`, `LogEntry.size`).
+ * Offsets kept elsewhere (a database) come back through `logOffsetSchema`; `read` still checks
+ * that an offset is a line start.
+ */
+export type LogOffset = number & { readonly __logOffset: true };
+
+/** What `scan()` knows of one log without reading past its first line. */
+interface LogEntryBase {
+  sessionId: string;
+  /** Size of the file in bytes. */
+  size: LogOffset;
+  /** Last modification time. */
+  modifiedAt: Date;
+  /** `modifiedAt` in milliseconds with sub-millisecond precision, for change detection. */
+  modifiedMs: number;
+  /** The file's inode: a log replaced by another file under the same name changes it. */
+  inode: number;
+}
+
+/** A log whose header line is valid. */
+export interface HealthyLogEntry extends LogEntryBase {
+  header: SessionHeader;
+  /** Line 1 exactly as stored (without "\n"): identical text means the same log. */
+  headerText: string;
+  /** Offset just past line 1, where the events start. */
+  headerEnd: LogOffset;
+  headerError?: undefined;
+}
+
+/** A log whose header line is missing or damaged: listed so that tools can report it. */
+export interface DamagedLogEntry extends LogEntryBase {
+  header?: undefined;
+  headerError: EventLogCorruptError;
+}
+
+/** One log as seen by `scan()` and `entry()`. */
+export type LogEntry = HealthyLogEntry | DamagedLogEntry;
+
+/** A name in the sessions folder that looks like a log but is not a regular file. */
+export interface SkippedEntry {
+  name: string;
+  reason: string;
+}
+
+/** Every log of the folder, by session id. */
+export interface ScanResult {
+  logs: LogEntry[];
+  /** Entries left out (symbolic links, directories, devices), also reported through `warn`. */
+  skipped: SkippedEntry[];
+}
+
+/** Why `changesSince` scanned instead of answering from the journal. */
+export type ChangeScanReason = "no-cursor" | "missing" | "damaged" | "rotated" | "behind";
+
+/**
+ * The answer of `changesSince`. `cursor` is what to pass next time (store it after the changes
+ * were applied); `null` when the journal cannot be read at all (the next call scans again).
+ */
+export type ChangeSet =
+  | {
+      kind: "journal";
+      cursor: ChangeCursor;
+      /**
+       * Sessions whose logs may have changed (appended, created, repaired, deleted) since the
+       * cursor, sorted: the journal's records plus every session holding a lock file (a writer
+       * that is still appending, or one that died). Ask `entry(id)` for each.
+       */
+      sessionIds: string[];
+      /**
+       * Set when the sessions folder itself changed since the cursor (a log created, renamed or
+       * removed — perhaps by another program, which the journal cannot know): the ids of every
+       * log now in the folder, from a directory listing. Ids missing from it are gone; ids a
+       * reader does not know are new.
+       */
+      present?: string[];
+    }
+  | {
+      kind: "scan";
+      reason: ChangeScanReason;
+      cursor: ChangeCursor | null;
+      /** The whole folder, as `scan()` returns it: anything not in it is gone. */
+      logs: LogEntry[];
+      skipped: SkippedEntry[];
+    };
+
+/** Reads lines of one log by position (search results), through one open descriptor. */
+export interface LogReader {
+  /** `length` bytes at `offset`, or `null` when the file is shorter. */
+  readAt(offset: number, length: number): Buffer | null;
+  close(): void;
 }
 
 /** One event as read from a file, with where it sits. */
@@ -37,9 +134,9 @@ export interface ReadEvent {
   /** 1-based line number (the header is line 1). */
   line: number;
   /** Byte offset of the line's first byte. */
-  offset: number;
-  /** Byte offset just past the line's "\n". */
-  end: number;
+  offset: LogOffset;
+  /** Byte offset just past the line's "\n" (where a later `read` may continue). */
+  end: LogOffset;
 }
 
 /** A session's header as listed by `list()`, with the file's size and time. */
@@ -135,7 +232,7 @@ export interface SessionStore {
   read(
     sessionId: string,
     options?: {
-      fromOffset?: number;
+      fromOffset?: LogOffset;
       /** The line number at `fromOffset`, when the caller knows it (saves counting lines). */
       fromLine?: number;
       /**
@@ -152,6 +249,32 @@ export interface SessionStore {
   resumeSession(sessionId: string): Promise<ResumedSession>;
   /** Every session with its header, oldest first by id. Damaged headers are skipped, not fatal. */
   list(): Promise<SessionListing[]>;
+  /**
+   * Every log of the folder, sorted by id, from one open each (`O_NOFOLLOW`, `fstat`, line 1):
+   * size, mtime, inode, and the header or the reason it is unreadable. Entries named like a log
+   * that are not regular files are skipped with a warning. Costs O(sessions): readers that keep
+   * state use `changesSince`.
+   */
+  scan(): Promise<ScanResult>;
+  /** The ids of every log file (a directory listing, no file opened), sorted. */
+  sessionIds(): Promise<string[]>;
+  /** One log's catalog entry, or `null` when it does not exist (or is not a regular file). */
+  entry(sessionId: string): LogEntry | null;
+  /**
+   * The sessions that may have changed since `cursor` (from an earlier `ChangeSet`), read from
+   * the change journal in O(changes). Without a cursor, or when the journal is missing, damaged,
+   * rotated or shorter than the cursor, it falls back to a full `scan()`. A reader that applies
+   * every set it receives never misses an appended event: writers record the session before their
+   * first append and after their last, and sessions with a lock file are always included.
+   */
+  changesSince(cursor?: string | null): Promise<ChangeSet>;
+  /**
+   * Records in the change journal that a log changed outside the store (a program that appended
+   * to or replaced the file itself), so that readers following the journal look at it.
+   */
+  announceChange(sessionId: string): void;
+  /** Opens a log for reads by position; `null` when it does not exist. */
+  openLogReader(sessionId: string): LogReader | null;
   /** Torn tail only; any other damage throws `EventLogCorruptError`. */
   repair(sessionId: string): Promise<RepairReport>;
   /** A child by reference (`header.parent`); O(1) bytes. Default `atSeq`: the parent's last seq. */

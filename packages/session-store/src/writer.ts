@@ -76,6 +76,7 @@ export class FileSessionWriter implements SessionWriter {
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   private failure: unknown;
+  private readonly beforeRelease: (() => void) | undefined;
 
   constructor(options: {
     session: Session;
@@ -83,7 +84,10 @@ export class FileSessionWriter implements SessionWriter {
     lock: HeldLock;
     durability: Durability;
     now: () => Date;
+    /** Runs after the last append reached the disk, before the lock is released. */
+    beforeRelease?: () => void;
   }) {
+    this.beforeRelease = options.beforeRelease;
     this.sessionId = options.session.sessionId;
     this.current = options.session;
     this.fd = options.fd;
@@ -143,7 +147,11 @@ export class FileSessionWriter implements SessionWriter {
         if (this.failure === undefined) await fsyncAsync(this.fd);
       } finally {
         fs.closeSync(this.fd);
-        releaseLock(this.lock);
+        try {
+          this.beforeRelease?.();
+        } finally {
+          releaseLock(this.lock);
+        }
       }
     });
   }

@@ -1,7 +1,7 @@
 import { readFileSync, rmSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createSessionStore, type SessionStore } from "../src/index";
+import { createSessionStore, JOURNAL_FILE, type SessionStore } from "../src/index";
 import { bundleWriterChild, spawnChild } from "./child-process";
 import { tempDirectory } from "./helpers";
 
@@ -69,5 +69,48 @@ describe("two processes, one session", () => {
     }
     // They really contended for the lock.
     expect(results.reduce((sum, result) => sum + result.busy, 0)).toBeGreaterThan(0);
+  }, 60_000);
+
+  it("two writers at once: the journal stays whole and a reader following it sees every append", async () => {
+    const sessions = [
+      (await store.create({ cwd: temp.root })).sessionId,
+      (await store.create({ cwd: temp.root })).sessionId,
+    ];
+    const count = 60;
+    let changes = await store.changesSince();
+    const children = sessions.map((sessionId, index) =>
+      spawnChild(script, ["hammer", temp.home, sessionId, `w${index}`, String(count)]),
+    );
+    await Promise.all(children.map((child) => child.waitFor((line) => line === "ready")));
+    for (const child of children) child.process.stdin?.write("go\n");
+    // What the reader believes each log's size is, updated only from what the journal names.
+    const seen = new Map(sessions.map((id) => [id, store.entry(id)?.size ?? -1]));
+    const follow = async () => {
+      changes = await store.changesSince(changes.cursor);
+      expect(changes.kind).toBe("journal");
+      if (changes.kind === "journal") {
+        for (const id of changes.sessionIds) seen.set(id, store.entry(id)?.size ?? -1);
+      }
+    };
+    let running = true;
+    const exits = Promise.all(children.map((child) => child.exited)).finally(() => {
+      running = false;
+    });
+    while (running) {
+      await follow();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    for (const { code } of await exits) expect(code).toBe(0);
+    await follow();
+    for (const id of sessions) {
+      expect(seen.get(id)).toBe(readFileSync(store.pathOf(id)).length);
+      expect((await store.readSession(id)).lastSeq).toBe(count);
+    }
+    // Every record is whole: 2 per writer open (open + close), plus the 2 creations.
+    const journal = readFileSync(join(temp.home, JOURNAL_FILE), "utf8").split("\n");
+    expect(journal.at(-1)).toBe("");
+    const records = journal.slice(1, -1);
+    expect(records.every((line) => /^[ocndr] [0-9a-f-]{36}$/.test(line))).toBe(true);
+    expect(records).toHaveLength(2 + 2 * 2 * count);
   }, 60_000);
 });

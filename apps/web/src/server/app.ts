@@ -118,7 +118,7 @@ export function createApp(options: AppOptions): WebApp {
       }),
     ...options.agent,
   });
-  const live = new LiveWatcher(store.sessionsDir, index, options.liveIntervalMs ?? 1000);
+  const live = new LiveWatcher(store, index, options.liveIntervalMs ?? 1000);
 
   app.onError((error, c) => {
     if (error instanceof ModelNotConfiguredError) {

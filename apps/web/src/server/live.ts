@@ -1,3 +1,4 @@
+import type { SessionStore } from "@tapedeck/session-store";
 import { type LogFileState, type SessionIndex, scanLogFiles } from "./session-index";
 
 /** What `GET /api/live` sends when a log appears or grows. */
@@ -15,7 +16,7 @@ export interface LiveChange {
  * filesystem, and a stat per file per second is cheap.
  */
 export class LiveWatcher {
-  readonly #sessionsDir: string;
+  readonly #store: SessionStore;
   readonly #index: SessionIndex;
   readonly #intervalMs: number;
   readonly #subscribers = new Set<(changes: LiveChange[]) => void>();
@@ -23,8 +24,8 @@ export class LiveWatcher {
   #timer: NodeJS.Timeout | null = null;
   #ticking = false;
 
-  constructor(sessionsDir: string, index: SessionIndex, intervalMs: number) {
-    this.#sessionsDir = sessionsDir;
+  constructor(store: SessionStore, index: SessionIndex, intervalMs: number) {
+    this.#store = store;
     this.#index = index;
     this.#intervalMs = intervalMs;
   }
@@ -53,7 +54,7 @@ export class LiveWatcher {
     if (this.#ticking) return [];
     this.#ticking = true;
     try {
-      const files = await scanLogFiles(this.#sessionsDir);
+      const files = await scanLogFiles(this.#store);
       const previous = this.#previous;
       this.#previous = files;
       if (previous === null) {

@@ -1,11 +1,4 @@
-import { readdir, stat } from "node:fs/promises";
-import path from "node:path";
-import {
-  EventLogCorruptError,
-  isSessionId,
-  type SessionEvent,
-  SessionNotFoundError,
-} from "@tapedeck/session";
+import { EventLogCorruptError, type SessionEvent, SessionNotFoundError } from "@tapedeck/session";
 import {
   createMemoryQueryEngine,
   type MemoryQueryEngine,
@@ -32,32 +25,12 @@ export interface LogFileState {
   mtimeMs: number;
 }
 
-/**
- * The logs in `sessionsDir` (only files named `<uuid>.jsonl`) with their size and mtime. A missing
- * directory is an empty home.
- */
-export async function scanLogFiles(sessionsDir: string): Promise<Map<string, LogFileState>> {
+/** The store's logs (as its `scan()` sees them) with their size and mtime. */
+export async function scanLogFiles(store: SessionStore): Promise<Map<string, LogFileState>> {
   const files = new Map<string, LogFileState>();
-  let names: string[];
-  try {
-    names = await readdir(sessionsDir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return files;
-    throw error;
+  for (const log of (await store.scan()).logs) {
+    files.set(log.sessionId, { size: log.size, mtimeMs: log.modifiedMs });
   }
-  await Promise.all(
-    names.map(async (name) => {
-      if (!name.endsWith(".jsonl")) return;
-      const id = name.slice(0, -".jsonl".length);
-      if (!isSessionId(id)) return;
-      try {
-        const info = await stat(path.join(sessionsDir, name));
-        files.set(id, { size: info.size, mtimeMs: info.mtimeMs });
-      } catch {
-        // moved to the trash between readdir and stat
-      }
-    }),
-  );
   return files;
 }
 
@@ -119,7 +92,7 @@ export function createMemoryIndex(
   };
 
   const sync = coalesce(async () => {
-    const files = await scanLogFiles(store.sessionsDir);
+    const files = await scanLogFiles(store);
     for (const id of known.keys()) {
       if (!files.has(id)) {
         known.delete(id);

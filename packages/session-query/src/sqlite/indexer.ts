@@ -1,20 +1,24 @@
 /**
- * Keeps the SQLite index in step with the logs. `syncAll` looks at every log file and ingests
- * only what changed: bytes appended since the last sync are read from the stored byte offset;
- * a file that shrank, changed inode or header is re-ingested from scratch; a file that is gone
- * (moved to the trash) leaves the index. Writes happen in large transactions, and FTS rows are
- * written explicitly (no triggers).
+ * Keeps the SQLite index in step with the logs. `syncAll` asks the store what changed since the
+ * cursor it saved last time (`changesSince`: the change journal, or a full scan when the journal
+ * cannot answer) and ingests only that: bytes appended since the last sync are read from the
+ * stored byte offset; a file that shrank, changed inode or header is re-ingested from scratch; a
+ * file that is gone (moved to the trash) leaves the index. Writes happen in large transactions,
+ * and FTS rows are written explicitly (no triggers).
  */
-import * as fs from "node:fs";
 import {
   EventLogCorruptError,
-  parseHeaderLine,
   type SessionEvent,
   type SessionHeader,
   SessionNotFoundError,
   TapedeckError,
 } from "@tapedeck/session";
-import type { SessionStore } from "@tapedeck/session-store";
+import {
+  type ChangeSet,
+  type LogEntry,
+  logOffsetSchema,
+  type SessionStore,
+} from "@tapedeck/session-store";
 import type Database from "better-sqlite3";
 import { IndexValidator } from "../index-validator";
 import { addEvent, type Damage, emptyAggregate, type SessionAggregate, statusOf } from "../summary";
@@ -22,7 +26,10 @@ import { eventText, spaceCjk } from "../text";
 import { KEYS_PER_MS, roleTag, typeTag } from "./schema";
 
 /** The store methods the index needs. */
-export type IndexedStore = Pick<SessionStore, "sessionsDir" | "pathOf" | "read" | "readSession">;
+export type IndexedStore = Pick<
+  SessionStore,
+  "changesSince" | "entry" | "openLogReader" | "read" | "readSession" | "announceChange"
+>;
 
 /** Progress of a sync or rebuild, reported after each session with new data. */
 export interface SyncProgress {
@@ -59,8 +66,6 @@ export interface SessionRow {
   file_mtime: number;
 }
 
-const logFile = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
-
 /** Events per transaction during a sync: large enough to amortize commits. */
 const eventsPerTransaction = 50_000;
 
@@ -76,24 +81,6 @@ interface FileState {
   size: number;
   ino: number;
   mtime: number;
-}
-
-/** Reads line 1 of a log as raw text (the header's bytes identify the file's content). */
-function readHeaderText(path: string): { text: string; end: number } | null {
-  const fd = fs.openSync(path, "r");
-  try {
-    let size = 4096;
-    for (;;) {
-      const buffer = Buffer.allocUnsafe(size);
-      const read = fs.readSync(fd, buffer, 0, size, 0);
-      const newline = buffer.subarray(0, read).indexOf(0x0a);
-      if (newline >= 0) return { text: buffer.toString("utf8", 0, newline), end: newline + 1 };
-      if (read < size || size >= 1 << 22) return null;
-      size *= 4;
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 function hasCode(error: unknown, code: string): boolean {
@@ -169,6 +156,9 @@ export class Indexer {
       insertTool: db.prepare("INSERT INTO tools (name) VALUES (?)"),
       workspace: db.prepare<[string], { id: number }>("SELECT id FROM workspaces WHERE name = ?"),
       insertWorkspace: db.prepare("INSERT INTO workspaces (name) VALUES (?)"),
+      getMeta: db.prepare<[string], { value: string }>("SELECT value FROM meta WHERE key = ?"),
+      setMeta: db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)"),
+      deleteMeta: db.prepare("DELETE FROM meta WHERE key = ?"),
       sessionRowId: db.prepare<[string], { id: number }>(
         "SELECT id FROM sessions WHERE session_id = ?",
       ),
@@ -182,28 +172,80 @@ export class Indexer {
     return next;
   }
 
-  /** Brings every session up to date with its file. */
-  async syncAll(onProgress?: (progress: SyncProgress) => void): Promise<SyncReport> {
+  /**
+   * Brings every session up to date with its file, looking only at the sessions the store names
+   * as changed since the last sync (all of them when `full`, or when the journal cannot answer).
+   */
+  async syncAll(
+    onProgress?: (progress: SyncProgress) => void,
+    options: { full?: boolean } = {},
+  ): Promise<SyncReport> {
     const report: SyncReport = {
       sessionsAdded: 0,
       sessionsUpdated: 0,
       sessionsRemoved: 0,
       eventsIndexed: 0,
     };
-    let names: string[];
+    const changes = await this.store.changesSince(options.full ? null : this.savedCursor());
+    const work = this.plan(changes, report);
     try {
-      names = fs.readdirSync(this.store.sessionsDir);
+      let done = 0;
+      for (const { sessionId, known, entry } of work) {
+        const before = report.eventsIndexed;
+        await this.syncFile(sessionId, report, entry, known);
+        done += 1;
+        if (report.eventsIndexed !== before || done === work.length) {
+          onProgress?.({
+            sessionsDone: done,
+            sessionsTotal: work.length,
+            eventsIndexed: report.eventsIndexed,
+          });
+        }
+        if (this.pendingEvents >= eventsPerTransaction) {
+          this.commit();
+          this.begin();
+        }
+      }
+      this.saveCursor(changes.cursor);
+      this.commit();
     } catch (error) {
-      if (!hasCode(error, "ENOENT")) throw error;
-      names = [];
+      this.rollback();
+      throw error;
     }
-    const ids = names
-      .map((name) => logFile.exec(name)?.[1])
-      .filter((id): id is string => id !== undefined)
-      .sort();
-    const present = new Set(ids);
+    this.unmergedEvents += report.eventsIndexed;
+    if (this.unmergedEvents >= this.optimizeAfterEvents) this.optimize();
+    return report;
+  }
+
+  /**
+   * Opens the first transaction and lists the sessions to look at: after a scan every log (and
+   * rows whose log is gone are removed), after a journal read only the named ones.
+   */
+  private plan(
+    changes: ChangeSet,
+    report: SyncReport,
+  ): { sessionId: string; entry: LogEntry | null; known?: FileState }[] {
     this.begin();
     try {
+      if (changes.kind === "journal") {
+        const named = new Set(changes.sessionIds);
+        if (changes.present !== undefined) {
+          // The folder changed outside the journal's knowledge: new names are looked at, rows
+          // whose log is gone are removed.
+          const present = new Set(changes.present);
+          const indexed = new Set<string>();
+          for (const row of this.statements.allSessions.all()) {
+            indexed.add(row.session_id);
+            if (!present.has(row.session_id)) named.add(row.session_id);
+          }
+          for (const id of present) if (!indexed.has(id)) named.add(id);
+        }
+        return [...named].sort().map((sessionId) => ({
+          sessionId,
+          entry: this.store.entry(sessionId),
+        }));
+      }
+      const present = new Map(changes.logs.map((log) => [log.sessionId, log]));
       const known = new Map<string, FileState>();
       for (const row of this.statements.allSessions.all()) {
         if (!present.has(row.session_id)) {
@@ -217,31 +259,26 @@ export class Indexer {
           });
         }
       }
-      let done = 0;
-      for (const sessionId of ids) {
-        const before = report.eventsIndexed;
-        await this.syncFile(sessionId, report, known.get(sessionId));
-        done += 1;
-        if (report.eventsIndexed !== before || done === ids.length) {
-          onProgress?.({
-            sessionsDone: done,
-            sessionsTotal: ids.length,
-            eventsIndexed: report.eventsIndexed,
-          });
-        }
-        if (this.pendingEvents >= eventsPerTransaction) {
-          this.commit();
-          this.begin();
-        }
-      }
-      this.commit();
+      return changes.logs.map((entry) => {
+        const state = known.get(entry.sessionId);
+        return state === undefined
+          ? { sessionId: entry.sessionId, entry }
+          : { sessionId: entry.sessionId, entry, known: state };
+      });
     } catch (error) {
       this.rollback();
       throw error;
     }
-    this.unmergedEvents += report.eventsIndexed;
-    if (this.unmergedEvents >= this.optimizeAfterEvents) this.optimize();
-    return report;
+  }
+
+  /** The change cursor saved by the last sync, if any. */
+  private savedCursor(): string | null {
+    return this.statements.getMeta.get("changes")?.value ?? null;
+  }
+
+  private saveCursor(cursor: string | null): void {
+    if (cursor === null) this.statements.deleteMeta.run("changes");
+    else this.statements.setMeta.run("changes", cursor);
   }
 
   /** Merges the full-text index into one segment (see {@link defaultOptimizeAfterEvents}). */
@@ -259,9 +296,10 @@ export class Indexer {
       sessionsRemoved: 0,
       eventsIndexed: 0,
     };
+    const entry = this.store.entry(sessionId);
     this.begin();
     try {
-      const exists = await this.syncFile(sessionId, report);
+      const exists = await this.syncFile(sessionId, report, entry);
       this.commit();
       return exists;
     } catch (error) {
@@ -276,7 +314,7 @@ export class Indexer {
       this.db.exec(`INSERT INTO event_fts (event_fts) VALUES ('delete-all');
         INSERT INTO session_fts (session_fts) VALUES ('delete-all');
         DELETE FROM events; DELETE FROM sessions; DELETE FROM tools; DELETE FROM workspaces;
-        DELETE FROM event_types;`);
+        DELETE FROM event_types; DELETE FROM meta WHERE key = 'changes';`);
     })();
     this.typeIds.clear();
     this.toolIds.clear();
@@ -354,22 +392,17 @@ export class Indexer {
   }
 
   /**
-   * Syncs one file; false when it does not exist. `known`: the file state the index holds, when
-   * the caller already loaded it (saves a query per unchanged file).
+   * Syncs one file from its catalog entry (`null`: the log does not exist); false when it does not
+   * exist. `known`: the file state the index holds, when the caller already loaded it (saves a
+   * query per unchanged file).
    */
   private async syncFile(
     sessionId: string,
     report: SyncReport,
+    entry: LogEntry | null,
     known?: FileState,
   ): Promise<boolean> {
-    const path = this.store.pathOf(sessionId);
-    let stat: fs.Stats;
-    try {
-      // lstat: a link, directory or FIFO named like a log is not indexed (opening a FIFO hangs).
-      stat = fs.lstatSync(path);
-      if (!stat.isFile()) throw Object.assign(new Error("not a regular file"), { code: "ENOENT" });
-    } catch (error) {
-      if (!hasCode(error, "ENOENT")) throw error;
+    if (entry === null) {
       const gone = this.statements.sessionById.get(sessionId);
       if (gone !== undefined) {
         this.removeSession(gone.id);
@@ -377,7 +410,7 @@ export class Indexer {
       }
       return false;
     }
-    const file: FileState = { size: stat.size, ino: stat.ino, mtime: stat.mtimeMs };
+    const file: FileState = { size: entry.size, ino: entry.inode, mtime: entry.modifiedMs };
     if (
       known !== undefined &&
       known.ino === file.ino &&
@@ -395,30 +428,25 @@ export class Indexer {
     ) {
       return true;
     }
-    const headerLine = readHeaderText(path);
     if (
       row !== null &&
       (row.file_ino !== file.ino ||
         file.size < row.file_offset ||
-        headerLine === null ||
-        headerLine.text !== row.header)
+        entry.header === undefined ||
+        entry.headerText !== row.header)
     ) {
       this.removeSession(row.id);
       row = null;
     }
     if (row === null) {
-      if (headerLine === null) return true;
-      let header: SessionHeader;
-      try {
-        header = parseHeaderLine(headerLine.text, { line: 1, offset: 0 });
-      } catch (error) {
-        // A log without a readable header cannot be placed in a workspace: it is left out, as
-        // `store.list()` leaves it out.
-        if (EventLogCorruptError.isInstance(error)) return true;
-        throw error;
-      }
-      if (header.sessionId !== sessionId) return true;
-      row = this.insertSession(header, headerLine, file);
+      // A log without a readable header cannot be placed in a workspace: it is left out, as
+      // `store.list()` leaves it out.
+      if (entry.header === undefined) return true;
+      row = this.insertSession(
+        entry.header,
+        { text: entry.headerText, end: entry.headerEnd },
+        file,
+      );
       report.sessionsAdded += 1;
     } else {
       report.sessionsUpdated += 1;
@@ -429,7 +457,7 @@ export class Indexer {
       if (hasCode(error, "INVALID_OFFSET") && TapedeckError.isInstance(error)) {
         // The stored offset is no line start any more: the file was rewritten in place.
         this.removeSession(row.id);
-        return this.syncFile(sessionId, report);
+        return this.syncFile(sessionId, report, this.store.entry(sessionId));
       }
       if (SessionNotFoundError.isInstance(error)) {
         this.removeSession(row.id);
@@ -491,7 +519,7 @@ export class Indexer {
     let lastMs = Date.parse(aggregate.lastEventAt ?? header.createdAt) || 0;
     try {
       for await (const read of this.store.read(row.session_id, {
-        fromOffset: offset,
+        fromOffset: logOffsetSchema.parse(offset),
         fromLine: line,
       })) {
         const { event } = read;

@@ -24,6 +24,8 @@ describeQueryEngine("sqlite", async () => {
         fs.writeFileSync(`${path}.tmp`, text);
         fs.renameSync(`${path}.tmp`, path);
       }
+      // Written by hand, not through the store: tell the change journal, as another program must.
+      store.announceChange(header.sessionId);
       await engine.sync();
     },
     async remove(sessionId) {

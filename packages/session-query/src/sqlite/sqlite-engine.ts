@@ -3,7 +3,6 @@
  * the index and then the matching lines from the logs by byte offset; `readSession` syncs the one
  * session and replays it through the store, so it always reflects the file as of the call.
  */
-import * as fs from "node:fs";
 import {
   EventLogCorruptError,
   parseEventLine,
@@ -13,6 +12,7 @@ import {
   type SessionHeader,
   SessionNotFoundError,
 } from "@tapedeck/session";
+import type { LogReader } from "@tapedeck/session-store";
 import Database from "better-sqlite3";
 import { InvalidQueryError } from "../errors";
 import { toFtsQuery } from "../fts-query";
@@ -235,7 +235,7 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
     const sessionRow = prepared<SummaryRow>(
       `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s WHERE s.id = ?`,
     );
-    const files = new Map<number, number | null>();
+    const files = new Map<number, LogReader | null>();
     const summaries = new Map<number, SessionSummary>();
     const hits: EventHit[] = [];
     try {
@@ -246,15 +246,15 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
         if (session === null || session === undefined) continue;
         if (!files.has(row.session)) {
           try {
-            files.set(row.session, fs.openSync(store.pathOf(session.session_id), "r"));
+            files.set(row.session, store.openLogReader(session.session_id));
           } catch {
             files.set(row.session, null);
           }
         }
-        const fd = files.get(row.session);
-        if (fd === null || fd === undefined) continue;
-        const buffer = Buffer.allocUnsafe(row.length);
-        if (fs.readSync(fd, buffer, 0, row.length, row.offset) !== row.length) continue;
+        const reader = files.get(row.session);
+        if (reader === null || reader === undefined) continue;
+        const buffer = reader.readAt(row.offset, row.length);
+        if (buffer === null) continue;
         let event: SessionEvent;
         try {
           event = parseEventLine(buffer.toString("utf8"));
@@ -279,7 +279,7 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
         hits.push(hit);
       }
     } finally {
-      for (const fd of files.values()) if (fd !== null) fs.closeSync(fd);
+      for (const reader of files.values()) reader?.close();
     }
     return hits;
   };
@@ -416,7 +416,7 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
     rebuild(syncOptions = {}) {
       return indexer.exclusive(async () => {
         indexer.clear();
-        const report = await indexer.syncAll(syncOptions.onProgress);
+        const report = await indexer.syncAll(syncOptions.onProgress, { full: true });
         indexer.optimize();
         return report;
       });

@@ -25,6 +25,11 @@ describe("SQLite index maintenance", () => {
       [header, ...events].map((line) => `${JSON.stringify(line)}\n`).join(""),
     );
   const line = (value: unknown) => `${JSON.stringify(value)}\n`;
+  /** Appends to a log as another program would, and says so in the change journal. */
+  const appendByHand = (id: string, text: string) => {
+    fs.appendFileSync(logPath(id), text);
+    store().announceChange(id);
+  };
 
   beforeEach(() => {
     home = fs.mkdtempSync(join(tmpdir(), "tapedeck-sync-"));
@@ -48,7 +53,7 @@ describe("SQLite index maintenance", () => {
     });
     const before = log.events.length;
     log.turn().user("second words").end();
-    fs.appendFileSync(logPath(log.header.sessionId), log.events.slice(before).map(line).join(""));
+    appendByHand(log.header.sessionId, log.events.slice(before).map(line).join(""));
     expect(await engine.sync()).toMatchObject({ sessionsUpdated: 1, eventsIndexed: 3 });
     const hits = await engine.searchEvents(all, { text: "words", order: "oldest" });
     expect(hits.items.map((hit) => hit.event.seq)).toEqual([2, 5]);
@@ -80,6 +85,7 @@ describe("SQLite index maintenance", () => {
     const path = logPath(log.header.sessionId);
     fs.writeFileSync(`${path}.tmp`, [replacement.header, ...replacement.events].map(line).join(""));
     fs.renameSync(`${path}.tmp`, path);
+    store().announceChange(log.header.sessionId);
     await engine.sync();
     expect((await engine.searchEvents(all, { text: "original" })).items).toEqual([]);
     expect((await engine.searchEvents(all, { text: "new" })).items).toHaveLength(1);
@@ -88,6 +94,7 @@ describe("SQLite index maintenance", () => {
       path,
       Buffer.byteLength([replacement.header, ...replacement.events.slice(0, 1)].map(line).join("")),
     );
+    store().announceChange(log.header.sessionId);
     await engine.sync();
     expect((await engine.listSessions(all)).items[0]?.eventCount).toBe(1);
     expect((await engine.searchEvents(all, { text: "new" })).items).toEqual([]);
@@ -97,13 +104,13 @@ describe("SQLite index maintenance", () => {
     const log = eventLogBuilder().turn().user("torn walrus");
     write(log.header, log.events);
     const next = line(log.assistant("finished walrus").events.at(-1));
-    fs.appendFileSync(logPath(log.header.sessionId), next.slice(0, 10));
+    appendByHand(log.header.sessionId, next.slice(0, 10));
     await engine.sync();
     let [summary] = (await engine.listSessions(all)).items;
     expect(summary?.status).toBe("damaged");
     expect(summary?.damage?.code).toBe("TORN_TAIL");
     expect((await engine.searchEvents(all, { text: "walrus" })).items).toHaveLength(1);
-    fs.appendFileSync(logPath(log.header.sessionId), next.slice(10));
+    appendByHand(log.header.sessionId, next.slice(10));
     await engine.sync();
     [summary] = (await engine.listSessions(all)).items;
     expect(summary?.status).toBe("active");
@@ -115,7 +122,7 @@ describe("SQLite index maintenance", () => {
     const bad = eventLogBuilder().turn().user("broken narwhal");
     write(good.header, good.events);
     write(bad.header, bad.events);
-    fs.appendFileSync(logPath(bad.header.sessionId), "{not json\n");
+    appendByHand(bad.header.sessionId, "{not json\n");
     await engine.sync();
     const byId = new Map((await engine.listSessions(all)).items.map((s) => [s.id, s]));
     expect(byId.get(bad.header.sessionId)?.damage?.code).toBe("BAD_JSON");
@@ -137,7 +144,7 @@ describe("SQLite index maintenance", () => {
     write(log.header, log.events);
     await engine.sync();
     log.end();
-    fs.appendFileSync(logPath(log.header.sessionId), line(log.events.at(-1)));
+    appendByHand(log.header.sessionId, line(log.events.at(-1)));
     const session = await engine.readSession(all, log.header.sessionId);
     expect(session.lastSeq).toBe(3);
     expect((await engine.listSessions(all)).items[0]?.status).toBe("completed");
@@ -214,7 +221,7 @@ describe("SQLite index maintenance", () => {
       await other.rebuild();
       const before = log.events.length;
       log.call("read_file", { path: "heron.txt" }).output("a heron").end();
-      fs.appendFileSync(logPath(log.header.sessionId), log.events.slice(before).map(line).join(""));
+      appendByHand(log.header.sessionId, log.events.slice(before).map(line).join(""));
       await engine.sync();
       for (const reader of [engine, other]) {
         const hits = await reader.searchEvents(all, { text: "heron", toolName: "read_file" });

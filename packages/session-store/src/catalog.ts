@@ -1,0 +1,152 @@
+/**
+ * The catalog of a store's folder: which logs exist, with size, time and header. This file and the
+ * store are the only code that lists `<home>/sessions` or matches its file names.
+ */
+import * as fs from "node:fs";
+import { join } from "node:path";
+import { EventLogCorruptError, parseHeaderLine, type SessionHeader } from "@tapedeck/session";
+import { z } from "zod";
+import { hasErrorCode } from "./fs-util";
+import { type LogEntryKind, LogNotAFileError } from "./log-not-a-file";
+import type { LogEntry, LogOffset, ScanResult, SkippedEntry } from "./session-store";
+
+const logFilePattern = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
+
+/** The session id a log file name stands for, or `undefined` for any other name. */
+export function sessionIdOfFileName(name: string): string | undefined {
+  return logFilePattern.exec(name)?.[1];
+}
+
+/** A byte offset the store handed out (or checked); see {@link LogOffset}. */
+export function asLogOffset(value: number): LogOffset {
+  return value as LogOffset;
+}
+
+/**
+ * A {@link LogOffset} coming back from outside the store (a database row, a request): a whole
+ * number ≥ 0. Whether it is a line start is checked by `read`.
+ */
+export const logOffsetSchema = z.number().int().nonnegative().transform(asLogOffset);
+
+/** Names in the folder that look like logs, sorted; non-regular entries reported in `skipped`. */
+export async function listLogNames(
+  sessionsDir: string,
+): Promise<{ ids: string[]; skipped: SkippedEntry[] }> {
+  let entries: fs.Dirent[];
+  try {
+    entries = await fs.promises.readdir(sessionsDir, { withFileTypes: true });
+  } catch (error) {
+    if (hasErrorCode(error, "ENOENT")) return { ids: [], skipped: [] };
+    throw error;
+  }
+  const ids: string[] = [];
+  const skipped: SkippedEntry[] = [];
+  for (const entry of entries) {
+    const sessionId = sessionIdOfFileName(entry.name);
+    if (sessionId === undefined) continue;
+    if (!entry.isFile()) {
+      const error = new LogNotAFileError(sessionId, join(sessionsDir, entry.name), kindOf(entry));
+      skipped.push({ name: entry.name, reason: error.message });
+      continue;
+    }
+    ids.push(sessionId);
+  }
+  ids.sort();
+  return { ids, skipped };
+}
+
+function kindOf(entry: fs.Dirent): LogEntryKind {
+  if (entry.isDirectory()) return "directory";
+  if (entry.isSymbolicLink()) return "symbolic link";
+  if (entry.isFIFO()) return "FIFO";
+  if (entry.isSocket()) return "socket";
+  return "device";
+}
+
+/**
+ * One log's catalog entry from a single open: `O_NOFOLLOW`, `fstat`, the first line. `null` when
+ * the file is gone (moved to the trash since the listing) or is not a regular file.
+ */
+export function catalogEntry(path: string, sessionId: string): LogEntry | null {
+  let fd: number;
+  try {
+    // O_NONBLOCK: a FIFO put there since the listing does not hang the open.
+    fd = fs.openSync(
+      path,
+      fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK,
+    );
+  } catch (error) {
+    if (["ENOENT", "ELOOP", "ENXIO"].some((code) => hasErrorCode(error, code))) return null;
+    throw error;
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) return null;
+    const base = {
+      sessionId,
+      size: asLogOffset(stat.size),
+      modifiedAt: stat.mtime,
+      modifiedMs: stat.mtimeMs,
+      inode: stat.ino,
+    };
+    const line = readFirstLine(fd);
+    if (line === null) {
+      return {
+        ...base,
+        headerError: new EventLogCorruptError(
+          stat.size === 0 ? "BAD_HEADER" : "TORN_TAIL",
+          stat.size === 0 ? "the log is empty (no header line)" : "the header line is not complete",
+          { line: 1, offset: 0, sessionId },
+        ),
+      };
+    }
+    let header: SessionHeader;
+    try {
+      header = parseHeaderLine(line.text, { line: 1, offset: 0 });
+    } catch (error) {
+      if (!EventLogCorruptError.isInstance(error)) throw error;
+      return { ...base, headerError: error.withLocation({ sessionId }) };
+    }
+    if (header.sessionId !== sessionId) {
+      return {
+        ...base,
+        headerError: new EventLogCorruptError(
+          "BAD_HEADER",
+          `header names session ${header.sessionId}, but the file belongs to session ${sessionId}`,
+          { line: 1, offset: 0, sessionId },
+        ),
+      };
+    }
+    return { ...base, header, headerText: line.text, headerEnd: asLogOffset(line.end) };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Line 1 (without its "\n") and the offset after it; `null` when there is no whole first line. */
+function readFirstLine(fd: number): { text: string; end: number } | null {
+  let size = 4096;
+  for (;;) {
+    const buffer = Buffer.allocUnsafe(size);
+    const read = fs.readSync(fd, buffer, 0, size, 0);
+    const newline = buffer.subarray(0, read).indexOf(0x0a);
+    if (newline >= 0) return { text: buffer.toString("utf8", 0, newline), end: newline + 1 };
+    if (read < size || size >= 1 << 24) return null;
+    size *= 4;
+  }
+}
+
+/** Every log of the folder with its catalog entry; see `SessionStore.scan`. */
+export async function scanFolder(
+  sessionsDir: string,
+  warn: (path: string, message: string) => void,
+): Promise<ScanResult> {
+  const { ids, skipped } = await listLogNames(sessionsDir);
+  for (const entry of skipped) warn(join(sessionsDir, entry.name), entry.reason);
+  const logs: LogEntry[] = [];
+  for (const sessionId of ids) {
+    const entry = catalogEntry(join(sessionsDir, `${sessionId}.jsonl`), sessionId);
+    if (entry !== null) logs.push(entry);
+  }
+  return { logs, skipped };
+}

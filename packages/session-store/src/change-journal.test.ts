@@ -1,0 +1,206 @@
+import {
+  appendFileSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { uuidv7 } from "@tapedeck/session";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { drafts, tempDirectory } from "../test/helpers";
+import { ChangeJournal, JOURNAL_FILE } from "./change-journal";
+import { type ChangeSet, createSessionStore, type SessionStore } from "./index";
+
+let temp: ReturnType<typeof tempDirectory>;
+let store: SessionStore;
+let warnings: string[];
+
+beforeEach(() => {
+  temp = tempDirectory();
+  warnings = [];
+  store = createSessionStore({
+    home: temp.home,
+    onWarning: (message) => warnings.push(message),
+  });
+});
+afterEach(() => temp.cleanup());
+
+async function newSession(): Promise<string> {
+  const runId = uuidv7();
+  const d = drafts(runId);
+  const { sessionId } = await store.create({ cwd: temp.root, seed: [d.system("s")] });
+  return sessionId;
+}
+
+async function appendTurn(sessionId: string): Promise<void> {
+  const d = drafts(uuidv7());
+  await store.append(sessionId, [d.start(), d.user("hi"), d.end()]);
+}
+
+function journalIds(changes: ChangeSet): string[] {
+  expect(changes.kind).toBe("journal");
+  return changes.kind === "journal" ? changes.sessionIds : [];
+}
+
+describe("scan", () => {
+  it("lists every log with size, mtime, inode and header, and damaged headers with their error", async () => {
+    const a = await newSession();
+    const b = await newSession();
+    writeFileSync(store.pathOf(b), "not json\n");
+    const { logs, skipped } = await store.scan();
+    expect(logs.map((log) => log.sessionId)).toEqual([a, b]);
+    expect(logs[0]).toMatchObject({ sessionId: a, header: { sessionId: a } });
+    expect(logs[0]?.size).toBe(readFileSync(store.pathOf(a)).length);
+    expect(logs[1]?.headerError?.code).toBe("BAD_JSON");
+    expect(skipped).toEqual([]);
+    expect((await store.list()).map((listing) => listing.sessionId)).toEqual([a]);
+  });
+
+  it("skips entries named like a log that are not regular files, with a warning", async () => {
+    const a = await newSession();
+    const linked = uuidv7();
+    const folder = uuidv7();
+    symlinkSync(store.pathOf(a), join(store.sessionsDir, `${linked}.jsonl`));
+    mkdirSync(join(store.sessionsDir, `${folder}.jsonl`));
+    const { logs, skipped } = await store.scan();
+    expect(logs.map((log) => log.sessionId)).toEqual([a]);
+    expect(skipped.map((entry) => entry.name).sort()).toEqual(
+      [`${linked}.jsonl`, `${folder}.jsonl`].sort(),
+    );
+    expect(warnings).toHaveLength(2);
+    expect(warnings.join("\n")).toContain("symbolic link");
+    await store.scan();
+    expect(warnings).toHaveLength(2); // once per entry, not per listing
+    expect(store.entry(linked)).toBeNull();
+  });
+});
+
+describe("changesSince", () => {
+  it("scans without a cursor, then names only the sessions written since", async () => {
+    const a = await newSession();
+    const b = await newSession();
+    const first = await store.changesSince();
+    expect(first).toMatchObject({ kind: "scan", reason: "no-cursor" });
+    expect(first.kind === "scan" && first.logs.map((log) => log.sessionId)).toEqual([a, b]);
+    const quiet = await store.changesSince(first.cursor);
+    expect(journalIds(quiet)).toEqual([]);
+    await appendTurn(b);
+    const next = await store.changesSince(quiet.cursor);
+    expect(journalIds(next)).toEqual([b]);
+    expect(journalIds(await store.changesSince(next.cursor))).toEqual([]);
+  });
+
+  it("names created, forked, repaired and deleted sessions", async () => {
+    const { cursor } = await store.changesSince();
+    const a = await newSession();
+    const fork = await store.fork(a);
+    const created = await store.changesSince(cursor);
+    expect(journalIds(created)).toEqual([a, fork.sessionId].sort());
+    await store.delete(fork.sessionId);
+    const deleted = await store.changesSince(created.cursor);
+    expect(journalIds(deleted)).toEqual([fork.sessionId]);
+    expect(store.entry(fork.sessionId)).toBeNull();
+    appendFileSync(store.pathOf(a), '{"seq":2');
+    await store.repair(a);
+    expect(journalIds(await store.changesSince(deleted.cursor))).toEqual([a]);
+  });
+
+  it("a crash between the journal line and the append costs one look at an unchanged log", async () => {
+    const a = await newSession();
+    const { cursor } = await store.changesSince();
+    // What a writer that died right after recording its open leaves behind.
+    new ChangeJournal(temp.home).record("o", a);
+    const size = store.entry(a)?.size;
+    const changes = await store.changesSince(cursor);
+    expect(journalIds(changes)).toEqual([a]);
+    expect(store.entry(a)?.size).toBe(size);
+  });
+
+  it("a writer that appends after the reader passed its open line is named again (lock, then close)", async () => {
+    const a = await newSession();
+    const writer = await store.openWriter(a);
+    const seen = await store.changesSince((await store.changesSince()).cursor);
+    const d = drafts(uuidv7());
+    await writer.append([d.start(), d.user("later")]);
+    // Still open: named because it holds the lock.
+    const open = await store.changesSince(seen.cursor);
+    expect(journalIds(open)).toEqual([a]);
+    await writer.append([d.end()]);
+    await writer.close();
+    // Closed after the last read: named by its close record.
+    expect(journalIds(await store.changesSince(open.cursor))).toEqual([a]);
+  });
+
+  it("a writer that died holding the lock keeps its session named until the lock is reclaimed", async () => {
+    const a = await newSession();
+    const { cursor } = await store.changesSince();
+    const lockPath = join(temp.home, "locks", `${a}.lock`);
+    mkdirSync(join(temp.home, "locks"), { recursive: true });
+    writeFileSync(
+      lockPath,
+      JSON.stringify({ pid: 999_999_999, host: "elsewhere", startedAt: new Date().toISOString() }),
+    );
+    expect(journalIds(await store.changesSince(cursor))).toEqual([a]);
+    rmSync(lockPath);
+  });
+
+  it("falls back to a scan when the journal is deleted by hand, then continues from the new one", async () => {
+    const a = await newSession();
+    const { cursor } = await store.changesSince();
+    rmSync(join(temp.home, JOURNAL_FILE));
+    await appendTurn(a); // recreates the journal: a new generation
+    const after = await store.changesSince(cursor);
+    expect(after).toMatchObject({ kind: "scan", reason: "rotated" });
+    rmSync(join(temp.home, JOURNAL_FILE));
+    const missing = await store.changesSince(after.cursor);
+    expect(missing).toMatchObject({ kind: "scan", reason: "missing" });
+    expect(missing.kind === "scan" && missing.logs.map((log) => log.sessionId)).toEqual([a]);
+    await appendTurn(a);
+    expect(journalIds(await store.changesSince(missing.cursor))).toEqual([a]);
+  });
+
+  it("falls back to a scan when the journal is damaged or shorter than the cursor", async () => {
+    const a = await newSession();
+    await appendTurn(a);
+    const { cursor } = await store.changesSince();
+    appendFileSync(join(temp.home, JOURNAL_FILE), "garbage line\n");
+    expect(await store.changesSince(cursor)).toMatchObject({ kind: "scan", reason: "damaged" });
+    const journal = join(temp.home, JOURNAL_FILE);
+    const text = readFileSync(journal, "utf8");
+    writeFileSync(journal, text.slice(0, text.indexOf("\n") + 1));
+    expect(await store.changesSince(cursor)).toMatchObject({ kind: "scan", reason: "behind" });
+    writeFileSync(journal, "not a journal\n");
+    const damaged = await store.changesSince(cursor);
+    expect(damaged).toMatchObject({ kind: "scan", reason: "damaged", cursor: null });
+    // The next writer replaces a damaged journal; readers then scan once and continue.
+    await appendTurn(a);
+    const rotated = await store.changesSince(cursor);
+    expect(rotated).toMatchObject({ kind: "scan", reason: "rotated" });
+    expect(journalIds(await store.changesSince(rotated.cursor))).toEqual([]);
+  });
+
+  it("refuses a cursor that is not one (scan, no error)", async () => {
+    await newSession();
+    expect(await store.changesSince("../etc/passwd")).toMatchObject({
+      kind: "scan",
+      reason: "no-cursor",
+    });
+  });
+
+  it("rotates a journal past its size limit: readers behind it scan once", async () => {
+    const small = createSessionStore({ home: temp.home, journalMaxBytes: 200 });
+    const { sessionId } = await small.create({ cwd: temp.root });
+    const { cursor } = await small.changesSince();
+    const generation = cursor?.split(":")[0];
+    for (let index = 0; index < 4; index += 1) {
+      const d = drafts(uuidv7());
+      await small.append(sessionId, [d.start(), d.user("x"), d.end()]);
+    }
+    expect(readFileSync(join(temp.home, JOURNAL_FILE)).length).toBeLessThan(400);
+    const after = await small.changesSince(cursor);
+    expect(after).toMatchObject({ kind: "scan", reason: "rotated" });
+    expect(after.cursor?.split(":")[0]).not.toBe(generation);
+  });
+});

@@ -1,0 +1,270 @@
+/**
+ * The change journal: an append-only file in the home naming the sessions whose logs may have
+ * changed, so that a reader that keeps state (the index, the viewer, a push) looks only at those
+ * instead of stating every log. It is a hint, never the truth: whatever a reader cannot trust
+ * (missing, damaged, rotated, shorter than the cursor) sends it back to a full scan.
+ *
+ * Layout: line 1 `tapedeck-changes 1 <generation>`, then one record per line, `<kind> <sessionId>`.
+ * Every record is one `write()` of ≤ 40 bytes to an `O_APPEND` descriptor, so concurrent writers
+ * never interleave within a line.
+ */
+import { randomBytes } from "node:crypto";
+import * as fs from "node:fs";
+import { join } from "node:path";
+import { TapedeckError } from "@tapedeck/session";
+import { z } from "zod";
+import { hasErrorCode, tempPathBeside, writeAll } from "./fs-util";
+import type { ChangeScanReason } from "./session-store";
+
+/** File name of the journal in the home. */
+export const JOURNAL_FILE = "changes.journal";
+
+/** Size after which the next writer starts a new generation (≈ 100,000 records). */
+export const DEFAULT_JOURNAL_MAX_BYTES = 4 * 1024 * 1024;
+
+const MAGIC = "tapedeck-changes 1 ";
+const headerPattern = /^tapedeck-changes 1 ([0-9a-f]{16})$/;
+const recordPattern = /^([ocndr]) ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+/**
+ * What a record says happened: `o` a writer opened (written before its first append), `c` it
+ * closed (after its last append), `n` a log was created, `d` moved to the trash, `r` repaired.
+ */
+export type JournalRecordKind = "o" | "c" | "n" | "d" | "r";
+
+/**
+ * Where a reader stopped in the journal: `<generation>:<byte offset>`. Opaque to callers; store it
+ * as a string and hand it back to `changesSince`.
+ */
+export type ChangeCursor = string & { readonly __changeCursor: true };
+
+/** A cursor read from outside (a database, a request): checked before it is trusted. */
+export const changeCursorSchema = z
+  .string()
+  .regex(/^[0-9a-f]{16}:\d{1,15}(:[0-9a-z.]{1,40})?$/)
+  .transform((text) => text as ChangeCursor);
+
+/** Parses a cursor; `null` for anything that is not one (the caller then scans). */
+export function parseChangeCursor(
+  text: unknown,
+): { generation: string; offset: number; folder: string } | null {
+  const parsed = changeCursorSchema.safeParse(text);
+  if (!parsed.success) return null;
+  const [generation = "", offset = "0", folder = ""] = parsed.data.split(":");
+  return { generation, offset: Number(offset), folder };
+}
+
+/** A cursor; `folder` stamps the sessions folder's state (see `SessionStore.changesSince`). */
+export function cursorOf(generation: string, offset: number, folder = ""): ChangeCursor {
+  return `${generation}:${offset}${folder === "" ? "" : `:${folder}`}` as ChangeCursor;
+}
+
+type ScanReason = ChangeScanReason;
+
+/** The journal read from a cursor. */
+export type JournalRead =
+  | {
+      ok: true;
+      sessionIds: Set<string>;
+      cursor: ChangeCursor;
+      /** The folder stamp the cursor carried. */
+      folder: string;
+    }
+  | { ok: false; reason: ScanReason; cursor: ChangeCursor | null };
+
+/** The journal of one home. Methods are synchronous: each is a handful of small syscalls. */
+export class ChangeJournal {
+  readonly path: string;
+
+  constructor(
+    home: string,
+    private readonly maxBytes = DEFAULT_JOURNAL_MAX_BYTES,
+  ) {
+    this.path = join(home, JOURNAL_FILE);
+  }
+
+  /**
+   * Appends one record. Written before the change it announces (a crash after it and before the
+   * change costs a reader one look at an unchanged log). If another writer rotated the journal
+   * while this one was writing, the record is written again into the new generation.
+   */
+  record(kind: JournalRecordKind, sessionId: string): void {
+    const line = Buffer.from(`${kind} ${sessionId}\n`);
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const fd = this.openForAppend();
+      try {
+        writeAll(fd, line);
+        const written = fs.fstatSync(fd);
+        const current = fs.statSync(this.path, { throwIfNoEntry: false });
+        // Still the live file: done. Otherwise the record went into a replaced generation.
+        if (current !== undefined && current.ino === written.ino) {
+          if (written.size > this.maxBytes) this.rotate(written.ino);
+          return;
+        }
+      } finally {
+        fs.closeSync(fd);
+      }
+    }
+    throw new TapedeckError(
+      "JOURNAL_FAILED",
+      `could not record a change of session ${sessionId} in ${this.path}: it kept being replaced`,
+    );
+  }
+
+  /**
+   * The generation and size of the journal as it is now, creating it when missing (so that the
+   * next call has something to continue from). `null` when it cannot be read or created.
+   */
+  position(): { generation: string; size: number } | null {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const header = this.readHeader();
+      if (header === "missing") {
+        try {
+          this.createGeneration(undefined);
+        } catch {
+          return null;
+        }
+        continue;
+      }
+      return header === "damaged" ? null : header;
+    }
+    return null;
+  }
+
+  /** The sessions named after `cursor`, or why the journal cannot answer. */
+  readSince(cursorText: string | undefined): JournalRead {
+    const here = this.readHeader();
+    if (here === "missing") {
+      const created = this.position();
+      return {
+        ok: false,
+        reason: "missing",
+        cursor: created && cursorOf(created.generation, created.size),
+      };
+    }
+    if (here === "damaged") return { ok: false, reason: "damaged", cursor: null };
+    const now = cursorOf(here.generation, here.size);
+    const cursor = cursorText === undefined ? null : parseChangeCursor(cursorText);
+    if (cursor === null) return { ok: false, reason: "no-cursor", cursor: now };
+    if (cursor.generation !== here.generation) return { ok: false, reason: "rotated", cursor: now };
+    if (cursor.offset > here.size || cursor.offset < here.headerEnd) {
+      return { ok: false, reason: "behind", cursor: now };
+    }
+    const bytes = this.readRange(cursor.offset, here.size);
+    const sessionIds = new Set<string>();
+    let start = 0;
+    for (;;) {
+      const newline = bytes.indexOf(0x0a, start);
+      // A record still being written: continue from its start next time.
+      if (newline === -1) break;
+      const match = recordPattern.exec(bytes.toString("latin1", start, newline));
+      if (match === null) return { ok: false, reason: "damaged", cursor: now };
+      sessionIds.add(match[2] as string);
+      start = newline + 1;
+    }
+    return {
+      ok: true,
+      sessionIds,
+      cursor: cursorOf(here.generation, cursor.offset + start),
+      folder: cursor.folder,
+    };
+  }
+
+  private readRange(from: number, to: number): Buffer {
+    const fd = fs.openSync(this.path, "r");
+    try {
+      const buffer = Buffer.allocUnsafe(to - from);
+      let read = 0;
+      while (read < buffer.length) {
+        const got = fs.readSync(fd, buffer, read, buffer.length - read, from + read);
+        if (got === 0) break;
+        read += got;
+      }
+      return buffer.subarray(0, read);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  private readHeader():
+    | { generation: string; size: number; headerEnd: number }
+    | "missing"
+    | "damaged" {
+    let fd: number;
+    try {
+      fd = fs.openSync(this.path, "r");
+    } catch (error) {
+      if (hasErrorCode(error, "ENOENT")) return "missing";
+      throw error;
+    }
+    try {
+      const { size } = fs.fstatSync(fd);
+      const buffer = Buffer.alloc(64);
+      const read = fs.readSync(fd, buffer, 0, buffer.length, 0);
+      const newline = buffer.subarray(0, read).indexOf(0x0a);
+      if (newline === -1) return "damaged";
+      const match = headerPattern.exec(buffer.toString("latin1", 0, newline));
+      if (match === null) return "damaged";
+      return { generation: match[1] as string, size, headerEnd: newline + 1 };
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /** An `O_APPEND` descriptor on a journal with a valid header (created or replaced if needed). */
+  private openForAppend(): number {
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const header = this.readHeader();
+      if (header === "missing") {
+        this.createGeneration(undefined);
+        continue;
+      }
+      if (header === "damaged") {
+        const stat = fs.statSync(this.path, { throwIfNoEntry: false });
+        if (stat !== undefined) this.rotate(stat.ino);
+        continue;
+      }
+      try {
+        return fs.openSync(this.path, "a");
+      } catch (error) {
+        if (!hasErrorCode(error, "ENOENT")) throw error;
+      }
+    }
+    throw new TapedeckError("JOURNAL_FAILED", `could not open the change journal ${this.path}`);
+  }
+
+  /**
+   * Starts a new generation: a fresh file with a new header takes the journal's place atomically.
+   * `replacing`: the inode this writer saw; when the file is no longer that one, another writer
+   * already rotated it and nothing is done. Without it, the journal is created only if missing.
+   */
+  private createGeneration(replacing: number | undefined): void {
+    fs.mkdirSync(join(this.path, ".."), { recursive: true });
+    const temp = tempPathBeside(this.path);
+    const fd = fs.openSync(temp, "wx", 0o644);
+    try {
+      writeAll(fd, Buffer.from(`${MAGIC}${randomBytes(8).toString("hex")}\n`));
+    } finally {
+      fs.closeSync(fd);
+    }
+    try {
+      if (replacing === undefined) {
+        try {
+          fs.linkSync(temp, this.path);
+        } catch (error) {
+          // Another process created it first: theirs is as good as ours.
+          if (!hasErrorCode(error, "EEXIST")) throw error;
+        }
+      } else if (fs.statSync(this.path, { throwIfNoEntry: false })?.ino === replacing) {
+        fs.renameSync(temp, this.path);
+      }
+    } finally {
+      fs.rmSync(temp, { force: true });
+    }
+  }
+
+  /** Replaces the journal whose inode is `inode` by a new generation (readers then scan once). */
+  private rotate(inode: number): void {
+    this.createGeneration(inode);
+  }
+}
