@@ -22,7 +22,6 @@ import { type ChangeCursor, ChangeJournal, cursorOf, parseChangeCursor } from ".
 import { createFileExclusive, fsyncDirectory, hasErrorCode } from "./fs-util";
 import { acquireLock, type HeldLock, liveLockOwner, releaseLock } from "./lock";
 import { readHeaderLine, replayLog } from "./log-file";
-import { LogNotAFileError } from "./log-not-a-file";
 import { readEvents } from "./read-events";
 import type {
   ChangeSet,
