@@ -31,12 +31,18 @@ export interface SpawnedAgent {
   child: ChildProcess;
   agent: acp.ClientContext;
   updates: acp.SessionNotification[];
+  /** Permission requests received, oldest first. */
+  permissions: acp.RequestPermissionRequest[];
   stderr: () => string;
   exited: Promise<number | null>;
   close(): Promise<void>;
 }
 
-export function spawnAcp(env: Record<string, string>, cwd: string): SpawnedAgent {
+export function spawnAcp(
+  env: Record<string, string>,
+  cwd: string,
+  answer: "allow_once" | "reject" = "allow_once",
+): SpawnedAgent {
   const child = spawn(process.execPath, [BINARY, "acp"], {
     cwd,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
@@ -48,14 +54,16 @@ export function spawnAcp(env: Record<string, string>, cwd: string): SpawnedAgent
   });
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   const updates: acp.SessionNotification[] = [];
+  const permissions: acp.RequestPermissionRequest[] = [];
   const connection = acp
     .client({ name: "e2e" })
     .onNotification(acp.methods.client.session.update, ({ params }) => {
       updates.push(params);
     })
-    .onRequest(acp.methods.client.session.requestPermission, () => ({
-      outcome: { outcome: "selected", optionId: "allow_once" },
-    }))
+    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+      permissions.push(params);
+      return { outcome: { outcome: "selected", optionId: answer } };
+    })
     .connect(
       acp.ndJsonStream(
         Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
@@ -66,6 +74,7 @@ export function spawnAcp(env: Record<string, string>, cwd: string): SpawnedAgent
     child,
     agent: connection.agent,
     updates,
+    permissions,
     stderr: () => errors,
     exited,
     async close() {

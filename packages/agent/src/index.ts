@@ -49,6 +49,7 @@ export {
 export { editFileTool, listDirTool, readFileTool, writeFileTool } from "./tools/file-tools";
 export { createRunCommandTool, type RunCommandOptions } from "./tools/run-command-tool";
 export { searchFilesTool } from "./tools/search-tool";
+export { type ToolTitle, toolTitle } from "./tools/tool-title";
 export {
   localWorkspaceFs,
   PathOutsideWorkspaceError,

@@ -31,7 +31,9 @@ export type RunEvent =
       name: string;
       /** Parsed arguments (or the raw text when they are not valid JSON). */
       input: unknown;
+      /** Hidden characters made visible, never cut (see `toolTitle`). */
       title: string;
+      hiddenCharacters: boolean;
       kind: ToolKind | "other";
       /** Absolute paths the call touches. */
       locations: string[];
@@ -50,7 +52,9 @@ export type RunEvent =
       runId: string;
       callId: string;
       name: string;
+      /** The whole command or path, hidden characters made visible and flagged. */
       title: string;
+      hiddenCharacters: boolean;
       options: ApprovalDecision[];
     }
   | {

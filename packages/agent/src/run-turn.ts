@@ -17,6 +17,7 @@ import type { RunEvent, StopReason } from "./run-events";
 import { argumentsForDisplay, runToolCalls } from "./tool-calls";
 import { toolDefinitions } from "./tool-set";
 import { type AnyAgentTool, DEFAULT_OUTPUT_CAP } from "./tools/agent-tool";
+import { toolTitle } from "./tools/tool-title";
 import {
   type Approver,
   addUsage,
@@ -215,7 +216,7 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
             callId: call.callId,
             name: call.name,
             input,
-            title: tool !== undefined && safe?.success ? tool.title(safe.data) : call.name,
+            ...toolTitle(tool !== undefined && safe?.success ? tool.title(safe.data) : call.name),
             kind: tool?.kind ?? "other",
             locations:
               tool !== undefined && safe?.success

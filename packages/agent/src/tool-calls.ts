@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { ApprovalDecision, ApprovalPolicy, FunctionCallEvent } from "@tapedeck/session";
 import { type AnyAgentTool, capOutput } from "./tools/agent-tool";
+import { toolTitle } from "./tools/tool-title";
 import { type Approver, RunCancelled, type TurnContext } from "./turn-context";
 import type { WorkspaceFs } from "./workspace-fs";
 
@@ -94,7 +95,7 @@ export async function runToolCalls(
       runId,
       callId: call.callId,
       name: call.name,
-      title: tool.title(input),
+      ...toolTitle(tool.title(input)),
       options: decisionOptions,
     });
     let decision: ApprovalDecision;
@@ -115,7 +116,7 @@ export async function runToolCalls(
             callId: call.callId,
             name: call.name,
             input,
-            title: tool.title(input),
+            ...toolTitle(tool.title(input)),
             kind: tool.kind,
             locations: tool.locations(input).map((location) => path.resolve(options.cwd, location)),
             options: decisionOptions,

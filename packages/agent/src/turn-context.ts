@@ -11,7 +11,10 @@ export interface ApprovalRequest {
   name: string;
   /** Parsed arguments. */
   input: unknown;
+  /** The whole command or path, hidden characters made visible and flagged (`toolTitle`). */
   title: string;
+  /** The raw title held control, escape, bidi or invisible characters (shown as escapes). */
+  hiddenCharacters: boolean;
   kind: ToolKind;
   /** Absolute paths the call touches. */
   locations: string[];

@@ -12,7 +12,7 @@ import type { ApprovalDecision } from "@tapedeck/session";
 import type { SessionStore } from "@tapedeck/session-store";
 import { compactionUpdate } from "./replay-updates";
 import type { SessionState } from "./session-state";
-import { toolCallFields } from "./tool-updates";
+import { toolCallFields, visibleStrings } from "./tool-updates";
 
 /** The prompt's content blocks as the user message text. */
 export function promptText(blocks: readonly acp.ContentBlock[]): string {
@@ -139,10 +139,12 @@ export async function promptTurn(
         sessionId: state.sessionId,
         toolCall: {
           toolCallId: request.callId,
+          // The title is whole and visible (toolTitle); rawInput's strings too, so an editor that
+          // shows the command from rawInput cannot be shown something else than what runs.
           title: request.title,
           kind: request.kind,
           status: "pending",
-          rawInput: request.input,
+          rawInput: visibleStrings(request.input),
           locations: request.locations.map((location) => ({ path: location })),
         },
         options: [

@@ -1,5 +1,5 @@
 import type { ApprovalRequest, RunEvent } from "@tapedeck/agent";
-import type { ApprovalDecision } from "@tapedeck/session";
+import { type ApprovalDecision, toVisibleText } from "@tapedeck/session";
 import type { Io } from "./io";
 
 /** Prints run events: JSON lines with `--json`, else the answer on stdout and progress on stderr. */
@@ -12,7 +12,9 @@ export function runPrinter(io: Io, json: boolean) {
     }
     switch (event.type) {
       case "text_delta":
-        io.stdout.write(event.text);
+        // The model's words are untrusted: an escape sequence could hide or rewrite what the
+        // terminal shows next (an approval prompt included).
+        io.stdout.write(toVisibleText(event.text, { keepLineBreaks: true }).text);
         atLineStart = event.text.endsWith("\n");
         break;
       case "tool_call":
@@ -24,7 +26,8 @@ export function runPrinter(io: Io, json: boolean) {
         break;
       case "tool_result": {
         const first = event.output.split("\n").find((line) => line.trim() !== "") ?? "";
-        io.stderr.write(`  ${event.isError ? "✗" : "✓"} ${first.slice(0, 160)}\n`);
+        const shown = toVisibleText(first.slice(0, 160)).text;
+        io.stderr.write(`  ${event.isError ? "✗" : "✓"} ${shown}\n`);
         break;
       }
       case "compaction":
@@ -58,6 +61,11 @@ export function terminalApprover(io: Io, onInterrupt: () => void) {
         `  ✗ ${request.title}: needs approval, but there is no terminal to ask; rejected. Use --approve to allow writes and commands.\n`,
       );
       return "reject";
+    }
+    if (request.hiddenCharacters) {
+      io.stderr.write(
+        "  ! This call contains hidden characters (control, escape, bidi or zero-width); each is shown as an escape such as \\e, \\r or \\u{202E}.\n",
+      );
     }
     let answer: string;
     try {

@@ -1,4 +1,5 @@
 /** The agent composer, the live run it streams, and the "Current run" card. */
+import { HIDDEN_CHARACTERS_WARNING, toVisibleText } from "@tapedeck/session";
 import { useCallback, useRef, useState } from "react";
 import { ApiError, api, postSse, type ServerConfig } from "./api";
 import { LongText, preview } from "./text";
@@ -13,7 +14,7 @@ export interface RunState {
   status: string;
   text: string;
   tools: Array<{ callId: string; name: string; title: string; state: string; output?: string }>;
-  approvals: Array<{ callId: string; name: string; title: string }>;
+  approvals: Array<{ callId: string; name: string; title: string; hiddenCharacters: boolean }>;
   error: string | null;
 }
 
@@ -105,6 +106,7 @@ export function useAgentRun(
                     callId: String(data.callId),
                     name: String(data.name),
                     title: String(data.title),
+                    hiddenCharacters: data.hiddenCharacters === true,
                   },
                 ],
               }));
@@ -264,7 +266,18 @@ export function Composer({ config, continuing, onStartNew, agent }: ComposerProp
           {run.approvals.map((approval) => (
             <div key={approval.callId} className="approval" data-testid="approval">
               <span>
-                Allow <code>{approval.name}</code>: {preview(approval.title, 120)}?
+                Allow <code>{approval.name}</code>:{" "}
+                {/* Whole and exact: hidden characters shown as escapes, never cut (toVisibleText). */}
+                <code className="approval-command" data-testid="approval-command">
+                  {toVisibleText(approval.title).text}
+                </code>
+                ?
+                {approval.hiddenCharacters ? (
+                  <strong className="approval-warning" data-testid="approval-warning">
+                    {" "}
+                    ⚠ {HIDDEN_CHARACTERS_WARNING}
+                  </strong>
+                ) : null}
               </span>
               <button
                 type="button"

@@ -32,7 +32,11 @@ export interface AgentTool<Args = unknown> {
   readonly argsSchema: z.ZodType<Args>;
   /** JSON Schema of the arguments when it is not generated from `argsSchema`. */
   readonly parameters?: Record<string, unknown>;
-  /** A one-line human title for a call (`Read src/index.ts`). */
+  /**
+   * A human title for a call (`Read src/index.ts`), holding the whole command or path: never cut,
+   * since a person approves from it. Callers show it through `toolTitle`, which makes hidden
+   * characters visible.
+   */
   title(args: Args): string;
   /** Workspace-relative paths the call touches, for "follow along" in editors. */
   locations(args: Args): string[];

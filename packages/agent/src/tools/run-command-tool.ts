@@ -58,8 +58,8 @@ export function createRunCommandTool(
     access: "execute",
     kind: "execute",
     argsSchema: runCommandArgs,
-    title: (args) =>
-      `Run ${args.command.length > 80 ? `${args.command.slice(0, 80)}…` : args.command}`,
+    // Whole, never cut: a person approves this (hidden characters are made visible by the caller).
+    title: (args) => `Run ${args.command}`,
     locations: () => [],
     execute(args, context) {
       return new Promise<string>((resolve, reject) => {

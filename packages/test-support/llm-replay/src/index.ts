@@ -51,5 +51,12 @@ export {
   type ScriptedRecordingOptions,
   scriptedRecording,
 } from "./scripted-recording";
+export {
+  type ScriptedResponse,
+  type ScriptedServer,
+  type ScriptedServerOptions,
+  type ScriptedToolCall,
+  startScriptedServer,
+} from "./scripted-server";
 export { scriptedTool, scriptedTools } from "./scripted-tools";
 export type { ReplayTiming } from "./timing";
