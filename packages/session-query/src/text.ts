@@ -126,6 +126,14 @@ function tokenize(folded: string): string[] {
 }
 
 /**
+ * The tokens of a text in order, as matching sees them (folded; each CJK character one token).
+ * The PostgreSQL backend builds its `tsvector`s from these, so both agree on what a word is.
+ */
+export function textTokens(text: string): string[] {
+  return tokenize(fold(text).text);
+}
+
+/**
  * The words of raw user text (split on whitespace), each with its tokens. Words without any
  * letter or digit (`(`, `"`, `--`) are dropped: there is nothing in them to find. With
  * `prefix: "last"` the last word is marked `prefix` when its last token is Latin and at least
