@@ -147,7 +147,7 @@ export function describeParity(name: string, create: () => Promise<ParityBackend
       }
       // The comparison means something only if many queries find something.
       expect(nonEmpty).toBeGreaterThan(100);
-    });
+    }, 60_000);
 
     it('returns the same events and snippets for 300 random queries with prefix: "last"', async () => {
       let nonEmpty = 0;
@@ -188,6 +188,6 @@ export function describeParity(name: string, create: () => Promise<ParityBackend
       expect(nonEmpty).toBeGreaterThan(100);
       // Many queries must find more than whole-word matching would, or prefixes went untested.
       expect(prefixOnly).toBeGreaterThan(50);
-    });
+    }, 60_000);
   });
 }
