@@ -123,14 +123,14 @@ describe("viewer", () => {
     expect(await trace.innerText()).toContain("#12");
     expect(await trace.textContent()).toMatch(/Cited by[\s\S]*#7/);
     await screenshot(page, "trace");
-    await trace.getByRole("button", { name: "#12" }).first().click();
+    await trace.getByRole("link", { name: "#12" }).first().click();
     await expect.poll(() => new URL(page.url()).searchParams.get("seq")).toBe("12");
   });
 
   it("shows the input items the model saw at a model call", async () => {
     const page = await newPage();
     await page.goto(`${served.server.url}/?session=${seeded.english}`);
-    await page.getByRole("button", { name: "Show input" }).click();
+    await page.getByRole("link", { name: "Show input" }).click();
     const call = page.getByTestId("model-call");
     await expect.poll(() => call.textContent().catch(() => "")).toContain("Model input (2 items)");
     const text = await call.innerText();
@@ -175,7 +175,7 @@ describe("viewer", () => {
           .catch(() => ""),
       )
       .toBe("鸣笛");
-    expect(await hits.locator("li").count()).toBe(1);
+    expect(await hits.locator(".hit-item").count()).toBe(1);
     await hits.locator("button").first().click();
     await expect.poll(() => new URL(page.url()).searchParams.get("session")).toBe(seeded.chinese);
     await expect

@@ -14,8 +14,10 @@ export interface SeededHome {
   fork: string;
   /** Line 4 is not JSON. */
   damaged: string;
-  /** `<script>`, `<img onerror>` and a 1 MB line. */
+  /** `<script>`, `<img onerror>`, a 1 MB line, bidi overrides, ANSI and control characters. */
   hostile: string;
+  /** Markdown, a code block, edit_file/write_file diffs, long ANSI output, cached tokens, a goal. */
+  rich: string;
   /** The workspace of every seeded session but the Chinese one. */
   workspace: string;
 }
@@ -27,6 +29,11 @@ export const HUGE_OUTPUT = `BEGIN-HUGE ${"x".repeat(1024 * 1024)} END-HUGE`;
 /** Hostile markup that must render as text. */
 export const SCRIPT_TEXT = `<script>window.__pwned = "script"</script>`;
 export const IMG_TEXT = `<img src=x onerror="window.__pwned='img'">`;
+/** A command that reads differently when its bidi override is obeyed. */
+export const BIDI_COMMAND = "echo safe \u202E; 00 peels #\u202C";
+/** Tool output with ANSI colours, a screen clear, a bell and a NUL. */
+export const ANSI_OUTPUT =
+  "\u001b[31mFAIL\u001b[0m kettle.test.ts\u001b[2J\n\u001b[1;32mPASS\u001b[0m teapot.test.ts\u0007\u0000 done";
 
 /** Writes a temp home with a handful of valid, damaged and hostile logs. */
 export function seedHome(): SeededHome {
@@ -112,12 +119,17 @@ export function seedHome(): SeededHome {
   hostile.turn().user(`Hostile input ${SCRIPT_TEXT} and ${IMG_TEXT}`);
   hostile.call("run_command", { command: `echo '${IMG_TEXT}'` }, "call_hostile");
   hostile.output(HUGE_OUTPUT);
+  hostile.call("run_command", { command: BIDI_COMMAND }, "call_bidi");
+  hostile.output(ANSI_OUTPUT);
   hostile.assistant(`Here is markup: ${SCRIPT_TEXT}`);
   hostile.end();
   const hostileId = write(hostile);
 
+  const richId = write(richSession());
+
   return {
     home,
+    rich: richId,
     english: englishId,
     chinese: chineseId,
     fork: forkId,
@@ -125,4 +137,76 @@ export function seedHome(): SeededHome {
     hostile: hostileId,
     workspace,
   };
+}
+
+/** Markdown that must render safely. */
+export const RICH_MARKDOWN = [
+  "Look at **this** [the docs](https://example.com/docs) and [a trap](javascript:alert(1)).",
+  "",
+  "![logo](https://example.com/logo.png) <b>raw html</b>",
+  "",
+  "```ts",
+  "const answer: number = 42;",
+  "```",
+].join("\n");
+
+/** 120 numbered output lines. */
+export const LONG_OUTPUT = Array.from(
+  { length: 120 },
+  (_, index) => `output line ${index + 1}`,
+).join("\n");
+
+function richSession() {
+  const rich = eventLogBuilder({ cwd: "/work/rich", workspaceId: "/work/rich", start: start(40) });
+  rich.system("seed");
+  rich.push({
+    type: "goal/set",
+    runId: rich.events[0]?.runId ?? "",
+    goal: "Make the kettle boil at 100",
+  });
+  rich.turn().user(RICH_MARKDOWN);
+  const runId = rich.events.at(-1)?.runId ?? "";
+  for (const [index, usage] of [
+    { inputTokens: 1000, outputTokens: 50, cachedInputTokens: 800 },
+    { inputTokens: 1200, outputTokens: 30, cachedInputTokens: 1000 },
+  ].entries()) {
+    rich.push({
+      type: "model/request",
+      runId,
+      requestId: `rich-${index}`,
+      provider: "openai",
+      model: "gpt-4.1-mini",
+      inputDigest: "sha256:aaaa",
+      toolsDigest: "sha256:bbbb",
+      inputItems: [1, 4],
+    });
+    rich.push({
+      type: "model/response",
+      runId,
+      requestId: `rich-${index}`,
+      finishReason: "tool_calls",
+      usage,
+    });
+  }
+  rich.call("edit_file", {
+    path: "src/kettle.ts",
+    oldText: "const boil = 90;\nexport { boil };",
+    newText: "const boil = 100;\nexport { boil };",
+  });
+  rich.output("Edited src/kettle.ts: replaced 2 line(s).");
+  rich.call("write_file", { path: "notes.md", content: "first note\nsecond note\n" });
+  rich.output("Wrote notes.md");
+  rich.call("run_command", { command: "seq 120" });
+  rich.output(LONG_OUTPUT);
+  rich.assistant("The kettle now boils at **100**.");
+  rich.end();
+  const turnStart = rich.events.find((event) => event.type === "turn/start");
+  const turnEnd = rich.events.at(-1);
+  if (turnStart !== undefined && turnEnd !== undefined) {
+    turnEnd.ts = new Date(Date.parse(turnStart.ts) + 12_400).toISOString();
+  }
+  rich.turn().user("And the whistle?");
+  rich.assistant("It whistles.");
+  rich.end();
+  return rich;
 }

@@ -4,6 +4,7 @@ import { api, type ServerConfig, withToken } from "./api";
 import { Composer, CurrentRunCard, useAgentRun } from "./composer";
 import { SessionList } from "./session-list";
 import { SessionPage } from "./session-page";
+import { useTheme } from "./theme";
 import { type Route, readRoute, writeRoute } from "./url";
 
 /** The whole app. */
@@ -16,6 +17,7 @@ export function App() {
   const [continuing, setContinuing] = useState<string | null>(null);
   const [demoMessage, setDemoMessage] = useState<string | null>(null);
   const routeRef = useRef(route);
+  const theme = useTheme();
 
   const setRoute = useCallback((next: Route) => {
     writeRoute(next, routeRef.current);
@@ -92,6 +94,15 @@ export function App() {
             Tapedeck
           </button>
           <span className="muted small">{config?.home}</span>
+          <button
+            type="button"
+            className="theme-toggle"
+            data-testid="theme-toggle"
+            onClick={theme.next}
+            title="Colour theme: follow the system, light or dark"
+          >
+            Theme: {theme.theme}
+          </button>
         </div>
         <CurrentRunCard run={agent.run} onOpen={open} />
         <SessionList

@@ -1,7 +1,8 @@
 /** The side panel: trace of the selected event (with the model-call debug view) or lineage. */
 import type { ModelRequestEvent, SessionEvent } from "@tapedeck/session";
 import type { EventTrace, Lineage, LineageNode } from "@tapedeck/session-query";
-import { useEffect, useState } from "react";
+import { type ReactNode, useEffect, useState } from "react";
+import { SeqLink } from "../render/timeline-row";
 import { api } from "./api";
 import { LongText, preview } from "./text";
 import { eventLabel, modelInput } from "./timeline";
@@ -56,11 +57,11 @@ function TracePanel({ sessionId, seq, events, bySeq, onSelectSeq }: Props) {
     );
   }
   const event = bySeq.get(seq);
-  const link = (target: number) => (
-    <button type="button" className="link" onClick={() => onSelectSeq(target)}>
-      #{target}
-    </button>
-  );
+  const links = {
+    href: (target: number) => `?session=${encodeURIComponent(sessionId)}&seq=${target}`,
+    onSelectSeq,
+  };
+  const link = (target: number) => <SeqLink seq={target} links={links} />;
   return (
     <div className="pad">
       <h2>
@@ -113,7 +114,7 @@ function TracePanel({ sessionId, seq, events, bySeq, onSelectSeq }: Props) {
         </div>
       ) : null}
       {event?.type === "model/request" ? (
-        <ModelCall events={events} request={event as ModelRequestEvent} onSelectSeq={onSelectSeq} />
+        <ModelCall events={events} request={event as ModelRequestEvent} link={link} />
       ) : null}
     </div>
   );
@@ -123,11 +124,11 @@ function TracePanel({ sessionId, seq, events, bySeq, onSelectSeq }: Props) {
 function ModelCall({
   events,
   request,
-  onSelectSeq,
+  link,
 }: {
   events: readonly SessionEvent[];
   request: ModelRequestEvent;
-  onSelectSeq(seq: number): void;
+  link(seq: number): ReactNode;
 }) {
   const items = modelInput(events, request);
   return (
@@ -140,9 +141,7 @@ function ModelCall({
       <ol className="model-input">
         {items.map(({ seq, event }) => (
           <li key={seq}>
-            <button type="button" className="link" onClick={() => onSelectSeq(seq)}>
-              #{seq}
-            </button>{" "}
+            {link(seq)}{" "}
             {event === null ? (
               <span className="error-text">missing from the log</span>
             ) : (

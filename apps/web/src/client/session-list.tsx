@@ -2,6 +2,7 @@
 import type { EventHit, SessionSummary } from "@tapedeck/session-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, type EventFilters, type SessionFilters } from "./api";
+import { useSearchKey } from "./keyboard";
 import { ago, Highlighted, preview } from "./text";
 
 interface Props {
@@ -42,6 +43,8 @@ export function SessionList({ selected, refreshKey, onOpen, onEmpty }: Props) {
   // Event mode: any text, event type or tool filter searches events; otherwise sessions are listed.
   const eventMode = q !== "" || type !== "" || tool !== "";
   const generation = useRef(0);
+  const searchBox = useRef<HTMLInputElement>(null);
+  useSearchKey(useCallback(() => searchBox.current?.focus(), []));
 
   const sessionFilters: SessionFilters = {
     ...(workspace === "" ? {} : { workspace }),
@@ -121,10 +124,12 @@ export function SessionList({ selected, refreshKey, onOpen, onEmpty }: Props) {
   return (
     <div className="session-list">
       <input
+        ref={searchBox}
         className="search"
         type="search"
         placeholder="Search sessions and events (English, 中文)…"
         aria-label="Search"
+        aria-keyshortcuts="/"
         value={text}
         onChange={(event) => setText(event.target.value)}
       />
@@ -182,21 +187,30 @@ export function SessionList({ selected, refreshKey, onOpen, onEmpty }: Props) {
       {error !== null ? <div className="error-box">{error}</div> : null}
       <ul className="items" data-testid={eventMode ? "event-hits" : "sessions"}>
         {eventMode
-          ? hits.map((hit) => (
-              <li key={`${hit.sessionId}:${hit.event.seq}`}>
-                <button
-                  type="button"
-                  className={`item hit${hit.sessionId === selected ? " selected" : ""}`}
-                  onClick={() => onOpen(hit.sessionId, hit.event.seq)}
-                >
+          ? groupBySession(hits).map((group) => (
+              <li key={group.sessionId} className="hit-group" data-session={group.sessionId}>
+                <div className="hit-group-title">
                   <span className="item-title">
-                    {preview(hit.session.title ?? "(no prompt yet)", 80)}
-                  </span>
-                  <span className="item-meta">
-                    #{hit.event.seq} {hit.event.type}
-                  </span>
-                  <Highlighted text={hit.snippet} />
-                </button>
+                    {preview(group.title ?? "(no prompt yet)", 80)}
+                  </span>{" "}
+                  <span className="muted small">{plural(group.hits.length, "hit")}</span>
+                </div>
+                <ol className="group-hits">
+                  {group.hits.map((hit) => (
+                    <li key={hit.event.seq} className="hit-item">
+                      <button
+                        type="button"
+                        className={`item hit${hit.sessionId === selected ? " selected" : ""}`}
+                        onClick={() => onOpen(hit.sessionId, hit.event.seq)}
+                      >
+                        <span className="item-meta">
+                          #{hit.event.seq} {hit.event.type}
+                        </span>
+                        <Highlighted text={hit.snippet} />
+                      </button>
+                    </li>
+                  ))}
+                </ol>
               </li>
             ))
           : sessions.map((session) => (
@@ -232,6 +246,22 @@ export function SessionList({ selected, refreshKey, onOpen, onEmpty }: Props) {
       </div>
     </div>
   );
+}
+
+/** Hits grouped by session, sessions in the order of their best (first) hit. */
+export function groupBySession(
+  hits: readonly EventHit[],
+): Array<{ sessionId: string; title: string | null; hits: EventHit[] }> {
+  const groups = new Map<string, { sessionId: string; title: string | null; hits: EventHit[] }>();
+  for (const hit of hits) {
+    let group = groups.get(hit.sessionId);
+    if (group === undefined) {
+      group = { sessionId: hit.sessionId, title: hit.session.title, hits: [] };
+      groups.set(hit.sessionId, group);
+    }
+    group.hits.push(hit);
+  }
+  return [...groups.values()];
 }
 
 function plural(count: number, noun: string): string {

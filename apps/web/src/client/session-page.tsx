@@ -1,12 +1,20 @@
 /** One session: header, virtualised timeline grouped by turn, and the side panel. */
 import { useVirtualizer } from "@tanstack/react-virtual";
 import type { SessionEvent } from "@tapedeck/session";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { preview, Row, type RowLinks } from "../render/timeline-row";
+import { TokenChart } from "../render/token-chart";
+import { Visible } from "../render/visible";
 import { ApiError, api } from "./api";
+import { useTurnKeys } from "./keyboard";
 import { SidePanel } from "./panels";
-import { preview } from "./text";
-import { buildTimeline, type SessionViewData, type TimelineRow } from "./timeline";
-import { Row } from "./timeline-row";
+import {
+  buildTimeline,
+  type SessionViewData,
+  sessionTitle,
+  type TimelineRow,
+  tokensPerTurn,
+} from "./timeline";
 
 interface Props {
   sessionId: string;
@@ -29,7 +37,9 @@ export function SessionPage({
 }: Props) {
   const [data, setData] = useState<SessionViewData | null>(null);
   const [error, setError] = useState<ApiError | Error | null>(null);
-  const [panel, setPanel] = useState<"trace" | "lineage">("trace");
+  const [panel, setPanel] = useState<"trace" | "lineage" | "closed">(() =>
+    seq !== null || window.innerWidth >= 1200 ? "trace" : "closed",
+  );
   const [forkError, setForkError] = useState<string | null>(null);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: refreshKey reloads on live changes
@@ -62,6 +72,17 @@ export function SessionPage({
     [data],
   );
 
+  const tokenBars = useMemo(() => tokensPerTurn(rows), [rows]);
+  const seqHref = useCallback(
+    (target: number) => `?session=${encodeURIComponent(sessionId)}&seq=${target}`,
+    [sessionId],
+  );
+  // Picking an event (a #seq, a turn with j/k) shows its trace, even if the panel was closed.
+  useEffect(() => {
+    if (seq !== null) setPanel((current) => (current === "closed" ? "trace" : current));
+  }, [seq]);
+  useTurnKeys(rows, seq, onSelectSeq);
+
   const fork = async (atSeq: number) => {
     setForkError(null);
     try {
@@ -71,6 +92,8 @@ export function SessionPage({
       setForkError(caught instanceof Error ? caught.message : String(caught));
     }
   };
+
+  const links: RowLinks = { href: seqHref, onSelectSeq, onFork: (atSeq) => void fork(atSeq) };
 
   if (error !== null) {
     const damaged = error instanceof ApiError && error.status === 422;
@@ -92,21 +115,20 @@ export function SessionPage({
   }
   if (data === null) return <div className="page muted pad">Loading session…</div>;
 
-  const title = data.events.find(
-    (event) => event.type === "message" && "role" in event && event.role === "user",
-  );
+  const title =
+    sessionTitle(data.events, data.header.parent) ??
+    (data.header.parent !== undefined
+      ? `Fork of ${data.header.parent.sessionId.slice(0, 8)} at #${data.header.parent.seq}`
+      : "(no prompt yet)");
+  const togglePanel = (next: "trace" | "lineage") =>
+    setPanel((current) => (current === next ? "closed" : next));
   return (
     <div className="page">
       <header className="session-header">
         <div className="session-title">
-          <h1>
-            {preview(
-              title !== undefined && "content" in title ? String(title.content) : "(no prompt yet)",
-              120,
-            )}
-          </h1>
+          <h1 data-testid="session-title">{preview(title, 120)}</h1>
           <div className="muted small">
-            <code>{data.header.sessionId}</code> · {data.header.workspaceId} ·{" "}
+            <code>{data.header.sessionId}</code> · <Visible text={data.header.workspaceId} /> ·{" "}
             {data.eventCount.toLocaleString()} events · {data.usage.inputTokens.toLocaleString()} in
             / {data.usage.outputTokens.toLocaleString()} out tokens
             {data.header.parent !== undefined ? (
@@ -126,7 +148,13 @@ export function SessionPage({
               </>
             ) : null}
           </div>
+          {data.goal !== null ? (
+            <div className="goal" data-testid="session-goal">
+              <span className="goal-label">Goal</span> <Visible text={data.goal} />
+            </div>
+          ) : null}
         </div>
+        <TokenChart bars={tokenBars} href={seqHref} onSelect={onSelectSeq} />
         <div className="actions">
           <button type="button" onClick={() => onContinue(sessionId)}>
             Continue this session
@@ -137,32 +165,36 @@ export function SessionPage({
           <button
             type="button"
             className={panel === "lineage" ? "active" : ""}
-            onClick={() => setPanel("lineage")}
+            aria-pressed={panel === "lineage"}
+            onClick={() => togglePanel("lineage")}
           >
             Lineage
           </button>
           <button
             type="button"
             className={panel === "trace" ? "active" : ""}
-            onClick={() => setPanel("trace")}
+            aria-pressed={panel === "trace"}
+            onClick={() => togglePanel("trace")}
           >
             Trace
           </button>
         </div>
       </header>
       {forkError !== null ? <div className="error-box">{forkError}</div> : null}
-      <div className="session-body">
-        <Timeline rows={rows} bySeq={bySeq} seq={seq} onSelectSeq={onSelectSeq} onFork={fork} />
-        <SidePanel
-          mode={panel}
-          sessionId={sessionId}
-          seq={seq}
-          events={data.events}
-          bySeq={bySeq}
-          onOpen={onOpen}
-          onSelectSeq={onSelectSeq}
-          refreshKey={refreshKey}
-        />
+      <div className={`session-body${panel === "closed" ? " panel-closed" : ""}`}>
+        <Timeline rows={rows} bySeq={bySeq} seq={seq} links={links} />
+        {panel !== "closed" ? (
+          <SidePanel
+            mode={panel}
+            sessionId={sessionId}
+            seq={seq}
+            events={data.events}
+            bySeq={bySeq}
+            onOpen={onOpen}
+            onSelectSeq={onSelectSeq}
+            refreshKey={refreshKey}
+          />
+        ) : null}
       </div>
     </div>
   );
@@ -172,8 +204,7 @@ interface TimelineProps {
   rows: TimelineRow[];
   bySeq: Map<number, SessionEvent>;
   seq: number | null;
-  onSelectSeq(seq: number | null): void;
-  onFork(seq: number): void;
+  links: RowLinks;
 }
 
 function rowIndexOf(rows: TimelineRow[], seq: number): number {
@@ -188,7 +219,7 @@ function rowIndexOf(rows: TimelineRow[], seq: number): number {
 }
 
 /** The virtualised list: only the rows on screen are in the DOM. */
-function Timeline({ rows, bySeq, seq, onSelectSeq, onFork }: TimelineProps) {
+function Timeline({ rows, bySeq, seq, links }: TimelineProps) {
   const parent = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count: rows.length,
@@ -242,13 +273,7 @@ function Timeline({ rows, bySeq, seq, onSelectSeq, onFork }: TimelineProps) {
                 transform: `translateY(${item.start}px)`,
               }}
             >
-              <Row
-                row={row}
-                bySeq={bySeq}
-                selected={selected}
-                onSelectSeq={onSelectSeq}
-                onFork={onFork}
-              />
+              <Row row={row} bySeq={bySeq} selected={selected} links={links} />
             </div>
           );
         })}

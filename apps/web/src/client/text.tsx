@@ -3,7 +3,10 @@
  * through HTML. Search snippets arrive with private-use markers around matches, split here.
  */
 import { useState } from "react";
+import { Visible } from "../render/visible";
 import { truncate } from "./timeline";
+
+export { preview } from "../render/timeline-row";
 
 const OPEN = "\uE000";
 const CLOSE = "\uE001";
@@ -27,8 +30,17 @@ export function Highlighted({ text }: { text: string }) {
   return (
     <span className="snippet">
       {parts.map((part, index) =>
-        // biome-ignore lint/suspicious/noArrayIndexKey: parts never reorder
-        part.mark ? <mark key={index}>{part.text}</mark> : <span key={index}>{part.text}</span>,
+        part.mark ? (
+          // biome-ignore lint/suspicious/noArrayIndexKey: parts never reorder
+          <mark key={index}>
+            <Visible text={part.text} />
+          </mark>
+        ) : (
+          // biome-ignore lint/suspicious/noArrayIndexKey: parts never reorder
+          <span key={index}>
+            <Visible text={part.text} />
+          </span>
+        ),
       )}
     </span>
   );
@@ -48,7 +60,9 @@ export function LongText({
   const shown = all ? { text, cut: false } : truncate(text, limit);
   return (
     <div className={className}>
-      <pre className="text">{shown.text}</pre>
+      <pre className="text">
+        <Visible text={shown.text} />
+      </pre>
       {shown.cut ? (
         <button type="button" className="link" onClick={() => setAll(true)}>
           Show all ({text.length.toLocaleString()} characters)
@@ -56,12 +70,6 @@ export function LongText({
       ) : null}
     </div>
   );
-}
-
-/** A short, single-line preview. */
-export function preview(text: string, limit = 140): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > limit ? `${flat.slice(0, limit)}…` : flat;
 }
 
 /** Relative time, short. */

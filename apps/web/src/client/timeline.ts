@@ -59,6 +59,8 @@ export type TimelineRow =
       end: TurnEndEvent | null;
       usage: Usage;
       modelCalls: number;
+      /** Milliseconds from `turn/start` to `turn/end` (null while open or for the seed). */
+      durationMs: number | null;
       /** True for the events before the first turn (system prompt, instructions). */
       seed: boolean;
     }
@@ -143,8 +145,9 @@ export function buildTimeline(
         turn: 0,
         start: null,
         end: null,
-        usage: { inputTokens: 0, outputTokens: 0 },
+        usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 },
         modelCalls: 0,
+        durationMs: null,
         seed: true,
       };
       rows.push(turnRow);
@@ -160,15 +163,24 @@ export function buildTimeline(
           turn: turnIndex,
           start: event,
           end: null,
-          usage: { inputTokens: 0, outputTokens: 0 },
+          usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 },
           modelCalls: 0,
+          durationMs: null,
           seed: false,
         };
         rows.push(turnRow);
         break;
       case "turn/end":
         flushPartial();
-        if (turnRow !== null) turnRow.end = event;
+        if (turnRow !== null) {
+          turnRow.end = event;
+          const started = turnRow.start === null ? Number.NaN : Date.parse(turnRow.start.ts);
+          const ended = Date.parse(event.ts);
+          turnRow.durationMs =
+            Number.isFinite(started) && Number.isFinite(ended)
+              ? Math.max(0, ended - started)
+              : null;
+        }
         break;
       case "message":
         if (event.role === "assistant") {
@@ -218,6 +230,8 @@ export function buildTimeline(
           turnRow.usage = {
             inputTokens: turnRow.usage.inputTokens + event.usage.inputTokens,
             outputTokens: turnRow.usage.outputTokens + event.usage.outputTokens,
+            cachedInputTokens:
+              (turnRow.usage.cachedInputTokens ?? 0) + (event.usage.cachedInputTokens ?? 0),
           };
         }
         break;
@@ -330,4 +344,54 @@ export function modelInput(
 /** Cuts long text for display; the caller offers "show all". */
 export function truncate(text: string, limit: number): { text: string; cut: boolean } {
   return text.length <= limit ? { text, cut: false } : { text: text.slice(0, limit), cut: true };
+}
+
+/** One bar of the token chart: a turn's tokens split into fresh input, cached input and output. */
+export interface TurnTokens {
+  turn: number;
+  seq: number;
+  input: number;
+  cached: number;
+  output: number;
+}
+
+/** The per-turn token figures of a timeline (the seed has none). */
+export function tokensPerTurn(rows: readonly TimelineRow[]): TurnTokens[] {
+  const bars: TurnTokens[] = [];
+  for (const row of rows) {
+    if (row.kind !== "turn" || row.seed) continue;
+    const cached = row.usage.cachedInputTokens ?? 0;
+    bars.push({
+      turn: row.turn,
+      seq: row.seq,
+      input: Math.max(0, row.usage.inputTokens - cached),
+      cached,
+      output: row.usage.outputTokens,
+    });
+  }
+  return bars;
+}
+
+/** A duration for people: `850 ms`, `12.4 s`, `3 min 05 s`, `1 h 02 min`. */
+export function formatDuration(milliseconds: number): string {
+  if (milliseconds < 1000) return `${Math.round(milliseconds)} ms`;
+  const seconds = milliseconds / 1000;
+  if (seconds < 60) return `${seconds.toFixed(1)} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ${String(Math.floor(seconds % 60)).padStart(2, "0")} s`;
+  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`;
+}
+
+/** The title of a session's page: its own first prompt (a fork's, not its parent's). */
+export function sessionTitle(
+  events: readonly SessionEvent[],
+  parent: { sessionId: string; seq: number } | undefined,
+): string | null {
+  const from = parent?.seq ?? -1;
+  for (const event of events) {
+    if (event.seq <= from) continue;
+    const value = known(event);
+    if (value?.type === "message" && value.role === "user") return value.content;
+  }
+  return null;
 }
