@@ -70,7 +70,14 @@ describe("sessions API", () => {
     ).json();
     const ids = [...first.items, ...second.items].map((item: { id: string }) => item.id);
     expect(new Set(ids)).toEqual(
-      new Set([seeded.english, seeded.chinese, seeded.fork, seeded.damaged, seeded.hostile]),
+      new Set([
+        seeded.english,
+        seeded.chinese,
+        seeded.fork,
+        seeded.damaged,
+        seeded.hostile,
+        seeded.rich,
+      ]),
     );
     const fork = second.items
       .concat(first.items)
@@ -560,7 +567,7 @@ describe("demo sessions", () => {
     const good = eventLogBuilder().turn().user("fine").end().jsonl();
     const bad = eventLogBuilder().turn().user("broken").jsonl().replace('"seq":2', '"seq":5');
     await expect(loadDemoSessions(store, [good, bad])).rejects.toThrow(/SEQ_GAP/);
-    expect(sessionFiles()).toHaveLength(5);
+    expect(sessionFiles()).toHaveLength(6);
     const { app } = makeApp();
     expect((await app.request("/api/demo", json({}))).status).toBe(404);
   });

@@ -228,7 +228,7 @@ describe("viewer", () => {
       .poll(() => timeline.innerText())
       .toContain('<script>window.__pwned = "script"</script>');
     expect(await timeline.innerText()).toContain(`<img src=x onerror="window.__pwned='img'">`);
-    await timeline.locator("summary", { hasText: "run_command" }).click();
+    await timeline.locator("summary", { hasText: "onerror" }).click();
     await timeline.getByRole("button", { name: /Show all/ }).click();
     await expect.poll(() => timeline.innerText()).toContain("END-HUGE");
     expect(await timeline.locator("img, script").count()).toBe(0);

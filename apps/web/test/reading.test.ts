@@ -71,10 +71,10 @@ describe("reading", () => {
   it("shows bidi overrides, ANSI colours and control characters as visible marks", async () => {
     const page = await open(`?session=${seeded.hostile}`);
     const timeline = page.getByTestId("timeline");
-    await expect.poll(() => timeline.innerText()).toContain("⟨RLO⟩");
+    await expect.poll(() => timeline.innerText()).toContain("\\u{202E}");
     const text = await timeline.innerText();
     expect(text).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/);
-    expect(text).toContain("echo safe ⟨RLO⟩; 00 peels #⟨PDF⟩");
+    expect(text).toContain("echo safe \\u{202E}; 00 peels #\\u{202C}");
     expect(await timeline.locator(".ctrl-bidi").count()).toBeGreaterThan(0);
     // ANSI: colours rendered, the screen clear removed, the bell and NUL shown as escapes.
     const output = timeline.locator(".tool-output", { hasText: "teapot.test.ts" });

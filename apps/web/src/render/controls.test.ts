@@ -6,21 +6,21 @@ import { cutOutput } from "./tool-output";
 describe("hidden characters", () => {
   it("shows bidi overrides and isolates as marks, never as themselves", () => {
     const text = visibleText("echo safe \u202E; 00 peels #\u202C \u2066x\u2069");
-    expect(text).toBe("echo safe ⟨RLO⟩; 00 peels #⟨PDF⟩ ⟨LRI⟩x⟨PDI⟩");
+    expect(text).toBe("echo safe \\u{202E}; 00 peels #\\u{202C} \\u{2066}x\\u{2069}");
     expect(text).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/);
   });
 
   it("shows C0/C1 controls as escapes and keeps newlines, tabs and CRLF", () => {
-    expect(visibleText("a\u0007b\u0000c\u009Bd\te\r\nf\rg")).toBe("a\\x07b\\x00c\\x9Bd\te\nf\\rg");
+    expect(visibleText("a\u0007b\u0000c\u009Bd\te\r\nf\rg")).toBe("a\\x07b\\x00c\\x9bd\te\nf\\rg");
   });
 
   it("marks zero-width characters and flags text that holds any", () => {
-    expect(visibleText("a\u200Bb\uFEFF")).toBe("a⟨ZWSP⟩b⟨BOM⟩");
+    expect(visibleText("a\u200Bb\uFEFF")).toBe("a\\u{200B}b\\u{FEFF}");
     expect(hasHiddenCharacters("plain text\n")).toBe(false);
     expect(hasHiddenCharacters("a\u202Eb")).toBe(true);
     const marks = splitControls("x\u202Ey").filter((segment) => segment.kind === "mark");
     expect(marks).toEqual([
-      { kind: "mark", text: "⟨RLO⟩", title: "U+202E RIGHT-TO-LEFT OVERRIDE", bidi: true },
+      { kind: "mark", text: "\\u{202E}", title: "U+202E RLO (right-to-left override)", bidi: true },
     ]);
   });
 });

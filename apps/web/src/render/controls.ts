@@ -4,87 +4,40 @@
  * reordering or hiding what is shown; ANSI SGR colour sequences become styled runs and every
  * other escape sequence is removed. Pure (no DOM), shared by the page and the HTML export.
  */
+import { toVisibleText } from "@tapedeck/session";
 
 /** A run of text: plain, or one invisible/control character shown as a mark. */
 export type TextSegment =
   | { kind: "text"; text: string }
   | { kind: "mark"; text: string; title: string; bidi: boolean };
 
-const NAMES: Record<number, string> = {
-  1564: "ALM ARABIC LETTER MARK",
-  8203: "ZWSP ZERO WIDTH SPACE",
-  8204: "ZWNJ ZERO WIDTH NON-JOINER",
-  8205: "ZWJ ZERO WIDTH JOINER",
-  8206: "LRM LEFT-TO-RIGHT MARK",
-  8207: "RLM RIGHT-TO-LEFT MARK",
-  8232: "LSEP LINE SEPARATOR",
-  8233: "PSEP PARAGRAPH SEPARATOR",
-  8234: "LRE LEFT-TO-RIGHT EMBEDDING",
-  8235: "RLE RIGHT-TO-LEFT EMBEDDING",
-  8236: "PDF POP DIRECTIONAL FORMATTING",
-  8237: "LRO LEFT-TO-RIGHT OVERRIDE",
-  8238: "RLO RIGHT-TO-LEFT OVERRIDE",
-  8288: "WJ WORD JOINER",
-  8294: "LRI LEFT-TO-RIGHT ISOLATE",
-  8295: "RLI RIGHT-TO-LEFT ISOLATE",
-  8296: "FSI FIRST STRONG ISOLATE",
-  8297: "PDI POP DIRECTIONAL ISOLATE",
-  65279: "BOM ZERO WIDTH NO-BREAK SPACE",
-};
-
-/** The characters that are never shown as themselves (newline and tab are kept). */
-const HIDDEN =
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200B-\u200F\u2028\u2029\u202A-\u202E\u2060\u2066-\u2069\uFEFF]/g;
-
 /** True for the bidirectional override and isolate characters (U+202A–202E, U+2066–2069). */
 export function isBidiControl(code: number): boolean {
   return (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
 }
 
-function hex(code: number, width: number): string {
-  return code.toString(16).toUpperCase().padStart(width, "0");
-}
-
-/** The visible mark for one hidden character: `⟨RLO⟩` for format characters, `\x07` for controls. */
-export function markFor(character: string): { text: string; title: string } {
-  const code = character.codePointAt(0) ?? 0;
-  const name = NAMES[code];
-  if (name !== undefined) {
-    const [short = "", ...rest] = name.split(" ");
-    return { text: `⟨${short}⟩`, title: `U+${hex(code, 4)} ${rest.join(" ")}` };
-  }
-  if (code === 0x0d) return { text: "\\r", title: "U+000D CARRIAGE RETURN" };
-  return { text: `\\x${hex(code, 2)}`, title: `U+${hex(code, 4)} control character` };
-}
-
-/** True when `text` holds any character {@link splitControls} would show as a mark. */
+/** True when `text` holds a character {@link splitControls} shows as a mark (CRLF does not count). */
 export function hasHiddenCharacters(text: string): boolean {
-  HIDDEN.lastIndex = 0;
-  return HIDDEN.test(text.replace(/\r\n/g, "\n"));
+  return toVisibleText(text.replace(/\r\n/g, "\n"), { keepLineBreaks: true }).hiddenCount > 0;
 }
 
 /**
- * Splits text into plain runs and marks. A `\r` right before `\n` (Windows line ending) is dropped;
- * any other hidden character becomes a mark.
+ * Splits text into plain runs and marks, using the one rule of `@tapedeck/session`
+ * (`toVisibleText`): newlines and tabs stay, a `\r` right before `\n` (Windows line ending) is
+ * dropped, every other hidden character becomes its escape (`\u{202E}`, `\e`, `\x07`).
  */
 export function splitControls(text: string): TextSegment[] {
   const source = text.includes("\r\n") ? text.replace(/\r\n/g, "\n") : text;
-  const segments: TextSegment[] = [];
-  let last = 0;
-  HIDDEN.lastIndex = 0;
-  for (let match = HIDDEN.exec(source); match !== null; match = HIDDEN.exec(source)) {
-    if (match.index > last) segments.push({ kind: "text", text: source.slice(last, match.index) });
-    const mark = markFor(match[0]);
-    segments.push({
-      kind: "mark",
-      ...mark,
-      bidi: isBidiControl(match[0].codePointAt(0) ?? 0),
-    });
-    last = match.index + match[0].length;
-  }
-  if (last < source.length) segments.push({ kind: "text", text: source.slice(last) });
-  return segments;
+  return toVisibleText(source, { keepLineBreaks: true }).segments.map((segment) =>
+    segment.kind === "text"
+      ? segment
+      : {
+          kind: "mark",
+          text: segment.text,
+          title: `U+${segment.codePoint.toString(16).toUpperCase().padStart(4, "0")} ${segment.name}`,
+          bidi: isBidiControl(segment.codePoint),
+        },
+  );
 }
 
 /** The text with every hidden character replaced by its mark, as one string (titles, previews). */
