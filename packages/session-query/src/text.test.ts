@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ftsPhrase, toFtsQuery } from "./fts-query";
-import { countMatches, matchable, queryWords, snippet, spaceCjk } from "./text";
+import { countMatches, eventText, matchable, queryWords, snippet, spaceCjk } from "./text";
 
 describe("toFtsQuery", () => {
   it("quotes every word and doubles quotes, ANDing the phrases", () => {
@@ -98,5 +98,15 @@ describe("snippet", () => {
   it("returns the start of the text without words, and nothing for no text", () => {
     expect(snippet("short text", [])).toBe("short text");
     expect(snippet("", queryWords("x"))).toBe("");
+  });
+});
+
+describe("eventText", () => {
+  it("indexes an x- event by its text field (imported reasoning, unknown entries), nothing else", () => {
+    const base = { seq: 1, ts: "2026-01-01T00:00:00.000Z", runId: "r" };
+    expect(eventText({ ...base, type: "x-codex-reasoning", text: "think first" })).toBe(
+      "think first",
+    );
+    expect(eventText({ ...base, type: "x-other", note: "not indexed" })).toBe("");
   });
 });

@@ -32,8 +32,12 @@ export function eventText(event: SessionEvent): string {
       return event.goal ?? "";
     case "error":
       return event.message;
-    default:
-      return "";
+    default: {
+      // Extension events (imported reasoning, unknown source entries) are searchable by their
+      // `text` field; they never reach a model.
+      const text: unknown = (event as { text?: unknown }).text;
+      return typeof text === "string" ? text : "";
+    }
   }
 }
 

@@ -24,8 +24,10 @@ import { acquireLock, type HeldLock, liveLockOwner, releaseLock } from "./lock";
 import { readHeaderLine, replayLog } from "./log-file";
 import { readEvents } from "./read-events";
 import type {
+  AppendOptions,
   ChangeSet,
   Durability,
+  ImportedHeaderOptions,
   LogEntry,
   LogOffset,
   LogReader,
@@ -119,43 +121,73 @@ class FileSessionStore implements SessionStore {
     return acquireLock(this.lockPathOf(sessionId), sessionId);
   }
 
-  async create(options: {
-    cwd: string;
-    workspaceId?: string;
-    seed?: readonly SessionEventDraft[];
-  }): Promise<{ sessionId: string; header: SessionHeader; events: SessionEvent[] }> {
+  async create(
+    options: {
+      cwd: string;
+      workspaceId?: string;
+      seed?: readonly SessionEventDraft[];
+    } & ImportedHeaderOptions &
+      AppendOptions,
+  ): Promise<{ sessionId: string; header: SessionHeader; events: SessionEvent[] }> {
     if (typeof options.cwd !== "string" || options.cwd === "") {
       throw new TapedeckError("INVALID_OPTIONS", "create() needs the cwd of the session");
     }
     const cwd = resolve(options.cwd);
-    const sessionId = uuidv7(this.now().getTime());
+    const sessionId = options.sessionId ?? uuidv7(this.now().getTime());
     const header: SessionHeader = {
       type: "session",
       version: LOG_FORMAT_VERSION,
-      sessionId,
+      sessionId: assertSessionId(sessionId),
       workspaceId: options.workspaceId ?? defaultWorkspaceId(cwd),
-      createdAt: this.now().toISOString(),
+      createdAt: this.createdAt(options.createdAt),
       cwd,
       agent: { ...this.agent },
+      ...(options.origin === undefined ? {} : { origin: { ...options.origin } }),
     };
     const session = Session.create(sessionId, [], header);
-    const { events, lines } = applyDrafts(session, options.seed ?? [], this.now);
+    const { events, lines } = applyDrafts(session, options.seed ?? [], this.now, options);
     this.journal.record("n", sessionId);
     this.writeNewLog(sessionId, header, lines);
     return { sessionId, header, events };
+  }
+
+  /** A given creation time as ISO-8601 UTC, else now. */
+  private createdAt(given: string | undefined): string {
+    if (given === undefined) return this.now().toISOString();
+    const time = Date.parse(given);
+    if (!Number.isFinite(time)) {
+      throw new TapedeckError(
+        "INVALID_OPTIONS",
+        `createdAt is not a time: ${JSON.stringify(given)}`,
+      );
+    }
+    return new Date(time).toISOString();
   }
 
   /** Writes a new log (header + lines) atomically; it never existed before. */
   private writeNewLog(sessionId: string, header: SessionHeader, lines: readonly Buffer[]): void {
     fs.mkdirSync(this.sessionsDir, { recursive: true });
     const data = Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), ...lines]);
-    createFileExclusive(this.pathOf(sessionId), data);
+    try {
+      createFileExclusive(this.pathOf(sessionId), data);
+    } catch (error) {
+      if (hasErrorCode(error, "EEXIST")) {
+        throw new TapedeckError("SESSION_EXISTS", `session ${sessionId} already exists`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
   }
 
-  async append(sessionId: string, drafts: readonly SessionEventDraft[]): Promise<SessionEvent[]> {
+  async append(
+    sessionId: string,
+    drafts: readonly SessionEventDraft[],
+    options?: AppendOptions,
+  ): Promise<SessionEvent[]> {
     const writer = await this.openWriter(sessionId);
     try {
-      return await writer.append(drafts);
+      return await writer.append(drafts, options);
     } finally {
       await writer.close();
     }
@@ -378,7 +410,7 @@ class FileSessionStore implements SessionStore {
 
   async fork(
     sessionId: string,
-    options: { atSeq?: number; cwd?: string } = {},
+    options: { atSeq?: number; cwd?: string } & ImportedHeaderOptions = {},
   ): Promise<{ sessionId: string; header: SessionHeader; events: SessionEvent[] }> {
     this.assertExists(sessionId);
     const parent = (await replayLog(this.pathOfBound, sessionId)).session;
@@ -389,16 +421,17 @@ class FileSessionStore implements SessionStore {
         `cannot fork session ${sessionId} at seq ${atSeq}: it must be a whole number from 0 to ${parent.lastSeq} (the session's last seq)`,
       );
     }
-    const childId = uuidv7(this.now().getTime());
+    const childId = assertSessionId(options.sessionId ?? uuidv7(this.now().getTime()));
     const header: SessionHeader = {
       type: "session",
       version: LOG_FORMAT_VERSION,
       sessionId: childId,
       workspaceId: parent.header.workspaceId,
-      createdAt: this.now().toISOString(),
+      createdAt: this.createdAt(options.createdAt),
       cwd: options.cwd === undefined ? parent.header.cwd : resolve(options.cwd),
       parent: { sessionId, seq: atSeq },
       agent: { ...this.agent },
+      ...(options.origin === undefined ? {} : { origin: { ...options.origin } }),
     };
     const child = Session.create(childId, [], header);
     appendParentPrefix(child, parent.events);

@@ -3,11 +3,13 @@ export { type ChangeCursor, changeCursorSchema, JOURNAL_FILE } from "./change-jo
 export { createSessionStore, defaultAgent, defaultHome } from "./file-store";
 export { type LogEntryKind, LogNotAFileError, logEntryKind } from "./log-not-a-file";
 export type {
+  AppendOptions,
   ChangeScanReason,
   ChangeSet,
   DamagedLogEntry,
   Durability,
   HealthyLogEntry,
+  ImportedHeaderOptions,
   LogEntry,
   LogOffset,
   LogReader,
@@ -16,6 +18,7 @@ export type {
   ResumedSession,
   ScanResult,
   SessionListing,
+  SessionOrigin,
   SessionStore,
   SessionStoreOptions,
   SessionWriter,

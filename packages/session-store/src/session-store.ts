@@ -139,6 +139,40 @@ export interface ReadEvent {
   end: LogOffset;
 }
 
+/** Options of an append. */
+export interface AppendOptions {
+  /**
+   * Keep each draft's own `ts` (a valid time, normalised to ISO-8601 UTC with milliseconds)
+   * instead of the clock's; a draft without one gets the clock's. For importers, whose events
+   * happened before they are written. Default `false`: the store's clock wins.
+   */
+  keepTimestamps?: boolean;
+}
+
+/** Where an imported session came from: written into its header as `origin`. */
+export interface SessionOrigin {
+  /** The tool that wrote the source (`claude-code`, `codex`, `pi`, `opencode`, `tapedeck`). */
+  tool: string;
+  /** The session's id in that tool. */
+  sessionId: string;
+  /** The file it was read from. */
+  path?: string;
+}
+
+/** Options of `create` and `fork` that only an importer needs. */
+export interface ImportedHeaderOptions {
+  /**
+   * The new session's id (a lowercase UUID) instead of a fresh UUIDv7: lets an importer map one
+   * source session to one Tapedeck session. Refused with `SESSION_EXISTS` (a `TapedeckError`)
+   * when a log of that id exists; never overwrites.
+   */
+  sessionId?: string;
+  /** `createdAt` of the header (an ISO-8601 time); default now. */
+  createdAt?: string;
+  /** `origin` of the header. */
+  origin?: SessionOrigin;
+}
+
 /** A session's header as listed by `list()`, with the file's size and time. */
 export interface SessionListing {
   sessionId: string;
@@ -187,7 +221,7 @@ export interface SessionWriter {
    * and returns the complete events. All drafts are validated before any is written; an invalid
    * draft throws `EventLogCorruptError` and writes nothing.
    */
-  append(drafts: readonly SessionEventDraft[]): Promise<SessionEvent[]>;
+  append(drafts: readonly SessionEventDraft[], options?: AppendOptions): Promise<SessionEvent[]>;
   /** fsync now (before an approval waits, for example). */
   sync(): Promise<void>;
   /** fsyncs, releases the lock. Idempotent. */
@@ -208,14 +242,25 @@ export interface SessionStore {
   readonly sessionsDir: string;
   /** Path of a session's log. Throws `InvalidSessionIdError` for a non-UUID. */
   pathOf(sessionId: string): string;
-  /** A new UUIDv7 session; writes header + seed. `workspaceId` defaults to the git root above `cwd`. */
-  create(options: {
-    cwd: string;
-    workspaceId?: string;
-    seed?: readonly SessionEventDraft[];
-  }): Promise<{ sessionId: string; header: SessionHeader; events: SessionEvent[] }>;
+  /**
+   * A new UUIDv7 session; writes header + seed in one exclusive create. `workspaceId` defaults to
+   * the git root above `cwd`. Importers may name the id, `createdAt`, `origin` and keep the seed's
+   * timestamps (see {@link ImportedHeaderOptions}).
+   */
+  create(
+    options: {
+      cwd: string;
+      workspaceId?: string;
+      seed?: readonly SessionEventDraft[];
+    } & ImportedHeaderOptions &
+      AppendOptions,
+  ): Promise<{ sessionId: string; header: SessionHeader; events: SessionEvent[] }>;
   /** One-shot append: open a writer, append, close. Throws `SessionBusyError` while a writer is open. */
-  append(sessionId: string, drafts: readonly SessionEventDraft[]): Promise<SessionEvent[]>;
+  append(
+    sessionId: string,
+    drafts: readonly SessionEventDraft[],
+    options?: AppendOptions,
+  ): Promise<SessionEvent[]>;
   /** Takes the lock (or throws `SessionBusyError`), replays once; see {@link SessionWriter}. */
   openWriter(sessionId: string): Promise<SessionWriter>;
   /** The header alone (line 1), validated. */
@@ -280,7 +325,7 @@ export interface SessionStore {
   /** A child by reference (`header.parent`); O(1) bytes. Default `atSeq`: the parent's last seq. */
   fork(
     sessionId: string,
-    options?: { atSeq?: number; cwd?: string },
+    options?: { atSeq?: number; cwd?: string } & ImportedHeaderOptions,
   ): Promise<{ sessionId: string; header: SessionHeader; events: SessionEvent[] }>;
   /** Moves the log to `<home>/trash/`; refused (`SESSION_HAS_FORKS`) while forks reference it. */
   delete(sessionId: string): Promise<void>;

@@ -9,7 +9,7 @@ import {
 } from "@tapedeck/session";
 import { fsyncAsync, writeAll } from "./fs-util";
 import { type HeldLock, releaseLock } from "./lock";
-import type { Durability, SessionWriter } from "./session-store";
+import type { AppendOptions, Durability, SessionWriter } from "./session-store";
 
 /**
  * Completes drafts into events (`seq` after `session.lastSeq`, `ts` from `now`), zod-validates
@@ -21,6 +21,7 @@ export function applyDrafts(
   session: Session,
   drafts: readonly SessionEventDraft[],
   now: () => Date,
+  options: AppendOptions = {},
 ): { events: SessionEvent[]; lines: Buffer[] } {
   const events: SessionEvent[] = [];
   const lines: Buffer[] = [];
@@ -28,7 +29,7 @@ export function applyDrafts(
   try {
     for (const [index, draft] of drafts.entries()) {
       const seq = first + index;
-      const ts = now().toISOString();
+      const ts = options.keepTimestamps === true ? draftTimestamp(draft, now) : now().toISOString();
       // seq and ts lead the line (as in the format's examples) and always win over the draft's.
       const completed: Record<string, unknown> = { seq, ts, ...draft };
       completed.seq = seq;
@@ -44,6 +45,16 @@ export function applyDrafts(
       : error;
   }
   return { events, lines };
+}
+
+/** The draft's own `ts` when it is a valid time (normalised to ISO-8601 UTC), else `now`. */
+function draftTimestamp(draft: SessionEventDraft, now: () => Date): string {
+  const given = (draft as { ts?: unknown }).ts;
+  if (typeof given === "string") {
+    const time = Date.parse(given);
+    if (Number.isFinite(time)) return new Date(time).toISOString();
+  }
+  return now().toISOString();
 }
 
 /**
@@ -100,14 +111,14 @@ export class FileSessionWriter implements SessionWriter {
     return this.current;
   }
 
-  append(drafts: readonly SessionEventDraft[]): Promise<SessionEvent[]> {
+  append(drafts: readonly SessionEventDraft[], options?: AppendOptions): Promise<SessionEvent[]> {
     return this.enqueue(async () => {
       this.assertUsable();
       if (drafts.length === 0) return [];
       let applied: ReturnType<typeof applyDrafts>;
       const before = this.current.lastSeq;
       try {
-        applied = applyDrafts(this.current, drafts, this.now);
+        applied = applyDrafts(this.current, drafts, this.now, options);
       } catch (error) {
         // All or nothing: nothing was written, and the session forgets the valid drafts too.
         this.current = rollBack(this.current, before);

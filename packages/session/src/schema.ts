@@ -25,6 +25,16 @@ export const parentRefSchema = z.looseObject({
   seq: z.number().int().min(0),
 });
 
+/** Where an imported session came from (the header's optional `origin`). */
+export const sessionOriginSchema = z.looseObject({
+  /** The tool that wrote the source: `claude-code`, `codex`, `pi`, `opencode`, `tapedeck`. */
+  tool: z.string(),
+  /** The session's id in that tool. */
+  sessionId: z.string(),
+  /** The file it was read from. */
+  path: z.string().optional(),
+});
+
 /** Line 1 of every log. */
 export const sessionHeaderSchema = z.looseObject({
   type: z.literal("session"),
@@ -35,10 +45,13 @@ export const sessionHeaderSchema = z.looseObject({
   cwd: z.string(),
   parent: parentRefSchema.optional(),
   agent: z.looseObject({ name: z.string(), version: z.string() }),
+  origin: sessionOriginSchema.optional(),
 });
 
 /** The log's first line. */
 export type SessionHeader = Known<z.infer<typeof sessionHeaderSchema>>;
+/** Where an imported session came from. */
+export type SessionOriginRef = z.infer<typeof sessionOriginSchema>;
 /** Where a fork branches from. */
 export type ParentRef = z.infer<typeof parentRefSchema>;
 

@@ -1,0 +1,249 @@
+import { INTERRUPTED_OUTPUT, type TurnStatus } from "@tapedeck/session";
+import { importedRunId } from "./ids";
+import type { SourceKey, TimedDraft } from "./types";
+
+/** Extra fields carried on an event (the source's own ids, for example). */
+type Extra = Record<string, unknown>;
+
+/** `value` as ISO-8601 UTC with milliseconds, or `undefined` when it is not a time. */
+export function isoTime(value: unknown): string | undefined {
+  if (typeof value === "number" && Number.isFinite(value)) {
+    // Seconds or milliseconds since the epoch (pi and opencode use milliseconds).
+    const millis = value < 1e11 ? value * 1000 : value;
+    return new Date(millis).toISOString();
+  }
+  if (typeof value !== "string" || value === "") return undefined;
+  const time = Date.parse(value);
+  return Number.isFinite(time) ? new Date(time).toISOString() : undefined;
+}
+
+/**
+ * Builds the events of one imported session in order, keeping the log's invariants true whatever
+ * the source did: a user prompt opens a turn (closing the one before), assistant output outside a
+ * turn opens one, call ids stay unique, an output without its call becomes an `x-` event, and a
+ * turn that ends with calls still unanswered gets the same synthetic outputs `normalize` writes.
+ * Every decision depends only on what came before, so a source that grew converts to the same
+ * prefix and a re-import appends only the new events.
+ */
+export class DraftBuilder {
+  private readonly drafts: TimedDraft[] = [];
+  private ts: string;
+  /** Time of the last event written: a turn's closing events carry it, not the next entry's. */
+  private lastTs: string;
+  private turns = 0;
+  private turnStartIndex: number | undefined;
+  private turnStatus: TurnStatus | undefined;
+  private turnError: string | undefined;
+  /** Source call id → { the id written, the call's seq } for calls without output yet. */
+  private readonly pending = new Map<string, { callId: string; seq: number }>();
+  private readonly usedCallIds = new Set<string>();
+  /** Surface seqs currently visible, in order (for compaction `replaces`). */
+  private visible: number[] = [];
+  private model: string;
+
+  /** Run ids of the current turn and of events outside turns. */
+  private runId: string;
+
+  /**
+   * @param key the source session (names the `x-<tool>-…` events).
+   * @param runKey the session whose run ids this one shares: a branch passes its trunk's key, so
+   *   the turns they share have identical events and the branch can fork the trunk.
+   */
+  constructor(
+    private readonly key: SourceKey,
+    createdAt: string,
+    defaultModel = `${key.tool}:unknown`,
+    private readonly runKey: SourceKey = key,
+  ) {
+    this.runId = importedRunId(runKey, 0);
+    this.ts = createdAt;
+    this.lastTs = createdAt;
+    this.model = defaultModel;
+  }
+
+  /** The seq the next event gets. */
+  get nextSeq(): number {
+    return this.drafts.length + 1;
+  }
+
+  /** True while a turn is open. */
+  get inTurn(): boolean {
+    return this.turnStartIndex !== undefined;
+  }
+
+  /** Sets the time of the following events (ignored when `value` is not a time). */
+  at(value: unknown): this {
+    const time = isoTime(value);
+    if (time !== undefined) this.ts = time;
+    return this;
+  }
+
+  /** The model of the open turn and of later turns (`provider:model`). */
+  setModel(model: string | undefined): void {
+    if (model === undefined || model === "") return;
+    this.model = model;
+    if (this.turnStartIndex !== undefined) {
+      const start = this.drafts[this.turnStartIndex] as { model?: string };
+      start.model = model;
+    }
+  }
+
+  /** How the open turn ended, when the source says (aborted, failed). */
+  markTurn(status: TurnStatus, error?: string): void {
+    if (this.turnStartIndex === undefined) return;
+    this.turnStatus = status;
+    if (error !== undefined) this.turnError = error;
+  }
+
+  /** A prompt typed by the person: closes the open turn and opens one. */
+  userPrompt(content: string, extra: Extra = {}): number {
+    this.endTurn();
+    // The source id of the prompt names the run, so branches that share it share the run.
+    const anchor = extra.entryId ?? extra.uuid ?? extra.messageId;
+    this.startTurn(typeof anchor === "string" ? anchor : "");
+    return this.surface({ type: "message", role: "user", content, ...extra });
+  }
+
+  /** Assistant text. */
+  assistantText(content: string, extra: Extra = {}): number {
+    this.ensureTurn();
+    return this.surface({ type: "message", role: "assistant", content, ...extra });
+  }
+
+  /** A tool call; `args` is JSON text. Returns its seq. */
+  call(sourceCallId: string, name: string, args: string, extra: Extra = {}): number {
+    this.ensureTurn();
+    let callId = sourceCallId === "" ? `call-${this.nextSeq}` : sourceCallId;
+    const fields: Extra = { ...extra };
+    if (this.usedCallIds.has(callId)) {
+      // A call id must be unique in a session; the source's own id is kept beside it.
+      fields.providerCallId = callId;
+      let index = 2;
+      while (this.usedCallIds.has(`${sourceCallId}~${index}`)) index += 1;
+      callId = `${sourceCallId}~${index}`;
+    }
+    this.usedCallIds.add(callId);
+    const seq = this.surface({
+      type: "function_call",
+      callId,
+      name: name === "" ? "unknown" : name,
+      arguments: args,
+      ...fields,
+    });
+    this.pending.set(sourceCallId, { callId, seq });
+    return seq;
+  }
+
+  /** True when a call with this source id waits for its output. */
+  hasPendingCall(sourceCallId: string): boolean {
+    return this.pending.has(sourceCallId);
+  }
+
+  /**
+   * A tool's output. An output whose call was never seen (or already answered) is kept as an
+   * `x-<tool>-orphan-output` event: searchable, not model history.
+   */
+  output(sourceCallId: string, output: string, isError: boolean, extra: Extra = {}): number {
+    const call = this.pending.get(sourceCallId);
+    if (call === undefined || !this.inTurn) {
+      return this.extension("orphan-output", output, { callId: sourceCallId, isError, ...extra });
+    }
+    this.pending.delete(sourceCallId);
+    return this.surface({
+      type: "function_call_output",
+      callId: call.callId,
+      output,
+      isError,
+      sourceEventSeqs: [call.seq],
+      ...extra,
+    });
+  }
+
+  /**
+   * A summary replacing the visible history before `keepFromSeq` (all of it by default). With
+   * nothing to replace it is kept as an `x-<tool>-compaction` event.
+   */
+  compaction(summary: string, options: { keepFromSeq?: number } = {}, extra: Extra = {}): number {
+    const keepFrom = options.keepFromSeq;
+    const replaces = this.visible.filter((seq) => keepFrom === undefined || seq < keepFrom);
+    if (replaces.length === 0) return this.extension("compaction", summary, extra);
+    const seq = this.nextSeq;
+    this.push({ type: "compaction", summary, surfaceOp: "replace", replaces, ...extra });
+    const kept = this.visible.filter((visible) => !replaces.includes(visible));
+    this.visible = [seq, ...kept];
+    return seq;
+  }
+
+  /** An `x-<tool>-<kind>` event: kept and searchable by `text`, never sent to a model. */
+  extension(kind: string, text: string, extra: Extra = {}): number {
+    const seq = this.nextSeq;
+    this.push({ type: `x-${this.key.tool}-${kind}`, text, ...extra });
+    return seq;
+  }
+
+  /** Closes the open turn: unanswered calls get synthetic outputs, as `normalize` would. */
+  endTurn(): void {
+    if (this.turnStartIndex === undefined) return;
+    // What closes a turn must not depend on what follows it in the source (a re-import of a
+    // grown file has to produce the same events), so it takes the last event's time.
+    const next = this.ts;
+    this.ts = this.lastTs;
+    let status = this.turnStatus ?? "completed";
+    if (this.pending.size > 0 && status === "completed") status = "interrupted";
+    for (const [sourceCallId, call] of this.pending) {
+      this.surface({
+        type: "function_call_output",
+        callId: call.callId,
+        output: INTERRUPTED_OUTPUT,
+        isError: true,
+        synthetic: true,
+        sourceEventSeqs: [call.seq],
+      });
+      this.pending.delete(sourceCallId);
+    }
+    this.push({
+      type: "turn/end",
+      status,
+      ...(this.turnError === undefined ? {} : { error: { message: this.turnError } }),
+    });
+    this.turnStartIndex = undefined;
+    this.turnStatus = undefined;
+    this.turnError = undefined;
+    this.ts = next;
+  }
+
+  /** Closes the last turn and returns every event. */
+  finish(): TimedDraft[] {
+    this.endTurn();
+    return this.drafts;
+  }
+
+  private ensureTurn(): void {
+    if (this.turnStartIndex === undefined) this.startTurn();
+  }
+
+  private startTurn(anchor = ""): void {
+    this.turns += 1;
+    this.runId = importedRunId(this.runKey, this.turns, anchor);
+    this.turnStartIndex = this.drafts.length;
+    this.push({
+      type: "turn/start",
+      policy: { approval: "ask" },
+      model: this.model,
+      resumed: false,
+      imported: true,
+    });
+  }
+
+  private surface(draft: Extra): number {
+    const seq = this.nextSeq;
+    this.push(draft);
+    this.visible.push(seq);
+    return seq;
+  }
+
+  private push(draft: Extra): void {
+    this.drafts.push({ runId: this.runId, ...draft, ts: this.ts } as unknown as TimedDraft);
+    this.lastTs = this.ts;
+  }
+}

@@ -1,0 +1,250 @@
+import {
+  appendFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
+import { describe, expect, it } from "vitest";
+import { importSessions } from "./import-run";
+
+const samples = fileURLToPath(new URL("../__fixtures__/samples", import.meta.url));
+
+function setup(): { store: SessionStore; dir: string } {
+  const root = mkdtempSync(join(tmpdir(), "tapedeck-import-"));
+  return { store: createSessionStore({ home: join(root, "home") }), dir: join(root, "source") };
+}
+
+const piHeader = {
+  type: "session",
+  version: 3,
+  id: "aaaaaaaa-0000-4000-8000-000000000001",
+  timestamp: "2025-12-24T00:00:00.000Z",
+  cwd: "/tmp",
+};
+const piUser = (id: string, parentId: string | null, text: string) => ({
+  type: "message",
+  id,
+  parentId,
+  timestamp: "2025-12-24T00:01:00.000Z",
+  message: { role: "user", content: text },
+});
+const piAssistant = (id: string, parentId: string, text: string) => ({
+  type: "message",
+  id,
+  parentId,
+  timestamp: "2025-12-24T00:02:00.000Z",
+  message: {
+    role: "assistant",
+    content: [{ type: "text", text }],
+    provider: "p",
+    model: "m",
+    stopReason: "stop",
+  },
+});
+/** A zstd frame of raw (stored) blocks: what `zstd` writes for incompressible data. */
+function zstdStored(data: Uint8Array): Buffer {
+  const header = Buffer.alloc(9);
+  header.writeUInt32LE(0xfd2fb528, 0);
+  header[4] = 0xa0; // single segment, 4-byte content size
+  header.writeUInt32LE(data.length, 5);
+  const parts = [header];
+  const max = 128 * 1024;
+  for (let start = 0; start < data.length || start === 0; start += max) {
+    const block = data.subarray(start, start + max);
+    const last = start + max >= data.length ? 1 : 0;
+    const value = (block.length << 3) | last; // block type 0: raw
+    parts.push(
+      Buffer.from([value & 0xff, (value >> 8) & 0xff, (value >> 16) & 0xff]),
+      Buffer.from(block),
+    );
+    if (last === 1) break;
+  }
+  return Buffer.concat(parts);
+}
+const jsonl = (entries: unknown[]) => entries.map((entry) => `${JSON.stringify(entry)}\n`).join("");
+
+describe("importSessions", () => {
+  it("imports every sample, each log replays, and a second import changes nothing", async () => {
+    const { store } = setup();
+    for (const source of ["claude-code", "codex", "pi", "opencode"] as const) {
+      const first = await importSessions({ store, source, paths: [join(samples, source)] });
+      expect(first.counts.created, source).toBe(1);
+      expect(first.skipped, source).toBe(0);
+      for (const file of first.files) {
+        for (const outcome of file.sessions) {
+          const header = await store.readHeader(outcome.sessionId);
+          expect(header).toMatchObject({ origin: { tool: source, path: file.path } });
+          await store.readSession(outcome.sessionId);
+        }
+      }
+      const again = await importSessions({ store, source, paths: [join(samples, source)] });
+      expect(again.counts, source).toEqual({ created: 0, appended: 0, forked: 0, unchanged: 1 });
+      expect(again.newEvents).toBe(0);
+    }
+  });
+
+  it("keeps the source's timestamps and ids", async () => {
+    const { store } = setup();
+    const summary = await importSessions({ store, source: "pi", paths: [join(samples, "pi")] });
+    const session = await store.readSession(summary.files[0]!.sessions[0]!.sessionId);
+    expect(session.header.createdAt).toBe("2025-12-24T00:32:27.967Z");
+    expect(session.events[1]?.ts).toBe("2025-12-24T00:32:29.373Z");
+    expect(session.events.find((event) => event.type === "function_call")).toMatchObject({
+      callId: "toolu_014CTWreQeKBDxBSHXdfkYo3",
+    });
+  });
+
+  it("appends only the new events when the source grew", async () => {
+    const { store, dir } = setup();
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, "s.jsonl");
+    writeFileSync(
+      file,
+      jsonl([piHeader, piUser("a1", null, "one"), piAssistant("a2", "a1", "first")]),
+    );
+    const first = await importSessions({ store, source: "pi", paths: [dir] });
+    appendFileSync(file, jsonl([piUser("a3", "a2", "two"), piAssistant("a4", "a3", "second")]));
+    const second = await importSessions({ store, source: "pi", paths: [dir] });
+    expect(second.counts).toEqual({ created: 0, appended: 1, forked: 0, unchanged: 0 });
+    expect(second.files[0]?.sessions[0]?.sessionId).toBe(first.files[0]?.sessions[0]?.sessionId);
+    expect(second.newEvents).toBe(4);
+  });
+
+  it("imports a rewritten source as a fork at the turn where it diverged, leaving the first import as it was", async () => {
+    const { store, dir } = setup();
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, "s.jsonl");
+    const common = [piHeader, piUser("a1", null, "one"), piAssistant("a2", "a1", "first")];
+    writeFileSync(
+      file,
+      jsonl([...common, piUser("a3", "a2", "two"), piAssistant("a4", "a3", "second")]),
+    );
+    const first = await importSessions({ store, source: "pi", paths: [dir] });
+    const originalId = first.files[0]!.sessions[0]!.sessionId;
+    const before = readFileSync(store.pathOf(originalId), "utf8");
+    writeFileSync(
+      file,
+      jsonl([...common, piUser("a3", "a2", "two, edited"), piAssistant("a4", "a3", "other")]),
+    );
+    const second = await importSessions({ store, source: "pi", paths: [dir] });
+    const outcome = second.files[0]!.sessions[0]!;
+    expect(outcome).toMatchObject({
+      action: "forked",
+      forkedFrom: { sessionId: originalId, seq: 4 },
+    });
+    expect(readFileSync(store.pathOf(originalId), "utf8")).toBe(before);
+    const fork = await store.readSession(outcome.sessionId);
+    expect(fork.header.parent).toEqual({ sessionId: originalId, seq: 4 });
+    expect(
+      fork.events.map((event) => ("content" in event ? event.content : undefined)).filter(Boolean),
+    ).toEqual(["one", "first", "two, edited", "other"]);
+    const third = await importSessions({ store, source: "pi", paths: [dir] });
+    expect(third.counts.unchanged).toBe(1);
+    expect(third.files[0]?.sessions[0]?.sessionId).toBe(outcome.sessionId);
+  });
+
+  it("writes pi branches as forks by reference of the main session", async () => {
+    const { store, dir } = setup();
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, "s.jsonl"),
+      jsonl([
+        piHeader,
+        piUser("a1", null, "one"),
+        piAssistant("a2", "a1", "first"),
+        piUser("b1", "a2", "branch"),
+        piAssistant("b2", "b1", "branch answer"),
+        piUser("c1", "a2", "main"),
+        piAssistant("c2", "c1", "main answer"),
+      ]),
+    );
+    const summary = await importSessions({ store, source: "pi", paths: [dir] });
+    const [main, branch] = summary.files[0]!.sessions;
+    expect(branch).toMatchObject({
+      forkedFrom: { sessionId: main!.sessionId, seq: 4 },
+      newEvents: 4,
+    });
+    const header = await store.readHeader(branch!.sessionId);
+    expect(header.parent).toEqual({ sessionId: main!.sessionId, seq: 4 });
+    expect((await store.readSession(branch!.sessionId)).events).toHaveLength(8);
+  });
+
+  it("is safe when two imports of the same folder run at once", async () => {
+    const { store } = setup();
+    const paths = [join(samples, "pi")];
+    const [a, b] = await Promise.all([
+      importSessions({ store, source: "pi", paths }),
+      importSessions({ store, source: "pi", paths }),
+    ]);
+    expect(a.counts.created + b.counts.created).toBe(1);
+    expect(a.counts.unchanged + b.counts.unchanged).toBe(1);
+    expect((await store.list()).length).toBe(1);
+  });
+
+  it("reads Codex .jsonl.zst rollouts", async () => {
+    const { store, dir } = setup();
+    const target = join(dir, "2025", "12", "28");
+    mkdirSync(target, { recursive: true });
+    const source = join(
+      samples,
+      "codex",
+      "2025",
+      "12",
+      "28",
+      "rollout-2025-12-28T12-18-30-019b64e5-57fa-7463-b644-fba7e456f905.jsonl",
+    );
+    writeFileSync(join(target, "rollout-x.jsonl.zst"), zstdStored(readFileSync(source)));
+    const summary = await importSessions({ store, source: "codex", paths: [dir] });
+    expect(summary.counts.created).toBe(1);
+    expect(summary.files[0]?.sessions[0]?.key.sessionId).toBe(
+      "019b64e5-57fa-7463-b644-fba7e456f905",
+    );
+  });
+
+  it("reports damage per file and line, imports the rest, and says when nothing could be read", async () => {
+    const { store, dir } = setup();
+    cpSync(join(samples, "claude-code"), dir, { recursive: true });
+    const file = join(
+      dir,
+      "-home-marco-projects-spotter",
+      "55604662-cf2a-4331-851a-ec234028f8ca.jsonl",
+    );
+    appendFileSync(file, 'garbage\n{"type":"user","message":{"role":"us');
+    const summary = await importSessions({ store, source: "claude-code", paths: [dir] });
+    expect(summary.nothingRead).toBe(false);
+    expect(summary.files[0]?.skipped.map((skip) => [skip.line, skip.reason])).toEqual([
+      [16, "not JSON"],
+      [17, "truncated last line"],
+    ]);
+    expect(summary.counts.created).toBe(1);
+
+    const wrong = await importSessions({
+      store,
+      source: "codex",
+      paths: [join(samples, "opencode")],
+    });
+    expect(wrong.nothingRead).toBe(true);
+    const missing = await importSessions({ store, source: "pi", paths: [join(dir, "nope")] });
+    expect(missing.files[0]?.error).toBe("no such file or directory");
+    expect(missing.nothingRead).toBe(true);
+  });
+
+  it("dry run reports what would happen and writes nothing", async () => {
+    const { store } = setup();
+    const summary = await importSessions({
+      store,
+      source: "pi",
+      paths: [join(samples, "pi")],
+      dryRun: true,
+    });
+    expect(summary.counts.created).toBe(1);
+    expect(summary.newEvents).toBeGreaterThan(0);
+    expect(await store.list()).toEqual([]);
+  });
+});

@@ -1,0 +1,224 @@
+/**
+ * Where each tool keeps its sessions, and which files under a path belong to a source.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, dirname, join, resolve } from "node:path";
+import { parseJsonDocument, readSourceBytes, splitLines } from "./lines";
+import { convertClaudeCode } from "./sources/claude-code";
+import { convertCodex } from "./sources/codex";
+import type { SourceFile } from "./sources/common";
+import { convertOpencode } from "./sources/opencode";
+import {
+  opencodeStorageDir,
+  opencodeStorageSessions,
+  readOpencodeStorageSession,
+} from "./sources/opencode-storage";
+import { convertPi } from "./sources/pi";
+import { convertTapedeckExport } from "./sources/tapedeck";
+import type { Conversion, ImportSource, SkippedLine } from "./types";
+
+/** Environment variables the default locations read. */
+export type ImportEnvironment = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The default folders of a source: Claude Code `$CLAUDE_CONFIG_DIR/projects` (default
+ * `~/.claude`), Codex `$CODEX_HOME/sessions` (default `~/.codex`), pi
+ * `$PI_CODING_AGENT_DIR/sessions` (default `~/.pi/agent`), opencode
+ * `$XDG_DATA_HOME/opencode` (default `~/.local/share`). Tapedeck exports have none.
+ */
+export function defaultLocations(
+  source: ImportSource,
+  env: ImportEnvironment = process.env,
+): string[] {
+  const home = env.HOME !== undefined && env.HOME !== "" ? env.HOME : homedir();
+  const or = (name: string, fallback: string) => {
+    const value = env[name];
+    return value !== undefined && value !== "" ? resolve(value) : fallback;
+  };
+  switch (source) {
+    case "claude-code":
+      return [join(or("CLAUDE_CONFIG_DIR", join(home, ".claude")), "projects")];
+    case "codex":
+      return [join(or("CODEX_HOME", join(home, ".codex")), "sessions")];
+    case "pi":
+      return [join(or("PI_CODING_AGENT_DIR", join(home, ".pi", "agent")), "sessions")];
+    case "opencode":
+      return [join(or("XDG_DATA_HOME", join(home, ".local", "share")), "opencode")];
+    case "tapedeck":
+      return [];
+  }
+}
+
+/** One file (or opencode storage session) to import. */
+export interface ImportUnit {
+  path: string;
+  /** Bytes of source read for it (for progress and throughput). */
+  bytes: number;
+  /** Reads and converts it; throws only when the file cannot be read at all. */
+  convert(): Conversion;
+}
+
+/** Options of {@link findUnits}. */
+export interface FindOptions {
+  /** Longer lines are skipped (default 16 MiB). */
+  maxLineBytes?: number;
+}
+
+/**
+ * The units to import under `paths` (files or folders, walked recursively). A path that does not
+ * exist gives a unit whose `convert` throws, so it is reported with the others.
+ */
+export function findUnits(
+  source: ImportSource,
+  paths: readonly string[],
+  options: FindOptions = {},
+): ImportUnit[] {
+  const units: ImportUnit[] = [];
+  for (const given of paths) {
+    const path = resolve(given);
+    let isDirectory: boolean;
+    try {
+      isDirectory = statSync(path).isDirectory();
+    } catch (error) {
+      units.push({
+        path,
+        bytes: 0,
+        convert: () => {
+          throw error;
+        },
+      });
+      continue;
+    }
+    if (!isDirectory) {
+      units.push(fileUnit(source, path, options));
+      continue;
+    }
+    if (source === "opencode") {
+      const storage = opencodeStorageDir(path);
+      if (storage !== undefined) {
+        for (const file of opencodeStorageSessions(storage)) units.push(storageUnit(storage, file));
+        continue;
+      }
+    }
+    for (const file of walk(path)) {
+      if (matches(source, file)) units.push(fileUnit(source, file, options));
+    }
+  }
+  return units;
+}
+
+function matches(source: ImportSource, file: string): boolean {
+  switch (source) {
+    case "claude-code":
+      // Sub-agent transcripts are read with their parent.
+      return file.endsWith(".jsonl") && basename(dirname(file)) !== "subagents";
+    case "codex":
+      return file.endsWith(".jsonl") || file.endsWith(".jsonl.zst");
+    case "pi":
+    case "tapedeck":
+      return file.endsWith(".jsonl");
+    case "opencode":
+      return file.endsWith(".json");
+  }
+}
+
+function fileUnit(source: ImportSource, path: string, options: FindOptions): ImportUnit {
+  const bytes = sizeOf(path);
+  const lines = (file: string): SourceFile => {
+    const split = splitLines(readSourceBytes(file), { path: file, ...options });
+    skippedBySplit.push(...split.skipped);
+    return { path: file, lines: split.lines };
+  };
+  const skippedBySplit: SkippedLine[] = [];
+  const withSplitSkips = (conversion: Conversion): Conversion => ({
+    ...conversion,
+    skipped: [...skippedBySplit, ...conversion.skipped],
+  });
+  switch (source) {
+    case "claude-code": {
+      const subagentDir = join(path.replace(/\.jsonl$/, ""), "subagents");
+      const subagents = listJsonl(subagentDir);
+      return {
+        path,
+        bytes: bytes + subagents.reduce((sum, file) => sum + sizeOf(file), 0),
+        convert: () => withSplitSkips(convertClaudeCode(lines(path), subagents.map(lines))),
+      };
+    }
+    case "codex":
+      return { path, bytes, convert: () => withSplitSkips(convertCodex(lines(path))) };
+    case "pi":
+      return { path, bytes, convert: () => withSplitSkips(convertPi(lines(path))) };
+    case "tapedeck":
+      return { path, bytes, convert: () => withSplitSkips(convertTapedeckExport(lines(path))) };
+    case "opencode":
+      return {
+        path,
+        bytes,
+        convert: () => {
+          const parsed = parseJsonDocument(readFileSync(path, "utf8"), path);
+          if (!parsed.ok) return { sessions: [], skipped: [parsed.skipped], entries: 0 };
+          return convertOpencode(parsed.value, path);
+        },
+      };
+  }
+}
+
+function storageUnit(storage: string, sessionFile: string): ImportUnit {
+  return {
+    path: sessionFile,
+    bytes: sizeOf(sessionFile),
+    convert: () => {
+      const skipped: SkippedLine[] = [];
+      const document = readOpencodeStorageSession(storage, sessionFile, skipped);
+      const conversion = convertOpencode(document, sessionFile);
+      return { ...conversion, skipped: [...skipped, ...conversion.skipped] };
+    },
+  };
+}
+
+function listJsonl(directory: string): string[] {
+  if (!existsSync(directory)) return [];
+  try {
+    return readdirSync(directory)
+      .filter((name) => name.endsWith(".jsonl"))
+      .sort()
+      .map((name) => join(directory, name));
+  } catch {
+    return [];
+  }
+}
+
+/** Files under `root`, sorted (Codex's dated folders come out oldest first). */
+function walk(root: string): string[] {
+  const files: string[] = [];
+  const visit = (directory: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(directory).sort();
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const path = join(directory, name);
+      let stat: ReturnType<typeof statSync>;
+      try {
+        stat = statSync(path);
+      } catch {
+        continue;
+      }
+      if (stat.isDirectory()) visit(path);
+      else if (stat.isFile()) files.push(path);
+    }
+  };
+  visit(root);
+  return files;
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,305 @@
+/**
+ * Claude Code transcripts (`~/.claude/projects/<cwd>/<sessionId>.jsonl`, with sub-agents in
+ * `<sessionId>/subagents/agent-<id>.jsonl` or, in older versions, as `isSidechain` entries of the
+ * same file). Format: daaain/claude-code-log `claude_code_log/models.py`.
+ */
+import { z } from "zod";
+import { DraftBuilder, isoTime } from "../draft-builder";
+import { importedSessionId } from "../ids";
+import type { Conversion, ConvertedSession, SkippedLine, SourceKey } from "../types";
+import {
+  baseName,
+  blocksText,
+  excerpt,
+  isRecord,
+  json,
+  parseEntries,
+  type SourceEntry,
+  type SourceFile,
+  stringField,
+} from "./common";
+
+const entrySchema = z.looseObject({
+  type: z.string(),
+  uuid: z.string().optional(),
+  parentUuid: z.string().nullish(),
+  sessionId: z.string().optional(),
+  timestamp: z.string().optional(),
+  cwd: z.string().optional(),
+  isSidechain: z.boolean().optional(),
+  isMeta: z.boolean().optional(),
+  isCompactSummary: z.boolean().optional(),
+  agentId: z.string().optional(),
+  subtype: z.string().optional(),
+  content: z.unknown().optional(),
+  summary: z.string().optional(),
+  leafUuid: z.string().optional(),
+  message: z.unknown().optional(),
+});
+type Entry = z.infer<typeof entrySchema>;
+
+/** Entry types that are bookkeeping, not conversation: read and deliberately not imported. */
+const ignoredTypes = new Set(["file-history-snapshot", "progress", "queue-operation"]);
+
+/** Text that Claude Code writes for slash commands and their output. */
+const commandPattern =
+  /<command-name>|<command-message>|<local-command-stdout>|<local-command-stderr>/;
+
+/**
+ * Converts one Claude Code transcript and its sub-agent transcripts. The main conversation is
+ * one session; every sub-agent (a `subagents/` file or a chain of `isSidechain` entries) is its
+ * own session (`origin.sessionId` = `<sessionId>/<agent>`) linked from the parent by an
+ * `x-claude-code-subagent` event placed where the sub-agent started.
+ */
+export function convertClaudeCode(
+  main: SourceFile,
+  subagents: readonly SourceFile[] = [],
+): Conversion {
+  const skipped: SkippedLine[] = [];
+  const entries = dedupe(parseEntries(main, entrySchema, "Claude Code", skipped));
+  const mainEntries = entries.filter((entry) => entry.value.isSidechain !== true);
+  const sessionId =
+    entries.find((entry) => entry.value.sessionId !== undefined)?.value.sessionId ??
+    baseName(main.path);
+  const key: SourceKey = { tool: "claude-code", sessionId };
+  const sessions: ConvertedSession[] = [];
+  const children: ConvertedSession[] = [];
+  let count = entries.length;
+
+  if (mainEntries.length === 0) {
+    // A sub-agent transcript read on its own: the whole file is the session.
+    const agent = entries.find((entry) => entry.value.agentId !== undefined)?.value.agentId;
+    const own = convertChain(
+      agent === undefined ? key : { tool: "claude-code", sessionId: `${sessionId}/agent-${agent}` },
+      main.path,
+      entries,
+      [],
+    );
+    if (own !== undefined) sessions.push(own);
+    return { sessions, skipped, entries: count };
+  }
+
+  for (const chain of sidechains(entries)) {
+    const childKey: SourceKey = { tool: "claude-code", sessionId: `${sessionId}/${chain.name}` };
+    const child = convertChain(childKey, main.path, chain.entries, [], key);
+    if (child !== undefined) children.push(child);
+  }
+  for (const file of subagents) {
+    const childEntries = dedupe(parseEntries(file, entrySchema, "Claude Code", skipped));
+    count += childEntries.length;
+    const childKey: SourceKey = {
+      tool: "claude-code",
+      sessionId: `${sessionId}/${baseName(file.path)}`,
+    };
+    const child = convertChain(childKey, file.path, childEntries, [], key);
+    if (child !== undefined) children.push(child);
+  }
+  const parent = convertChain(key, main.path, mainEntries, children);
+  if (parent !== undefined) sessions.push(parent);
+  sessions.push(...children);
+  return { sessions, skipped, entries: count };
+}
+
+/** Entries with a `uuid` seen before (a resumed session repeats them) are dropped. */
+function dedupe(entries: SourceEntry<Entry>[]): SourceEntry<Entry>[] {
+  const seen = new Set<string>();
+  return entries.filter((entry) => {
+    const uuid = entry.value.uuid;
+    if (uuid === undefined) return true;
+    if (seen.has(uuid)) return false;
+    seen.add(uuid);
+    return true;
+  });
+}
+
+/** In-file sidechains, grouped by the first entry of each chain. */
+function sidechains(
+  entries: SourceEntry<Entry>[],
+): { name: string; entries: SourceEntry<Entry>[] }[] {
+  const rootOf = new Map<string, string>();
+  const groups = new Map<string, SourceEntry<Entry>[]>();
+  for (const entry of entries) {
+    if (entry.value.isSidechain !== true) continue;
+    const parent = entry.value.parentUuid;
+    const root =
+      (parent !== undefined && parent !== null ? rootOf.get(parent) : undefined) ??
+      entry.value.agentId ??
+      entry.value.uuid ??
+      `line-${entry.line}`;
+    if (entry.value.uuid !== undefined) rootOf.set(entry.value.uuid, root);
+    const group = groups.get(root) ?? [];
+    group.push(entry);
+    groups.set(root, group);
+  }
+  return [...groups].map(([root, group]) => ({ name: `sidechain-${root}`, entries: group }));
+}
+
+/** One session from a list of entries; `undefined` when it holds nothing to import. */
+function convertChain(
+  key: SourceKey,
+  path: string,
+  entries: SourceEntry<Entry>[],
+  children: readonly ConvertedSession[],
+  parentOf?: SourceKey,
+): ConvertedSession | undefined {
+  const first = entries.find((entry) => isoTime(entry.value.timestamp) !== undefined);
+  if (first === undefined && entries.every((entry) => ignoredTypes.has(entry.value.type)))
+    return undefined;
+  const createdAt = isoTime(first?.value.timestamp) ?? new Date(0).toISOString();
+  const cwd = entries.find((entry) => entry.value.cwd !== undefined)?.value.cwd ?? "/";
+  const builder = new DraftBuilder(key, createdAt);
+  const links = children
+    .map((child) => ({ child, start: child.createdAt }))
+    .sort((a, b) => a.start.localeCompare(b.start));
+  let title: string | undefined;
+  for (const { value } of entries) {
+    const time = isoTime(value.timestamp);
+    while (links.length > 0 && time !== undefined && links[0]!.start <= time) {
+      link(builder, links.shift()!.child);
+    }
+    builder.at(value.timestamp);
+    if (value.type === "summary" && value.summary !== undefined) title = value.summary;
+    convertEntry(builder, value);
+  }
+  for (const { child } of links) link(builder, child);
+  const events = builder.finish();
+  if (events.length === 0) return undefined;
+  return {
+    key,
+    path,
+    cwd,
+    createdAt,
+    events,
+    ...(title === undefined ? {} : { title }),
+    ...(parentOf === undefined ? {} : { parentOf }),
+  };
+}
+
+function link(builder: DraftBuilder, child: ConvertedSession): void {
+  const first = child.events.find((event) => event.type === "message");
+  builder.extension(
+    "subagent",
+    excerpt(first !== undefined && "content" in first ? String(first.content) : ""),
+    {
+      sessionId: importedSessionId(child.key, child.createdAt),
+      originSessionId: child.key.sessionId,
+    },
+  );
+}
+
+function convertEntry(builder: DraftBuilder, entry: Entry): void {
+  const message = isRecord(entry.message) ? entry.message : undefined;
+  const source = { uuid: entry.uuid };
+  switch (entry.type) {
+    case "user":
+      convertUser(builder, entry, message?.content, source);
+      return;
+    case "assistant":
+      convertAssistant(builder, message, source);
+      return;
+    case "system": {
+      const text = typeof entry.content === "string" ? entry.content : "";
+      const kind =
+        entry.subtype === "compact_boundary"
+          ? "compact-boundary"
+          : entry.subtype === "local_command"
+            ? "command"
+            : "system";
+      builder.extension(kind, text, {
+        ...source,
+        ...(entry.subtype === undefined ? {} : { subtype: entry.subtype }),
+      });
+      return;
+    }
+    case "summary":
+      builder.extension("summary", entry.summary ?? "", { leafUuid: entry.leafUuid });
+      return;
+    default:
+      if (ignoredTypes.has(entry.type)) return;
+      builder.extension("entry", excerpt(json(entry.message ?? entry.content ?? ""), 4000), {
+        ...source,
+        entryType: entry.type,
+      });
+  }
+}
+
+function convertUser(
+  builder: DraftBuilder,
+  entry: Entry,
+  content: unknown,
+  source: Record<string, unknown>,
+): void {
+  if (entry.isCompactSummary === true) {
+    builder.compaction(blocksText(content), {}, source);
+    return;
+  }
+  if (entry.isMeta === true) {
+    builder.extension("meta", blocksText(content), source);
+    return;
+  }
+  if (typeof content === "string") {
+    userText(builder, content, source);
+    return;
+  }
+  if (!Array.isArray(content)) return;
+  const texts: string[] = [];
+  for (const block of content) {
+    if (!isRecord(block)) continue;
+    if (block.type === "tool_result") {
+      const callId = stringField(block, "tool_use_id") ?? "";
+      builder.output(callId, blocksText(block.content), block.is_error === true, source);
+    } else if (block.type === "text" && typeof block.text === "string") {
+      texts.push(block.text);
+    } else if (block.type === "image") {
+      texts.push("[image]");
+    }
+  }
+  if (texts.length > 0) userText(builder, texts.join("\n"), source);
+}
+
+function userText(builder: DraftBuilder, text: string, source: Record<string, unknown>): void {
+  if (text.startsWith("[Request interrupted by user")) {
+    builder.markTurn("cancelled");
+    builder.extension("interrupt", text, source);
+  } else if (commandPattern.test(text)) {
+    builder.extension("command", text, source);
+  } else if (text.trim() !== "") {
+    builder.userPrompt(text, source);
+  }
+}
+
+function convertAssistant(
+  builder: DraftBuilder,
+  message: Record<string, unknown> | undefined,
+  source: Record<string, unknown>,
+): void {
+  if (message === undefined) return;
+  const model = stringField(message, "model");
+  if (model !== undefined && model !== "<synthetic>") builder.setModel(`anthropic:${model}`);
+  const content = message.content;
+  const blocks =
+    typeof content === "string"
+      ? [{ type: "text", text: content }]
+      : Array.isArray(content)
+        ? content
+        : [];
+  for (const block of blocks) {
+    if (!isRecord(block)) continue;
+    if (block.type === "text" && typeof block.text === "string") {
+      if (block.text.trim() !== "") builder.assistantText(block.text, source);
+    } else if (block.type === "thinking") {
+      builder.extension("thinking", stringField(block, "thinking") ?? "", source);
+    } else if (block.type === "redacted_thinking") {
+      builder.extension("thinking", "", { ...source, redacted: true });
+    } else if (block.type === "tool_use") {
+      builder.call(
+        stringField(block, "id") ?? "",
+        stringField(block, "name") ?? "",
+        json(block.input ?? {}),
+        source,
+      );
+    } else {
+      builder.extension("block", excerpt(json(block), 4000), { ...source, blockType: block.type });
+    }
+  }
+}

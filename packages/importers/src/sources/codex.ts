@@ -1,0 +1,190 @@
+/**
+ * Codex rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl`, also `.jsonl.zst`).
+ * Format: openai/codex `codex-rs/protocol/src/protocol.rs` (`RolloutLine`, `RolloutItem`) and
+ * `codex-rs/protocol/src/models.rs` (`ResponseItem`).
+ */
+import { z } from "zod";
+import { DraftBuilder, isoTime } from "../draft-builder";
+import type { Conversion, SkippedLine, SourceKey } from "../types";
+import {
+  baseName,
+  blocksText,
+  excerpt,
+  isRecord,
+  json,
+  parseEntries,
+  type SourceFile,
+  stringField,
+} from "./common";
+
+const lineSchema = z.looseObject({
+  timestamp: z.string().optional(),
+  type: z.string().optional(),
+  payload: z.unknown().optional(),
+  record_type: z.string().optional(),
+  id: z.string().optional(),
+});
+
+/** User messages Codex injects (instructions, environment), not typed by the person. */
+const injectedPrefixes = [
+  "<environment_context>",
+  "<user_instructions>",
+  "# AGENTS.md instructions",
+  "<user_shell_command>",
+];
+
+/** `event_msg` payloads that repeat a `response_item` or only drive the UI: not imported. */
+const responseItemTypes = new Set([
+  "message",
+  "reasoning",
+  "function_call",
+  "function_call_output",
+  "custom_tool_call",
+  "custom_tool_call_output",
+  "local_shell_call",
+  "web_search_call",
+  "ghost_snapshot",
+]);
+
+/**
+ * Converts one rollout. `response_item`s are the conversation (what the model saw); `event_msg`s
+ * are UI events that repeat them and are not imported, except `turn_aborted` (the turn is
+ * cancelled). `compacted` becomes a compaction; `session_meta.forked_from_id` makes the session a
+ * fork of that rollout's session when it has been imported.
+ */
+export function convertCodex(file: SourceFile): Conversion {
+  const skipped: SkippedLine[] = [];
+  const lines = parseEntries(file, lineSchema, "Codex rollout", skipped);
+  let meta: Record<string, unknown> | undefined;
+  const first = lines[0]?.value;
+  if (first?.type === "session_meta" && isRecord(first.payload)) meta = first.payload;
+  else if (first !== undefined && first.type === undefined && first.id !== undefined) meta = first;
+  const sessionId =
+    (meta === undefined ? undefined : stringField(meta, "id")) ??
+    baseName(file.path).replace(/^rollout-[0-9T:-]+-(?=[0-9a-f]{8}-)/, "");
+  const key: SourceKey = { tool: "codex", sessionId };
+  const createdAt =
+    isoTime(meta?.timestamp) ?? isoTime(first?.timestamp) ?? new Date(0).toISOString();
+  const builder = new DraftBuilder(key, createdAt, "openai:unknown");
+  let cwd = (meta === undefined ? undefined : stringField(meta, "cwd")) ?? "/";
+  if (meta !== undefined) {
+    const instructions = stringField(meta, "instructions");
+    if (instructions !== undefined) builder.extension("instructions", instructions);
+  }
+  for (const { value } of lines) {
+    builder.at(value.timestamp);
+    const payload = isRecord(value.payload) ? value.payload : undefined;
+    if (value.type === "response_item" && payload !== undefined) {
+      convertItem(builder, payload);
+    } else if (value.type === "turn_context" && payload !== undefined) {
+      const model = stringField(payload, "model");
+      if (model !== undefined) builder.setModel(`openai:${model}`);
+      if (cwd === "/" && stringField(payload, "cwd") !== undefined)
+        cwd = stringField(payload, "cwd")!;
+    } else if (value.type === "event_msg" && payload !== undefined) {
+      if (payload.type === "turn_aborted") builder.markTurn("cancelled");
+    } else if (value.type === "compacted" && payload !== undefined) {
+      builder.compaction(stringField(payload, "message") ?? "");
+    } else if (value.type !== undefined && responseItemTypes.has(value.type)) {
+      // The pre-September-2025 shape: bare response items, no envelope.
+      convertItem(builder, value);
+    }
+    // session_meta (read above), `record_type: state` lines and unknown envelopes: not conversation.
+  }
+  const events = builder.finish();
+  const forkedFrom = meta === undefined ? undefined : stringField(meta, "forked_from_id");
+  return {
+    sessions:
+      events.length === 0
+        ? []
+        : [
+            {
+              key,
+              path: file.path,
+              cwd,
+              createdAt,
+              events,
+              ...(forkedFrom === undefined
+                ? {}
+                : { forkOf: { tool: "codex", sessionId: forkedFrom } }),
+            },
+          ],
+    skipped,
+    entries: lines.length,
+  };
+}
+
+function convertItem(builder: DraftBuilder, item: Record<string, unknown>): void {
+  const type = stringField(item, "type");
+  switch (type) {
+    case "message": {
+      const text = blocksText(item.content);
+      const role = stringField(item, "role");
+      if (role === "assistant") {
+        if (text.trim() !== "") builder.assistantText(text);
+      } else if (role === "user") {
+        if (injectedPrefixes.some((prefix) => text.trimStart().startsWith(prefix)))
+          builder.extension("context", text);
+        else if (text.trim() !== "") builder.userPrompt(text);
+      } else {
+        builder.extension("instructions", text, { role });
+      }
+      return;
+    }
+    case "reasoning": {
+      const summary = Array.isArray(item.summary) ? blocksText(item.summary) : "";
+      const content = Array.isArray(item.content) ? blocksText(item.content) : "";
+      builder.extension("reasoning", [summary, content].filter((part) => part !== "").join("\n"));
+      return;
+    }
+    case "function_call":
+      builder.call(
+        stringField(item, "call_id") ?? stringField(item, "id") ?? "",
+        stringField(item, "name") ?? "",
+        stringField(item, "arguments") ?? json(item.arguments ?? {}),
+      );
+      return;
+    case "custom_tool_call":
+      builder.call(
+        stringField(item, "call_id") ?? "",
+        stringField(item, "name") ?? "",
+        json({ input: item.input ?? "" }),
+        { format: "custom" },
+      );
+      return;
+    case "local_shell_call":
+      builder.call(
+        stringField(item, "call_id") ?? stringField(item, "id") ?? "",
+        "local_shell",
+        json(item.action ?? {}),
+      );
+      return;
+    case "function_call_output":
+    case "custom_tool_call_output": {
+      const { text, isError } = outputOf(item.output);
+      builder.output(stringField(item, "call_id") ?? "", text, isError);
+      return;
+    }
+    case "web_search_call": {
+      const action = isRecord(item.action) ? item.action : {};
+      builder.extension("web-search", stringField(action, "query") ?? "", { action });
+      return;
+    }
+    default:
+      builder.extension(
+        type === "ghost_snapshot" ? "ghost-snapshot" : "item",
+        excerpt(json(item), 4000),
+        { itemType: type },
+      );
+  }
+}
+
+/** A call output: a string, or (older versions) `{content, success}`. */
+function outputOf(output: unknown): { text: string; isError: boolean } {
+  if (typeof output === "string") return { text: output, isError: false };
+  if (isRecord(output)) {
+    return { text: blocksText(output.content ?? json(output)), isError: output.success === false };
+  }
+  if (Array.isArray(output)) return { text: blocksText(output), isError: false };
+  return { text: json(output), isError: false };
+}

@@ -1,0 +1,100 @@
+/** Helpers shared by the source converters. */
+import type { z } from "zod";
+import { parseJsonLine, type SourceLine } from "../lines";
+import type { SkippedLine } from "../types";
+
+/** A file's lines, as the converters take them. */
+export interface SourceFile {
+  path: string;
+  lines: readonly SourceLine[];
+}
+
+/** One parsed line with where it sits. */
+export interface SourceEntry<T> {
+  value: T;
+  line: number;
+  offset: number;
+}
+
+/**
+ * Parses each line as JSON, then with `schema` (lenient: loose objects). Lines that fail either
+ * are recorded in `skipped` with `reason` naming the format.
+ */
+export function parseEntries<T>(
+  file: SourceFile,
+  schema: z.ZodType<T>,
+  format: string,
+  skipped: SkippedLine[],
+): SourceEntry<T>[] {
+  const entries: SourceEntry<T>[] = [];
+  for (const source of file.lines) {
+    const parsed = parseJsonLine(source, file.path);
+    if (!parsed.ok) {
+      skipped.push(parsed.skipped);
+      continue;
+    }
+    const checked = schema.safeParse(parsed.value);
+    if (!checked.success) {
+      skipped.push({
+        path: file.path,
+        line: source.line,
+        offset: source.offset,
+        reason: `not a ${format} entry`,
+      });
+      continue;
+    }
+    entries.push({ value: checked.data, line: source.line, offset: source.offset });
+  }
+  return entries;
+}
+
+/** Text of content that is a string or a list of blocks (`text`, `image`, …). */
+export function blocksText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content))
+    return content === undefined || content === null ? "" : json(content);
+  const parts: string[] = [];
+  for (const block of content) {
+    if (typeof block === "string") parts.push(block);
+    else if (isRecord(block)) {
+      if (typeof block.text === "string") parts.push(block.text);
+      else if (block.type === "image" || block.type === "input_image") parts.push("[image]");
+      else if (typeof block.content === "string" || Array.isArray(block.content)) {
+        parts.push(blocksText(block.content));
+      }
+    }
+  }
+  return parts.join("\n");
+}
+
+/** `JSON.stringify` that never throws and never returns undefined. */
+export function json(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? "null";
+  } catch {
+    return String(value);
+  }
+}
+
+/** True for a plain object. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A string field, or undefined. */
+export function stringField(record: Record<string, unknown>, name: string): string | undefined {
+  const value = record[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+/** The file's name without directories and extensions (`/a/b/x.jsonl.zst` → `x`). */
+export function baseName(path: string): string {
+  const name = path.split(/[\\/]/).pop() ?? path;
+  return name.replace(/\.jsonl(\.zst)?$|\.json$/, "");
+}
+
+/** A short excerpt for link events and titles. */
+export function excerpt(text: string, length = 200): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > length ? `${flat.slice(0, length - 1)}…` : flat;
+}

@@ -1,0 +1,180 @@
+/**
+ * opencode sessions in the `opencode export` shape (`{info, messages: [{info, parts}]}`).
+ * Format: anomalyco/opencode `packages/opencode/src/cli/cmd/export.ts`,
+ * `src/session/message-v2.ts` and `src/session/index.ts`. The storage directory and the SQLite
+ * database are read into this same shape by `opencode-store.ts`.
+ */
+import { z } from "zod";
+import { DraftBuilder, isoTime } from "../draft-builder";
+import type { Conversion, SkippedLine, SourceKey } from "../types";
+import { blocksText, excerpt, isRecord, json, stringField } from "./common";
+
+const partSchema = z.looseObject({ type: z.string(), id: z.string().optional() });
+const messageSchema = z.looseObject({
+  info: z.looseObject({
+    id: z.string().optional(),
+    role: z.string(),
+    time: z
+      .looseObject({ created: z.number().optional(), completed: z.number().optional() })
+      .optional(),
+  }),
+  parts: z.array(z.unknown()).default([]),
+});
+/** The export document: lenient, as another program wrote it. */
+export const opencodeExportSchema = z.looseObject({
+  info: z.looseObject({
+    id: z.string(),
+    directory: z.string().optional(),
+    parentID: z.string().optional(),
+    title: z.string().optional(),
+    time: z.looseObject({ created: z.number().optional() }).optional(),
+  }),
+  messages: z.array(z.unknown()),
+});
+
+/**
+ * Converts one exported session. Messages or parts that do not have the expected shape are
+ * skipped and counted (`line` is the message's 1-based position).
+ */
+export function convertOpencode(document: unknown, path: string): Conversion {
+  const skipped: SkippedLine[] = [];
+  const parsed = opencodeExportSchema.safeParse(document);
+  if (!parsed.success) {
+    skipped.push({
+      path,
+      line: 0,
+      offset: 0,
+      reason: "not an opencode export (needs info.id and messages)",
+    });
+    return { sessions: [], skipped, entries: 0 };
+  }
+  const { info, messages } = parsed.data;
+  const key: SourceKey = { tool: "opencode", sessionId: info.id };
+  const createdAt = isoTime(info.time?.created) ?? new Date(0).toISOString();
+  const builder = new DraftBuilder(key, createdAt, "opencode:unknown");
+  let cwd = info.directory;
+  let entries = 0;
+  for (const [index, raw] of messages.entries()) {
+    const message = messageSchema.safeParse(raw);
+    if (!message.success) {
+      skipped.push({ path, line: index + 1, offset: 0, reason: "not an opencode message" });
+      continue;
+    }
+    entries += 1;
+    const messageInfo = message.data.info as Record<string, unknown> & typeof message.data.info;
+    builder.at(messageInfo.time?.created);
+    const pathInfo = isRecord(messageInfo.path) ? messageInfo.path : undefined;
+    cwd ??= pathInfo === undefined ? undefined : stringField(pathInfo, "cwd");
+    const parts = message.data.parts.filter((part) => partSchema.safeParse(part).success) as Record<
+      string,
+      unknown
+    >[];
+    const source = { messageId: messageInfo.id };
+    if (messageInfo.role === "user") convertUser(builder, parts, source);
+    else if (messageInfo.role === "assistant")
+      convertAssistant(builder, messageInfo, parts, source);
+    else builder.extension("message", blocksText(parts), { ...source, role: messageInfo.role });
+  }
+  const events = builder.finish();
+  const parentOf =
+    info.parentID === undefined
+      ? undefined
+      : { tool: "opencode" as const, sessionId: info.parentID };
+  return {
+    sessions:
+      events.length === 0
+        ? []
+        : [
+            {
+              key,
+              path,
+              cwd: cwd ?? "/",
+              createdAt,
+              events,
+              ...(info.title === undefined ? {} : { title: info.title }),
+              ...(parentOf === undefined ? {} : { parentOf }),
+            },
+          ],
+    skipped,
+    entries,
+  };
+}
+
+function convertUser(
+  builder: DraftBuilder,
+  parts: Record<string, unknown>[],
+  source: Record<string, unknown>,
+): void {
+  const typed: string[] = [];
+  for (const part of parts) {
+    if (part.type === "text" && typeof part.text === "string") {
+      // Synthetic text is injected (an @-mentioned file's content), not typed.
+      if (part.synthetic === true)
+        builder.extension("context", part.text, { ...source, partId: part.id });
+      else typed.push(part.text);
+    } else if (part.type === "file") {
+      typed.push(`[file: ${stringField(part, "filename") ?? stringField(part, "url") ?? "?"}]`);
+    } else if (part.type !== "step-start" && part.type !== "step-finish") {
+      builder.extension(String(part.type), excerpt(json(part), 4000), {
+        ...source,
+        partId: part.id,
+      });
+    }
+  }
+  const text = typed.join("\n");
+  if (text.trim() !== "") builder.userPrompt(text, source);
+}
+
+function convertAssistant(
+  builder: DraftBuilder,
+  info: Record<string, unknown>,
+  parts: Record<string, unknown>[],
+  source: Record<string, unknown>,
+): void {
+  const model = stringField(info, "modelID");
+  if (model !== undefined)
+    builder.setModel(`${stringField(info, "providerID") ?? "opencode"}:${model}`);
+  const isSummary = info.summary === true;
+  for (const part of parts) {
+    const partSource = { ...source, partId: part.id };
+    builder.at(isRecord(part.time) ? part.time.start : undefined);
+    switch (part.type) {
+      case "text":
+        if (typeof part.text !== "string" || part.text.trim() === "") break;
+        // The assistant message that answers a compaction holds the summary.
+        if (isSummary) builder.compaction(part.text, {}, partSource);
+        else builder.assistantText(part.text, partSource);
+        break;
+      case "reasoning":
+        builder.extension("reasoning", stringField(part, "text") ?? "", partSource);
+        break;
+      case "tool": {
+        const state = isRecord(part.state) ? part.state : {};
+        const callId = stringField(part, "callID") ?? stringField(part, "id") ?? "";
+        builder.call(callId, stringField(part, "tool") ?? "", json(state.input ?? {}), partSource);
+        if (state.status === "completed")
+          builder.output(callId, stringField(state, "output") ?? "", false, partSource);
+        else if (state.status === "error")
+          builder.output(callId, stringField(state, "error") ?? "error", true, partSource);
+        break;
+      }
+      case "step-start":
+      case "step-finish":
+      case "snapshot":
+      case "patch":
+        // Bookkeeping (file snapshots, per-step cost): not conversation.
+        break;
+      default:
+        builder.extension(String(part.type), excerpt(json(part), 4000), partSource);
+    }
+  }
+  const error = isRecord(info.error) ? info.error : undefined;
+  if (error !== undefined) {
+    const data = isRecord(error.data) ? error.data : {};
+    const name = stringField(error, "name");
+    builder.markTurn(
+      name === "MessageAbortedError" ? "cancelled" : "failed",
+      stringField(data, "message") ?? name ?? "error",
+    );
+  }
+}

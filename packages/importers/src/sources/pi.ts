@@ -1,0 +1,244 @@
+/**
+ * pi sessions (`~/.pi/agent/sessions/--<cwd>--/<timestamp>_<uuid>.jsonl`), versions 1–3.
+ * Format: badlogic/pi-mono `packages/coding-agent/docs/session.md` and `session-manager.ts`.
+ */
+import { z } from "zod";
+import { DraftBuilder, isoTime } from "../draft-builder";
+import type { Conversion, ConvertedSession, SkippedLine, SourceKey } from "../types";
+import {
+  baseName,
+  blocksText,
+  excerpt,
+  isRecord,
+  json,
+  parseEntries,
+  type SourceEntry,
+  type SourceFile,
+  stringField,
+} from "./common";
+
+const entrySchema = z.looseObject({
+  type: z.string(),
+  id: z.string().optional(),
+  parentId: z.string().nullish(),
+  timestamp: z.union([z.string(), z.number()]).optional(),
+});
+type Entry = z.infer<typeof entrySchema>;
+
+interface Node {
+  id: string;
+  parentId: string | undefined;
+  /** Position among the entries (v1 compactions name the first kept entry by index). */
+  index: number;
+  entry: Entry;
+}
+
+/**
+ * Converts one pi session file. v1 files are linear; v2/v3 files are a tree (`id`/`parentId`):
+ * the path from the last entry back to the root is the session, and every other leaf is a branch
+ * (from `/tree`) imported as its own session (`origin.sessionId` = `<id>#<leaf id>`) that is a
+ * fork by reference of the main one at the last turn they share.
+ */
+export function convertPi(file: SourceFile): Conversion {
+  const skipped: SkippedLine[] = [];
+  const parsed = parseEntries(file, entrySchema, "pi session", skipped);
+  const headerEntry = parsed[0]?.value.type === "session" ? parsed[0] : undefined;
+  const header: Record<string, unknown> = headerEntry?.value ?? {};
+  const sessionId = stringField(header, "id") ?? baseName(file.path).replace(/^.*_/, "");
+  const key: SourceKey = { tool: "pi", sessionId };
+  const createdAt =
+    isoTime(header.timestamp) ?? isoTime(parsed[1]?.value.timestamp) ?? new Date(0).toISOString();
+  const cwd = stringField(header, "cwd") ?? "/";
+  const nodes = buildTree(parsed.filter((entry) => entry !== headerEntry));
+  const sessions: ConvertedSession[] = [];
+  const last = nodes.at(-1);
+  if (last === undefined) return { sessions, skipped, entries: parsed.length };
+  const byId = new Map(nodes.map((node) => [node.id, node]));
+  const referenced = new Set(nodes.map((node) => node.parentId));
+  const leaves = nodes.filter((node) => !referenced.has(node.id));
+  const base = { path: file.path, cwd, createdAt };
+  const main = convertPath(key, key, pathTo(last, byId), createdAt, header);
+  if (main.events.length > 0) sessions.push({ ...base, key, events: main.events, ...main.title });
+  for (const leaf of leaves) {
+    if (leaf === last) continue;
+    const branchKey: SourceKey = { tool: "pi", sessionId: `${sessionId}#${leaf.id}` };
+    const branch = convertPath(branchKey, key, pathTo(leaf, byId), createdAt, header);
+    if (branch.events.length > 0)
+      sessions.push({
+        ...base,
+        key: branchKey,
+        events: branch.events,
+        forkOf: key,
+        ...branch.title,
+      });
+  }
+  return { sessions, skipped, entries: parsed.length };
+}
+
+/** Entries as tree nodes; entries without ids (v1) chain to the one before. */
+function buildTree(entries: SourceEntry<Entry>[]): Node[] {
+  const nodes: Node[] = [];
+  let previous: string | undefined;
+  for (const [index, { value, line }] of entries.entries()) {
+    const id = value.id ?? `line-${line}`;
+    const parentId = value.id === undefined ? previous : (value.parentId ?? undefined);
+    nodes.push({ id, parentId, index, entry: value });
+    previous = id;
+  }
+  return nodes;
+}
+
+/** The root-to-`leaf` path (a cycle or a missing parent ends it). */
+function pathTo(leaf: Node, byId: Map<string, Node>): Node[] {
+  const path: Node[] = [];
+  const seen = new Set<string>();
+  for (let node: Node | undefined = leaf; node !== undefined && !seen.has(node.id); ) {
+    seen.add(node.id);
+    path.push(node);
+    node = node.parentId === undefined ? undefined : byId.get(node.parentId);
+  }
+  return path.reverse();
+}
+
+function convertPath(
+  key: SourceKey,
+  trunk: SourceKey,
+  path: Node[],
+  createdAt: string,
+  header: Record<string, unknown>,
+): { events: ConvertedSession["events"]; title: { title?: string } } {
+  const builder = new DraftBuilder(
+    key,
+    createdAt,
+    modelOf(header.provider, header.modelId) ?? "pi:unknown",
+    trunk,
+  );
+  const seqOfId = new Map<string, number>();
+  const seqOfIndex = new Map<number, number>();
+  let title: string | undefined;
+  for (const node of path) {
+    const seq = builder.nextSeq;
+    seqOfId.set(node.id, seq);
+    seqOfIndex.set(node.index, seq);
+    const entry = node.entry as Record<string, unknown> & Entry;
+    builder.at(entry.timestamp);
+    const source = entry.id === undefined ? {} : { entryId: entry.id };
+    switch (entry.type) {
+      case "message":
+        if (isRecord(entry.message)) convertMessage(builder, entry.message, source);
+        break;
+      case "compaction": {
+        const keptId = stringField(entry, "firstKeptEntryId");
+        const keptIndex =
+          typeof entry.firstKeptEntryIndex === "number" ? entry.firstKeptEntryIndex : undefined;
+        const keepFromSeq =
+          keptId !== undefined
+            ? seqOfId.get(keptId)
+            : keptIndex !== undefined
+              ? seqOfIndex.get(keptIndex)
+              : undefined;
+        builder.compaction(
+          stringField(entry, "summary") ?? "",
+          keepFromSeq === undefined ? {} : { keepFromSeq },
+          source,
+        );
+        break;
+      }
+      case "branch_summary":
+        builder.extension("branch-summary", stringField(entry, "summary") ?? "", {
+          ...source,
+          fromId: entry.fromId,
+        });
+        break;
+      case "model_change":
+        builder.setModel(modelOf(entry.provider, entry.modelId));
+        builder.extension(
+          "model-change",
+          `${stringField(entry, "provider") ?? ""}:${stringField(entry, "modelId") ?? ""}`,
+          source,
+        );
+        break;
+      case "session_info":
+        title = stringField(entry, "name") ?? title;
+        builder.extension("session-info", title ?? "", source);
+        break;
+      default:
+        builder.extension(
+          entry.type.replace(/_/g, "-"),
+          excerpt(blocksText(entry.content ?? entry.data ?? entry.label ?? ""), 4000),
+          source,
+        );
+    }
+  }
+  return { events: builder.finish(), title: title === undefined ? {} : { title } };
+}
+
+function modelOf(provider: unknown, model: unknown): string | undefined {
+  if (typeof model !== "string" || model === "") return undefined;
+  return `${typeof provider === "string" && provider !== "" ? provider : "pi"}:${model}`;
+}
+
+function convertMessage(
+  builder: DraftBuilder,
+  message: Record<string, unknown>,
+  source: Record<string, unknown>,
+): void {
+  const role = stringField(message, "role");
+  switch (role) {
+    case "user": {
+      const text = blocksText(message.content);
+      if (text.trim() !== "") builder.userPrompt(text, source);
+      return;
+    }
+    case "assistant": {
+      builder.setModel(modelOf(message.provider, message.model));
+      const content = Array.isArray(message.content)
+        ? message.content
+        : [{ type: "text", text: blocksText(message.content) }];
+      for (const block of content) {
+        if (!isRecord(block)) continue;
+        if (block.type === "text" && typeof block.text === "string") {
+          if (block.text.trim() !== "") builder.assistantText(block.text, source);
+        } else if (block.type === "thinking") {
+          builder.extension("thinking", stringField(block, "thinking") ?? "", source);
+        } else if (block.type === "toolCall") {
+          const args =
+            typeof block.arguments === "string" ? block.arguments : json(block.arguments ?? {});
+          builder.call(
+            stringField(block, "id") ?? "",
+            stringField(block, "name") ?? "",
+            args,
+            source,
+          );
+        }
+      }
+      const stop = stringField(message, "stopReason");
+      if (stop === "aborted") builder.markTurn("cancelled");
+      else if (stop === "error")
+        builder.markTurn("failed", stringField(message, "errorMessage") ?? "error");
+      return;
+    }
+    case "toolResult":
+      builder.output(
+        stringField(message, "toolCallId") ?? "",
+        blocksText(message.content),
+        message.isError === true,
+        source,
+      );
+      return;
+    case "bashExecution": {
+      const output = stringField(message, "output") ?? "";
+      builder.extension("bash", `$ ${stringField(message, "command") ?? ""}\n${output}`, {
+        ...source,
+        exitCode: message.exitCode,
+      });
+      return;
+    }
+    default:
+      builder.extension(
+        role === "branchSummary" || role === "compactionSummary" ? "summary" : "message",
+        blocksText(message.content ?? message.summary ?? ""),
+        { ...source, role },
+      );
+  }
+}

@@ -1,0 +1,270 @@
+/**
+ * Writing one converted session into the store: create it, append what is new, or fork where the
+ * source was rewritten. Idempotent and safe with a concurrent import of the same source (the
+ * store's exclusive create and writer lock decide; the loser re-reads and finds nothing to do).
+ */
+import {
+  SessionBusyError,
+  type SessionEvent,
+  SessionNotFoundError,
+  TapedeckError,
+} from "@tapedeck/session";
+import type { SessionOrigin, SessionStore } from "@tapedeck/session-store";
+import { importedSessionId } from "./ids";
+import type { ConvertedSession, SourceKey, TimedDraft } from "./types";
+
+/** What happened to one source session. */
+export type SessionAction = "created" | "appended" | "forked" | "unchanged";
+
+/** The outcome of writing one converted session. */
+export interface SessionOutcome {
+  key: SourceKey;
+  /** The Tapedeck session that now holds the source's conversation (a fork after a rewrite). */
+  sessionId: string;
+  action: SessionAction;
+  /** Events written (or, in a dry run, that would be). */
+  newEvents: number;
+  /** Set when `action` is `forked`: the session and seq the new session branches from. */
+  forkedFrom?: { sessionId: string; seq: number };
+}
+
+/** Options of {@link writeConverted}. */
+export interface WriteOptions {
+  /** Compute the outcome without writing anything. */
+  dryRun?: boolean;
+  /** How long to wait for a session another process is writing; default 10 s. */
+  busyTimeoutMs?: number;
+}
+
+const MAX_ATTEMPTS = 20;
+
+/**
+ * Writes `converted` into `store`. The Tapedeck id is derived from the source (see
+ * `importedSessionId`); generation `n` is the n-th fork made because the source was rewritten,
+ * and the newest generation is the one compared against.
+ *
+ * - no session yet: created with every event (a fork by reference of `forkOf`'s session at the
+ *   last turn boundary they share, when that session exists);
+ * - the session's events are a prefix of the source's: the rest is appended;
+ * - they differ (the source was rewritten, or the session was continued here): a fork of the
+ *   newest generation at the last turn boundary before the difference, holding the source's
+ *   events from there. Nothing is ever overwritten.
+ */
+export async function writeConverted(
+  store: SessionStore,
+  converted: ConvertedSession,
+  options: WriteOptions = {},
+): Promise<SessionOutcome> {
+  const deadline = Date.now() + (options.busyTimeoutMs ?? 10_000);
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await writeOnce(store, converted, options.dryRun === true);
+    } catch (error) {
+      const retry =
+        SessionBusyError.isInstance(error) ||
+        (TapedeckError.isInstance(error) && error.code === "SESSION_EXISTS");
+      if (!retry || attempt >= MAX_ATTEMPTS || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+    }
+  }
+}
+
+async function writeOnce(
+  store: SessionStore,
+  converted: ConvertedSession,
+  dryRun: boolean,
+): Promise<SessionOutcome> {
+  const latest = await latestGeneration(store, converted.key, converted.createdAt);
+  if (latest === undefined) return createNew(store, converted, dryRun);
+  if (dryRun) {
+    const existing = (await store.readSession(latest.sessionId)).events;
+    return reconcile(store, converted, latest, existing, undefined);
+  }
+  const writer = await store.openWriter(latest.sessionId);
+  try {
+    return await reconcile(store, converted, latest, writer.session.events, async (drafts) => {
+      await writer.append(drafts, { keepTimestamps: true });
+    });
+  } finally {
+    await writer.close();
+  }
+}
+
+async function reconcile(
+  store: SessionStore,
+  converted: ConvertedSession,
+  latest: { sessionId: string; generation: number },
+  existing: readonly SessionEvent[],
+  append: ((drafts: TimedDraft[]) => Promise<void>) | undefined,
+): Promise<SessionOutcome> {
+  const { key, events } = converted;
+  const common = commonPrefix(existing, events);
+  if (common === existing.length) {
+    const rest = events.slice(common);
+    if (rest.length > 0 && append !== undefined) await append(rest);
+    return {
+      key,
+      sessionId: latest.sessionId,
+      action: rest.length === 0 ? "unchanged" : "appended",
+      newEvents: rest.length,
+    };
+  }
+  // The source no longer starts with what was imported: fork, never rewrite.
+  const atSeq = turnBoundary(events, common);
+  const sessionId = importedSessionId(key, converted.createdAt, latest.generation + 1);
+  const rest = events.slice(atSeq);
+  if (append !== undefined) {
+    await forkAndAppend(store, converted, latest.sessionId, atSeq, sessionId, rest);
+  }
+  return {
+    key,
+    sessionId,
+    action: "forked",
+    newEvents: rest.length,
+    forkedFrom: { sessionId: latest.sessionId, seq: atSeq },
+  };
+}
+
+async function createNew(
+  store: SessionStore,
+  converted: ConvertedSession,
+  dryRun: boolean,
+): Promise<SessionOutcome> {
+  const { key, events } = converted;
+  const sessionId = importedSessionId(key, converted.createdAt);
+  const parent =
+    converted.forkOf === undefined
+      ? undefined
+      : await latestGeneration(store, converted.forkOf, undefined);
+  if (parent !== undefined) {
+    const parentEvents = (await store.readSession(parent.sessionId)).events;
+    const atSeq = turnBoundary(events, commonPrefix(parentEvents, events));
+    if (atSeq > 0) {
+      const rest = events.slice(atSeq);
+      if (!dryRun) await forkAndAppend(store, converted, parent.sessionId, atSeq, sessionId, rest);
+      return {
+        key,
+        sessionId,
+        action: "created",
+        newEvents: rest.length,
+        forkedFrom: { sessionId: parent.sessionId, seq: atSeq },
+      };
+    }
+  }
+  if (!dryRun) {
+    await store.create({
+      cwd: converted.cwd,
+      sessionId,
+      createdAt: converted.createdAt,
+      origin: originOf(converted),
+      seed: events,
+      keepTimestamps: true,
+    });
+  }
+  return { key, sessionId, action: "created", newEvents: events.length };
+}
+
+async function forkAndAppend(
+  store: SessionStore,
+  converted: ConvertedSession,
+  parentId: string,
+  atSeq: number,
+  sessionId: string,
+  rest: TimedDraft[],
+): Promise<void> {
+  await store.fork(parentId, {
+    atSeq,
+    cwd: converted.cwd,
+    sessionId,
+    createdAt: converted.createdAt,
+    origin: originOf(converted),
+  });
+  // A crash between the fork and this append leaves a prefix; the next import appends the rest.
+  if (rest.length > 0) await store.append(sessionId, rest, { keepTimestamps: true });
+}
+
+function originOf(converted: ConvertedSession): SessionOrigin {
+  return {
+    ...converted.originFields,
+    tool: converted.key.tool,
+    sessionId: converted.key.sessionId,
+    path: converted.path,
+    ...(converted.parentOf === undefined ? {} : { parentSessionId: converted.parentOf.sessionId }),
+  };
+}
+
+/**
+ * The newest existing generation of a source session. With `createdAt` unknown (looking up a
+ * `forkOf` session), the store's listing is searched by `origin` instead.
+ */
+async function latestGeneration(
+  store: SessionStore,
+  key: SourceKey,
+  createdAt: string | undefined,
+): Promise<{ sessionId: string; generation: number } | undefined> {
+  if (createdAt === undefined) {
+    const found = (await store.list()).find((listing) => {
+      const origin = (listing.header as { origin?: { tool?: string; sessionId?: string } }).origin;
+      return origin?.tool === key.tool && origin.sessionId === key.sessionId;
+    });
+    if (found === undefined) return undefined;
+    return latestGeneration(store, key, found.header.createdAt);
+  }
+  let latest: { sessionId: string; generation: number } | undefined;
+  for (let generation = 0; ; generation += 1) {
+    const sessionId = importedSessionId(key, createdAt, generation);
+    if (!(await exists(store, sessionId))) return latest;
+    latest = { sessionId, generation };
+  }
+}
+
+async function exists(store: SessionStore, sessionId: string): Promise<boolean> {
+  try {
+    await store.readHeader(sessionId);
+    return true;
+  } catch (error) {
+    if (SessionNotFoundError.isInstance(error)) return false;
+    throw error;
+  }
+}
+
+/** How many leading events of the session equal the converted drafts (seq aside). */
+export function commonPrefix(
+  existing: readonly SessionEvent[],
+  drafts: readonly TimedDraft[],
+): number {
+  const length = Math.min(existing.length, drafts.length);
+  for (let index = 0; index < length; index += 1) {
+    if (canonical(withoutSeq(existing[index]!)) !== canonical(drafts[index]!)) return index;
+  }
+  return length;
+}
+
+/** The largest count ≤ `limit` of leading events after which no turn is open. */
+export function turnBoundary(events: readonly TimedDraft[], limit: number): number {
+  let open = false;
+  let boundary = 0;
+  for (let index = 0; index < limit; index += 1) {
+    const type = events[index]!.type;
+    if (type === "turn/start") open = true;
+    else if (type === "turn/end") open = false;
+    if (!open) boundary = index + 1;
+  }
+  return boundary;
+}
+
+function withoutSeq(event: SessionEvent): Record<string, unknown> {
+  const { seq: _seq, ...rest } = event;
+  return rest;
+}
+
+/** JSON with object keys sorted, `undefined` members dropped (as in the file). */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, member: unknown) => {
+    if (member === null || typeof member !== "object" || Array.isArray(member)) return member;
+    const sorted: Record<string, unknown> = {};
+    for (const name of Object.keys(member).sort())
+      sorted[name] = (member as Record<string, unknown>)[name];
+    return sorted;
+  });
+}
