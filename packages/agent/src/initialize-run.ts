@@ -55,6 +55,8 @@ export interface InitializedRun {
   newEventsToPersist: SessionEvent[];
   /** The open writer; `runTurn` closes it. Close it yourself if you do not run the turn. */
   writer: SessionWriter;
+  /** The store's home: tools of the run never touch it (see `ToolContext.privateRoots`). */
+  home?: string;
 }
 
 async function openWriterRepairingTail(
@@ -148,5 +150,6 @@ export async function initializeRun(options: InitializeRunOptions): Promise<Init
     resumed,
     newEventsToPersist: written,
     writer,
+    home: store.home,
   };
 }

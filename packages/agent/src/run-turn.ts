@@ -243,6 +243,7 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
           cwd: options.cwd,
           fs,
           cap,
+          privateRoots: run.home === undefined ? [] : [run.home],
         });
       }
     }

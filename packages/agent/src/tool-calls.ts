@@ -15,6 +15,8 @@ export interface ToolRunOptions {
   fs: WorkspaceFs;
   /** Characters kept of one output. */
   cap: number;
+  /** Directories tools never touch (the home). */
+  privateRoots: readonly string[];
 }
 
 function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
@@ -178,6 +180,7 @@ export async function runToolCalls(
             fs: options.fs,
             signal,
             sessionId,
+            privateRoots: options.privateRoots,
           });
         } catch (error) {
           output = (error as Error).message ?? String(error);

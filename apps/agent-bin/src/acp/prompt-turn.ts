@@ -216,10 +216,10 @@ function clientFs(
   const fs = clientCapabilities.fs;
   if (!fs?.readTextFile && !fs?.writeTextFile) return undefined;
   return {
-    async readTextFile(absolutePath) {
+    async readTextFile(absolutePath, confinement) {
       if (!fs.readTextFile) {
-        const { readFile } = await import("node:fs/promises");
-        return readFile(absolutePath, "utf8");
+        const { localWorkspaceFs } = await import("@tapedeck/agent");
+        return localWorkspaceFs.readTextFile(absolutePath, confinement);
       }
       const response = await client.request(acp.methods.client.fs.readTextFile, {
         sessionId,
@@ -227,10 +227,10 @@ function clientFs(
       });
       return response.content;
     },
-    async writeTextFile(absolutePath, content) {
+    async writeTextFile(absolutePath, content, confinement) {
       if (!fs.writeTextFile) {
         const { localWorkspaceFs } = await import("@tapedeck/agent");
-        return localWorkspaceFs.writeTextFile(absolutePath, content);
+        return localWorkspaceFs.writeTextFile(absolutePath, content, confinement);
       }
       await client.request(acp.methods.client.fs.writeTextFile, {
         sessionId,

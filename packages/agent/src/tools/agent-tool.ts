@@ -17,6 +17,12 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Session the run belongs to. */
   sessionId: string;
+  /**
+   * Directories inside the workspace that tools never touch, reads included: the Tapedeck home
+   * when it lies in the workspace (other workspaces' logs are there; `session_query` is the way to
+   * history).
+   */
+  privateRoots?: readonly string[];
 }
 
 /**

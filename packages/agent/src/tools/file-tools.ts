@@ -1,7 +1,7 @@
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { resolveInWorkspace } from "../workspace-fs";
+import { type Confinement, resolveInWorkspace } from "../workspace-fs";
 import { type AgentTool, type ToolContext, ToolError } from "./agent-tool";
 
 const readFileArgs = z.object({
@@ -44,7 +44,7 @@ export const listDirTool: AgentTool<z.infer<typeof listDirArgs>> = {
   title: (args) => `List ${args.path}`,
   locations: (args) => [args.path],
   async execute(args, context) {
-    const absolute = await resolveInWorkspace(context.cwd, args.path);
+    const absolute = await confine(context, args.path);
     let entries: import("node:fs").Dirent[];
     try {
       entries = await readdir(absolute, { withFileTypes: true });
@@ -73,10 +73,14 @@ export const writeFileTool: AgentTool<z.infer<typeof writeFileArgs>> = {
   title: (args) => `Write ${args.path}`,
   locations: (args) => [args.path],
   async execute(args, context) {
-    const absolute = await resolveInWorkspace(context.cwd, args.path);
+    const absolute = await confine(context, args.path);
     const existing = await stat(absolute).catch(() => undefined);
     if (existing?.isDirectory()) throw new ToolError(`${args.path} is a directory.`);
-    await context.fs.writeTextFile(absolute, args.content);
+    try {
+      await context.fs.writeTextFile(absolute, args.content, confinement(context));
+    } catch (error) {
+      throw new ToolError(`Cannot write ${args.path}: ${(error as Error).message}`);
+    }
     return `Wrote ${Buffer.byteLength(args.content)} bytes to ${args.path}.`;
   },
 };
@@ -118,7 +122,11 @@ export const editFileTool: AgentTool<z.infer<typeof editFileArgs>> = {
     }
     const index = text.indexOf(args.oldText);
     const next = text.slice(0, index) + args.newText + text.slice(index + args.oldText.length);
-    await context.fs.writeTextFile(absolute, next);
+    try {
+      await context.fs.writeTextFile(absolute, next, confinement(context));
+    } catch (error) {
+      throw new ToolError(`Cannot write ${args.path}: ${(error as Error).message}`);
+    }
     return `Edited ${args.path}: replaced ${args.oldText.split("\n").length} line(s).`;
   },
 };
@@ -133,10 +141,19 @@ async function readWorkspaceText(
   context: ToolContext,
   requested: string,
 ): Promise<{ absolute: string; text: string }> {
-  const absolute = await resolveInWorkspace(context.cwd, requested);
+  const absolute = await confine(context, requested);
   try {
-    return { absolute, text: await context.fs.readTextFile(absolute) };
+    return { absolute, text: await context.fs.readTextFile(absolute, confinement(context)) };
   } catch (error) {
     throw new ToolError(`Cannot read ${requested}: ${(error as Error).message}`);
   }
+}
+
+function confinement(context: ToolContext): Confinement {
+  return { root: context.cwd, privateRoots: context.privateRoots ?? [] };
+}
+
+/** A tool's path argument resolved in the workspace, outside the home (see `resolveInWorkspace`). */
+export function confine(context: ToolContext, requested: string): Promise<string> {
+  return resolveInWorkspace(context.cwd, requested, { privateRoots: context.privateRoots ?? [] });
 }

@@ -2,8 +2,9 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { z } from "zod";
-import { resolveInWorkspace } from "../workspace-fs";
+import { privatePathTest } from "../workspace-fs";
 import { type AgentTool, ToolError } from "./agent-tool";
+import { confine } from "./file-tools";
 
 const searchArgs = z.object({
   pattern: z.string().min(1).describe("JavaScript regular expression to search for."),
@@ -41,7 +42,12 @@ function ignored(scopes: readonly IgnoreScope[], absolute: string, isDirectory: 
  * Files under `start`, skipping `.git`, `node_modules` and whatever the `.gitignore` files from
  * the workspace root down say. Symlinks are not followed.
  */
-async function* walk(root: string, start: string): AsyncGenerator<string> {
+async function* walk(
+  root: string,
+  start: string,
+  privateRoots: readonly string[],
+): AsyncGenerator<string> {
+  const isPrivate = await privatePathTest(privateRoots);
   const scopes: IgnoreScope[] = [];
   // .gitignore files between the root and the start directory apply too.
   let cursor = root;
@@ -61,6 +67,7 @@ async function* walk(root: string, start: string): AsyncGenerator<string> {
       if (entry.name === ".git" || entry.name === "node_modules") continue;
       const absolute = path.join(directory, entry.name);
       if (entry.isDirectory()) {
+        if (isPrivate(absolute)) continue;
         if (!ignored(active, absolute, true)) yield* visit(absolute, active);
       } else if (entry.isFile() && !ignored(active, absolute, false)) {
         yield absolute;
@@ -89,12 +96,12 @@ export const searchFilesTool: AgentTool<z.infer<typeof searchArgs>> = {
       throw new ToolError(`Invalid regular expression: ${(error as Error).message}`);
     }
     const root = path.resolve(context.cwd);
-    const start = await resolveInWorkspace(root, args.path);
+    const start = await confine(context, args.path);
     const info = await stat(start).catch(() => undefined);
     if (!info?.isDirectory()) throw new ToolError(`${args.path} is not a directory.`);
     const hits: string[] = [];
     let truncated = false;
-    for await (const file of walk(root, start)) {
+    for await (const file of walk(root, start, context.privateRoots ?? [])) {
       if (context.signal.aborted) throw new ToolError("Search cancelled.");
       const size = (await stat(file).catch(() => undefined))?.size ?? 0;
       if (size > MAX_FILE_BYTES) continue;

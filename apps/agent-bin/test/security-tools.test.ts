@@ -1,0 +1,80 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { mkdir, symlink } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { hostileModel } from "./hostile";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function attacker(...args: Parameters<typeof hostileModel>) {
+  const context = await hostileModel(...args);
+  cleanups.push(context.close);
+  return context;
+}
+
+/** The tool outputs of every session in `home`, in order. */
+function toolOutputs(home: string): { output: string; isError: boolean }[] {
+  const sessions = path.join(home, "sessions");
+  return readdirSync(sessions)
+    .filter((name) => name.endsWith(".jsonl"))
+    .flatMap((name) =>
+      readFileSync(path.join(sessions, name), "utf8")
+        .trimEnd()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { type?: string; output?: string; isError?: boolean })
+        .filter((event) => event.type === "function_call_output")
+        .map((event) => ({ output: event.output ?? "", isError: event.isError === true })),
+    );
+}
+
+describe("tools a hostile model calls (spawned CLI, scripted model)", () => {
+  it("write_file to a dangling symlink pointing outside is refused under --approve (item 2)", async () => {
+    const attack = await attacker([
+      { toolCalls: [{ name: "write_file", arguments: { path: "dangle", content: "pwned" } }] },
+      { text: "done" },
+    ]);
+    const outside = path.join(attack.workspace.root, "outside");
+    await mkdir(outside);
+    await symlink(path.join(outside, "new.txt"), path.join(attack.workspace.cwd, "dangle"));
+    const result = await attack.cli(["run", "--approve", "write it"]);
+    expect(result.code).toBe(0);
+    expect(existsSync(path.join(outside, "new.txt"))).toBe(false);
+    const [output] = toolOutputs(attack.workspace.home);
+    expect(output?.isError).toBe(true);
+    expect(output?.output).toContain("leads through a symlink out of the workspace");
+    expect(output?.output).not.toContain("new.txt");
+  });
+
+  it("with the home inside the workspace, read_file, list_dir and search_files never reach it (item 3)", async () => {
+    const attack = await attacker([
+      {
+        toolCalls: [
+          { name: "list_dir", arguments: { path: ".tapedeck/sessions" } },
+          { name: "read_file", arguments: { path: ".tapedeck/config.json" } },
+          { name: "search_files", arguments: { pattern: "workspaceId" } },
+        ],
+      },
+      { text: "done" },
+    ]);
+    // HOME is the workspace (no git repository): the default home ~/.tapedeck lies inside it.
+    const result = await attack.cli(["run", "--approve", "look around"], {
+      cwd: attack.workspace.root,
+      env: { TAPEDECK_HOME: "" },
+    });
+    expect(result.code).toBe(0);
+    const home = path.join(attack.workspace.root, ".tapedeck");
+    const outputs = toolOutputs(home);
+    // The calls run in parallel: their outputs are logged in the order they finish.
+    expect(outputs).toHaveLength(3);
+    expect(outputs.filter((output) => output.isError)).toEqual([
+      expect.objectContaining({ output: expect.stringContaining("lies in the Tapedeck home") }),
+      expect.objectContaining({ output: expect.stringContaining("lies in the Tapedeck home") }),
+    ]);
+    expect(outputs.filter((output) => !output.isError)).toEqual([
+      { output: "No matches.", isError: false },
+    ]);
+  });
+});
