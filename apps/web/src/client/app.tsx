@@ -1,7 +1,9 @@
 /** The page: sidebar (current run, sessions), session view or empty state, composer. */
 import { useCallback, useEffect, useRef, useState } from "react";
+import { useAgentRun } from "./agent-run";
 import { api, type ServerConfig, withToken } from "./api";
-import { Composer, CurrentRunCard, useAgentRun } from "./composer";
+import { Composer, CurrentRunCard } from "./composer";
+import { FINISHED_STATUSES } from "./run-state";
 import { SessionList } from "./session-list";
 import { SessionPage } from "./session-page";
 import { useTheme } from "./theme";
@@ -119,6 +121,11 @@ export function App() {
             sessionId={route.session}
             seq={route.seq}
             refreshKey={sessionKey}
+            following={
+              agent.run !== null &&
+              agent.run.sessionId === route.session &&
+              !FINISHED_STATUSES.has(agent.run.status)
+            }
             onSelectSeq={(seq) => setRoute({ session: route.session, seq })}
             onOpen={open}
             onContinue={setContinuing}
@@ -156,7 +163,9 @@ export function App() {
         <Composer
           config={config}
           continuing={continuing}
+          openSession={route.session}
           onStartNew={() => setContinuing(null)}
+          onContinue={setContinuing}
           agent={agent}
         />
       </main>

@@ -1,172 +1,11 @@
 /** The agent composer, the live run it streams, and the "Current run" card. */
 import { HIDDEN_CHARACTERS_WARNING, toVisibleText } from "@tapedeck/session";
-import { useCallback, useRef, useState } from "react";
-import { ApiError, api, postSse, type ServerConfig } from "./api";
+import { useState } from "react";
+import { INPUT_LIMIT } from "../shared/limits";
+import type { AgentRun } from "./agent-run";
+import type { ServerConfig } from "./api";
+import { FINISHED_STATUSES, type RunState, shownStatus } from "./run-state";
 import { LongText, preview } from "./text";
-
-/** The run the page is streaming (or last streamed). */
-export interface RunState {
-  runId: string | null;
-  sessionId: string | null;
-  /** The session this run continues, if any. */
-  continuing: string | null;
-  resumed: boolean;
-  status: string;
-  text: string;
-  tools: Array<{ callId: string; name: string; title: string; state: string; output?: string }>;
-  approvals: Array<{ callId: string; name: string; title: string; hiddenCharacters: boolean }>;
-  error: string | null;
-}
-
-type Patch = (run: RunState) => RunState;
-
-/** Starts, follows, answers and cancels runs. */
-export function useAgentRun(
-  onStarted: (sessionId: string) => void,
-  onFinished: (sessionId: string) => void,
-) {
-  const [run, setRun] = useState<RunState | null>(null);
-  const controller = useRef<AbortController | null>(null);
-  const update = useCallback(
-    (patch: Patch) => setRun((current) => (current === null ? current : patch(current))),
-    [],
-  );
-
-  const start = useCallback(
-    async (input: string, continuing: string | null, policy: string) => {
-      controller.current?.abort();
-      const abort = new AbortController();
-      controller.current = abort;
-      setRun({
-        runId: null,
-        sessionId: continuing,
-        continuing,
-        resumed: continuing !== null,
-        status: "starting",
-        text: "",
-        tools: [],
-        approvals: [],
-        error: null,
-      });
-      let sessionId = continuing;
-      try {
-        const body = { input, policy, ...(continuing === null ? {} : { sessionId: continuing }) };
-        for await (const message of postSse("/api/agent/stream", body, abort.signal)) {
-          const data = JSON.parse(message.data) as Record<string, unknown>;
-          switch (message.event) {
-            case "run_started":
-              sessionId = String(data.sessionId);
-              update((r) => ({
-                ...r,
-                runId: String(data.runId),
-                sessionId: String(data.sessionId),
-                resumed: data.resumed === true,
-                status: "running",
-              }));
-              onStarted(String(data.sessionId));
-              break;
-            case "text_delta":
-              update((r) => ({ ...r, text: r.text + String(data.text) }));
-              break;
-            case "tool_call":
-              update((r) => ({
-                ...r,
-                tools: [
-                  ...r.tools,
-                  {
-                    callId: String(data.callId),
-                    name: String(data.name),
-                    title: String(data.title),
-                    state: "pending",
-                  },
-                ],
-              }));
-              break;
-            case "tool_result":
-              update((r) => ({
-                ...r,
-                tools: r.tools.map((tool) =>
-                  tool.callId === data.callId
-                    ? {
-                        ...tool,
-                        state: data.isError === true ? "error" : "done",
-                        output: String(data.output),
-                      }
-                    : tool,
-                ),
-              }));
-              break;
-            case "approval_request":
-              update((r) => ({
-                ...r,
-                status: "waiting_approval",
-                approvals: [
-                  ...r.approvals,
-                  {
-                    callId: String(data.callId),
-                    name: String(data.name),
-                    title: String(data.title),
-                    hiddenCharacters: data.hiddenCharacters === true,
-                  },
-                ],
-              }));
-              break;
-            case "approval_decision":
-              update((r) => ({
-                ...r,
-                status: "running",
-                approvals: r.approvals.filter((a) => a.callId !== data.callId),
-              }));
-              break;
-            case "run_finished":
-              update((r) => ({ ...r, status: String(data.status), approvals: [] }));
-              break;
-            case "error":
-              update((r) => ({
-                ...r,
-                status: r.runId === null ? "error" : r.status,
-                error: `${String(data.code)}: ${String(data.message)}`,
-              }));
-              break;
-          }
-        }
-      } catch (caught) {
-        if (!abort.signal.aborted) {
-          const message =
-            caught instanceof ApiError ? `${caught.code}: ${caught.message}` : String(caught);
-          update((r) => ({ ...r, status: "error", error: message }));
-        }
-      } finally {
-        if (sessionId !== null) onFinished(sessionId);
-      }
-    },
-    [onStarted, onFinished, update],
-  );
-
-  const cancel = useCallback(async () => {
-    if (run?.runId != null) {
-      update((r) => ({ ...r, status: "cancelling" }));
-      await api.cancel(run.runId).catch(() => undefined);
-    }
-  }, [run, update]);
-
-  const decide = useCallback(
-    async (callId: string, decision: "allow_once" | "reject") => {
-      if (run?.runId == null) return;
-      await api.approve(run.runId, callId, decision);
-      update((r) => ({
-        ...r,
-        approvals: r.approvals.filter((a) => a.callId !== callId),
-        status: "running",
-      }));
-    },
-    [run, update],
-  );
-
-  return { run, start, cancel, decide };
-}
-
-const finished = new Set(["completed", "cancelled", "failed", "interrupted", "error"]);
 
 /** The sidebar card: runId, what it continues, status. */
 export function CurrentRunCard({
@@ -210,8 +49,8 @@ export function CurrentRunCard({
           "new session"
         )}
       </div>
-      <div className={`status status-${run.status}`} data-testid="run-status">
-        {run.status}
+      <div className={`status status-${shownStatus(run)}`} data-testid="run-status">
+        {shownStatus(run)}
       </div>
     </div>
   );
@@ -220,16 +59,26 @@ export function CurrentRunCard({
 interface ComposerProps {
   config: ServerConfig | null;
   continuing: string | null;
+  /** The session open in the page, offered for continuing when the composer would start anew. */
+  openSession: string | null;
   onStartNew(): void;
-  agent: ReturnType<typeof useAgentRun>;
+  onContinue(sessionId: string): void;
+  agent: AgentRun;
 }
 
 /** Input box, banner, the streamed answer, approvals and cancel. */
-export function Composer({ config, continuing, onStartNew, agent }: ComposerProps) {
+export function Composer({
+  config,
+  continuing,
+  openSession,
+  onStartNew,
+  onContinue,
+  agent,
+}: ComposerProps) {
   const [input, setInput] = useState("");
   const [policy, setPolicy] = useState("ask");
   const { run } = agent;
-  const busy = run !== null && !finished.has(run.status);
+  const busy = run !== null && !FINISHED_STATUSES.has(run.status);
   if (config !== null && !config.model.configured) {
     return (
       <div className="composer disabled" data-testid="composer">
@@ -239,11 +88,15 @@ export function Composer({ config, continuing, onStartNew, agent }: ComposerProp
       </div>
     );
   }
+  const length = input.trim().length;
+  const tooLong = length > INPUT_LIMIT;
   const send = () => {
     const text = input.trim();
-    if (text === "" || busy) return;
-    setInput("");
-    void agent.start(text, continuing, policy);
+    if (text === "" || busy || tooLong) return;
+    // The text stays until the server has accepted the run: a refused send loses nothing.
+    void agent.start(text, continuing, policy, () =>
+      setInput((current) => (current.trim() === text ? "" : current)),
+    );
   };
   return (
     <div className="composer" data-testid="composer">
@@ -254,7 +107,20 @@ export function Composer({ config, continuing, onStartNew, agent }: ComposerProp
             Start new session
           </button>
         </div>
-      ) : null}
+      ) : (
+        <div className="banner new-session" data-testid="new-session-banner">
+          Sending starts a new session
+          {openSession !== null ? (
+            <>
+              {" "}
+              (not {openSession.slice(0, 8)}, the one open above) ·{" "}
+              <button type="button" className="link" onClick={() => onContinue(openSession)}>
+                Continue {openSession.slice(0, 8)} instead
+              </button>
+            </>
+          ) : null}
+        </div>
+      )}
       {run !== null ? (
         <div className="live-run" data-testid="live-run">
           {run.text !== "" ? <LongText text={run.text} limit={4000} className="live-text" /> : null}
@@ -299,8 +165,12 @@ export function Composer({ config, continuing, onStartNew, agent }: ComposerProp
           placeholder={continuing !== null ? "Continue the conversation…" : "Start a new session…"}
           value={input}
           onChange={(event) => setInput(event.target.value)}
+          aria-describedby="composer-hint"
           onKeyDown={(event) => {
-            if (event.key === "Enter" && (event.metaKey || event.ctrlKey)) send();
+            // Enter sends, Shift+Enter is a new line (and Enter while composing CJK text is not a send).
+            if (event.key !== "Enter" || event.shiftKey || event.nativeEvent.isComposing) return;
+            event.preventDefault();
+            send();
           }}
         />
         <div className="composer-actions">
@@ -318,11 +188,24 @@ export function Composer({ config, continuing, onStartNew, agent }: ComposerProp
               Cancel
             </button>
           ) : (
-            <button type="button" className="primary" onClick={send} disabled={input.trim() === ""}>
+            <button
+              type="button"
+              className="primary"
+              onClick={send}
+              disabled={input.trim() === "" || tooLong}
+            >
               Send
             </button>
           )}
         </div>
+      </div>
+      <div className="composer-hint" id="composer-hint" data-testid="composer-hint">
+        <span>Enter to send · Shift+Enter for a new line</span>
+        <span className={tooLong ? "over" : undefined} data-testid="composer-count">
+          {tooLong
+            ? `Too long to send: ${length.toLocaleString("en-US")} of at most ${INPUT_LIMIT.toLocaleString("en-US")} characters`
+            : `${length.toLocaleString("en-US")} / ${INPUT_LIMIT.toLocaleString("en-US")} characters`}
+        </span>
       </div>
     </div>
   );

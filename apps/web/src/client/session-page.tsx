@@ -21,6 +21,8 @@ interface Props {
   seq: number | null;
   /** Bumped when the live stream says this session changed. */
   refreshKey: number;
+  /** A run of this session is in progress: keep its newest turn in view. */
+  following?: boolean;
   onSelectSeq(seq: number | null): void;
   onOpen(sessionId: string, seq?: number): void;
   onContinue(sessionId: string): void;
@@ -31,6 +33,7 @@ export function SessionPage({
   sessionId,
   seq,
   refreshKey,
+  following = false,
   onSelectSeq,
   onOpen,
   onContinue,
@@ -182,7 +185,7 @@ export function SessionPage({
       </header>
       {forkError !== null ? <div className="error-box">{forkError}</div> : null}
       <div className={`session-body${panel === "closed" ? " panel-closed" : ""}`}>
-        <Timeline rows={rows} bySeq={bySeq} seq={seq} links={links} />
+        <Timeline rows={rows} bySeq={bySeq} seq={seq} links={links} following={following} />
         {panel !== "closed" ? (
           <SidePanel
             mode={panel}
@@ -205,6 +208,7 @@ interface TimelineProps {
   bySeq: Map<number, SessionEvent>;
   seq: number | null;
   links: RowLinks;
+  following: boolean;
 }
 
 function rowIndexOf(rows: TimelineRow[], seq: number): number {
@@ -219,7 +223,7 @@ function rowIndexOf(rows: TimelineRow[], seq: number): number {
 }
 
 /** The virtualised list: only the rows on screen are in the DOM. */
-function Timeline({ rows, bySeq, seq, links }: TimelineProps) {
+function Timeline({ rows, bySeq, seq, links, following }: TimelineProps) {
   const parent = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count: rows.length,
@@ -250,6 +254,13 @@ function Timeline({ rows, bySeq, seq, links }: TimelineProps) {
     frame = requestAnimationFrame(step);
     return () => cancelAnimationFrame(frame);
   }, [seq, rows, virtualizer]);
+
+  // While a run of this session goes on, its newest turn stays in view as it grows.
+  useEffect(() => {
+    if (!following || rows.length === 0) return;
+    const lastTurn = rows.findLastIndex((row) => row.kind === "turn");
+    virtualizer.scrollToIndex(lastTurn >= 0 ? lastTurn : rows.length - 1, { align: "start" });
+  }, [following, rows, virtualizer]);
 
   return (
     <div className="timeline" ref={parent} data-testid="timeline">

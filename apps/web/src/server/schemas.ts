@@ -1,5 +1,6 @@
 import { isSessionId } from "@tapedeck/session";
 import { z } from "zod";
+import { INPUT_LIMIT } from "../shared/limits";
 
 /** A session id path or body value: a lowercase UUID, checked before any path is built. */
 export const sessionIdSchema = z
@@ -86,7 +87,11 @@ const policySchema = z.enum(["ask", "auto", "deny"]);
 /** `POST /api/agent/stream` body. */
 export const agentStreamBodySchema = z
   .strictObject({
-    input: z.string().trim().min(1, "input must not be empty").max(200_000),
+    input: z
+      .string()
+      .trim()
+      .min(1, "input must not be empty")
+      .max(INPUT_LIMIT, `input must be at most ${INPUT_LIMIT.toLocaleString("en-US")} characters`),
     sessionId: sessionIdSchema.optional(),
     forkFrom: z
       .strictObject({ sessionId: sessionIdSchema, seq: z.number().int().min(0).optional() })
@@ -100,7 +105,11 @@ export const agentStreamBodySchema = z
 
 /** `POST /api/agent` body. */
 export const agentOnceBodySchema = z.strictObject({
-  input: z.string().trim().min(1, "input must not be empty").max(200_000),
+  input: z
+    .string()
+    .trim()
+    .min(1, "input must not be empty")
+    .max(INPUT_LIMIT, `input must be at most ${INPUT_LIMIT.toLocaleString("en-US")} characters`),
 });
 
 /** `POST /api/agent/approvals/:runId/:callId` body. */

@@ -1,0 +1,111 @@
+/** Starts, follows, answers and cancels runs; the state comes from the run's event stream only. */
+import { useCallback, useRef, useState } from "react";
+import { ApiError, api, postSse, type SseMessage } from "./api";
+import { applyRunEvent, type RunState, startingRun } from "./run-state";
+
+/** What {@link useAgentRun} returns. */
+export interface AgentRun {
+  run: RunState | null;
+  /** Starts a run; `onAccepted` is called when the server confirmed it (`run_started`). */
+  start(
+    input: string,
+    continuing: string | null,
+    policy: string,
+    onAccepted?: () => void,
+  ): Promise<void>;
+  cancel(): Promise<void>;
+  decide(callId: string, decision: "allow_once" | "reject"): Promise<void>;
+}
+
+/** The run the page follows. */
+export function useAgentRun(
+  onStarted: (sessionId: string) => void,
+  onFinished: (sessionId: string) => void,
+): AgentRun {
+  const [run, setRun] = useState<RunState | null>(null);
+  const controller = useRef<AbortController | null>(null);
+
+  const follow = useCallback(
+    async (
+      stream: () => AsyncIterable<SseMessage>,
+      initial: RunState,
+      abort: AbortController,
+      onAccepted?: () => void,
+    ) => {
+      setRun(initial);
+      let sessionId = initial.sessionId;
+      try {
+        for await (const message of stream()) {
+          const data = JSON.parse(message.data) as Record<string, unknown>;
+          setRun((current) =>
+            current === null ? current : applyRunEvent(current, message.event, data),
+          );
+          if (message.event === "run_started") {
+            sessionId = String(data.sessionId);
+            onAccepted?.();
+            onStarted(sessionId);
+          }
+        }
+      } catch (caught) {
+        if (!abort.signal.aborted) {
+          const message =
+            caught instanceof ApiError ? `${caught.code}: ${caught.message}` : String(caught);
+          setRun((current) =>
+            current === null
+              ? current
+              : applyRunEvent(current, "error", {
+                  code: caught instanceof ApiError ? caught.code : "NETWORK",
+                  message: caught instanceof ApiError ? caught.message : message,
+                }),
+          );
+          setRun((current) =>
+            current === null || current.runId !== null ? current : { ...current, status: "error" },
+          );
+        }
+      } finally {
+        if (sessionId !== null) onFinished(sessionId);
+      }
+    },
+    [onStarted, onFinished],
+  );
+
+  const start = useCallback(
+    async (input: string, continuing: string | null, policy: string, onAccepted?: () => void) => {
+      controller.current?.abort();
+      const abort = new AbortController();
+      controller.current = abort;
+      const body = { input, policy, ...(continuing === null ? {} : { sessionId: continuing }) };
+      await follow(
+        () => postSse("/api/agent/stream", body, abort.signal),
+        startingRun(continuing),
+        abort,
+        onAccepted,
+      );
+    },
+    [follow],
+  );
+
+  const cancel = useCallback(async () => {
+    if (run?.runId == null) return;
+    setRun((current) => (current === null ? current : { ...current, cancelling: true }));
+    await api.cancel(run.runId).catch(() => undefined);
+  }, [run]);
+
+  // The decision's effect (`approval_decision`, then more events) comes from the stream; the reply
+  // to this request changes nothing (it used to set "running" after "completed" had arrived).
+  const decide = useCallback(
+    async (callId: string, decision: "allow_once" | "reject") => {
+      if (run?.runId == null) return;
+      await api.approve(run.runId, callId, decision).catch((caught: unknown) => {
+        setRun((current) =>
+          current === null
+            ? current
+            : { ...current, error: caught instanceof Error ? caught.message : String(caught) },
+        );
+      });
+    },
+    [run],
+  );
+
+  return { run, start, cancel, decide };
+}

@@ -1,0 +1,127 @@
+/**
+ * The state of a run as the page shows it, folded from the run's event stream only, in order. A
+ * button press (Approve, Deny, Cancel) never sets the state itself: its effect arrives as an event
+ * (`approval_decision`, `run_finished`), so a late HTTP reply cannot undo what the stream said.
+ */
+
+/** The run the page follows (or last followed). */
+export interface RunState {
+  runId: string | null;
+  sessionId: string | null;
+  /** The session this run continues, if any. */
+  continuing: string | null;
+  resumed: boolean;
+  status: string;
+  text: string;
+  tools: Array<{ callId: string; name: string; title: string; state: string; output?: string }>;
+  approvals: Array<{ callId: string; name: string; title: string; hiddenCharacters: boolean }>;
+  error: string | null;
+  /** Set by the page while a Cancel is in flight; cleared by the stream's `run_finished`. */
+  cancelling: boolean;
+}
+
+/** Statuses after which the run is over. */
+export const FINISHED_STATUSES: ReadonlySet<string> = new Set([
+  "completed",
+  "cancelled",
+  "failed",
+  "interrupted",
+  "error",
+]);
+
+/** A run about to start. */
+export function startingRun(continuing: string | null): RunState {
+  return {
+    runId: null,
+    sessionId: continuing,
+    continuing,
+    resumed: continuing !== null,
+    status: "starting",
+    text: "",
+    tools: [],
+    approvals: [],
+    error: null,
+    cancelling: false,
+  };
+}
+
+/** Folds one SSE event of `POST /api/agent/stream` (or a re-attached stream) into the state. */
+export function applyRunEvent(
+  run: RunState,
+  event: string,
+  data: Record<string, unknown>,
+): RunState {
+  // Nothing changes a finished run but a new one.
+  if (FINISHED_STATUSES.has(run.status) && event !== "run_started") return run;
+  switch (event) {
+    case "run_started":
+      return {
+        ...run,
+        runId: String(data.runId),
+        sessionId: String(data.sessionId),
+        resumed: data.resumed === true,
+        status: "running",
+      };
+    case "text_delta":
+      return { ...run, text: run.text + String(data.text) };
+    case "tool_call":
+      return {
+        ...run,
+        tools: [
+          ...run.tools.filter((tool) => tool.callId !== data.callId),
+          {
+            callId: String(data.callId),
+            name: String(data.name),
+            title: String(data.title),
+            state: "pending",
+          },
+        ],
+      };
+    case "tool_result":
+      return {
+        ...run,
+        tools: run.tools.map((tool) =>
+          tool.callId === data.callId
+            ? {
+                ...tool,
+                state: data.isError === true ? "error" : "done",
+                output: String(data.output),
+              }
+            : tool,
+        ),
+      };
+    case "approval_request":
+      return {
+        ...run,
+        status: "waiting_approval",
+        approvals: [
+          ...run.approvals.filter((approval) => approval.callId !== data.callId),
+          {
+            callId: String(data.callId),
+            name: String(data.name),
+            title: String(data.title),
+            hiddenCharacters: data.hiddenCharacters === true,
+          },
+        ],
+      };
+    case "approval_decision": {
+      const approvals = run.approvals.filter((approval) => approval.callId !== data.callId);
+      return { ...run, status: approvals.length > 0 ? "waiting_approval" : "running", approvals };
+    }
+    case "run_finished":
+      return { ...run, status: String(data.status), approvals: [], cancelling: false };
+    case "error":
+      return {
+        ...run,
+        status: run.runId === null ? "error" : run.status,
+        error: `${String(data.code)}: ${String(data.message)}`,
+      };
+    default:
+      return run;
+  }
+}
+
+/** The status to show: the stream's, or `cancelling` while a Cancel is in flight. */
+export function shownStatus(run: RunState): string {
+  return run.cancelling && !FINISHED_STATUSES.has(run.status) ? "cancelling" : run.status;
+}

@@ -1,0 +1,192 @@
+// biome-ignore-all lint/performance/useDomNodeTextContent: these are Playwright locators; innerText is the visible text on purpose.
+/**
+ * Writing in Debian's Chromium: the composer keeps refused text, shows the limit, sends with Enter,
+ * says whether it continues or starts anew, follows the new turn, and the run card's state comes
+ * from the run's event stream (the Deny bug).
+ */
+import { rmSync } from "node:fs";
+import { type ReplayServer, scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
+import { createSessionStore } from "@tapedeck/session-store";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { writeSession } from "../bench/corpus";
+import { INPUT_LIMIT } from "../src/shared/limits";
+import { buildClient, launchChromium, serveHome } from "./browser-harness";
+import { type SeededHome, seedHome } from "./seed";
+
+let browser: Browser;
+let clientDir: string;
+let seeded: SeededHome;
+let served: Awaited<ReturnType<typeof serveHome>>;
+const env: Record<string, string | undefined> = { OPENAI_API_KEY: "test-key-not-real" };
+const replays: ReplayServer[] = [];
+const pages: Page[] = [];
+
+async function open(query = ""): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  pages.push(page);
+  await page.goto(`${served.server.url}/${query}`);
+  return page;
+}
+
+async function useModel(
+  recording: ReturnType<ReturnType<typeof scriptedRecording>["build"]>,
+  slow = false,
+) {
+  const replay = await startReplayServer(recording.recording(), {
+    match: "off",
+    ...(slow ? { timing: "recorded" as const } : {}),
+  });
+  replays.push(replay);
+  env.OPENAI_BASE_URL = replay.url;
+}
+
+const answer = (text: string) => scriptedRecording().system("s").user("q").text(text).end().build();
+
+beforeAll(async () => {
+  [clientDir, browser] = await Promise.all([buildClient(), launchChromium()]);
+  seeded = seedHome();
+  served = await serveHome({ home: seeded.home, clientDir, env });
+});
+
+afterEach(async () => {
+  for (const page of pages.splice(0)) await page.close();
+  for (const replay of replays.splice(0)) await replay.close();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await served?.close();
+  rmSync(seeded.home, { recursive: true, force: true });
+  rmSync(clientDir, { recursive: true, force: true });
+});
+
+describe("composer", () => {
+  it("keeps the text of a refused send (the session is busy) and shows why", async () => {
+    const chunks = Array.from({ length: 30 }, (_, index) => `w${index} `);
+    await useModel(
+      scriptedRecording({ chunkIntervalMs: 300 })
+        .system("s")
+        .user("q")
+        .text(chunks.join(""), { chunks })
+        .end()
+        .build(),
+      true,
+    );
+    const first = await open(`?session=${seeded.chinese}`);
+    await first.getByRole("button", { name: "Continue this session" }).click();
+    await first.getByRole("textbox", { name: "Message" }).fill("A long answer, please");
+    await first.getByRole("button", { name: "Send" }).click();
+    await expect.poll(() => first.getByTestId("run-status").innerText()).toBe("running");
+
+    const second = await open(`?session=${seeded.chinese}`);
+    await second.getByRole("button", { name: "Continue this session" }).click();
+    const box = second.getByRole("textbox", { name: "Message" });
+    await box.fill("My carefully written follow-up");
+    await second.getByRole("button", { name: "Send" }).click();
+    await expect
+      .poll(() =>
+        second
+          .getByTestId("live-run")
+          .innerText()
+          .catch(() => ""),
+      )
+      .toMatch(/busy|SESSION_BUSY|409/i);
+    expect(await box.inputValue()).toBe("My carefully written follow-up");
+    await first.getByRole("button", { name: "Cancel" }).click();
+    await expect.poll(() => first.getByTestId("run-status").innerText()).toBe("cancelled");
+  });
+
+  it("shows the length limit before sending and refuses to send past it", async () => {
+    const page = await open();
+    const box = page.getByRole("textbox", { name: "Message" });
+    await box.fill("hello");
+    expect(await page.getByTestId("composer-count").innerText()).toBe(
+      `5 / ${INPUT_LIMIT.toLocaleString("en-US")} characters`,
+    );
+    await box.fill("x".repeat(INPUT_LIMIT + 1));
+    await expect
+      .poll(() => page.getByTestId("composer-count").innerText())
+      .toContain("Too long to send");
+    expect(await page.getByRole("button", { name: "Send" }).isDisabled()).toBe(true);
+    await box.press("Enter");
+    expect((await box.inputValue()).length).toBe(INPUT_LIMIT + 1);
+    expect(await page.getByTestId("live-run").count()).toBe(0);
+  });
+
+  it("sends with Enter, adds a line with Shift+Enter, and says it starts a new session", async () => {
+    await useModel(answer("Two lines received."));
+    const page = await open(`?session=${seeded.english}`);
+    const banner = page.getByTestId("new-session-banner");
+    await expect
+      .poll(() => banner.innerText())
+      .toContain(`Sending starts a new session (not ${seeded.english.slice(0, 8)}`);
+    expect(await page.getByTestId("composer-hint").innerText()).toContain(
+      "Enter to send · Shift+Enter for a new line",
+    );
+    const box = page.getByRole("textbox", { name: "Message" });
+    await box.click();
+    await page.keyboard.type("line one");
+    await page.keyboard.press("Shift+Enter");
+    await page.keyboard.type("line two");
+    expect(await box.inputValue()).toBe("line one\nline two");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.getByTestId("run-status").innerText()).toBe("completed");
+    expect(await box.inputValue()).toBe("");
+    const sessionId = new URL(page.url()).searchParams.get("session") ?? "";
+    expect(sessionId).not.toBe(seeded.english);
+    const session = await createSessionStore({ home: seeded.home }).readSession(sessionId);
+    expect(session.events).toContainEqual(
+      expect.objectContaining({ role: "user", content: "line one\nline two" }),
+    );
+    // Offered the other way round: continue the open session instead.
+    const other = await open(`?session=${seeded.english}`);
+    await other.getByRole("button", { name: /Continue .* instead/ }).click();
+    expect(await other.getByTestId("continue-banner").innerText()).toContain(
+      `Continuing session ${seeded.english.slice(0, 8)}`,
+    );
+  });
+
+  it("ends the run card on completed after Deny, with Send back", async () => {
+    await useModel(
+      scriptedRecording()
+        .system("s")
+        .user("q")
+        .toolCall("run_command", { command: "rm -rf build" })
+        .toolResult("denied")
+        .text("Understood, I will not delete it.")
+        .end()
+        .build(),
+    );
+    const page = await open();
+    await page.getByRole("textbox", { name: "Message" }).fill("Clean the build");
+    await page.getByRole("button", { name: "Send" }).click();
+    const approval = page.getByTestId("approval");
+    await expect.poll(() => approval.innerText().catch(() => "")).toContain("run_command");
+    await approval.getByRole("button", { name: "Deny" }).click();
+    await expect
+      .poll(() => page.getByTestId("live-run").innerText())
+      .toContain("Understood, I will not delete it.");
+    await expect.poll(() => page.getByTestId("run-status").innerText()).toBe("completed");
+    // Stays completed: the approve request's late reply changes nothing.
+    await page.waitForTimeout(300);
+    expect(await page.getByTestId("run-status").innerText()).toBe("completed");
+    expect(await page.getByRole("button", { name: "Send" }).count()).toBe(1);
+    expect(await page.getByRole("button", { name: "Cancel" }).count()).toBe(0);
+  });
+
+  it("scrolls a long session to the new turn", async () => {
+    const big = writeSession(seeded.home, 3_000, 11, new Date("2025-12-02T00:00:00Z"), {
+      chinese: false,
+    });
+    await useModel(answer("Appended at the very end."));
+    const page = await open(`?session=${big}`);
+    await page.getByRole("button", { name: "Continue this session" }).click();
+    await page.getByRole("textbox", { name: "Message" }).fill("One more question");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.getByTestId("run-status").innerText()).toBe("completed");
+    await expect
+      .poll(() => page.getByTestId("timeline").innerText(), { timeout: 15_000 })
+      .toContain("Appended at the very end.");
+  });
+});
