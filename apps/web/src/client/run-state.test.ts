@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { applyRunEvent, type RunState, shownStatus, startingRun } from "./run-state";
 
-function fold(events: Array<[string, Record<string, unknown>]>, from: RunState = startingRun(null)) {
+function fold(
+  events: Array<[string, Record<string, unknown>]>,
+  from: RunState = startingRun(null),
+) {
   return events.reduce((run, [event, data]) => applyRunEvent(run, event, data), from);
 }
 
@@ -46,7 +49,10 @@ describe("run state from the event stream", () => {
   it("shows cancelling while a Cancel is in flight, and the stream's final status after", () => {
     const running = fold([started]);
     expect(shownStatus({ ...running, cancelling: true })).toBe("cancelling");
-    const done = fold([["run_finished", { status: "cancelled" }]], { ...running, cancelling: true });
+    const done = fold([["run_finished", { status: "cancelled" }]], {
+      ...running,
+      cancelling: true,
+    });
     expect(shownStatus(done)).toBe("cancelled");
   });
 });
