@@ -149,6 +149,33 @@ describe("importSessions", () => {
     expect(third.files[0]?.sessions[0]?.sessionId).toBe(outcome.sessionId);
   });
 
+  it("leaves a session continued here alone until its source grows, then forks where they part", async () => {
+    const { store, dir } = setup();
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, "s.jsonl");
+    writeFileSync(
+      file,
+      jsonl([piHeader, piUser("a1", null, "one"), piAssistant("a2", "a1", "first")]),
+    );
+    const first = await importSessions({ store, source: "pi", paths: [dir] });
+    const sessionId = first.files[0]!.sessions[0]!.sessionId;
+    const runId = "continued-here";
+    await store.append(sessionId, [
+      { type: "turn/start", runId, policy: { approval: "ask" }, model: "openai:m", resumed: true },
+      { type: "message", runId, role: "user", content: "asked in tapedeck" },
+      { type: "turn/end", runId, status: "completed" },
+    ]);
+    const again = await importSessions({ store, source: "pi", paths: [dir] });
+    expect(again.counts).toEqual({ created: 0, appended: 0, forked: 0, unchanged: 1 });
+    appendFileSync(file, jsonl([piUser("a3", "a2", "asked in pi")]));
+    const grown = await importSessions({ store, source: "pi", paths: [dir] });
+    expect(grown.files[0]?.sessions[0]).toMatchObject({
+      action: "forked",
+      forkedFrom: { sessionId, seq: 4 },
+      newEvents: 3,
+    });
+  });
+
   it("writes pi branches as forks by reference of the main session", async () => {
     const { store, dir } = setup();
     mkdirSync(dir, { recursive: true });

@@ -45,8 +45,9 @@ const MAX_ATTEMPTS = 20;
  *
  * - no session yet: created with every event (a fork by reference of `forkOf`'s session at the
  *   last turn boundary they share, when that session exists);
+ * - the source's events are all in the session (it may have been continued here): unchanged;
  * - the session's events are a prefix of the source's: the rest is appended;
- * - they differ (the source was rewritten, or the session was continued here): a fork of the
+ * - they differ (the source was rewritten, or it grew after the session was continued here): a fork of the
  *   newest generation at the last turn boundary before the difference, holding the source's
  *   events from there. Nothing is ever overwritten.
  */
@@ -99,6 +100,10 @@ async function reconcile(
 ): Promise<SessionOutcome> {
   const { key, events } = converted;
   const common = commonPrefix(existing, events);
+  if (common === events.length) {
+    // Nothing new in the source (the session may have been continued here since).
+    return { key, sessionId: latest.sessionId, action: "unchanged", newEvents: 0 };
+  }
   if (common === existing.length) {
     const rest = events.slice(common);
     if (rest.length > 0 && append !== undefined) await append(rest);

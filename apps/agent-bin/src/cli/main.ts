@@ -18,6 +18,7 @@ Usage:
   tapedeck sessions <command>      list, search, show, trace, export, verify, repair, rm
   tapedeck index [--rebuild]       update the search index
   tapedeck mcp [--all]             serve the session history to other agents over MCP (stdio)
+  tapedeck import <source> [PATH…] import Claude Code, Codex, pi, opencode sessions (import --help)
   tapedeck --version
 
 Environment: TAPEDECK_HOME (default ~/.tapedeck), TAPEDECK_MODEL (default openai:gpt-4.1-mini),
@@ -132,6 +133,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
         return await indexCommand(rest, io);
       case "mcp":
         return await (await import("./mcp-command")).mcpCommand(rest, io);
+      case "import":
+        return await (await import("./import-command")).importCommand(rest, io);
       case "--version":
       case "-v":
         io.stdout.write(`${AGENT_VERSION}\n`);
