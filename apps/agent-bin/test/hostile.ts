@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { type ScriptedResponse, startScriptedServer } from "@tapedeck/llm-replay";
 import { BINARY, tempWorkspace } from "./binary";
 
@@ -20,6 +20,8 @@ export interface HostileRunOptions {
   cwd?: string;
   /** Kill the run after this many ms (its result says so in `stderr`). */
   timeoutMs?: number;
+  /** Called with all stderr so far on each chunk (e.g. to send SIGINT at the right moment). */
+  onStderr?: (stderr: string, child: ChildProcess) => void;
 }
 
 /**
@@ -68,6 +70,7 @@ export async function hostileModel(responses: readonly ScriptedResponse[]) {
       });
       child.stderr.on("data", (chunk: Buffer) => {
         stderr += chunk.toString();
+        options.onStderr?.(stderr, child);
       });
       const timer = setTimeout(() => {
         stderr += "\n[test: killed after timeout]";

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdir, symlink } from "node:fs/promises";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { hostileModel } from "./hostile";
@@ -76,5 +76,29 @@ describe("tools a hostile model calls (spawned CLI, scripted model)", () => {
     expect(outputs.filter((output) => !output.isError)).toEqual([
       { output: "No matches.", isError: false },
     ]);
+  });
+
+  it("a catastrophic search pattern does not freeze the CLI: Ctrl-C ends the run within a second (item 4)", async () => {
+    const attack = await attacker([
+      { toolCalls: [{ name: "search_files", arguments: { pattern: "(a+)+$" } }] },
+      { text: "never reached" },
+    ]);
+    await writeFile(path.join(attack.workspace.cwd, "a.txt"), `${"a".repeat(60)}!\n`);
+    let interruptedAt = 0;
+    const result = await attack.cli(["run", "search"], {
+      onStderr: (stderr, child) => {
+        if (interruptedAt === 0 && stderr.includes("● Search")) {
+          // Give the search time to be deep in backtracking first.
+          interruptedAt = -1;
+          setTimeout(() => {
+            interruptedAt = Date.now();
+            child.kill("SIGINT");
+          }, 500);
+        }
+      },
+    });
+    const elapsed = Date.now() - interruptedAt;
+    expect(result.code).toBe(130);
+    expect(elapsed).toBeLessThan(1_000);
   });
 });

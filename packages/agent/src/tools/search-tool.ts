@@ -4,6 +4,14 @@ import ignore, { type Ignore } from "ignore";
 import { z } from "zod";
 import { privatePathTest } from "../workspace-fs";
 import { type AgentTool, ToolError } from "./agent-tool";
+import { DEFAULT_SEARCH_TIMEOUT_MS, RegexStopped, RegexWorker } from "./regex-worker";
+
+/** `TAPEDECK_SEARCH_TIMEOUT_MS` when it is a positive number, else the default (10 s). */
+function searchTimeoutMs(): number {
+  const value = Number(process.env.TAPEDECK_SEARCH_TIMEOUT_MS);
+  return Number.isFinite(value) && value > 0 ? value : DEFAULT_SEARCH_TIMEOUT_MS;
+}
+
 import { confine } from "./file-tools";
 
 const searchArgs = z.object({
@@ -101,27 +109,36 @@ export const searchFilesTool: AgentTool<z.infer<typeof searchArgs>> = {
     if (!info?.isDirectory()) throw new ToolError(`${args.path} is not a directory.`);
     const hits: string[] = [];
     let truncated = false;
-    for await (const file of walk(root, start, context.privateRoots ?? [])) {
-      if (context.signal.aborted) throw new ToolError("Search cancelled.");
-      const size = (await stat(file).catch(() => undefined))?.size ?? 0;
-      if (size > MAX_FILE_BYTES) continue;
-      const buffer = await readFile(file).catch(() => undefined);
-      if (buffer === undefined || buffer.includes(0)) continue;
-      const lines = buffer.toString("utf8").split("\n");
-      const relative = path.relative(root, file).split(path.sep).join("/");
-      for (let index = 0; index < lines.length; index += 1) {
-        const line = lines[index] ?? "";
-        if (regex.test(line)) {
-          hits.push(
-            `${relative}:${index + 1}: ${line.length > 300 ? `${line.slice(0, 300)}…` : line}`,
-          );
-          if (hits.length >= args.maxResults) {
-            truncated = true;
-            break;
-          }
+    const timeoutMs = searchTimeoutMs();
+    const matcher = new RegexWorker(regex.source, regex.flags, timeoutMs, context.signal);
+    let current = "";
+    try {
+      for await (const file of walk(root, start, context.privateRoots ?? [])) {
+        if (context.signal.aborted) throw new ToolError("Search cancelled.");
+        const size = (await stat(file).catch(() => undefined))?.size ?? 0;
+        if (size > MAX_FILE_BYTES) continue;
+        const buffer = await readFile(file).catch(() => undefined);
+        if (buffer === undefined || buffer.includes(0)) continue;
+        current = path.relative(root, file).split(path.sep).join("/");
+        const found = await matcher.match(buffer.toString("utf8"), args.maxResults - hits.length);
+        for (const [line, text] of found) {
+          hits.push(`${current}:${line}: ${text.length > 300 ? `${text.slice(0, 300)}…` : text}`);
+        }
+        if (hits.length >= args.maxResults) {
+          truncated = true;
+          break;
         }
       }
-      if (truncated) break;
+    } catch (error) {
+      if (!(error instanceof RegexStopped)) throw error;
+      if (error.reason === "cancelled") throw new ToolError("Search cancelled.");
+      throw new ToolError(
+        `Search stopped after ${timeoutMs / 1000} s in ${current}: the pattern is too slow (nested quantifiers such as (a+)+ backtrack exponentially); simplify it.${
+          hits.length > 0 ? `\nMatches before it stopped:\n${hits.join("\n")}` : ""
+        }`,
+      );
+    } finally {
+      await matcher.close();
     }
     if (hits.length === 0) return "No matches.";
     return truncated
