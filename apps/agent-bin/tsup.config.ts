@@ -13,8 +13,9 @@ export default defineConfig({
   target: "node20",
   bundle: true,
   // Everything but the native module is inlined (noExternal wins over external, so exclude it here).
-  noExternal: [/^(?!better-sqlite3$)/],
-  external: ["better-sqlite3"],
+  noExternal: [/^(?!better-sqlite3$|pg-native$)/],
+  // `pg-native` is pg's optional libpq binding, never installed: pg only loads it on request.
+  external: ["better-sqlite3", "pg-native"],
   // Lazily imported commands (`tapedeck mcp` and the MCP SDK) go to their own chunks, so the
   // other commands neither read nor compile them.
   splitting: true,

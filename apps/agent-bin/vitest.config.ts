@@ -5,7 +5,8 @@ export default defineProject({
     name: "@tapedeck/agent-bin",
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     // End-to-end tests spawn the bundled binary; build it once before any test runs.
-    globalSetup: ["./test/build-binary.ts"],
+    // …and a PostgreSQL server for the team index tests.
+    globalSetup: ["./test/build-binary.ts", "@tapedeck/postgres-server/global-setup"],
     testTimeout: 30_000,
   },
 });

@@ -17,6 +17,7 @@ import { openSession } from "./open-session";
 import { syncedEngine, type Warn } from "./query-index";
 import { resolveSessionId, sessionIdsOnDisk, shortIds } from "./session-ids";
 import { type PreparedRun, type StartRunOptions, startRun } from "./start-run";
+import { openTeamIndex, type TeamIndex } from "./team-index";
 import { AGENT_NAME, AGENT_VERSION } from "./version";
 
 /** Options of {@link createHost}; flags win over the environment. */
@@ -31,14 +32,25 @@ export interface HostOptions {
   warn?: Warn;
   /** Builds a provider (tests); default `resolveProvider(model, env)`. */
   providerFor?: (model: string) => LlmProvider;
+  /**
+   * A team index (`postgres://…`) to query instead of the home's SQLite index; default
+   * `TAPEDECK_INDEX_URL`.
+   */
+  indexUrl?: string;
 }
 
 /** The one runtime every surface uses: configuration, store, index and the session operations. */
 export interface Host {
   config: AgentConfig;
   store: SessionStore;
-  /** The search index, opened on first use and synced before each query. */
+  /**
+   * The search index, opened on first use and synced before each query: the home's SQLite index,
+   * or the team index (PostgreSQL) when `TAPEDECK_INDEX_URL` is set, the home pushed before each
+   * query.
+   */
   engine: SessionQueryEngine & { close(): void };
+  /** The team index when `TAPEDECK_INDEX_URL` is set, else `null`. */
+  teamIndex: TeamIndex | null;
   /** The pending approvals of this process's runs (surfaces that answer asynchronously). */
   approvals: ApprovalBroker;
   /** @throws ModelNotConfiguredError when no provider can be built (no key, bad model id). */
@@ -75,7 +87,10 @@ export function createHost(options: HostOptions): Host {
     home: config.home,
     agent: { name: AGENT_NAME, version: AGENT_VERSION },
   });
-  const engine = syncedEngine(store, options.warn);
+  const indexUrl = options.indexUrl ?? (env.TAPEDECK_INDEX_URL?.trim() || undefined);
+  const team = indexUrl === undefined ? null : openTeamIndex(indexUrl, store);
+  const engine = team?.engine ?? syncedEngine(store, options.warn);
+  const elsewhere = team === null ? undefined : (prefix: string) => team.team.sessionIds(prefix);
   const build = options.providerFor ?? ((model: string) => resolveProvider(model, env).provider);
   const providerFor = (model: string): LlmProvider => {
     try {
@@ -98,8 +113,14 @@ export function createHost(options: HostOptions): Host {
     toolsFor,
     startRun: (run) => startRun({ store, model: config.model, providerFor, toolsFor }, run),
     openSession: (sessionId) => openSession(store, sessionId),
-    resolveSessionId: (text) => resolveSessionId(store, text),
-    shortIds: async (extra = []) => shortIds([...(await sessionIdsOnDisk(store)), ...extra]),
+    teamIndex: team?.team ?? null,
+    resolveSessionId: (text) => resolveSessionId(store, text, elsewhere),
+    shortIds: async (extra = []) =>
+      shortIds([
+        ...(await sessionIdsOnDisk(store)),
+        ...(elsewhere === undefined ? [] : await elsewhere("")),
+        ...extra,
+      ]),
     setGoal: async (sessionId, goal) => {
       await store.append(sessionId, [{ type: "goal/set", runId: uuidv7(), goal }]);
     },

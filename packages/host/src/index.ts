@@ -25,4 +25,5 @@ export {
   type StartRunOptions,
   startRun,
 } from "./start-run";
+export { describeIndexUrl, openTeamIndex, type TeamIndex } from "./team-index";
 export { AGENT_NAME, AGENT_VERSION } from "./version";

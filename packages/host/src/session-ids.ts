@@ -13,7 +13,12 @@ export const MIN_SHORT_ID = 8;
  *
  * @throws SessionNotFoundError, AmbiguousSessionIdError, TapedeckError `INVALID_SESSION_ID`
  */
-export async function resolveSessionId(store: SessionStore, text: string): Promise<string> {
+export async function resolveSessionId(
+  store: SessionStore,
+  text: string,
+  /** Ids known elsewhere starting with a prefix (the team index's sessions of other machines). */
+  elsewhere?: (prefix: string) => Promise<string[]>,
+): Promise<string> {
   const wanted = text.trim().toLowerCase();
   if (isSessionId(wanted)) return wanted;
   if (wanted.length < MIN_PREFIX || !/^[0-9a-f-]+$/.test(wanted)) {
@@ -22,7 +27,12 @@ export async function resolveSessionId(store: SessionStore, text: string): Promi
       `${JSON.stringify(text)} is not a session id or a prefix of at least ${MIN_PREFIX} hex characters.`,
     );
   }
-  const candidates = (await sessionIdsOnDisk(store)).filter((id) => id.startsWith(wanted));
+  const candidates = [
+    ...new Set([
+      ...(await sessionIdsOnDisk(store)).filter((id) => id.startsWith(wanted)),
+      ...(elsewhere === undefined ? [] : await elsewhere(wanted)),
+    ]),
+  ].sort();
   if (candidates.length === 0) throw new SessionNotFoundError(text);
   if (candidates.length > 1) throw new AmbiguousSessionIdError(text, candidates);
   return candidates[0] as string;

@@ -16,13 +16,15 @@ Usage:
   tapedeck acp [--model M]         serve the Agent Client Protocol on stdio (for editors)
   tapedeck run [options] "prompt"  run one turn in this directory (tapedeck run --help)
   tapedeck sessions <command>      list, search, show, trace, export, verify, repair, rm
-  tapedeck index [--rebuild]       update the search index
+  tapedeck index [--rebuild]       update the search index (push to the team index)
+  tapedeck index --stats           sessions, events and bytes per host in the team index
   tapedeck mcp [--all]             serve the session history to other agents over MCP (stdio)
   tapedeck import <source> [PATH…] import Claude Code, Codex, pi, opencode sessions (import --help)
   tapedeck --version
 
 Environment: TAPEDECK_HOME (default ~/.tapedeck), TAPEDECK_MODEL (default openai:gpt-4.1-mini),
-OPENAI_API_KEY, OPENAI_BASE_URL (any OpenAI-compatible server).`;
+OPENAI_API_KEY, OPENAI_BASE_URL (any OpenAI-compatible server), TAPEDECK_INDEX_URL
+(postgres://…: query and push to a team index instead of the home's own).`;
 
 /** The process's own Io. */
 export function processIo(): Io {

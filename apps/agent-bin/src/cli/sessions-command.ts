@@ -152,9 +152,11 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
   };
   // The index cannot hold a log whose header is damaged; reading the header first reports that
   // damage instead of the index's "not found".
+  // A session logged on another machine (team index) has no local header to read.
+  const remote = (sessionId: string) => host.teamIndex !== null && store.entry(sessionId) === null;
   const needIndexedId = async (): Promise<string> => {
     const sessionId = await needId();
-    await store.readHeader(sessionId);
+    if (!remote(sessionId)) await store.readHeader(sessionId);
     return sessionId;
   };
   const print = (value: unknown) => io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -216,7 +218,10 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
       return 0;
     }
     case "show": {
-      const session = await store.readSession(await needId());
+      const sessionId = await needId();
+      const session = remote(sessionId)
+        ? await host.engine.readSession(fullScope, sessionId)
+        : await store.readSession(sessionId);
       io.stdout.write(
         `session ${session.sessionId} · ${session.header.cwd}${session.header.parent ? ` · fork of ${session.header.parent.sessionId}@${session.header.parent.seq}` : ""}\n`,
       );

@@ -64,6 +64,11 @@ export interface PostgresQueryEngine extends SessionQueryEngine {
   push(store: PushStore, options?: PushOptions): Promise<PushReport>;
   /** Sessions, events and bytes of event JSON per pushing host, largest first. */
   stats(): Promise<HostStats[]>;
+  /**
+   * Ids of every session in the index starting with `prefix` (all without one), sorted: what a
+   * short id or a typed prefix is resolved against when logs live on other machines.
+   */
+  sessionIds(prefix?: string): Promise<string[]>;
   /** Ends the pool when the engine created it. */
   close(): Promise<void>;
 }
@@ -360,6 +365,15 @@ function postgresEngine(db: Connection): PostgresQueryEngine {
         events: Number(row.events),
         bytes: Number(row.bytes),
       }));
+    },
+
+    async sessionIds(prefix = "") {
+      const { rows } = await db.query<{ id: string }>(
+        `SELECT session_id::text AS id FROM tapedeck_sessions
+         WHERE session_id::text LIKE $1 || '%' ORDER BY session_id`,
+        [prefix.toLowerCase().replace(/[^0-9a-f-]/g, "")],
+      );
+      return rows.map((row) => row.id);
     },
 
     async close() {

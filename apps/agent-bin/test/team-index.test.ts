@@ -1,0 +1,133 @@
+/**
+ * The team index end to end through the CLI: two homes (a laptop and a CI runner) push into one
+ * PostgreSQL server at once with `tapedeck index`, then the runner lists, searches, shows, traces,
+ * exports and draws the lineage of the laptop's sessions, whose logs it does not have.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { createTestDatabase, freePort } from "@tapedeck/postgres-server";
+import { eventLogBuilder } from "@tapedeck/session/testing";
+import { afterEach, describe, expect, inject, it } from "vitest";
+import type { Io } from "../src/cli/io";
+import { main } from "../src/cli/main";
+import { tempWorkspace } from "./binary";
+
+const PARENT = "0193b6e2-7c1a-7d3e-9f00-0000000000a1";
+const CHILD = "0193b6e2-7c1a-7d3e-9f00-0000000000b2";
+const RUNNER = "0193c000-0000-7000-8000-0000000000c3";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+type Workspace = Awaited<ReturnType<typeof tempWorkspace>>;
+
+async function machine(): Promise<Workspace> {
+  const workspace = await tempWorkspace();
+  cleanups.push(workspace.cleanup);
+  await mkdir(path.join(workspace.home, "sessions"), { recursive: true });
+  return workspace;
+}
+
+function cli(workspace: Workspace, url: string) {
+  return async (args: string[]) => {
+    let stdout = "";
+    let stderr = "";
+    const io: Io = {
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
+      env: { TAPEDECK_HOME: workspace.home, TAPEDECK_INDEX_URL: url },
+      cwd: workspace.cwd,
+      interactive: false,
+      ask: async () => "",
+      onInterrupt: () => undefined,
+      exit: (code) => {
+        throw new Error(`exit ${code}`);
+      },
+    };
+    const code = await main(args, io);
+    return { code, stdout, stderr };
+  };
+}
+
+describe("tapedeck with TAPEDECK_INDEX_URL", () => {
+  it("two machines push at once; each sees the other's sessions without their logs", async () => {
+    const database = await createTestDatabase(inject("postgresUrl"));
+    cleanups.push(() => database.drop());
+    const laptop = await machine();
+    const runner = await machine();
+    const parent = eventLogBuilder({ sessionId: PARENT, cwd: laptop.cwd })
+      .system("You are Tapedeck.")
+      .turn()
+      .user("Find the needle in the 数据库 haystack")
+      .call("search_files", { pattern: "needle" })
+      .output("src/hay.ts:3: const needle = 1;")
+      .assistant("The needle is in src/hay.ts.")
+      .end();
+    await writeFile(path.join(laptop.home, "sessions", `${PARENT}.jsonl`), parent.jsonl());
+    const child = eventLogBuilder({
+      sessionId: CHILD,
+      cwd: laptop.cwd,
+      parent: { sessionId: PARENT, seq: 7 },
+    })
+      .turn()
+      .user("Now move the needle")
+      .assistant("Moved.")
+      .end();
+    await writeFile(path.join(laptop.home, "sessions", `${CHILD}.jsonl`), child.jsonl());
+    const ci = eventLogBuilder({ sessionId: RUNNER, cwd: runner.cwd })
+      .turn()
+      .user("run the flaky test again")
+      .assistant("It passed.")
+      .end();
+    await writeFile(path.join(runner.home, "sessions", `${RUNNER}.jsonl`), ci.jsonl());
+
+    const onLaptop = cli(laptop, database.url);
+    const onRunner = cli(runner, database.url);
+    const [pushedLaptop, pushedRunner] = await Promise.all([
+      onLaptop(["index"]),
+      onRunner(["index"]),
+    ]);
+    expect(pushedLaptop.code, pushedLaptop.stderr).toBe(0);
+    expect(pushedLaptop.stdout).toContain("2 added");
+    expect(pushedLaptop.stdout).toContain(`${parent.events.length + child.events.length} events`);
+    expect(pushedRunner.code, pushedRunner.stderr).toBe(0);
+    // Pushing again sends nothing.
+    expect((await onLaptop(["index"])).stdout).toContain("0 events");
+
+    const stats = await onRunner(["index", "--stats"]);
+    expect(stats.code).toBe(0);
+    expect(stats.stdout).toMatch(/total\s+3\s+/);
+
+    // The runner's own workspace holds only its session; --all shows the laptop's too.
+    const own = await onRunner(["sessions", "list"]);
+    expect(own.stdout).toContain("run the flaky test");
+    expect(own.stdout).not.toContain("needle");
+    const everyone = await onRunner(["sessions", "list", "--all"]);
+    expect(everyone.stdout).toContain("Find the needle");
+    const search = await onRunner(["sessions", "search", "--all", "数据"]);
+    expect(search.stdout).toContain(`${PARENT} #3 message: Find the needle in the [数据]库`);
+    const show = await onRunner(["sessions", "show", CHILD.slice(0, 36)]);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain(`fork of ${PARENT}@7`);
+    expect(show.stdout).toContain("Now move the needle");
+    const trace = await onRunner(["sessions", "trace", PARENT, "4"]);
+    expect(trace.code, trace.stderr).toBe(0);
+    expect(trace.stdout).toContain("#4");
+    const lineage = await onRunner(["sessions", "lineage", CHILD]);
+    expect(lineage.stdout).toContain(`↑ ${PARENT}`);
+    const exported = await onRunner(["sessions", "export", CHILD]);
+    expect(exported.stdout.trim().split("\n")).toHaveLength(1 + 7 + child.events.length);
+  });
+
+  it("says in one sentence that the team index cannot be reached", async () => {
+    const laptop = await machine();
+    const port = await freePort();
+    const result = await cli(laptop, `postgres://me:secret@127.0.0.1:${port}/team`)(["index"]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain(`Cannot reach the team index at 127.0.0.1:${port}/team`);
+    expect(result.stderr).not.toContain("secret");
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  });
+});
