@@ -101,4 +101,40 @@ describe("tools a hostile model calls (spawned CLI, scripted model)", () => {
     expect(result.code).toBe(130);
     expect(elapsed).toBeLessThan(1_000);
   });
+
+  it("secrets never reach a command's environment, the log or the model, /proc/$PPID/environ included (item 5)", async () => {
+    const attack = await attacker([
+      {
+        toolCalls: [
+          {
+            name: "run_command",
+            arguments: { command: "env; tr '\\0' '\\n' < /proc/$PPID/environ" },
+          },
+        ],
+      },
+      { text: "done" },
+    ]);
+    const key = "sk-live-SECRET-KEY-0123456789";
+    const token = "web-token-SECRET-abcdef";
+    const password = "url-pass-SECRET-987";
+    const result = await attack.cli(["run", "--approve", "show env"], {
+      env: {
+        OPENAI_API_KEY: key,
+        TAPEDECK_WEB_TOKEN: token,
+        OPENAI_BASE_URL: attack.server.url.replace("http://", `http://proxy:${password}@`),
+      },
+    });
+    expect(result.code).toBe(0);
+    const [output] = toolOutputs(attack.workspace.home);
+    expect(output?.output).toContain("[redacted OPENAI_API_KEY]");
+    const everything = [
+      result.stdout,
+      result.stderr,
+      readdirSync(path.join(attack.workspace.home, "sessions"))
+        .map((name) => readFileSync(path.join(attack.workspace.home, "sessions", name), "utf8"))
+        .join(""),
+      JSON.stringify(attack.server.requests()),
+    ].join("\n");
+    for (const secret of [key, token, password]) expect(everything).not.toContain(secret);
+  });
 });

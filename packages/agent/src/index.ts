@@ -28,6 +28,15 @@ export {
   type RunTurnOptions,
   runTurn,
 } from "./run-turn";
+export {
+  isWithheldVariable,
+  type KnownSecret,
+  knownSecrets,
+  redactSecrets,
+  toolEnvironment,
+  WITHHELD_NAME_PATTERN,
+  WITHHELD_VARIABLES,
+} from "./secrets";
 export { DEFAULT_SYSTEM_PROMPT } from "./system-prompt";
 export {
   type DefaultToolsOptions,

@@ -14,6 +14,7 @@ import { splitModelId } from "./config";
 import type { InitializedRun } from "./initialize-run";
 import { recordedModelCall } from "./model-call";
 import type { RunEvent, StopReason } from "./run-events";
+import { type KnownSecret, knownSecrets } from "./secrets";
 import { argumentsForDisplay, runToolCalls } from "./tool-calls";
 import { toolDefinitions } from "./tool-set";
 import { type AnyAgentTool, DEFAULT_OUTPUT_CAP } from "./tools/agent-tool";
@@ -75,6 +76,11 @@ export interface RunTurnOptions {
   instructions?: string;
   /** Characters kept of one tool output (default 32,000). */
   outputCap?: number;
+  /**
+   * Secret values redacted from every tool output before it is logged or sent to the model;
+   * default `knownSecrets(process.env)` (the API key, the web token, URL credentials, …).
+   */
+  secrets?: readonly KnownSecret[];
 }
 
 /** How a run ended. */
@@ -117,6 +123,7 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
   const maxModelCalls = options.maxModelCalls ?? DEFAULT_MAX_MODEL_CALLS;
   const total: Usage = { inputTokens: 0, outputTokens: 0 };
   const alwaysAllowed = options.alwaysAllowed ?? new Set<string>();
+  const secrets = options.secrets ?? knownSecrets(process.env);
   const cap = options.outputCap ?? DEFAULT_OUTPUT_CAP;
 
   emit({
@@ -244,6 +251,7 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
           fs,
           cap,
           privateRoots: run.home === undefined ? [] : [run.home],
+          secrets,
         });
       }
     }

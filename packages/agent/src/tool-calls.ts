@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { ApprovalDecision, ApprovalPolicy, FunctionCallEvent } from "@tapedeck/session";
+import { type KnownSecret, redactSecrets } from "./secrets";
 import { type AnyAgentTool, capOutput } from "./tools/agent-tool";
 import { toolTitle } from "./tools/tool-title";
 import { type Approver, RunCancelled, type TurnContext } from "./turn-context";
@@ -17,6 +18,8 @@ export interface ToolRunOptions {
   cap: number;
   /** Directories tools never touch (the home). */
   privateRoots: readonly string[];
+  /** Secret values replaced in every output before it is logged or sent to the model. */
+  secrets: readonly KnownSecret[];
 }
 
 function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
@@ -53,7 +56,8 @@ export async function runToolCalls(
   const { runId, sessionId, write, writer, emit, signal } = context;
   const { tools, cap, alwaysAllowed } = options;
   const finishCall = async (call: FunctionCallEvent, output: string, isError: boolean) => {
-    const text = isError ? errorText(capOutput(output, cap)) : capOutput(output, cap);
+    const redacted = redactSecrets(output, options.secrets);
+    const text = isError ? errorText(capOutput(redacted, cap)) : capOutput(redacted, cap);
     await write([
       {
         type: "function_call_output",

@@ -1,4 +1,4 @@
-import { parseModelId } from "@tapedeck/llm";
+import { parseModelId, splitBaseUrl } from "@tapedeck/llm";
 import { z } from "zod";
 
 /** Offered when the server has no model list (OpenAI's API: its common models). */
@@ -37,11 +37,17 @@ export async function listModels(options: ModelListOptions): Promise<string[]> {
     provider === "openai" && options.baseUrl === undefined
       ? [options.model, ...FALLBACK_OPENAI_MODELS]
       : [options.model];
-  const base = (options.baseUrl ?? "https://api.openai.com/v1").replace(/\/+$/, "");
+  const split = splitBaseUrl(options.baseUrl ?? "https://api.openai.com/v1");
+  const base = split.url.replace(/\/+$/, "");
   if (options.apiKey === undefined && options.baseUrl === undefined) return unique(fallback);
   try {
     const response = await (options.fetch ?? fetch)(`${base}/models`, {
-      headers: options.apiKey === undefined ? {} : { authorization: `Bearer ${options.apiKey}` },
+      headers:
+        split.authorization !== undefined
+          ? { authorization: split.authorization }
+          : options.apiKey === undefined
+            ? {}
+            : { authorization: `Bearer ${options.apiKey}` },
       signal: AbortSignal.timeout(options.timeoutMs ?? 3000),
     });
     if (!response.ok) return unique(fallback);

@@ -35,7 +35,7 @@ export {
   resolveProvider,
 } from "./model-id";
 export { createOpenAIChatProvider, type OpenAIChatProviderOptions } from "./openai-chat";
-export type { OpenAIProviderOptions } from "./openai-client";
+export { type BaseUrlParts, type OpenAIProviderOptions, splitBaseUrl } from "./openai-client";
 export { redact } from "./openai-errors";
 export { createOpenAIResponsesProvider } from "./openai-responses";
 export {

@@ -14,12 +14,48 @@ export interface OpenAIProviderOptions {
   timeout?: number;
 }
 
+/** A base URL without its `user:pass@` part, and the Basic authorization those credentials mean. */
+export interface BaseUrlParts {
+  /** The URL without credentials: what is requested, and what messages may name. */
+  url: string;
+  /** `Basic base64(user:pass)` when the URL held credentials. */
+  authorization?: string;
+}
+
+/**
+ * Splits credentials out of a base URL (`https://user:pass@proxy.example/v1`): fetch refuses a
+ * URL that holds them, and they must never be printed or logged. They are sent as HTTP Basic
+ * authorization instead (the API key's bearer header is replaced: such servers are proxies that
+ * authenticate the connection themselves).
+ */
+export function splitBaseUrl(baseURL: string): BaseUrlParts {
+  let url: URL;
+  try {
+    url = new URL(baseURL);
+  } catch {
+    return { url: baseURL };
+  }
+  if (url.username === "" && url.password === "") return { url: baseURL };
+  const user = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  url.username = "";
+  url.password = "";
+  return {
+    url: url.toString().replace(/\/$/, baseURL.endsWith("/") ? "/" : ""),
+    authorization: `Basic ${btoa(`${user}:${password}`)}`,
+  };
+}
+
 /** The `openai` client for provider options. */
 export function createClient(options: OpenAIProviderOptions): OpenAI {
+  const base = options.baseURL === undefined ? undefined : splitBaseUrl(options.baseURL);
   return new OpenAI({
     apiKey: options.apiKey,
     maxRetries: options.maxRetries ?? 2,
-    ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+    ...(base === undefined ? {} : { baseURL: base.url }),
+    ...(base?.authorization === undefined
+      ? {}
+      : { defaultHeaders: { authorization: base.authorization } }),
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
     ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
   });

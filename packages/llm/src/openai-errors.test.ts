@@ -142,3 +142,26 @@ describe("redact", () => {
     );
   });
 });
+
+describe.each(providers)("%s with credentials in the base URL", (_name, create) => {
+  it("sends them as Basic authorization (fetch refuses them in the URL) and never names them", async () => {
+    let authorization: string | undefined;
+    const url = await serve((request, response) => {
+      authorization = request.headers.authorization;
+      jsonError(500, { message: "stop here" })(request, response);
+    });
+    const withCredentials = url.replace("http://", "http://proxy-user:pa%24%24-w0rd-SECRET@");
+    const error = await failure(
+      create({ apiKey: secret, baseURL: withCredentials, maxRetries: 0 }),
+    );
+    expect(authorization).toBe(`Basic ${btoa("proxy-user:pa$$-w0rd-SECRET")}`);
+    expect(error.code).not.toBe("network");
+    const unreachable = await failure(
+      create({ apiKey: secret, baseURL: "http://u:hunter2-SECRET@127.0.0.1:9/v1", maxRetries: 0 }),
+    );
+    expect(unreachable.message).toContain(
+      "Could not reach the model server at http://127.0.0.1:9/v1",
+    );
+    expect(unreachable.message).not.toContain("hunter2");
+  });
+});

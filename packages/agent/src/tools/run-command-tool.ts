@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { z } from "zod";
+import { toolEnvironment } from "../secrets";
 import { type AgentTool, ToolError } from "./agent-tool";
 
 const runCommandArgs = z.object({
@@ -18,20 +19,16 @@ export interface RunCommandOptions {
   /** Characters of combined stdout/stderr kept (head and tail); default 30,000. */
   outputCap?: number;
   /**
-   * Extra environment variables for commands. The agent's environment is passed on without
-   * `OPENAI_API_KEY`, so a command the model runs cannot read the agent's key.
+   * Extra environment variables for commands. The agent's environment is passed on without its
+   * credentials and other secret-looking variables (`toolEnvironment`, see
+   * `architecture/security.md`), so a command the model runs cannot read them.
    */
   env?: Record<string, string>;
 }
 
-/** Variables never handed to a command the model asked for (the agent's own credentials). */
-const WITHHELD = ["OPENAI_API_KEY"];
-
-/** The environment of a command: the agent's, minus its credentials, plus `extra`. */
+/** The environment of a command: the agent's, scrubbed of secrets, plus `extra`. */
 function commandEnvironment(extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of WITHHELD) delete env[name];
-  return { ...env, ...extra };
+  return toolEnvironment(process.env, extra);
 }
 
 function killGroup(pid: number | undefined): void {
