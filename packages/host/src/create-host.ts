@@ -15,6 +15,7 @@ import { ModelNotConfiguredError } from "./errors";
 import { listModels } from "./models";
 import { openSession } from "./open-session";
 import { syncedEngine, type Warn } from "./query-index";
+import { mcpSettingsFromEnv } from "./run-mcp";
 import { resolveSessionId, sessionIdsOnDisk, shortIds } from "./session-ids";
 import { type PreparedRun, type StartRunOptions, startRun } from "./start-run";
 import { openTeamIndex, type TeamIndex } from "./team-index";
@@ -111,7 +112,17 @@ export function createHost(options: HostOptions): Host {
     approvals: createApprovalBroker(),
     providerFor,
     toolsFor,
-    startRun: (run) => startRun({ store, model: config.model, providerFor, toolsFor }, run),
+    startRun: (run) =>
+      startRun(
+        {
+          store,
+          model: config.model,
+          providerFor,
+          toolsFor,
+          mcp: mcpSettingsFromEnv(env, options.warn),
+        },
+        run,
+      ),
     openSession: (sessionId) => openSession(store, sessionId),
     teamIndex: team?.team ?? null,
     resolveSessionId: (text) => resolveSessionId(store, text, elsewhere),

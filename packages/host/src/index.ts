@@ -5,9 +5,18 @@ export {
   NoSessionToContinueError,
   SessionCwdMissingError,
 } from "./errors";
+export {
+  MCP_SERVERS_EVENT,
+  McpConfigError,
+  type McpServerConfig,
+  parseMcpServers,
+  readMcpConfigFile,
+  serversFromLog,
+} from "./mcp/server-config";
 export { FALLBACK_OPENAI_MODELS, listModels, type ModelListOptions } from "./models";
 export { lastTurnSettings, openSession } from "./open-session";
 export { indexPath, openIndex, syncedEngine, type Warn } from "./query-index";
+export { type McpConnector, type McpSettings, mcpSettingsFromEnv } from "./run-mcp";
 export {
   MIN_PREFIX,
   MIN_SHORT_ID,

@@ -13,6 +13,8 @@ import type { LlmProvider } from "@tapedeck/llm";
 import { type ApprovalPolicy, TapedeckError, uuidv7 } from "@tapedeck/session";
 import { defaultWorkspaceId, type SessionStore } from "@tapedeck/session-store";
 import { NoSessionToContinueError, SessionCwdMissingError } from "./errors";
+import type { McpServerConfig } from "./mcp/server-config";
+import { type McpConnector, type McpSettings, perRunConnector, serversOfRun } from "./run-mcp";
 import { parseSlashCommand, type SlashCommand } from "./slash-commands";
 
 /** Which session a run works on: a new one (none of these), a resumed one, the latest, a fork. */
@@ -41,6 +43,11 @@ export interface StartRunOptions extends RunTarget {
   model?: string;
   /** Sets the session's standing goal with this run (`null` clears it). */
   goal?: string | null;
+  /**
+   * MCP servers given by the surface (ACP `mcpServers`, `--mcp-config`); they replace the
+   * session's list. Absent: the servers recorded in the session connect again.
+   */
+  mcpServers?: readonly McpServerConfig[];
 }
 
 /** What a run needs from the host. */
@@ -49,6 +56,8 @@ export interface RunHost {
   model: string;
   providerFor(model: string): LlmProvider;
   toolsFor(workspace: { cwd: string; workspaceId: string }): AnyAgentTool[];
+  /** How MCP servers are connected (timeouts, the environment of recorded servers). */
+  mcp?: McpSettings;
 }
 
 /** How a surface takes part in a run: events out, approvals in, cancellation. */
@@ -61,6 +70,11 @@ export interface RunHandlers {
   /** File access through the client (ACP `fs`), default the local disk. */
   fs?: WorkspaceFs;
   compactAt?: number;
+  /**
+   * Connects the run's MCP servers. Default: started for this run and stopped after it; a surface
+   * that runs a session many times passes a pool (`createMcpPool` from `@tapedeck/host/mcp`).
+   */
+  connectMcp?: McpConnector;
 }
 
 /** A run whose first events are written; `run` drives it to its end. */
@@ -73,6 +87,8 @@ export interface PreparedRun {
   workspaceId: string;
   model: string;
   policy: ApprovalPolicy;
+  /** The MCP servers whose tools the run offers (given, or recorded in the session). */
+  mcpServers: McpServerConfig[];
   /** The slash command this input was, if any. */
   command?: SlashCommand;
   run(handlers?: RunHandlers): Promise<RunResult>;
@@ -158,6 +174,7 @@ export async function startRun(host: RunHost, options: StartRunOptions): Promise
       model,
       policy,
       command,
+      mcpServers: [],
       run: async () => finished(runId, existing),
     };
   }
@@ -183,6 +200,13 @@ export async function startRun(host: RunHost, options: StartRunOptions): Promise
         throw error;
       });
   }
+  const mcp = host.mcp ?? { env: {} };
+  const mcpServers = await serversOfRun(initialized, options.mcpServers, mcp).catch(
+    async (error: unknown) => {
+      await initialized.writer.close();
+      throw error;
+    },
+  );
   const compactOnly = command?.name === "compact";
   const goalOnly = command?.name === "goal";
   return {
@@ -193,16 +217,26 @@ export async function startRun(host: RunHost, options: StartRunOptions): Promise
     model,
     policy,
     ...(command === undefined ? {} : { command }),
-    run: (handlers = {}) =>
-      runTurn({
-        run: initialized,
-        provider,
-        model,
-        tools: host.toolsFor(place),
-        policy,
-        cwd: place.cwd,
-        ...handlers,
-        ...(compactOnly || goalOnly ? { compactNow: compactOnly, compactOnly: true } : {}),
-      }),
+    mcpServers,
+    run: async ({ connectMcp, ...handlers } = {}) => {
+      const connections =
+        mcpServers.length === 0 || compactOnly || goalOnly
+          ? undefined
+          : await (connectMcp ?? perRunConnector(mcp))(mcpServers, place.cwd);
+      try {
+        return await runTurn({
+          run: initialized,
+          provider,
+          model,
+          tools: [...host.toolsFor(place), ...(connections?.tools ?? [])],
+          policy,
+          cwd: place.cwd,
+          ...handlers,
+          ...(compactOnly || goalOnly ? { compactNow: compactOnly, compactOnly: true } : {}),
+        });
+      } finally {
+        await connections?.close();
+      }
+    },
   };
 }

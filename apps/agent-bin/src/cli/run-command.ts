@@ -1,12 +1,12 @@
 import path from "node:path";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
-import { createHost, parseForkSpec, type RunTarget } from "@tapedeck/host";
+import { createHost, parseForkSpec, type RunTarget, readMcpConfigFile } from "@tapedeck/host";
 import { TapedeckError } from "@tapedeck/session";
 import { CliUsageError, type Io } from "./io";
 import { runPrinter, terminalApprover } from "./run-output";
 
-export const RUN_USAGE = `Usage: tapedeck run [-c | -r ID | --fork ID[@SEQ]] [--cwd DIR] [--goal TEXT] [--model M] [--approve | --deny] [--json] "prompt"
+export const RUN_USAGE = `Usage: tapedeck run [-c | -r ID | --fork ID[@SEQ]] [--cwd DIR] [--goal TEXT] [--model M] [--approve | --deny] [--json] [--mcp-config FILE] "prompt"
 
   -c, --continue     continue the latest session of this workspace (git root)
   -r, --resume ID    continue session ID (a unique prefix of 6+ characters is enough)
@@ -17,6 +17,9 @@ export const RUN_USAGE = `Usage: tapedeck run [-c | -r ID | --fork ID[@SEQ]] [--
   --approve          run writes and commands without asking
   --deny             read only: refuse writes and commands
   --json             print run events as JSON lines instead of text
+  --mcp-config FILE  connect the MCP servers of FILE ({"mcpServers": {name: {command, args, env}}},
+                     Claude Code's shape); their tools are offered as mcp__<server>__<tool>.
+                     Without it a resumed session reconnects the servers it last used
 
 Prompts "/compact" (summarize the conversation) and "/goal TEXT" (set the goal) are commands.`;
 
@@ -33,6 +36,7 @@ const RUN_OPTIONS = {
   approve: { type: "boolean" },
   deny: { type: "boolean" },
   json: { type: "boolean" },
+  "mcp-config": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -65,6 +69,11 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     ...(values.model === undefined ? {} : { model: values.model }),
     warn: (text) => io.stderr.write(text),
   });
+  // Read before anything is written: a bad file leaves no session behind.
+  const mcpServers =
+    values["mcp-config"] === undefined
+      ? undefined
+      : readMcpConfigFile(path.resolve(io.cwd, values["mcp-config"]));
   const target: RunTarget = {};
   if (values.continue) target.continueLatest = true;
   if (values.resume !== undefined) target.sessionId = await host.resolveSessionId(values.resume);
@@ -95,6 +104,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       callerCwd: io.cwd,
       ...(values.cwd === undefined ? {} : { cwd: path.resolve(io.cwd, values.cwd) }),
       ...(values.goal === undefined ? {} : { goal: values.goal }),
+      ...(mcpServers === undefined ? {} : { mcpServers }),
     })
     .catch((error: unknown) => {
       if (TapedeckError.isInstance(error) && error.code === "SLASH_COMMAND_NEEDS_SESSION") {
