@@ -136,6 +136,7 @@ export const api = {
     }),
   cancel: (runId: string) => postJson<{ ok: true }>(`/api/agent/cancel/${runId}`, {}),
   exportUrl: (id: string) => withToken(`/api/sessions/${encodeURIComponent(id)}/export`),
+  exportHtmlUrl: (id: string) => withToken(`/api/sessions/${encodeURIComponent(id)}/export/html`),
 };
 
 /** POSTs JSON and reads the answer as server-sent events (EventSource cannot POST). */

@@ -165,6 +165,14 @@ export function SessionPage({
           <a className="button" href={api.exportUrl(sessionId)} download={`${sessionId}.jsonl`}>
             Export JSONL
           </a>
+          <a
+            className="button"
+            href={api.exportHtmlUrl(sessionId)}
+            download={`${sessionId}.html`}
+            title="One self-contained HTML file to read or share: no server, no network"
+          >
+            Export HTML
+          </a>
           <button
             type="button"
             className={panel === "lineage" ? "active" : ""}

@@ -41,7 +41,7 @@ const HIGHLIGHT_LIMIT = 50_000;
 /** One code block, `language` from the fence (may be empty). */
 export function CodeBlock({ code, language }: { code: string; language: string }): ReactNode {
   const source = useContext(HighlighterContext);
-  const [highlighter, setHighlighter] = useState<Highlighter | null>(source.ready);
+  const [highlighter, setHighlighter] = useState<Highlighter | null>(() => source.ready);
   const wanted = language !== "" && code.length <= HIGHLIGHT_LIMIT;
   useEffect(() => {
     if (!wanted || highlighter !== null) return;

@@ -1,5 +1,4 @@
 import { defaultTools, wrapReadOnlyTool } from "@tapedeck/agent";
-import type { AssistantChunkEvent, Session, SessionEvent } from "@tapedeck/session";
 import {
   createSessionQueryTool,
   type QueryScope,
@@ -8,6 +7,7 @@ import {
 import type { SessionStore } from "@tapedeck/session-store";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
+import { sessionView } from "../shared/session-view";
 import { registerAgentRoutes } from "./agent-routes";
 import { type AgentModelOptions, AgentRuns, ModelNotConfiguredError } from "./agent-runs";
 import { loadDemoSessions } from "./demo";
@@ -66,40 +66,6 @@ export function isLoopbackHost(host: string): boolean {
 
 function scopeFor(workspace: string | undefined): QueryScope {
   return workspace === undefined ? allScope : { workspaceIds: [workspace] };
-}
-
-/**
- * What `GET /api/sessions/:id` returns: the replayed session, ready to render. Token chunks
- * (`assistant/chunk`, one event per streamed delta, often most of a log) are left out unless
- * `chunks` is set; `streamedText` gives each request's streamed text instead, which is all the page
- * needs (to show an answer that was streamed but never completed). `eventCount` counts them all.
- */
-export function sessionView(session: Session, options: { chunks?: boolean } = {}) {
-  const streamed = new Map<string, string>();
-  const events: SessionEvent[] = [];
-  for (const event of session.events) {
-    if (event.type === "assistant/chunk") {
-      const chunk = event as AssistantChunkEvent;
-      if ("text" in chunk.delta) {
-        streamed.set(chunk.requestId, (streamed.get(chunk.requestId) ?? "") + chunk.delta.text);
-      }
-      if (options.chunks !== true) continue;
-    }
-    events.push(event);
-  }
-  return {
-    header: session.header,
-    events,
-    eventCount: session.events.length,
-    streamedText: [...streamed],
-    currentSeqs: session.currentSeqs,
-    replacedBy: [...session.replacedBy],
-    openTurn: session.openTurn,
-    pendingCalls: session.pendingCalls,
-    usage: session.usage,
-    goal: session.goal,
-    lastSeq: session.lastSeq,
-  };
 }
 
 /**
@@ -275,6 +241,20 @@ export function createApp(options: AppOptions): WebApp {
     return c.body(jsonl, 200, {
       "content-type": "application/x-ndjson; charset=utf-8",
       "content-disposition": `attachment; filename="${id}.jsonl"`,
+    });
+  });
+
+  app.get("/api/sessions/:id/export/html", async (c) => {
+    const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
+    // Same source as the JSONL export (the file, replay-validated: damaged → 422, nothing sent).
+    const session = await store.readSession(id);
+    await index.sync();
+    const lineage = await index.engine.traceLineage(allScope, id).catch(() => null);
+    // React's server renderer is only needed here: loaded on the first export.
+    const { renderSessionHtml } = await import("../export/render-html");
+    return c.body(renderSessionHtml({ session, lineage }), 200, {
+      "content-type": "text/html; charset=utf-8",
+      "content-disposition": `attachment; filename="${id}.html"`,
     });
   });
 

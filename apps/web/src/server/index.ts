@@ -2,6 +2,8 @@
  * `@tapedeck/web` server: the Hono app behind the session viewer and agent console.
  * `createApp` builds it (tests call `app.request(…)` in-process); `startServer` listens.
  */
+
+export { sessionView } from "../shared/session-view";
 export {
   type ActiveRunInfo,
   type AgentModelOptions,
@@ -9,7 +11,7 @@ export {
   ModelNotConfiguredError,
   type ModelStatus,
 } from "./agent-runs";
-export { type AppOptions, createApp, HIGHLIGHT, sessionView, type WebApp } from "./app";
+export { type AppOptions, createApp, HIGHLIGHT, type WebApp } from "./app";
 export { DEMO_WORKSPACE, type DemoReport, loadDemoSessions } from "./demo";
 export { DEMO_FIXTURES, demoLogsFromFixtures } from "./demo-fixtures";
 export { type ErrorBody, toHttpError } from "./http-errors";

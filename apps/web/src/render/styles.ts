@@ -1,4 +1,8 @@
-:root {
+/**
+ * The one stylesheet: the page injects it at start (main.tsx) and the HTML export inlines it, so a
+ * shared file looks the same in both. Kept as a string so the CLI's bundle needs no CSS loader.
+ */
+export const STYLES = `:root {
   color-scheme: light;
   --hover: #f2f4f8;
   --selected-bg: #e6edfa;
@@ -924,3 +928,4 @@ pre.numbered .line::before {
     flex-wrap: wrap;
   }
 }
+`;
