@@ -5,6 +5,8 @@ import type { SourceKey, TimedDraft } from "./types";
 /** Extra fields carried on an event (the source's own ids, for example). */
 type Extra = Record<string, unknown>;
 
+const isoPattern = /^\d{4}-[01]\d-[0-3]\dT[0-2]\d:[0-5]\d:[0-6]\d\.\d{3}Z$/;
+
 /** `value` as ISO-8601 UTC with milliseconds, or `undefined` when it is not a time. */
 export function isoTime(value: unknown): string | undefined {
   if (typeof value === "number" && Number.isFinite(value)) {
@@ -13,6 +15,8 @@ export function isoTime(value: unknown): string | undefined {
     return new Date(millis).toISOString();
   }
   if (typeof value !== "string" || value === "") return undefined;
+  // Most sources already write this exact form: no need to parse and print it again.
+  if (value.length === 24 && isoPattern.test(value)) return value;
   const time = Date.parse(value);
   return Number.isFinite(time) ? new Date(time).toISOString() : undefined;
 }

@@ -4,6 +4,9 @@ import { defaultLocations, findUnits, type ImportEnvironment } from "./locate";
 import type { ImportSource, SkippedLine, SourceKey } from "./types";
 import { type SessionOutcome, writeConverted } from "./write-session";
 
+/** New logs written before their batch is flushed to disk. */
+const SYNC_BATCH = 64;
+
 /** Progress after each file. */
 export interface ImportProgress {
   filesDone: number;
@@ -79,10 +82,22 @@ export async function importSessions(options: ImportOptions): Promise<ImportSumm
   const deferred: { report: FileReport; sessions: Parameters<typeof writeConverted>[1][] }[] = [];
   const written = new Set<string>();
   const keyOf = (key: SourceKey) => `${key.tool}\u0000${key.sessionId}`;
+  // New logs are flushed in batches (concurrent fsyncs share the disk's journal commits).
+  let unsynced: string[] = [];
+  const flush = async () => {
+    const batch = unsynced;
+    unsynced = [];
+    if (batch.length > 0) await options.store.syncLogs(batch);
+  };
   const write = async (report: FileReport, converted: Parameters<typeof writeConverted>[1]) => {
     const outcome = await writeConverted(options.store, converted, {
       dryRun: options.dryRun === true,
+      deferSync: true,
     });
+    if (outcome.action === "created" && outcome.forkedFrom === undefined && !options.dryRun) {
+      unsynced.push(outcome.sessionId);
+      if (unsynced.length >= SYNC_BATCH) await flush();
+    }
     report.sessions.push(outcome);
     counts[outcome.action] += 1;
     newEvents += outcome.newEvents;
@@ -121,6 +136,7 @@ export async function importSessions(options: ImportOptions): Promise<ImportSumm
       path: unit.path,
     });
   }
+  await flush();
   for (const { report, sessions } of deferred) {
     for (const converted of sessions) {
       try {
@@ -130,6 +146,7 @@ export async function importSessions(options: ImportOptions): Promise<ImportSumm
       }
     }
   }
+  await flush();
   return {
     source: options.source,
     paths,

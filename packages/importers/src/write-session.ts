@@ -34,6 +34,11 @@ export interface WriteOptions {
   dryRun?: boolean;
   /** How long to wait for a session another process is writing; default 10 s. */
   busyTimeoutMs?: number;
+  /**
+   * Create new logs without waiting for `fsync`; the caller flushes them with
+   * `store.syncLogs` (importSessions does, in batches). Default `false`.
+   */
+  deferSync?: boolean;
 }
 
 const MAX_ATTEMPTS = 20;
@@ -59,7 +64,7 @@ export async function writeConverted(
   const deadline = Date.now() + (options.busyTimeoutMs ?? 10_000);
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await writeOnce(store, converted, options.dryRun === true);
+      return await writeOnce(store, converted, options.dryRun === true, options.deferSync === true);
     } catch (error) {
       const retry =
         SessionBusyError.isInstance(error) ||
@@ -74,15 +79,17 @@ async function writeOnce(
   store: SessionStore,
   converted: ConvertedSession,
   dryRun: boolean,
+  deferSync: boolean,
 ): Promise<SessionOutcome> {
   const latest = await latestGeneration(store, converted.key, converted.createdAt);
-  if (latest === undefined) return createNew(store, converted, dryRun);
-  if (dryRun) {
-    const existing = (await store.readSession(latest.sessionId)).events;
-    return reconcile(store, converted, latest, existing, undefined);
-  }
+  if (latest === undefined) return createNew(store, converted, dryRun, deferSync);
+  // Compare without the lock first: re-importing an unchanged source takes no lock, no fsync.
+  const existing = (await store.readSession(latest.sessionId)).events;
+  const outcome = await reconcile(store, converted, latest, existing, undefined);
+  if (dryRun || outcome.action === "unchanged") return outcome;
   const writer = await store.openWriter(latest.sessionId);
   try {
+    // Compared again under the lock: another import may have appended meanwhile.
     return await reconcile(store, converted, latest, writer.session.events, async (drafts) => {
       await writer.append(drafts, { keepTimestamps: true });
     });
@@ -134,6 +141,7 @@ async function createNew(
   store: SessionStore,
   converted: ConvertedSession,
   dryRun: boolean,
+  deferSync: boolean,
 ): Promise<SessionOutcome> {
   const { key, events } = converted;
   const sessionId = importedSessionId(key, converted.createdAt);
@@ -164,6 +172,7 @@ async function createNew(
       origin: originOf(converted),
       seed: events,
       keepTimestamps: true,
+      durable: !deferSync,
     });
   }
   return { key, sessionId, action: "created", newEvents: events.length };
@@ -240,9 +249,21 @@ export function commonPrefix(
 ): number {
   const length = Math.min(existing.length, drafts.length);
   for (let index = 0; index < length; index += 1) {
-    if (canonical(withoutSeq(existing[index]!)) !== canonical(drafts[index]!)) return index;
+    if (!sameEvent(existing[index]!, drafts[index]!)) return index;
   }
   return length;
+}
+
+/**
+ * True when the event is the draft. Fast path: the store writes `{seq, ts, …draft}`, so with `seq`
+ * dropped and `ts` first the two serialise identically; other key orders fall back to a sorted
+ * comparison.
+ */
+function sameEvent(event: SessionEvent, draft: TimedDraft): boolean {
+  const { seq: _seq, ...stored } = event;
+  const { ts, ...rest } = draft;
+  if (JSON.stringify(stored) === JSON.stringify({ ts, ...rest })) return true;
+  return canonical(stored) === canonical(draft);
 }
 
 /** The largest count ≤ `limit` of leading events after which no turn is open. */
@@ -256,11 +277,6 @@ export function turnBoundary(events: readonly TimedDraft[], limit: number): numb
     if (!open) boundary = index + 1;
   }
   return boundary;
-}
-
-function withoutSeq(event: SessionEvent): Record<string, unknown> {
-  const { seq: _seq, ...rest } = event;
-  return rest;
 }
 
 /** JSON with object keys sorted, `undefined` members dropped (as in the file). */

@@ -147,8 +147,29 @@ class FileSessionStore implements SessionStore {
     const session = Session.create(sessionId, [], header);
     const { events, lines } = applyDrafts(session, options.seed ?? [], this.now, options);
     this.journal.record("n", sessionId);
-    this.writeNewLog(sessionId, header, lines);
+    this.writeNewLog(sessionId, header, lines, options.durable !== false);
     return { sessionId, header, events };
+  }
+
+  async syncLogs(sessionIds: readonly string[]): Promise<void> {
+    const paths = sessionIds.map((sessionId) => this.pathOf(sessionId));
+    await Promise.all(
+      paths.map(async (path) => {
+        let handle: fs.promises.FileHandle;
+        try {
+          handle = await fs.promises.open(path, "r");
+        } catch (error) {
+          if (hasErrorCode(error, "ENOENT")) return;
+          throw error;
+        }
+        try {
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+      }),
+    );
+    if (paths.length > 0) fsyncDirectory(this.sessionsDir);
   }
 
   /** A given creation time as ISO-8601 UTC, else now. */
@@ -165,11 +186,16 @@ class FileSessionStore implements SessionStore {
   }
 
   /** Writes a new log (header + lines) atomically; it never existed before. */
-  private writeNewLog(sessionId: string, header: SessionHeader, lines: readonly Buffer[]): void {
+  private writeNewLog(
+    sessionId: string,
+    header: SessionHeader,
+    lines: readonly Buffer[],
+    durable = true,
+  ): void {
     fs.mkdirSync(this.sessionsDir, { recursive: true });
     const data = Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), ...lines]);
     try {
-      createFileExclusive(this.pathOf(sessionId), data);
+      createFileExclusive(this.pathOf(sessionId), data, durable);
     } catch (error) {
       if (hasErrorCode(error, "EEXIST")) {
         throw new TapedeckError("SESSION_EXISTS", `session ${sessionId} already exists`, {

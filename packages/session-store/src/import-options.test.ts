@@ -71,3 +71,12 @@ describe("create and fork for importers", () => {
     expect((await s.readSession(childId)).events.at(-1)?.ts).toBe("2026-01-01T00:00:00.000Z");
   });
 });
+
+describe("durable: false and syncLogs", () => {
+  it("creates the log without waiting, and syncLogs flushes the batch (missing logs ignored)", async () => {
+    const s = store();
+    const { sessionId } = await s.create({ cwd: "/tmp", seed, durable: false });
+    await s.syncLogs([sessionId, "019b4dc5-813f-743f-8c49-000000000000"]);
+    expect((await s.readSession(sessionId)).events).toHaveLength(2);
+  });
+});

@@ -171,6 +171,11 @@ export interface ImportedHeaderOptions {
   createdAt?: string;
   /** `origin` of the header. */
   origin?: SessionOrigin;
+  /**
+   * `false`: write the new log without waiting for `fsync`; call `syncLogs` for a batch of them
+   * afterwards (one concurrent flush instead of two waits per file). Default `true`.
+   */
+  durable?: boolean;
 }
 
 /** A session's header as listed by `list()`, with the file's size and time. */
@@ -255,6 +260,11 @@ export interface SessionStore {
     } & ImportedHeaderOptions &
       AppendOptions,
   ): Promise<{ sessionId: string; header: SessionHeader; events: SessionEvent[] }>;
+  /**
+   * Flushes the named logs and the sessions folder to disk, concurrently: what `create` with
+   * `durable: false` left to do. Logs that no longer exist are ignored.
+   */
+  syncLogs(sessionIds: readonly string[]): Promise<void>;
   /** One-shot append: open a writer, append, close. Throws `SessionBusyError` while a writer is open. */
   append(
     sessionId: string,

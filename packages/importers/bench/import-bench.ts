@@ -1,0 +1,338 @@
+/**
+ * `pnpm bench` for the importers: import throughput (MB of source per second, everything from
+ * reading the files to fsynced logs in a fresh home) against reading the same files and
+ * `JSON.parse`-ing them line by line, the least any importer has to do. Goal ≥ 0.3×.
+ *
+ * The corpus is generated (deterministic) in the shape of real transcripts: Claude Code sessions
+ * with text, thinking and tool round trips, Codex rollouts, pi sessions; a few large tool outputs.
+ */
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { percentile, printTable, sample } from "@tapedeck/bench";
+import { createSessionStore } from "@tapedeck/session-store";
+import { type ImportSource, importSessions } from "../src/index";
+
+const SESSIONS = Number(process.env.IMPORT_BENCH_SESSIONS ?? 60);
+const TURNS = 20;
+const root = mkdtempSync(join(tmpdir(), "tapedeck-import-bench-"));
+const text = (seed: number, words: number) =>
+  Array.from({ length: words }, (_, index) => `word${(seed * 31 + index * 7) % 997}`).join(" ");
+const at = (session: number, step: number) =>
+  new Date(Date.UTC(2026, 0, 1, 0, session, 0) + step * 1000).toISOString();
+const jsonl = (entries: unknown[]) => entries.map((entry) => `${JSON.stringify(entry)}\n`).join("");
+
+function claude(dir: string, session: number): void {
+  const id = `00000000-0000-4000-8000-${String(session).padStart(12, "0")}`;
+  const common = {
+    sessionId: id,
+    cwd: "/work/project",
+    isSidechain: false,
+    version: "2.1.0",
+    gitBranch: "main",
+    userType: "external",
+  };
+  const entries: unknown[] = [];
+  let step = 0;
+  for (let turn = 0; turn < TURNS; turn += 1) {
+    const base = { ...common, timestamp: at(session, step++) };
+    entries.push({
+      ...base,
+      type: "user",
+      uuid: `${id}-${step}`,
+      message: { role: "user", content: text(turn, 30) },
+    });
+    entries.push({
+      ...base,
+      type: "assistant",
+      uuid: `${id}-${step}t`,
+      message: {
+        id: `m${turn}`,
+        model: "claude-sonnet-4-5",
+        role: "assistant",
+        content: [{ type: "thinking", thinking: text(turn + 1, 80) }],
+        usage: { input_tokens: 10, output_tokens: 20 },
+      },
+    });
+    entries.push({
+      ...base,
+      type: "assistant",
+      uuid: `${id}-${step}u`,
+      message: {
+        id: `m${turn}`,
+        model: "claude-sonnet-4-5",
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: `toolu_${turn}`, name: "Bash", input: { command: `ls ${turn}` } },
+        ],
+      },
+    });
+    entries.push({
+      ...base,
+      type: "user",
+      uuid: `${id}-${step}r`,
+      message: {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: `toolu_${turn}`,
+            content: text(turn + 2, turn % 5 === 0 ? 3000 : 200),
+          },
+        ],
+      },
+      toolUseResult: { stdout: "…" },
+    });
+    entries.push({
+      ...base,
+      type: "assistant",
+      uuid: `${id}-${step}a`,
+      message: {
+        id: `n${turn}`,
+        model: "claude-sonnet-4-5",
+        role: "assistant",
+        content: [{ type: "text", text: text(turn + 3, 120) }],
+      },
+    });
+  }
+  const project = join(dir, "claude-code", "-work-project");
+  mkdirSync(project, { recursive: true });
+  writeFileSync(join(project, `${id}.jsonl`), jsonl(entries));
+}
+
+function codex(dir: string, session: number): void {
+  const id = `0194aaaa-0000-7000-8000-${String(session).padStart(12, "0")}`;
+  const entries: unknown[] = [
+    {
+      timestamp: at(session, 0),
+      type: "session_meta",
+      payload: { id, timestamp: at(session, 0), cwd: "/work/project", instructions: text(1, 400) },
+    },
+  ];
+  for (let turn = 0; turn < TURNS; turn += 1) {
+    const timestamp = at(session, turn + 1);
+    entries.push({
+      timestamp,
+      type: "response_item",
+      payload: {
+        type: "message",
+        role: "user",
+        content: [{ type: "input_text", text: text(turn, 30) }],
+      },
+    });
+    entries.push({
+      timestamp,
+      type: "event_msg",
+      payload: { type: "user_message", message: text(turn, 30) },
+    });
+    entries.push({
+      timestamp,
+      type: "turn_context",
+      payload: { cwd: "/work/project", model: "gpt-5-codex" },
+    });
+    entries.push({
+      timestamp,
+      type: "response_item",
+      payload: {
+        type: "reasoning",
+        summary: [{ type: "summary_text", text: text(turn, 60) }],
+        encrypted_content: "x".repeat(800),
+      },
+    });
+    entries.push({
+      timestamp,
+      type: "response_item",
+      payload: {
+        type: "function_call",
+        name: "shell",
+        arguments: JSON.stringify({ command: ["ls", String(turn)] }),
+        call_id: `call_${turn}`,
+      },
+    });
+    entries.push({
+      timestamp,
+      type: "response_item",
+      payload: {
+        type: "function_call_output",
+        call_id: `call_${turn}`,
+        output: text(turn + 2, turn % 5 === 0 ? 3000 : 200),
+      },
+    });
+    entries.push({
+      timestamp,
+      type: "response_item",
+      payload: {
+        type: "message",
+        role: "assistant",
+        content: [{ type: "output_text", text: text(turn + 3, 120) }],
+      },
+    });
+    entries.push({
+      timestamp,
+      type: "event_msg",
+      payload: { type: "token_count", info: { total: turn } },
+    });
+  }
+  const day = join(dir, "codex", "2026", "01", "01");
+  mkdirSync(day, { recursive: true });
+  writeFileSync(join(day, `rollout-2026-01-01T00-00-00-${id}.jsonl`), jsonl(entries));
+}
+
+function pi(dir: string, session: number): void {
+  const id = `bbbbbbbb-0000-4000-8000-${String(session).padStart(12, "0")}`;
+  const entries: unknown[] = [
+    { type: "session", version: 3, id, timestamp: at(session, 0), cwd: "/work/project" },
+  ];
+  let parent: string | null = null;
+  const add = (message: object) => {
+    const entryId = (entries.length + 0x10000000).toString(16);
+    entries.push({
+      type: "message",
+      id: entryId,
+      parentId: parent,
+      timestamp: at(session, entries.length),
+      message,
+    });
+    parent = entryId;
+  };
+  for (let turn = 0; turn < TURNS; turn += 1) {
+    add({ role: "user", content: text(turn, 30) });
+    add({
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: text(turn, 80) },
+        { type: "toolCall", id: `t${turn}`, name: "bash", arguments: { command: `ls ${turn}` } },
+      ],
+      provider: "anthropic",
+      model: "claude-opus-4-5",
+      stopReason: "toolUse",
+      usage: { input: 1, output: 2 },
+    });
+    add({
+      role: "toolResult",
+      toolCallId: `t${turn}`,
+      toolName: "bash",
+      content: [{ type: "text", text: text(turn + 2, turn % 5 === 0 ? 3000 : 200) }],
+      isError: false,
+    });
+    add({
+      role: "assistant",
+      content: [{ type: "text", text: text(turn + 3, 120) }],
+      provider: "anthropic",
+      model: "claude-opus-4-5",
+      stopReason: "stop",
+    });
+  }
+  const folder = join(dir, "pi", "--work-project--");
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, `2026-01-01T00-00-00-000Z_${id}.jsonl`), jsonl(entries));
+}
+
+function filesUnder(directory: string): string[] {
+  return readdirSync(directory, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+/** CPU milliseconds (user + system) since `start`. */
+function cpuMs(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
+function median(values: number[]): number {
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
+}
+
+/** The baseline: read each file, split it into lines, JSON.parse each line. */
+function parseOnly(files: readonly string[]): number {
+  let count = 0;
+  for (const file of files) {
+    for (const line of readFileSync(file, "utf8").split("\n")) {
+      if (line !== "") {
+        JSON.parse(line);
+        count += 1;
+      }
+    }
+  }
+  return count;
+}
+
+const corpus = join(root, "corpus");
+for (let session = 0; session < SESSIONS; session += 1) {
+  claude(corpus, session);
+  codex(corpus, session);
+  pi(corpus, session);
+}
+
+const rows = [];
+for (const source of ["claude-code", "codex", "pi"] as ImportSource[]) {
+  const dir = join(corpus, source);
+  const files = filesUnder(dir);
+  const megabytes = files.reduce((sum, file) => sum + statSync(file).size, 0) / 1024 / 1024;
+  const baselineCpu: number[] = [];
+  const baseline = await sample(5, () => {
+    const start = process.cpuUsage();
+    parseOnly(files);
+    baselineCpu.push(cpuMs(start));
+  });
+  let run = 0;
+  const oursCpu: number[] = [];
+  const ours = await sample(3, async () => {
+    const home = join(root, `home-${source}-${run++}`);
+    const start = process.cpuUsage();
+    const summary = await importSessions({
+      store: createSessionStore({ home }),
+      source,
+      paths: [dir],
+    });
+    oursCpu.push(cpuMs(start));
+    if (summary.counts.created !== SESSIONS)
+      throw new Error(`${source}: ${JSON.stringify(summary.counts)}`);
+  });
+  rows.push({
+    name: `${source}: import ${SESSIONS} sessions (${megabytes.toFixed(1)} MB)`,
+    value: megabytes / (percentile(ours, 50) / 1000),
+    unit: "MB/s",
+    baseline: megabytes / (percentile(baseline, 50) / 1000),
+    baselineName: "read + JSON.parse per line",
+    better: "higher" as const,
+    goal: "≥ 0.3×",
+  });
+  // CPU time alone: what the import costs without the waits for fsync (and for other processes).
+  rows.push({
+    name: `${source}: import, CPU time only`,
+    value: megabytes / (median(oursCpu) / 1000),
+    unit: "MB/s",
+    baseline: megabytes / (median(baselineCpu) / 1000),
+    baselineName: "read + JSON.parse per line",
+    better: "higher" as const,
+  });
+  // Re-import of an unchanged folder: what a scheduled `tapedeck import` costs.
+  const home = join(root, `home-${source}-0`);
+  const again = await sample(3, () =>
+    importSessions({ store: createSessionStore({ home }), source, paths: [dir] }),
+  );
+  rows.push({
+    name: `${source}: re-import, nothing new`,
+    value: megabytes / (percentile(again, 50) / 1000),
+    unit: "MB/s",
+    baseline: megabytes / (percentile(baseline, 50) / 1000),
+    baselineName: "read + JSON.parse per line",
+    better: "higher" as const,
+  });
+}
+printTable("tapedeck import: throughput (median)", rows);
+if (process.env.KEEP_CORPUS === undefined) rmSync(root, { recursive: true, force: true });
+else console.log(root);
