@@ -16,6 +16,13 @@ export {
   type InitializeRunOptions,
   initializeRun,
 } from "./initialize-run";
+export {
+  describeProcessGroup,
+  endOrphanGroup,
+  type OrphanOutcome,
+  processStartTime,
+} from "./process-group";
+export { repairInterruptedRun } from "./repair-run";
 export { type RunAgentOptions, runAgent } from "./run-agent";
 export type { RunEvent, RunEventType, StopReason } from "./run-events";
 export {

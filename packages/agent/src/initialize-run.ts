@@ -1,7 +1,6 @@
 import {
   type ApprovalPolicy,
   EventLogCorruptError,
-  normalize,
   type Session,
   type SessionEvent,
   type SessionEventDraft,
@@ -9,6 +8,7 @@ import {
   uuidv7,
 } from "@tapedeck/session";
 import type { SessionStore, SessionWriter } from "@tapedeck/session-store";
+import { repairInterruptedRun } from "./repair-run";
 import { DEFAULT_SYSTEM_PROMPT } from "./system-prompt";
 
 /** Options of {@link initializeRun}. */
@@ -126,7 +126,8 @@ export async function initializeRun(options: InitializeRunOptions): Promise<Init
   // A session created ahead of its first turn (ACP `session/new`) has no history to resume.
   if (options.sessionId !== undefined && writer.session.turnCount === 0) resumed = false;
   try {
-    const drafts: SessionEventDraft[] = resumed ? normalize(writer.session) : [];
+    // Repairs end a crashed run's still-running tool processes before they are logged.
+    const drafts: SessionEventDraft[] = resumed ? await repairInterruptedRun(writer.session) : [];
     drafts.push({
       type: "turn/start",
       runId,

@@ -1,5 +1,10 @@
 import path from "node:path";
-import type { ApprovalDecision, ApprovalPolicy, FunctionCallEvent } from "@tapedeck/session";
+import {
+  type ApprovalDecision,
+  type ApprovalPolicy,
+  type FunctionCallEvent,
+  PROCESS_START_EVENT,
+} from "@tapedeck/session";
 import { type KnownSecret, redactSecrets } from "./secrets";
 import { type AnyAgentTool, capOutput } from "./tools/agent-tool";
 import { toolTitle } from "./tools/tool-title";
@@ -185,6 +190,17 @@ export async function runToolCalls(
             signal,
             sessionId,
             privateRoots: options.privateRoots,
+            onProcessStart: async (process) => {
+              await write([
+                {
+                  type: PROCESS_START_EVENT,
+                  runId,
+                  callId: call.callId,
+                  process,
+                  sourceEventSeqs: [call.seq],
+                },
+              ]);
+            },
           });
         } catch (error) {
           output = (error as Error).message ?? String(error);

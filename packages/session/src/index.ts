@@ -1,4 +1,5 @@
 export { analyzeEventLog, type EventLogAnalysis, replacementChain } from "./analyze";
+export { sessionCallId } from "./call-ids";
 export {
   EventLogCorruptError,
   type EventLogErrorCode,
@@ -14,7 +15,7 @@ export {
 export { assertSessionId, isSessionId, uuidv7 } from "./ids";
 export { sessionLogJsonSchema } from "./json-schema";
 export { type ReplayLogTextOptions, replayLogText } from "./log-text";
-export { INTERRUPTED_OUTPUT, normalize, repairItems } from "./normalize";
+export { INTERRUPTED_OUTPUT, type NormalizeOptions, normalize, repairItems } from "./normalize";
 export {
   parseEvent,
   parseEventLine,
@@ -63,7 +64,10 @@ export {
   modelRequestEventSchema,
   modelResponseEventSchema,
   type ParentRef,
+  PROCESS_START_EVENT,
+  type ProcessStartEvent,
   parentRefSchema,
+  processStartEventSchema,
   type SessionEvent,
   type SessionEventDraft,
   type SessionEventType,
@@ -75,18 +79,26 @@ export {
   surfaceEventTypes,
   type TextDelta,
   type ToolCallDelta,
+  type ToolProcess,
   type TurnEndEvent,
   type TurnStartEvent,
   type TurnStatus,
   textDeltaSchema,
   toolCallDeltaSchema,
+  toolProcessSchema,
   turnEndEventSchema,
   turnStartEventSchema,
   turnStatusSchema,
   type Usage,
   usageSchema,
 } from "./schema";
-export { type OpenTurn, type PendingCall, Session, type UsageTotals } from "./session";
+export {
+  type OpenTurn,
+  type PendingApproval,
+  type PendingCall,
+  Session,
+  type UsageTotals,
+} from "./session";
 export {
   type CompactionItem,
   type FunctionCallItem,

@@ -167,13 +167,19 @@ export const modelResponseEventSchema = z.looseObject({
   refusal: z.string().optional(),
 });
 
-/** The model asks for a tool; a surface item. `arguments` is JSON text. */
+/**
+ * The model asks for a tool; a surface item. `arguments` is JSON text. `callId` is unique in the
+ * session (invariant 7); when the provider's own id was already taken (a server that reuses ids),
+ * the agent gives the call a fresh `callId` and keeps the provider's in `providerCallId`.
+ */
 export const functionCallEventSchema = z.looseObject({
   ...common,
   type: z.literal("function_call"),
   callId: z.string().min(1),
   name: z.string().min(1),
   arguments: z.string(),
+  /** The id the provider gave the call, when it differs from `callId`. */
+  providerCallId: z.string().min(1).optional(),
 });
 
 /** A tool's answer; a surface item. `sourceEventSeqs` cites the call. */
@@ -210,12 +216,16 @@ export const approvalRequestEventSchema = z.looseObject({
   options: z.array(approvalDecisionSchema),
 });
 
-/** The answer to an approval request. */
+/**
+ * The answer to an approval request. `synthetic` marks a decision `normalize` wrote for a request
+ * a crashed run left unanswered (always `cancelled`).
+ */
 export const approvalDecisionEventSchema = z.looseObject({
   ...common,
   type: z.literal("approval/decision"),
   callId: z.string().min(1),
   decision: approvalDecisionSchema,
+  synthetic: z.boolean().optional(),
 });
 
 /** The session's standing objective (`null` clears it). */
@@ -238,6 +248,40 @@ export const extensionEventSchema = z.looseObject({
   ...common,
   type: z.string().regex(/^x-/),
 });
+
+/**
+ * The process group a tool started: enough to find it again after a crash and to tell it is still
+ * the same process (same host, same pid, same start time).
+ */
+export const toolProcessSchema = z.looseObject({
+  /** Process id of the group leader. */
+  pid: z.number().int().min(1),
+  /** Process group id (the leader's pid: tools start their commands in a new group). */
+  pgid: z.number().int().min(1),
+  /** `os.hostname()` of the machine the process runs on. */
+  host: z.string().min(1),
+  /** When the leader started, as the operating system reports it (ISO-8601 UTC). */
+  startedAt: timestampSchema,
+});
+/** The process group a tool started. */
+export type ToolProcess = Known<z.infer<typeof toolProcessSchema>>;
+
+/** Type of the extension event that records a tool's process group. */
+export const PROCESS_START_EVENT = "x-process/start";
+
+/**
+ * `x-process/start`: a tool started a process group for the call `callId` (cited in
+ * `sourceEventSeqs`). Written before the command runs, so a crashed run's orphans can be found
+ * and ended on resume. An `x-` event: readers that do not know it carry it and ignore it.
+ */
+export const processStartEventSchema = z.looseObject({
+  ...common,
+  type: z.literal(PROCESS_START_EVENT),
+  callId: z.string().min(1),
+  process: toolProcessSchema,
+});
+/** A parsed `x-process/start` event. */
+export type ProcessStartEvent = Known<z.infer<typeof processStartEventSchema>>;
 
 /** Every known (non-extension) event type, by name. */
 export const knownEventSchemas = {

@@ -1,5 +1,14 @@
 import { EventLogCorruptError, type EventLogErrorCode, type LogLocation } from "./errors";
-import type { ApprovalPolicy, SessionEvent, SessionHeader, TurnStartEvent, Usage } from "./schema";
+import {
+  type ApprovalPolicy,
+  PROCESS_START_EVENT,
+  processStartEventSchema,
+  type SessionEvent,
+  type SessionHeader,
+  type ToolProcess,
+  type TurnStartEvent,
+  type Usage,
+} from "./schema";
 import { isSurfaceEvent, type SurfaceEntry, type SurfaceItem } from "./surface";
 import { SurfaceState } from "./surface-state";
 
@@ -19,6 +28,16 @@ export interface PendingCall {
   name: string;
   arguments: string;
   /** seq of the `function_call` event. */
+  seq: number;
+  runId: string;
+  /** The process group the tool started for this call (its `x-process/start` event), if any. */
+  process?: ToolProcess;
+}
+
+/** An `approval/request` that has no `approval/decision` yet. */
+export interface PendingApproval {
+  callId: string;
+  /** seq of the `approval/request` event. */
   seq: number;
   runId: string;
 }
@@ -52,6 +71,7 @@ export class Session {
   private readonly surfaceState = new SurfaceState();
   private turn: OpenTurn | null = null;
   private readonly pending = new Map<string, PendingCall>();
+  private readonly approvals = new Map<string, PendingApproval>();
   private readonly callSeqs = new Map<string, number>();
   private currentGoal: string | null = null;
   private readonly totals: UsageTotals = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 };
@@ -115,6 +135,11 @@ export class Session {
   /** Calls without output, in call order. */
   get pendingCalls(): PendingCall[] {
     return [...this.pending.values()].map((call) => ({ ...call }));
+  }
+
+  /** Approval requests without a decision, in request order. */
+  get pendingApprovals(): PendingApproval[] {
+    return [...this.approvals.values()].map((approval) => ({ ...approval }));
   }
 
   /** seq of the last event (0 for an empty session, `parent.seq` for a fork with no events). */
@@ -325,6 +350,19 @@ export class Session {
       case "function_call_output":
         this.pending.delete(event.callId);
         break;
+      case "approval/request":
+        this.approvals.set(event.callId, {
+          callId: event.callId,
+          seq: event.seq,
+          runId: event.runId,
+        });
+        break;
+      case "approval/decision":
+        this.approvals.delete(event.callId);
+        break;
+      case PROCESS_START_EVENT:
+        this.recordProcess(event);
+        break;
       case "model/response":
         if (event.usage !== undefined) addUsage(this.totals, event.usage);
         break;
@@ -332,6 +370,14 @@ export class Session {
         this.currentGoal = event.goal;
         break;
     }
+  }
+
+  /** Notes the process group of a pending call; a malformed record is carried and ignored. */
+  private recordProcess(event: SessionEvent): void {
+    const parsed = processStartEventSchema.safeParse(event);
+    if (!parsed.success) return;
+    const call = this.pending.get(parsed.data.callId);
+    if (call !== undefined) call.process = { ...parsed.data.process };
   }
 }
 

@@ -1,3 +1,4 @@
+import type { ToolProcess } from "@tapedeck/session";
 import type { z } from "zod";
 import type { WorkspaceFs } from "../workspace-fs";
 
@@ -23,6 +24,12 @@ export interface ToolContext {
    * history).
    */
   privateRoots?: readonly string[];
+  /**
+   * A tool that starts a process group calls this before the group runs any of the command, and
+   * waits for it: the run records the group in the log (`x-process/start`), so a resume after a
+   * crash can end it. When it rejects, the tool kills the group and fails the call.
+   */
+  onProcessStart?: (process: ToolProcess) => Promise<void>;
 }
 
 /**

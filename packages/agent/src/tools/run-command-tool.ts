@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
+import type { Writable } from "node:stream";
 import { z } from "zod";
+import { describeProcessGroup, signalGroup } from "../process-group";
 import { toolEnvironment } from "../secrets";
 import { type AgentTool, ToolError } from "./agent-tool";
 
@@ -32,17 +34,21 @@ function commandEnvironment(extra: Record<string, string> | undefined): NodeJS.P
 }
 
 function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // already gone
-  }
+  if (pid !== undefined) signalGroup(pid, "SIGKILL");
 }
 
 /**
+ * The command waits on fd 3 until the run has logged its process group, then becomes the command
+ * (`exec` keeps the pid, so the logged leader and start time stay true). If the agent dies before
+ * that, the read fails and nothing of the command runs.
+ */
+const GATED_BASH = 'IFS= read -r _ <&3 || exit 125; exec 3<&-; exec bash -c "$1"';
+
+/**
  * `run_command`: `bash -c` in the workspace root, in its own process group so that a timeout or a
- * cancelled run kills the whole tree. Combined output is capped; the exit code is reported.
+ * cancelled run kills the whole tree. The group is handed to `context.onProcessStart` (logged)
+ * before the command runs, so a resume after a crash can end it. Combined output is capped; the
+ * exit code is reported.
  */
 export function createRunCommandTool(
   options: RunCommandOptions = {},
@@ -64,12 +70,26 @@ export function createRunCommandTool(
           reject(new ToolError("Command cancelled before it started."));
           return;
         }
-        const child = spawn("bash", ["-c", args.command], {
+        let reason: "timeout" | "cancelled" | "unrecorded" | undefined;
+        let recordError = "";
+        const child = spawn("bash", ["-c", GATED_BASH, "bash", args.command], {
           cwd: context.cwd,
           detached: true,
-          stdio: ["ignore", "pipe", "pipe"],
+          stdio: ["ignore", "pipe", "pipe", "pipe"],
           env: commandEnvironment(options.env),
         });
+        const gate = child.stdio[3] as Writable;
+        gate.on("error", () => undefined);
+        const open = () => gate.end("go\n");
+        if (child.pid !== undefined && context.onProcessStart !== undefined) {
+          context.onProcessStart(describeProcessGroup(child.pid)).then(open, (error: unknown) => {
+            reason ??= "unrecorded";
+            recordError = (error as Error).message ?? String(error);
+            killGroup(child.pid);
+          });
+        } else {
+          open();
+        }
         let head = "";
         let tail = "";
         let total = 0;
@@ -85,9 +105,8 @@ export function createRunCommandTool(
             tail = (tail + text).slice(-(cap - headCap));
           }
         };
-        child.stdout.on("data", collect);
-        child.stderr.on("data", collect);
-        let reason: "timeout" | "cancelled" | undefined;
+        child.stdout?.on("data", collect);
+        child.stderr?.on("data", collect);
         const timer = setTimeout(() => {
           reason = "timeout";
           killGroup(child.pid);
@@ -110,7 +129,11 @@ export function createRunCommandTool(
             total > kept
               ? `${head}\n[… output truncated: ${total - kept} of ${total} characters cut …]\n${tail}`
               : head + tail;
-          if (reason === "cancelled") {
+          if (reason === "unrecorded") {
+            reject(
+              new ToolError(`Command not run: its process could not be logged (${recordError}).`),
+            );
+          } else if (reason === "cancelled") {
             reject(new ToolError(`Command cancelled; it was killed.\n${output}`));
           } else if (reason === "timeout") {
             reject(

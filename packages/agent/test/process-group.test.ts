@@ -1,0 +1,200 @@
+import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { INTERRUPTED_OUTPUT, PROCESS_START_EVENT, type ToolProcess } from "@tapedeck/session";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  createRunCommandTool,
+  initializeRun,
+  localWorkspaceFs,
+  type ToolContext,
+} from "../src/index";
+import { describeProcessGroup, endOrphanGroup, signalGroup } from "../src/process-group";
+import { sandbox } from "./helpers";
+
+type Box = Awaited<ReturnType<typeof sandbox>>;
+let box: Box;
+const spawned: number[] = [];
+beforeEach(async () => {
+  box = await sandbox();
+});
+afterEach(async () => {
+  for (const pid of spawned.splice(0)) signalGroup(pid, "SIGKILL");
+  await box.cleanup();
+});
+
+function context(onProcessStart?: ToolContext["onProcessStart"]): ToolContext {
+  return {
+    cwd: box.cwd,
+    fs: localWorkspaceFs,
+    signal: new AbortController().signal,
+    sessionId: "s",
+    ...(onProcessStart === undefined ? {} : { onProcessStart }),
+  };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > 5_000) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A detached `sleep 60` in its own group, as run_command starts commands. */
+function detachedSleep(): number {
+  const child = spawn("sleep", ["60"], { detached: true, stdio: "ignore" });
+  child.unref();
+  const pid = child.pid ?? 0;
+  spawned.push(pid);
+  return pid;
+}
+
+describe("run_command process groups", () => {
+  it("reports its process group before any of the command runs, and the leader is the command", async () => {
+    const tool = createRunCommandTool();
+    const marker = path.join(box.cwd, "ran");
+    let recorded: ToolProcess | undefined;
+    let release: () => void = () => undefined;
+    const running = tool.execute(
+      tool.argsSchema.parse({ command: `echo $$ > ${marker}; echo pid=$$` }),
+      context((process) => {
+        recorded = process;
+        return new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      }),
+    );
+    await until(() => recorded !== undefined, "the process record");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect(readFile(marker, "utf8")).rejects.toThrow(/ENOENT/);
+    release();
+    const output = await running;
+    expect(output).toBe(`exit code 0\npid=${recorded?.pid}\n`);
+    expect(recorded).toMatchObject({ pgid: recorded?.pid });
+    expect(Date.parse(recorded?.startedAt ?? "")).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it("does not run the command when its process cannot be logged", async () => {
+    const tool = createRunCommandTool();
+    const marker = path.join(box.cwd, "ran");
+    await expect(
+      tool.execute(
+        tool.argsSchema.parse({ command: `touch ${marker}` }),
+        context(async () => {
+          throw new Error("disk full");
+        }),
+      ),
+    ).rejects.toThrow(/not run: its process could not be logged \(disk full\)/);
+    await expect(readFile(marker, "utf8")).rejects.toThrow(/ENOENT/);
+  });
+
+  it("a timeout kills the whole group, background children included", async () => {
+    const tool = createRunCommandTool();
+    const pidFile = path.join(box.cwd, "child.pid");
+    await expect(
+      tool.execute(
+        tool.argsSchema.parse({
+          command: `sleep 60 & echo $! > ${pidFile}; wait`,
+          timeoutSeconds: 1,
+        }),
+        context(),
+      ),
+    ).rejects.toThrow(/timed out/);
+    const child = Number(await readFile(pidFile, "utf8"));
+    await until(() => !alive(child), "the background sleep to die");
+  });
+});
+
+describe("endOrphanGroup", () => {
+  it("ends a group that is still the logged one", async () => {
+    const pid = detachedSleep();
+    const record = describeProcessGroup(pid);
+    expect(await endOrphanGroup(record)).toEqual({ status: "ended", signal: "SIGTERM" });
+    await until(() => !alive(pid), "the sleep to die");
+  });
+
+  it("leaves a process alone whose start time differs from the record (a recycled pid)", async () => {
+    const pid = detachedSleep();
+    const record = {
+      ...describeProcessGroup(pid),
+      startedAt: new Date(Date.now() - 3_600_000).toISOString(),
+    };
+    expect(await endOrphanGroup(record)).toEqual({ status: "not-ours" });
+    expect(alive(pid)).toBe(true);
+  });
+
+  it("never signals a group recorded on another host, and reports a finished one as gone", async () => {
+    const pid = detachedSleep();
+    const record = describeProcessGroup(pid);
+    expect(await endOrphanGroup({ ...record, host: "elsewhere.invalid" })).toEqual({
+      status: "other-host",
+      host: "elsewhere.invalid",
+    });
+    expect(alive(pid)).toBe(true);
+    signalGroup(pid, "SIGKILL");
+    await until(() => !alive(pid), "the sleep to die");
+    expect(await endOrphanGroup(record)).toEqual({ status: "gone" });
+  });
+});
+
+describe("initializeRun on resume", () => {
+  it("ends a crashed run's still-running process group and says so in the synthetic output", async () => {
+    const first = await initializeRun({
+      store: box.store,
+      input: "start it",
+      cwd: box.cwd,
+      policy: { approval: "auto" },
+      model: "openai:gpt-4.1-mini",
+    });
+    const [call] = await first.writer.append([
+      {
+        type: "function_call",
+        runId: first.runId,
+        callId: "call_1",
+        name: "run_command",
+        arguments: '{"command":"sleep 60"}',
+      },
+    ]);
+    const pid = detachedSleep();
+    await first.writer.append([
+      {
+        type: PROCESS_START_EVENT,
+        runId: first.runId,
+        callId: "call_1",
+        process: describeProcessGroup(pid),
+        sourceEventSeqs: [call?.seq ?? 0],
+      },
+    ]);
+    // The agent dies here: no output, no turn/end, the lock released by the crash.
+    await first.writer.close();
+    const resumed = await initializeRun({
+      store: box.store,
+      sessionId: first.sessionId,
+      input: "again",
+      cwd: box.cwd,
+      policy: { approval: "auto" },
+      model: "openai:gpt-4.1-mini",
+    });
+    await resumed.writer.close();
+    await until(() => !alive(pid), "the orphaned sleep to be ended");
+    const repair = resumed.newEventsToPersist.find(
+      (event) => event.type === "function_call_output",
+    );
+    expect(repair).toMatchObject({ callId: "call_1", synthetic: true, isError: true });
+    expect(repair?.type === "function_call_output" && repair.output).toMatch(
+      new RegExp(
+        `^${INTERRUPTED_OUTPUT.replace(/[[\]().]/g, "\\$&")} Its process group ${pid} .* was still running after the crash and has been ended \\(SIGTERM\\)\\.$`,
+      ),
+    );
+  });
+});
