@@ -1,9 +1,11 @@
+import { repairInterruptedRun } from "@tapedeck/agent";
 import { EventLogCorruptError, normalize, type Session, SessionBusyError } from "@tapedeck/session";
 import type { SessionStore, SessionWriter } from "@tapedeck/session-store";
 
 /**
  * Opens a session for a surface: a torn tail is moved aside, and when its last run was cut off
- * the normalize repairs are written first. While another live process holds the session its open
+ * the repairs (`repairInterruptedRun`: normalize, after ending an orphaned tool process group) are
+ * written first. While another live process holds the session its open
  * turn is running, not interrupted: the session is returned as it stands, unrepaired (a run on it
  * gets `SessionBusyError`).
  *
@@ -27,7 +29,8 @@ export async function openSession(store: SessionStore, sessionId: string): Promi
     throw error;
   }
   try {
-    const repairs = normalize(writer.session);
+    // The agent's repair path: it also ends a tool process group the crashed run left running.
+    const repairs = await repairInterruptedRun(writer.session);
     if (repairs.length > 0) await writer.append(repairs);
     return writer.session;
   } finally {

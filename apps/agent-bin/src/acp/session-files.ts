@@ -1,3 +1,4 @@
+import { repairInterruptedRun } from "@tapedeck/agent";
 import { EventLogCorruptError, normalize, type Session, SessionBusyError } from "@tapedeck/session";
 import type { SessionStore } from "@tapedeck/session-store";
 
@@ -35,7 +36,8 @@ export async function normalizedSession(store: SessionStore, sessionId: string):
     throw error;
   }
   try {
-    const repairs = normalize(writer.session);
+    // The agent's repair path: it also ends a tool process group the crashed run left running.
+    const repairs = await repairInterruptedRun(writer.session);
     if (repairs.length > 0) await writer.append(repairs);
     return writer.session;
   } finally {

@@ -1,9 +1,9 @@
 import { writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
+import { repairInterruptedRun } from "@tapedeck/agent";
 import { createHost, sessionIdsOnDisk } from "@tapedeck/host";
 import {
   EventLogCorruptError,
-  normalize,
   type Session,
   type SessionEvent,
   TapedeckError,
@@ -324,7 +324,7 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
       }
       const writer = await store.openWriter(sessionId);
       try {
-        const repairs = normalize(writer.session);
+        const repairs = await repairInterruptedRun(writer.session);
         if (repairs.length > 0) {
           await writer.append(repairs);
           io.stdout.write(
