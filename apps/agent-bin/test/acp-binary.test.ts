@@ -21,13 +21,10 @@ function script() {
   }).system(DEFAULT_SYSTEM_PROMPT);
 }
 
-async function setup(
-  recording: ReturnType<ReturnType<typeof script>["build"]>,
-  match: "strict" | "off" = "strict",
-) {
+async function setup(recording: ReturnType<ReturnType<typeof script>["build"]>) {
   const workspace = await tempWorkspace();
   cleanups.push(workspace.cleanup);
-  const server = await startReplayServer(recording.recording(), { match });
+  const server = await startReplayServer(recording.recording());
   cleanups.push(() => server.close());
   const env = {
     TAPEDECK_HOME: workspace.home,
@@ -103,13 +100,15 @@ describe("tapedeck acp (spawned binary, replayed model)", () => {
     const recording = script()
       .user("run the slow thing")
       .toolCall("run_command", { command: "sleep 5" }, { callId: "call_slow" })
-      .toolResult(INTERRUPTED_OUTPUT, { isError: true })
+      .toolResult(
+        `${INTERRUPTED_OUTPUT} Its process group was still running after the crash and has been ended (SIGTERM).`,
+        { isError: true },
+      )
       .user("what happened?")
       .text("The command was interrupted.")
       .end()
       .build();
-    // The repair names the orphaned process group (pid, host, time): serve the calls in order.
-    const { workspace, server, start } = await setup(recording, "off");
+    const { workspace, server, start } = await setup(recording);
     const first = start();
     await initialize(first);
     const { sessionId } = await first.agent.request(acp.methods.agent.session.new, {
@@ -162,7 +161,7 @@ describe("tapedeck acp (spawned binary, replayed model)", () => {
       prompt: [{ type: "text", text: "what happened?" }],
     });
     expect(answer.stopReason).toBe("end_turn");
-    // The model got the synthetic output and no orphan call.
+    // The model request matched the recording, which has the synthetic output and no orphan call.
     expect(server.failures()).toEqual([]);
     server.assertAllConsumed();
 

@@ -5,6 +5,7 @@ import path from "node:path";
 import { DEFAULT_SYSTEM_PROMPT, toolDefinitions } from "@tapedeck/agent";
 import { standardTools } from "@tapedeck/host";
 import { scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
+import { INTERRUPTED_OUTPUT } from "@tapedeck/session";
 import { createMemoryQueryEngine } from "@tapedeck/session-query";
 import { afterEach, describe, expect, it } from "vitest";
 import { BINARY, tempWorkspace, waitFor } from "./binary";
@@ -14,12 +15,18 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/** The process exists and is not a zombie (an orphan's zombie may linger until init reaps it). */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return true;
   }
 }
 
@@ -35,13 +42,16 @@ describe("kill -9 of the agent during run_command", () => {
       .system(DEFAULT_SYSTEM_PROMPT)
       .user("start the server")
       .toolCall("run_command", { command })
-      .toolResult("(the run was killed)", { isError: true })
+      .toolResult(
+        `${INTERRUPTED_OUTPUT} Its process group was still running after the crash and has been ended (SIGTERM).`,
+        { isError: true },
+      )
       .user("again")
       .text("Resumed.")
       .end()
       .build();
-    // The resumed request carries the synthetic output (pid, host, time): serve calls in order.
-    const server = await startReplayServer(recording.recording(), { match: "off" });
+    // Strict: the resumed request must carry exactly this synthetic output.
+    const server = await startReplayServer(recording.recording());
     cleanups.push(() => server.close());
     const env = {
       PATH: process.env.PATH ?? "",
@@ -91,6 +101,8 @@ describe("kill -9 of the agent during run_command", () => {
     });
     const code = await new Promise((resolve) => resumed.on("exit", resolve));
     expect({ code, stdout }, stderr).toEqual({ code: 0, stdout: "Resumed.\n" });
+    expect(server.failures()).toEqual([]);
+    server.assertAllConsumed();
     await waitFor(() => !alive(sleepPid), "the orphaned sleep to be ended", 5_000);
 
     const events = (await readFile(path.join(workspace.home, "sessions", file ?? ""), "utf8"))
@@ -107,7 +119,7 @@ describe("kill -9 of the agent during run_command", () => {
       (event) => event.type === "function_call_output" && event.synthetic === true,
     );
     expect(repair?.output).toMatch(
-      /^Error \[SESSION_RESUME_INTERRUPTED\].* Its process group \d+ .* was still running after the crash and has been ended/,
+      /^Error \[SESSION_RESUME_INTERRUPTED\].* Its process group was still running after the crash and has been ended \(SIGTERM\)\.$/,
     );
   });
 });

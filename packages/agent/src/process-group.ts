@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import type { ToolProcess } from "@tapedeck/session";
 
@@ -76,6 +76,26 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
+/**
+ * Whether group `pgid` still has a running member. On Linux zombies do not count (a killed
+ * agent's children are reparented to an init that may never reap them); elsewhere any member does.
+ */
+export function groupRunning(pgid: number): boolean {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return signalGroup(pgid, 0);
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = procStatFields(Number(entry));
+    // fields[0] is the state, fields[2] the process group.
+    if (fields !== undefined && fields[2] === String(pgid) && fields[0] !== "Z") return true;
+  }
+  return false;
+}
+
 /** Whether `pid` exists, and whether we may signal it (EPERM: another user's process). */
 function probe(pid: number): "alive" | "gone" | "foreign" {
   try {
@@ -114,10 +134,11 @@ export async function endOrphanGroup(
   if (started === undefined || Math.abs(started.getTime() - recorded) > START_TOLERANCE_MS) {
     return { status: "not-ours" };
   }
+  if (!groupRunning(record.pgid)) return { status: "gone" };
   signalGroup(record.pgid, "SIGTERM");
   const deadline = Date.now() + (options.graceMs ?? 1_000);
   while (Date.now() < deadline) {
-    if (!signalGroup(record.pgid, 0)) return { status: "ended", signal: "SIGTERM" };
+    if (!groupRunning(record.pgid)) return { status: "ended", signal: "SIGTERM" };
     await sleep(25);
   }
   signalGroup(record.pgid, "SIGKILL");
@@ -125,15 +146,17 @@ export async function endOrphanGroup(
 }
 
 /** The sentence a synthetic output adds about a call's process group. */
-export function orphanNote(record: ToolProcess, outcome: OrphanOutcome): string {
-  const group = `Its process group ${record.pgid} (started ${record.startedAt} on ${record.host})`;
+export function orphanNote(outcome: OrphanOutcome): string {
+  // The pid, host and start time are in the call's `x-process/start` event; the text stays the
+  // same from run to run, so recordings of a repaired session replay.
+  const group = "Its process group";
   switch (outcome.status) {
     case "ended":
       return `${group} was still running after the crash and has been ended (${outcome.signal}).`;
     case "gone":
       return `${group} was no longer running.`;
     case "other-host":
-      return `${group} runs on another host and was not touched from ${os.hostname()}.`;
+      return `${group} runs on host ${outcome.host}, not this one (${os.hostname()}); it was left alone.`;
     case "not-ours":
       return `${group} was no longer running (its pid now belongs to another process, left alone).`;
   }

@@ -12,7 +12,7 @@ export async function repairInterruptedRun(session: Session): Promise<SessionEve
   const notes = new Map<string, string>();
   for (const call of session.pendingCalls) {
     if (call.process === undefined) continue;
-    notes.set(call.callId, orphanNote(call.process, await endOrphanGroup(call.process)));
+    notes.set(call.callId, orphanNote(await endOrphanGroup(call.process)));
   }
   return normalize(session, { notes });
 }

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { INTERRUPTED_OUTPUT, PROCESS_START_EVENT, type ToolProcess } from "@tapedeck/session";
@@ -33,12 +34,18 @@ function context(onProcessStart?: ToolContext["onProcessStart"]): ToolContext {
   };
 }
 
+/** The process exists and is not a zombie (an orphan's zombie may linger until init reaps it). */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return true;
   }
 }
 
@@ -193,7 +200,7 @@ describe("initializeRun on resume", () => {
     expect(repair).toMatchObject({ callId: "call_1", synthetic: true, isError: true });
     expect(repair?.type === "function_call_output" && repair.output).toMatch(
       new RegExp(
-        `^${INTERRUPTED_OUTPUT.replace(/[[\]().]/g, "\\$&")} Its process group ${pid} .* was still running after the crash and has been ended \\(SIGTERM\\)\\.$`,
+        `^${INTERRUPTED_OUTPUT.replace(/[[\]().]/g, "\\$&")} Its process group was still running after the crash and has been ended \\(SIGTERM\\)\\.$`,
       ),
     );
   });

@@ -7,8 +7,11 @@
 const uuidPattern = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const isoPattern = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})\b/g;
 
-/** Process ids in messages such as a busy session's owner ("process 4242 on host"). */
-const pidPattern = /\b(process|pid) \d+\b/g;
+/**
+ * Process ids in messages such as a busy session's owner ("process 4242 on host") or a repaired
+ * call's orphan ("process group 4242").
+ */
+const pidPattern = /\b(process|pid|process group) \d+\b/g;
 
 /** Which placeholder family an id belongs to, chosen by the key it first appears under. */
 const keyKinds: Record<string, string> = {
@@ -21,7 +24,17 @@ const keyKinds: Record<string, string> = {
 };
 
 /** Keys whose numeric values vary between runs. */
-const volatileNumberKeys = new Set(["durationMs", "elapsedMs", "pid", "startedAtMs", "latencyMs"]);
+const volatileNumberKeys = new Set([
+  "durationMs",
+  "elapsedMs",
+  "pid",
+  "pgid",
+  "startedAtMs",
+  "latencyMs",
+]);
+
+/** Keys whose string values name the machine (`x-process/start`'s `process.host`). */
+const volatileStringKeys = new Set(["host"]);
 
 /** Options of {@link createNormalizer}. */
 export interface NormalizerOptions {
@@ -77,7 +90,10 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
   };
 
   const visit = (value: unknown, key: string | undefined): unknown => {
-    if (typeof value === "string") return normalizeString(value, key);
+    if (typeof value === "string")
+      return key !== undefined && volatileStringKeys.has(key)
+        ? "<HOST>"
+        : normalizeString(value, key);
     if (typeof value === "number")
       return key !== undefined && volatileNumberKeys.has(key) ? "<NUMBER>" : value;
     if (Array.isArray(value)) return value.map((item) => visit(item, key));

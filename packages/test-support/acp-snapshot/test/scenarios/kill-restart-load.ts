@@ -26,7 +26,10 @@ export const recording = () =>
   agentScript()
     .user("Run the long job.")
     .toolCall("run_command", { command: "sleep 30" }, { callId: "call_long" })
-    .toolResult(INTERRUPTED_OUTPUT, { isError: true })
+    .toolResult(
+      `${INTERRUPTED_OUTPUT} Its process group was still running after the crash and has been ended (SIGTERM).`,
+      { isError: true },
+    )
     .user("What happened?")
     .text("The job was interrupted when the agent stopped.")
     .end()
