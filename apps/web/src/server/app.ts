@@ -1,4 +1,5 @@
 import { defaultTools, wrapReadOnlyTool } from "@tapedeck/agent";
+import { type Session, SessionNotFoundError } from "@tapedeck/session";
 import {
   createSessionQueryTool,
   type QueryScope,
@@ -188,10 +189,23 @@ export function createApp(options: AppOptions): WebApp {
     });
   });
 
+  /**
+   * A session from its log, or — logged on another machine of a team index — from the index,
+   * which replays it through the same invariants.
+   */
+  const readSession = async (id: string): Promise<Session> => {
+    try {
+      return await store.readSession(id);
+    } catch (error) {
+      if (!SessionNotFoundError.isInstance(error)) throw error;
+      return index.engine.readSession(allScope, id);
+    }
+  };
+
   app.get("/api/sessions/:id", async (c) => {
     const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
     // Read from the file itself: always current, and damage comes with its line and offset.
-    const session = await store.readSession(id);
+    const session = await readSession(id);
     const chunks = parseInput(sessionQuerySchema, c.req.query(), "query").chunks === "true";
     return c.json(sessionView(session, { chunks }));
   });
@@ -236,7 +250,7 @@ export function createApp(options: AppOptions): WebApp {
     // Replayed from the file itself (an index may hold only the readable prefix of a damaged
     // log): a damaged log throws (422) and nothing is sent. Same format as `exportSession`:
     // header, then every event with a fork's parent prefix inlined.
-    const session = await store.readSession(id);
+    const session = await readSession(id);
     const jsonl = `${[session.header, ...session.events].map((line) => JSON.stringify(line)).join("\n")}\n`;
     return c.body(jsonl, 200, {
       "content-type": "application/x-ndjson; charset=utf-8",

@@ -24,3 +24,4 @@ export {
   scanLogFiles,
 } from "./session-index";
 export { createSqliteIndex, sqliteIndexPath } from "./sqlite-index";
+export { createTeamIndex } from "./team-index";

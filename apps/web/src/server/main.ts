@@ -12,6 +12,7 @@ import { demoLogsFromFixtures } from "./demo-fixtures";
 import { startServer } from "./serve";
 import { createSqliteIndex } from "./sqlite-index";
 import { startPaths } from "./start-options";
+import { createTeamIndex } from "./team-index";
 
 const env = process.env;
 // Relative to the directory pnpm was called from, not apps/web where `pnpm start` runs.
@@ -35,7 +36,14 @@ if (!existsSync(path.join(clientDir, "index.html"))) {
   process.exit(1);
 }
 const store = createSessionStore({ home });
-const index = createSqliteIndex(store);
+const indexUrl = env.TAPEDECK_INDEX_URL?.trim() || undefined;
+const index =
+  indexUrl === undefined
+    ? createSqliteIndex(store)
+    : await createTeamIndex(store, indexUrl).catch((error: unknown) => {
+        console.error(error instanceof Error ? error.message : String(error));
+        process.exit(1);
+      });
 const started = Date.now();
 await index.sync();
 const demoLogs = await demoLogsFromFixtures();
@@ -69,7 +77,7 @@ const server = await startServer(web.app, {
   process.exit(1);
 });
 console.log(
-  `Tapedeck viewer on ${server.url}  (home ${home}, indexed in ${Date.now() - started} ms)`,
+  `Tapedeck viewer on ${server.url}  (home ${home}, ${indexUrl === undefined ? "indexed" : "pushed to the team index"} in ${Date.now() - started} ms)`,
 );
 const model = web.runs.status();
 if (model.configured) console.log(`New sessions started here run in ${cwd}`);
