@@ -187,7 +187,10 @@ describe("tapedeck sessions", () => {
     const first = await cli(["index"]);
     expect(first.stdout).toMatch(/3 added/);
     expect((await cli(["index"])).stdout).toMatch(/0 added, 0 updated/);
-    expect((await cli(["index", "--rebuild"])).stdout).toMatch(/Rebuilt .* 3 added/);
+    const rebuilt = (await cli(["index", "--rebuild"])).stdout;
+    expect(rebuilt).toMatch(/Rebuilt .* 3 added/);
+    // A rebuild checkpoints its write-ahead log: the index is one file.
+    expect(rebuilt).toMatch(/Index size: \d+\.\d MB \+ write-ahead log 0\.0 MB\./);
   });
 
   it("the session_query tool sees this workspace only", async () => {

@@ -137,3 +137,11 @@ export function eventLogBuilder(options: EventLogBuilderOptions = {}): EventLogB
   };
   return builder;
 }
+
+export {
+  type CorpusOptions,
+  generateCorpus,
+  random,
+  textSource,
+  vocabulary,
+} from "./corpus";

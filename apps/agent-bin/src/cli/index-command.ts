@@ -11,6 +11,10 @@ function bar(done: number, total: number, events: number): string {
   return `\r[${"#".repeat(filled)}${" ".repeat(width - filled)}] ${done}/${total} sessions, ${events} events`;
 }
 
+function megabytes(bytes: number): string {
+  return `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
 /**
  * `tapedeck index [--rebuild] [--stats]`: brings the search index up to date — the home's SQLite
  * index, or with `TAPEDECK_INDEX_URL` the team index, into which the home's new events are
@@ -48,6 +52,15 @@ export async function indexCommand(argv: string[], io: Io): Promise<number> {
     if (io.interactive) io.stderr.write("\n");
     io.stdout.write(
       `${values.rebuild ? "Rebuilt" : "Updated"} ${indexPath(host.store.home)} in ${Date.now() - started} ms: ${report.sessionsAdded} added, ${report.sessionsUpdated} updated, ${report.sessionsRemoved} removed, ${report.eventsIndexed} events indexed.\n`,
+    );
+    for (const damaged of report.damaged) {
+      io.stdout.write(
+        `Damaged: session ${damaged.sessionId} is indexed only up to its first damage (${damaged.code}: ${damaged.message}); \`tapedeck sessions verify ${damaged.sessionId}\` shows it.\n`,
+      );
+    }
+    const { databaseBytes, walBytes } = engine.footprint();
+    io.stdout.write(
+      `Index size: ${megabytes(databaseBytes)} + write-ahead log ${megabytes(walBytes)}.\n`,
     );
     return 0;
   } finally {

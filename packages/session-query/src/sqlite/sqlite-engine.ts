@@ -1,3 +1,4 @@
+import * as fs from "node:fs";
 /**
  * The SQLite FTS5 backend: an index over the store's logs, rebuildable at any time. Searches read
  * the index and then the matching lines from the logs by byte offset; `readSession` syncs the one
@@ -82,8 +83,10 @@ export interface SqliteQueryEngine extends SessionQueryEngine {
    * lists reflect the last sync; `readSession` syncs its session itself. Concurrent calls queue.
    */
   sync(options?: SyncOptions): Promise<SyncReport>;
-  /** Empties the index and ingests every log again. */
+  /** Empties the index, ingests every log again (a full scan), merges it and checkpoints the WAL. */
   rebuild(options?: SyncOptions): Promise<SyncReport>;
+  /** Bytes of the database file and of its write-ahead log now (0 for `:memory:`). */
+  footprint(): { databaseBytes: number; walBytes: number };
   /** Closes the database. */
   close(): void;
 }
@@ -415,11 +418,20 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
 
     rebuild(syncOptions = {}) {
       return indexer.exclusive(async () => {
+        const optimizedBefore = indexer.optimizeRuns;
         indexer.clear();
         const report = await indexer.syncAll(syncOptions.onProgress, { full: true });
-        indexer.optimize();
+        // syncAll merged already when it indexed enough; a small rebuild is merged here.
+        if (indexer.optimizeRuns === optimizedBefore) indexer.optimize();
+        // Leave no write-ahead log behind: the index should be one file of its final size.
+        db.pragma("wal_checkpoint(TRUNCATE)");
         return report;
       });
+    },
+
+    footprint() {
+      const size = (path: string) => fs.statSync(path, { throwIfNoEntry: false })?.size ?? 0;
+      return { databaseBytes: size(options.path), walBytes: size(`${options.path}-wal`) };
     },
 
     close() {
@@ -447,7 +459,7 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
         return await store.readSession(id);
       } catch (error) {
         if (EventLogCorruptError.isInstance(error)) {
-          indexer.recordDamage(id, { code: error.code, message: error.message });
+          indexer.recordDamage(id, { code: error.code, message: error.message }, error.seq);
         }
         throw error;
       }

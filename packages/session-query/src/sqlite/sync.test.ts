@@ -180,6 +180,79 @@ describe("SQLite index maintenance", () => {
     expect((await engine.searchEvents(all, { text: "words" })).items).toHaveLength(4);
   });
 
+  it("after a sync that adds a small share of the index, merges a bounded amount, never the whole index", async () => {
+    const segments = () => {
+      const db = new Database(dbPath, { readonly: true });
+      try {
+        const row = db.prepare("SELECT count(DISTINCT segid) AS n FROM event_fts_idx").get();
+        return (row as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    engine.close();
+    engine = createSqliteQueryEngine({ path: dbPath, store: store(), optimizeAfterEvents: 8 });
+    const addSessions = async (count: number, word: string) => {
+      for (let index = 0; index < count; index += 1) {
+        const log = eventLogBuilder().turn().user(`${word} ${index}`).end();
+        write(log.header, log.events);
+      }
+      await engine.sync();
+    };
+    await addSessions(10, "base"); // 30 events, all new: one full merge
+    expect(segments()).toBe(1);
+    // 9 new events (over the threshold of 8) against 39: a full optimize would rewrite the 30
+    // old events into one segment again, which made adding cost grow with the index.
+    await addSessions(3, "more");
+    expect(segments()).toBe(2);
+    expect((await engine.searchEvents(all, { text: "more" })).items).toHaveLength(3);
+  });
+
+  it("indexes a log only up to its first damage, reports it, and lists the session damaged", async () => {
+    const log = eventLogBuilder().turn();
+    for (let index = 0; index < 12; index += 1) log.user(`heron number ${index}`);
+    log.end();
+    // Drop the line of seq 7: a gap, which replay refuses from there on.
+    const lines = [log.header, ...log.events.filter((event) => event.seq !== 7)].map(line);
+    fs.writeFileSync(logPath(log.header.sessionId), lines.join(""));
+    const report = await engine.sync();
+    expect(report.damaged).toEqual([
+      expect.objectContaining({ sessionId: log.header.sessionId, code: "SEQ_GAP" }),
+    ]);
+    const hits = await engine.searchEvents(all, { text: "heron", order: "oldest", limit: 50 });
+    expect(hits.items.map((hit) => hit.event.seq)).toEqual([2, 3, 4, 5, 6]);
+    const [summary] = (await engine.listSessions(all)).items;
+    expect(summary?.status).toBe("damaged");
+    // Reported once, not by every later sync.
+    appendByHand(log.header.sessionId, line({ ...log.events.at(-1), seq: 99 }));
+    expect((await engine.sync()).damaged).toEqual([]);
+    expect((await engine.searchEvents(all, { text: "heron", limit: 50 })).items).toHaveLength(5);
+  });
+
+  it("drops from the index what a full replay refuses in appended bytes", async () => {
+    const log = eventLogBuilder().turn().user("first heron");
+    write(log.header, log.events);
+    await engine.sync();
+    const before = log.events.length;
+    // An output for a call that was never made: seq-continuous, so only replay refuses it.
+    log.push({
+      type: "function_call_output",
+      runId: log.events[1]!.runId,
+      callId: "nope",
+      output: "heron",
+      isError: false,
+    });
+    log.user("later heron").end();
+    appendByHand(log.header.sessionId, log.events.slice(before).map(line).join(""));
+    await engine.sync();
+    await expect(engine.readSession(all, log.header.sessionId)).rejects.toMatchObject({
+      code: "ORPHAN_OUTPUT",
+    });
+    const hits = await engine.searchEvents(all, { text: "heron", order: "oldest" });
+    expect(hits.items.map((hit) => hit.event.seq)).toEqual([2]);
+    expect((await engine.listSessions(all)).items[0]?.status).toBe("damaged");
+  });
+
   it("persists across reopening, and rebuilds with progress", async () => {
     for (let index = 0; index < 3; index += 1) {
       const log = eventLogBuilder().turn().user(`persisted ${index}`).end();
