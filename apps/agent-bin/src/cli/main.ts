@@ -1,14 +1,5 @@
-import { parseArgs } from "node:util";
-import { createHost } from "@tapedeck/host";
-import { TapedeckError } from "@tapedeck/session";
-import { defaultWorkspaceId } from "@tapedeck/session-store";
-import type { ListedSession } from "../acp/acp-agent";
-import { serveAcp } from "../acp/serve";
 import { AGENT_VERSION } from "../version";
-import { indexCommand } from "./index-command";
-import { CliUsageError, type Io } from "./io";
-import { askOnTerminal, RUN_USAGE, runCommand } from "./run-command";
-import { SESSIONS_USAGE, sessionsCommand } from "./sessions-command";
+import type { Io } from "./io";
 
 const USAGE = `tapedeck ${AGENT_VERSION} — a coding agent whose sessions are durable, resumable logs
 
@@ -41,7 +32,7 @@ export function processIo(): Io {
     env: process.env,
     cwd: process.cwd(),
     interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY),
-    ask: askOnTerminal,
+    ask: async (question) => (await import("./run-command")).askOnTerminal(question),
     onInterrupt: (handler) => {
       process.on("SIGINT", handler);
     },
@@ -88,51 +79,16 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
-      case "acp": {
-        const { values } = parseArgs({
-          args: rest,
-          strict: true,
-          options: { model: { type: "string" } },
-        });
-        const host = createHost({
-          env: io.env,
-          ...(values.model === undefined ? {} : { model: values.model }),
-        });
-        await serveAcp({
-          store: host.store,
-          config: host.config,
-          providerFor: host.providerFor,
-          toolsFor: (cwd) => host.toolsFor({ cwd, workspaceId: defaultWorkspaceId(cwd) }),
-          listSessions: async (cwd) => {
-            const sessions: ListedSession[] = [];
-            let cursor: string | undefined;
-            do {
-              const page = await host.engine.listSessions(
-                { all: true },
-                { limit: 100, ...(cursor === undefined ? {} : { cursor }) },
-              );
-              for (const summary of page.items) {
-                if (cwd !== undefined && summary.cwd !== cwd) continue;
-                sessions.push({
-                  sessionId: summary.id,
-                  cwd: summary.cwd,
-                  updatedAt: summary.updatedAt,
-                  ...(summary.title === null ? {} : { title: summary.title }),
-                });
-              }
-              cursor = page.nextCursor ?? undefined;
-            } while (cursor !== undefined);
-            return sessions;
-          },
-        });
-        return 0;
-      }
+      case "acp":
+        return await (await import("./acp-command")).acpCommand(rest, io);
+      // Each command loads only its own code (a chunk of the bundle): `--version` and `sessions`
+      // do not read or compile the agent loop, the model clients or the ACP SDK.
       case "run":
-        return await runCommand(rest, io);
+        return await (await import("./run-command")).runCommand(rest, io);
       case "sessions":
-        return await sessionsCommand(rest, io);
+        return await (await import("./sessions-command")).sessionsCommand(rest, io);
       case "index":
-        return await indexCommand(rest, io);
+        return await (await import("./index-command")).indexCommand(rest, io);
       case "mcp":
         return await (await import("./mcp-command")).mcpCommand(rest, io);
       case "import":
@@ -148,9 +104,16 @@ export async function main(argv: string[], io: Io): Promise<number> {
         io.stdout.write(`${USAGE}\n`);
         return command === undefined ? 2 : 0;
       default:
-        throw new CliUsageError(`unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
+        throw new (await import("./io")).CliUsageError(
+          `unknown command ${JSON.stringify(command)}.\n\n${USAGE}`,
+        );
     }
   } catch (error) {
+    // Loaded only on failure: the entry chunk stays free of the shared runtime.
+    const [{ CliUsageError }, { TapedeckError }] = await Promise.all([
+      import("./io"),
+      import("@tapedeck/session"),
+    ]);
     if (
       error instanceof CliUsageError ||
       (error as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ||
@@ -172,5 +135,3 @@ export async function main(argv: string[], io: Io): Promise<number> {
     throw error;
   }
 }
-
-export { RUN_USAGE, SESSIONS_USAGE };

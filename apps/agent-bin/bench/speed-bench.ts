@@ -1,0 +1,249 @@
+/**
+ * `pnpm bench` for issue #12 (every command costs O(changes)): whole-process timings of the built
+ * `tapedeck` on a generated home of 2,000 sessions × 25 turns (`generate-home.ts`, ≈ 650k events),
+ * each paired with its baseline as A B A B and summarised by medians. `BENCH_LARGE=1` adds the
+ * 20,000-session rows (≈ 1.7 GB, minutes). Expects the bundle built (the `bench` script does it).
+ * Homes are kept in `$TMPDIR/tapedeck-speed-bench-*` and reused when their shape matches.
+ */
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { type BenchRow, printTable } from "@tapedeck/bench";
+import { createSqliteQueryEngine } from "@tapedeck/session-query/sqlite";
+import { createSessionStore } from "@tapedeck/session-store";
+import { generateHome } from "./generate-home";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const binary = path.join(root, "dist/tapedeck.mjs");
+const runs = Number(process.env.BENCH_RUNS ?? 7);
+const words = ["migration", "kubernetes", "mutex", "rollback", "websocket", "数据库", "checkpoint"];
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? sorted[middle]!
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+/** Wall time of one process, in ms. */
+function wall(command: string, args: readonly string[], env: NodeJS.ProcessEnv): number {
+  const started = performance.now();
+  const result = spawnSync(command, args, { env, maxBuffer: 1 << 28 });
+  const elapsed = performance.now() - started;
+  if (result.status !== 0 && !(command === "rg" && result.status === 1)) {
+    throw new Error(`${command} ${args.join(" ")} failed: ${result.stderr}`);
+  }
+  return elapsed;
+}
+
+/** Runs `a` and `b` alternately (A B A B …) and returns both medians. */
+function paired(a: (index: number) => number, b: (index: number) => number) {
+  const as: number[] = [];
+  const bs: number[] = [];
+  for (let index = 0; index < runs; index += 1) {
+    as.push(a(index));
+    bs.push(b(index));
+  }
+  return { a: median(as), b: median(bs) };
+}
+
+function homeFor(sessions: number) {
+  const home = path.join(os.tmpdir(), `tapedeck-speed-bench-${sessions}`);
+  const started = performance.now();
+  const made = generateHome(home, { sessions, turns: 25 });
+  console.log(
+    `home ${home}: ${made.sessions} sessions, ${made.events} events, ${(made.bytes / 1e6).toFixed(0)} MB (${Math.round(performance.now() - started)} ms to generate or reuse)`,
+  );
+  return made;
+}
+
+function cli(home: string) {
+  const env = { PATH: process.env.PATH ?? "", HOME: home, TAPEDECK_HOME: home };
+  const tapedeck = (...args: string[]) => wall(process.execPath, [binary, ...args], env);
+  return { env, tapedeck };
+}
+
+/** `tapedeck index` from nothing; returns events/s and the index footprint. */
+function indexFromNothing(home: string, events: number) {
+  for (const suffix of ["", "-wal", "-shm"]) {
+    fs.rmSync(path.join(home, `index.sqlite${suffix}`), { force: true });
+  }
+  const { tapedeck } = cli(home);
+  const ms = tapedeck("index");
+  const size = (name: string) =>
+    fs.statSync(path.join(home, name), { throwIfNoEntry: false })?.size ?? 0;
+  return {
+    eventsPerSecond: events / (ms / 1000),
+    ms,
+    indexBytes: size("index.sqlite") + size("index.sqlite-wal"),
+  };
+}
+
+function searchRows(home: string, label: string, goal: string): BenchRow {
+  const { env, tapedeck } = cli(home);
+  const sessionsDir = path.join(home, "sessions");
+  const { a, b } = paired(
+    (index) => tapedeck("sessions", "search", "--all", words[index % words.length]!),
+    (index) => wall("rg", ["-F", "-c", "--", words[index % words.length]!, sessionsDir], env),
+  );
+  return {
+    name: `tapedeck sessions search --all WORD, whole process (${label})`,
+    value: a,
+    unit: "ms",
+    baseline: b,
+    baselineName: "rg -F -c WORD sessions/",
+    better: "lower",
+    goal,
+  };
+}
+
+/** In-process: sync after one appended event, against stating every log. */
+async function syncAfterOneAppend(home: string): Promise<BenchRow> {
+  const store = createSessionStore({ home });
+  const engine = createSqliteQueryEngine({ path: path.join(home, "index.sqlite"), store });
+  await engine.sync();
+  const ids = await store.sessionIds();
+  const syncs: number[] = [];
+  const scans: number[] = [];
+  for (let index = 0; index < runs; index += 1) {
+    const id = ids[(index * 997) % ids.length]!;
+    await store.append(id, [{ type: "x-bench", runId: "bench", index } as never]);
+    let started = performance.now();
+    const report = await engine.sync();
+    syncs.push(performance.now() - started);
+    if (report.eventsIndexed !== 1)
+      throw new Error(`expected 1 event indexed, got ${report.eventsIndexed}`);
+    started = performance.now();
+    for (const name of fs.readdirSync(path.join(home, "sessions"))) {
+      fs.statSync(path.join(home, "sessions", name));
+    }
+    scans.push(performance.now() - started);
+  }
+  engine.close();
+  return {
+    name: `sync after appending 1 event to 1 of ${ids.length} sessions (in process)`,
+    value: median(syncs),
+    unit: "ms",
+    baseline: median(scans),
+    baselineName: "readdir + stat of every log",
+    better: "lower",
+    goal: "≤ 5 ms, flat in sessions",
+  };
+}
+
+/** In-process engine: newest-first search p50 against rg's wall time on the same words. */
+async function engineSearch(home: string): Promise<BenchRow> {
+  const store = createSessionStore({ home });
+  const engine = createSqliteQueryEngine({ path: path.join(home, "index.sqlite"), store });
+  await engine.sync();
+  const { env } = cli(home);
+  const { a, b } = paired(
+    (index) => {
+      const started = performance.now();
+      // The SQLite work runs synchronously inside the call; the promise only carries the page.
+      void engine.searchEvents({ all: true }, { text: words[index % words.length]!, limit: 20 });
+      return performance.now() - started;
+    },
+    (index) =>
+      wall(
+        "rg",
+        ["-F", "-c", "--", words[index % words.length]!, path.join(home, "sessions")],
+        env,
+      ),
+  );
+  engine.close();
+  return {
+    name: "engine newest-first search, 20 hits (in process)",
+    value: a,
+    unit: "ms",
+    baseline: b,
+    baselineName: "rg -F -c WORD sessions/",
+    better: "lower",
+    goal: "≥ 100×",
+  };
+}
+
+const small = homeFor(2000);
+const rows: BenchRow[] = [];
+const indexed = indexFromNothing(small.home, small.events);
+rows.push({
+  name: `tapedeck index from nothing, ${small.sessions} sessions (events/s)`,
+  value: indexed.eventsPerSecond,
+  unit: "ev/s",
+  better: "higher",
+});
+rows.push({
+  name: "index size (index.sqlite + WAL) / JSONL",
+  value: indexed.indexBytes / small.bytes,
+  unit: "×",
+  better: "lower",
+  goal: "≤ 0.5",
+});
+rows.push(searchRows(small.home, `${small.sessions} sessions`, "≤ 1.0× rg"));
+{
+  const { env, tapedeck } = cli(small.home);
+  const { a } = paired(
+    () => tapedeck("sessions", "list", "--all"),
+    () => wall(process.execPath, ["-e", "0"], env),
+  );
+  rows.push({
+    name: `tapedeck sessions list --all, whole process (${small.sessions} sessions)`,
+    value: a,
+    unit: "ms",
+    better: "lower",
+    goal: "≤ 150 ms",
+  });
+  const version = paired(
+    () => tapedeck("--version"),
+    () => wall(process.execPath, ["-e", "0"], env),
+  );
+  rows.push({
+    name: "tapedeck --version, whole process",
+    value: version.a,
+    unit: "ms",
+    baseline: version.b,
+    baselineName: "node -e 0",
+    better: "lower",
+    goal: "≤ node + 60 ms",
+  });
+}
+rows.push(await syncAfterOneAppend(small.home));
+rows.push(await engineSearch(small.home));
+
+if (process.env.BENCH_LARGE === "1") {
+  const large = homeFor(20_000);
+  const big = indexFromNothing(large.home, large.events);
+  rows.push({
+    name: `tapedeck index from nothing, ${large.sessions} sessions (events/s)`,
+    value: big.eventsPerSecond,
+    unit: "ev/s",
+    baseline: indexed.eventsPerSecond,
+    baselineName: `${small.sessions}-session home`,
+    better: "higher",
+    goal: "≥ 0.8×",
+  });
+  const largeSearch = searchRows(large.home, `${large.sessions} sessions`, "≥ 2.5× faster than rg");
+  rows.push(largeSearch);
+  const { tapedeck } = cli(large.home);
+  const list = paired(
+    () => tapedeck("sessions", "list", "--all"),
+    () => tapedeck("--version"),
+  );
+  rows.push({
+    name: `tapedeck sessions list --all, whole process (${large.sessions} sessions)`,
+    value: list.a,
+    unit: "ms",
+    better: "lower",
+    goal: "≤ 1.3× the 2,000 figure",
+  });
+  rows.push(await syncAfterOneAppend(large.home));
+}
+
+printTable(
+  `Speed (issue #12): medians of ${runs} paired runs (A B A B); ${os.cpus().length} cores, load average ${os.loadavg()[0]?.toFixed(1)} at the end — a shared machine`,
+  rows,
+);
