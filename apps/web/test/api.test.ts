@@ -3,7 +3,7 @@ import path from "node:path";
 import { replayLogText } from "@tapedeck/session";
 import { eventLogBuilder } from "@tapedeck/session/testing";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   createApp,
   createMemoryIndex,
@@ -592,5 +592,62 @@ describe("live changes", () => {
     await stream.return(undefined);
     const list = await (await app.request("/api/sessions?workspace=elsewhere")).json();
     expect(list.items.map((item: { id: string }) => item.id)).toEqual([created.sessionId]);
+  });
+
+  it("streams one session's events after the seq the page has, reading only appended bytes", async () => {
+    const { app } = makeApp();
+    web.live.stop();
+    await web.live.tick();
+    const { sessionId } = await store.create({ cwd: seeded.home, workspaceId: "streamed" });
+    const runId = "run-stream";
+    const start = {
+      type: "turn/start",
+      runId,
+      policy: { approval: "auto" },
+      model: "m",
+      resumed: false,
+    } as const;
+    await store.append(sessionId, [
+      start,
+      { type: "message", runId, role: "user", content: "one" },
+    ]);
+    const read = vi.spyOn(store, "read");
+    // The stream's own reads (the in-memory test index re-reads changed logs by itself).
+    const streamReads = () => read.mock.calls.filter(([, options]) => options?.tornTail === "stop");
+    const response = await app.request(`/api/sessions/${sessionId}/stream?after=1`);
+    if (response.body === null) throw new Error("no body");
+    const stream = readSse(response.body);
+    expect((await stream.next()).value?.event).toBe("ready");
+    const first = (await stream.next()).value;
+    expect(
+      JSON.parse(first?.data ?? "{}").events.map((event: { seq: number }) => event.seq),
+    ).toEqual([2]);
+    for (const [index, content] of ["two", "three", "four"].entries()) {
+      const sizeBefore = store.entry(sessionId)?.size;
+      await store.append(sessionId, [{ type: "message", runId, role: "user", content }]);
+      await web.live.tick();
+      const message = (await stream.next()).value;
+      expect(message?.event).toBe("events");
+      const events = JSON.parse(message?.data ?? "{}").events as { seq: number; content: string }[];
+      expect(events.map((event) => [event.seq, event.content])).toEqual([[3 + index, content]]);
+      // The read for this change started where the last one stopped: no re-read of the session.
+      expect(streamReads().at(-1)?.[1]?.fromOffset).toBe(sizeBefore);
+    }
+    expect(streamReads()).toHaveLength(4);
+    await stream.return(undefined);
+    read.mockRestore();
+  });
+
+  it("a quiet tick of the live feed looks at no log", async () => {
+    makeApp();
+    web.live.stop();
+    await web.live.tick();
+    const entry = vi.spyOn(store, "entry");
+    const scan = vi.spyOn(store, "scan");
+    expect(await web.live.tick()).toEqual([]);
+    expect(entry).not.toHaveBeenCalled();
+    expect(scan).not.toHaveBeenCalled();
+    entry.mockRestore();
+    scan.mockRestore();
   });
 });

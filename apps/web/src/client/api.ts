@@ -1,4 +1,6 @@
 /** Fetch helpers for the server's JSON API, with the optional access token. */
+
+import type { SessionEvent } from "@tapedeck/session";
 import type { EventHit, EventTrace, Lineage, Page, SessionSummary } from "@tapedeck/session-query";
 import { readSse, type SseMessage } from "../shared/sse";
 import type { SessionViewData } from "./timeline";
@@ -156,4 +158,44 @@ export async function* postSse(
     throw new ApiError(response.status, error);
   }
   yield* readSse(response.body);
+}
+
+/**
+ * Subscribes to one session's new events: the server sends the events after `afterSeq`, then
+ * each event as the log grows (never the whole session again). Returns the function that closes
+ * the stream. The page appends what `onEvents` receives to what it holds.
+ */
+export function subscribeSession(
+  sessionId: string,
+  afterSeq: number,
+  onEvents: (events: SessionEvent[]) => void,
+): () => void {
+  let after = afterSeq;
+  let source: EventSource | null = null;
+  let closed = false;
+  const open = () => {
+    if (closed) return;
+    source = new EventSource(
+      withToken(`/api/sessions/${encodeURIComponent(sessionId)}/stream?after=${after}`),
+    );
+    source.addEventListener("events", (message) => {
+      const { events } = JSON.parse((message as MessageEvent<string>).data) as {
+        events: SessionEvent[];
+      };
+      const last = events.at(-1);
+      if (last !== undefined) after = last.seq;
+      onEvents(events);
+    });
+    // Reconnect by hand, after the last seq received (EventSource's own retry would reuse the
+    // first URL and send events twice).
+    source.onerror = () => {
+      source?.close();
+      setTimeout(open, 1000);
+    };
+  };
+  open();
+  return () => {
+    closed = true;
+    source?.close();
+  };
 }

@@ -24,6 +24,7 @@ import {
   sessionsQuerySchema,
 } from "./schemas";
 import type { SessionIndex } from "./session-index";
+import { addSessionStreamRoute } from "./session-stream";
 
 /** Options of {@link createApp}. */
 export interface AppOptions {
@@ -86,6 +87,7 @@ export function createApp(options: AppOptions): WebApp {
     ...options.agent,
   });
   const live = new LiveWatcher(store, index, options.liveIntervalMs ?? 1000);
+  addSessionStreamRoute(app, store, live);
 
   app.onError((error, c) => {
     if (error instanceof ModelNotConfiguredError) {

@@ -1,5 +1,5 @@
 import type { SessionStore } from "@tapedeck/session-store";
-import { type LogFileState, type SessionIndex, scanLogFiles } from "./session-index";
+import type { LogFileState, SessionIndex } from "./session-index";
 
 /** What `GET /api/live` sends when a log appears or grows. */
 export interface LiveChange {
@@ -11,16 +11,20 @@ export interface LiveChange {
 }
 
 /**
- * Polls the sessions directory; when a log appears, grows or goes, syncs the index and tells the
- * subscribers. Polling (not `fs.watch`) because it behaves the same on every platform and
- * filesystem, and a stat per file per second is cheap.
+ * Follows the store's change feed (`changesSince`): each tick reads the change journal from its
+ * cursor and looks only at the sessions named there, so a quiet tick costs a `stat` of the folder
+ * and a read of the journal's tail, not a `stat` of every log. When a log appears, grows or goes,
+ * it syncs the index and tells the subscribers. Polling (not `fs.watch`) because it behaves the
+ * same on every platform and filesystem.
  */
 export class LiveWatcher {
   readonly #store: SessionStore;
   readonly #index: SessionIndex;
   readonly #intervalMs: number;
   readonly #subscribers = new Set<(changes: LiveChange[]) => void>();
-  #previous: Map<string, LogFileState> | null = null;
+  /** Size and mtime of every log as last seen; `null` before the first tick. */
+  #known: Map<string, LogFileState> | null = null;
+  #cursor: string | null = null;
   #timer: NodeJS.Timeout | null = null;
   #ticking = false;
 
@@ -49,39 +53,77 @@ export class LiveWatcher {
     return () => this.#subscribers.delete(listener);
   }
 
-  /** One scan: sync the index if anything changed, then notify. Exposed for tests. */
+  /** One look at the change feed: sync the index if anything changed, then notify. For tests. */
   async tick(): Promise<LiveChange[]> {
     if (this.#ticking) return [];
     this.#ticking = true;
     try {
-      const files = await scanLogFiles(this.#store);
-      const previous = this.#previous;
-      this.#previous = files;
-      if (previous === null) {
-        await this.#index.sync();
-        return [];
-      }
-      const changes: LiveChange[] = [];
-      for (const [sessionId, state] of files) {
-        const before = previous.get(sessionId);
-        if (
-          before === undefined ||
-          before.size !== state.size ||
-          before.mtimeMs !== state.mtimeMs
-        ) {
-          changes.push({ sessionId, created: before === undefined, size: state.size });
+      const feed = await this.#store.changesSince(this.#cursor);
+      this.#cursor = feed.cursor;
+      const known = this.#known;
+      if (feed.kind === "scan") {
+        const files = new Map<string, LogFileState>();
+        for (const log of feed.logs) {
+          files.set(log.sessionId, { size: log.size, mtimeMs: log.modifiedMs });
         }
+        this.#known = files;
+        if (known === null) {
+          await this.#index.sync();
+          return [];
+        }
+        return await this.#publish(
+          diff(known, files, [...new Set([...known.keys(), ...files.keys()])]),
+        );
       }
-      for (const sessionId of previous.keys()) {
-        if (!files.has(sessionId)) changes.push({ sessionId, created: false, size: -1 });
+      const current = known ?? new Map<string, LogFileState>();
+      this.#known = current;
+      const candidates = new Set(feed.sessionIds);
+      if (feed.present !== undefined) {
+        const present = new Set(feed.present);
+        for (const id of present) if (!current.has(id)) candidates.add(id);
+        for (const id of current.keys()) if (!present.has(id)) candidates.add(id);
       }
-      if (changes.length > 0) {
-        await this.#index.sync();
-        for (const listener of this.#subscribers) listener(changes);
+      const now = new Map<string, LogFileState>();
+      for (const sessionId of candidates) {
+        const entry = this.#store.entry(sessionId);
+        if (entry !== null) now.set(sessionId, { size: entry.size, mtimeMs: entry.modifiedMs });
       }
-      return changes;
+      const changes = diff(current, now, [...candidates]);
+      for (const sessionId of candidates) {
+        const state = now.get(sessionId);
+        if (state === undefined) current.delete(sessionId);
+        else current.set(sessionId, state);
+      }
+      return await this.#publish(changes);
     } finally {
       this.#ticking = false;
     }
   }
+
+  async #publish(changes: LiveChange[]): Promise<LiveChange[]> {
+    if (changes.length > 0) {
+      await this.#index.sync();
+      for (const listener of this.#subscribers) listener(changes);
+    }
+    return changes;
+  }
+}
+
+/** What changed between two views of the logs `ids`. */
+function diff(
+  before: ReadonlyMap<string, LogFileState>,
+  after: ReadonlyMap<string, LogFileState>,
+  ids: readonly string[],
+): LiveChange[] {
+  const changes: LiveChange[] = [];
+  for (const sessionId of [...ids].sort()) {
+    const was = before.get(sessionId);
+    const is = after.get(sessionId);
+    if (is === undefined) {
+      if (was !== undefined) changes.push({ sessionId, created: false, size: -1 });
+    } else if (was === undefined || was.size !== is.size || was.mtimeMs !== is.mtimeMs) {
+      changes.push({ sessionId, created: was === undefined, size: is.size });
+    }
+  }
+  return changes;
 }

@@ -1,0 +1,82 @@
+/**
+ * `GET /api/sessions/:id/stream?after=SEQ`: the events of one session after the seq the page
+ * already has, as SSE, then each new event as the log grows. The log is read once up to its end
+ * when the stream opens and afterwards only from the byte offset where the last read stopped:
+ * a change costs the bytes appended, never a re-read or replay of the session.
+ */
+import type { SessionEvent } from "@tapedeck/session";
+import type { LogOffset, SessionStore } from "@tapedeck/session-store";
+import type { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import { z } from "zod";
+import { parseInput } from "./http-errors";
+import type { LiveWatcher } from "./live";
+import { sessionIdSchema } from "./schemas";
+
+/** `?after=SEQ`: the last seq the page holds (0: from the first event). */
+const streamQuerySchema = z.object({ after: z.coerce.number().int().min(0).default(0) });
+
+/** What each `events` message carries. */
+export interface SessionStreamMessage {
+  events: SessionEvent[];
+}
+
+/** Adds the route to `app`. */
+export function addSessionStreamRoute(app: Hono, store: SessionStore, live: LiveWatcher): void {
+  app.get("/api/sessions/:id/stream", async (c) => {
+    const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
+    let after = parseInput(streamQuerySchema, c.req.query(), "query").after;
+    // Unknown sessions answer 404 before the stream opens.
+    await store.readHeader(id);
+    return streamSSE(c, async (stream) => {
+      live.start();
+      let position: { fromOffset: LogOffset; fromLine: number } | null = null;
+      /** Reads what was appended since the last read; the line being written is left for later. */
+      const newEvents = async (): Promise<SessionEvent[]> => {
+        const events: SessionEvent[] = [];
+        for await (const read of store.read(id, { ...position, tornTail: "stop" })) {
+          position = { fromOffset: read.end, fromLine: read.line + 1 };
+          if (read.event.seq > after) events.push(read.event);
+        }
+        return events;
+      };
+      let pending = true;
+      let wake: (() => void) | null = null;
+      const unsubscribe = live.subscribe((changes) => {
+        if (changes.some((change) => change.sessionId === id)) {
+          pending = true;
+          wake?.();
+        }
+      });
+      let open = true;
+      stream.onAbort(() => {
+        open = false;
+        wake?.();
+      });
+      await stream.writeSSE({ event: "ready", data: JSON.stringify({ after }) });
+      try {
+        while (open) {
+          if (pending) {
+            pending = false;
+            const events = await newEvents();
+            const last = events.at(-1);
+            if (last !== undefined) {
+              after = last.seq;
+              const message: SessionStreamMessage = { events };
+              await stream.writeSSE({ event: "events", data: JSON.stringify(message) });
+            }
+            continue;
+          }
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            setTimeout(resolve, 15_000).unref();
+          });
+          wake = null;
+          if (open && !pending) await stream.write(": keep-alive\n\n");
+        }
+      } finally {
+        unsubscribe();
+      }
+    });
+  });
+}
