@@ -3,6 +3,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { useAgentRun } from "./agent-run";
 import { api, type ServerConfig, withToken } from "./api";
 import { Composer, CurrentRunCard } from "./composer";
+import { ImportPanel } from "./import-panel";
 import { FINISHED_STATUSES } from "./run-state";
 import { SessionList } from "./session-list";
 import { SessionPage } from "./session-page";
@@ -107,6 +108,7 @@ export function App() {
           </button>
         </div>
         <CurrentRunCard run={agent.run} onOpen={open} />
+        <ImportPanel onImported={() => setListKey((key) => key + 1)} />
         <SessionList
           selected={route.session}
           refreshKey={listKey}

@@ -1,4 +1,5 @@
 /** One session: header, virtualised timeline grouped by turn, and the side panel. */
+
 import { useVirtualizer } from "@tanstack/react-virtual";
 import type { SessionEvent } from "@tapedeck/session";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
@@ -6,6 +7,7 @@ import { preview, Row, type RowLinks } from "../render/timeline-row";
 import { TokenChart } from "../render/token-chart";
 import { Visible } from "../render/visible";
 import { ApiError, api } from "./api";
+import { OriginNote } from "./import-panel";
 import { useTurnKeys } from "./keyboard";
 import { SidePanel } from "./panels";
 import {
@@ -134,6 +136,7 @@ export function SessionPage({
             <code>{data.header.sessionId}</code> · <Visible text={data.header.workspaceId} /> ·{" "}
             {data.eventCount.toLocaleString()} events · {data.usage.inputTokens.toLocaleString()} in
             / {data.usage.outputTokens.toLocaleString()} out tokens
+            <OriginNote origin={(data.header as { origin?: unknown }).origin} />
             {data.header.parent !== undefined ? (
               <>
                 {" "}

@@ -13,6 +13,7 @@ import { registerAgentRoutes } from "./agent-routes";
 import { type AgentModelOptions, AgentRuns, ModelNotConfiguredError } from "./agent-runs";
 import { loadDemoSessions } from "./demo";
 import { jsonBody, parseInput, toHttpError } from "./http-errors";
+import { registerImportRoutes } from "./import-routes";
 import { LiveWatcher } from "./live";
 import { registerPage } from "./page";
 import {
@@ -44,6 +45,8 @@ export interface AppOptions {
   clientDir?: string;
   /** Poll interval of the live watcher in ms (default 1000). */
   liveIntervalMs?: number;
+  /** Where "Import" looks for other agents' sessions (`HOME`, `CLAUDE_CONFIG_DIR`, …); default the process's. */
+  importEnvironment?: Readonly<Record<string, string | undefined>>;
 }
 
 /** The Hono app plus what the process needs to run and stop it. */
@@ -331,6 +334,7 @@ export function createApp(options: AppOptions): WebApp {
   );
 
   registerAgentRoutes(app, { runs, index, model: options.agent.model });
+  registerImportRoutes(app, { store, index, env: options.importEnvironment ?? process.env });
 
   app.all("/api/*", (c) =>
     c.json({ error: { code: "NOT_FOUND", message: "No such endpoint." } }, 404),

@@ -1,0 +1,166 @@
+/**
+ * "Import": lists what the other agents' default folders hold (files, size) and imports one with
+ * a progress line and a summary. Self-contained: its own requests, its own state.
+ */
+import { useState } from "react";
+import { postSse, withToken } from "./api";
+
+interface SourceListing {
+  source: string;
+  paths: string[];
+  files: number;
+  bytes: number;
+}
+
+interface Progress {
+  filesDone: number;
+  filesTotal: number;
+  bytesDone: number;
+  bytesTotal: number;
+}
+
+interface Summary {
+  counts: { created: number; appended: number; forked: number; unchanged: number };
+  newEvents: number;
+  skipped: number;
+  nothingRead: boolean;
+  files: Array<{ path: string; error?: string; skipped: unknown[] }>;
+}
+
+const labels: Record<string, string> = {
+  "claude-code": "Claude Code",
+  codex: "Codex",
+  pi: "pi",
+  opencode: "opencode",
+};
+
+function size(bytes: number): string {
+  if (bytes < 1024 * 1024) return `${Math.ceil(bytes / 1024)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** A button that opens the import panel; `onImported` refreshes the session list. */
+export function ImportPanel({ onImported }: { onImported: () => void }) {
+  const [open, setOpen] = useState(false);
+  const [sources, setSources] = useState<SourceListing[] | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+  const [progress, setProgress] = useState<Progress | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+
+  const load = async () => {
+    setOpen(true);
+    setMessage(null);
+    try {
+      const response = await fetch(withToken("/api/import/sources"));
+      const body = (await response.json()) as {
+        items?: SourceListing[];
+        error?: { message?: string };
+      };
+      if (!response.ok) throw new Error(body.error?.message ?? `HTTP ${response.status}`);
+      setSources(body.items ?? []);
+    } catch (caught) {
+      setMessage(caught instanceof Error ? caught.message : String(caught));
+    }
+  };
+
+  const run = async (source: string) => {
+    setBusy(source);
+    setProgress(null);
+    setMessage(null);
+    try {
+      for await (const event of postSse(
+        `/api/import/${source}`,
+        {},
+        new AbortController().signal,
+      )) {
+        if (event.event === "progress") setProgress(JSON.parse(event.data) as Progress);
+        else if (event.event === "summary") {
+          const summary = JSON.parse(event.data) as Summary;
+          const { created, appended, forked, unchanged } = summary.counts;
+          const unreadable = summary.files.filter((file) => file.error !== undefined).length;
+          setMessage(
+            `${labels[source] ?? source}: ${created} new, ${appended} updated, ${forked} forked, ${unchanged} unchanged session(s); ${summary.newEvents} event(s) added` +
+              (summary.skipped > 0 ? `; ${summary.skipped} damaged line(s) skipped` : "") +
+              (unreadable > 0 ? `; ${unreadable} file(s) unreadable` : ""),
+          );
+          onImported();
+        } else if (event.event === "error") {
+          setMessage((JSON.parse(event.data) as { message?: string }).message ?? "Import failed.");
+        }
+      }
+    } catch (caught) {
+      setMessage(caught instanceof Error ? caught.message : String(caught));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  if (!open) {
+    return (
+      <button
+        type="button"
+        className="import-open"
+        data-testid="import-open"
+        onClick={() => void load()}
+      >
+        Import…
+      </button>
+    );
+  }
+  return (
+    <section className="import-panel" data-testid="import-panel">
+      <div className="import-head">
+        <strong>Import sessions from other agents</strong>{" "}
+        <button type="button" className="link" onClick={() => setOpen(false)}>
+          close
+        </button>
+      </div>
+      {sources === null ? <p className="muted small">Looking in the default folders…</p> : null}
+      <ul className="import-sources">
+        {(sources ?? []).map((item) => (
+          <li key={item.source} data-testid={`import-source-${item.source}`}>
+            <span title={item.paths.join("\n")}>{labels[item.source] ?? item.source}</span>{" "}
+            <span className="muted small">
+              {item.files === 0 ? "nothing found" : `${item.files} file(s), ${size(item.bytes)}`}
+            </span>{" "}
+            <button
+              type="button"
+              disabled={item.files === 0 || busy !== null}
+              onClick={() => void run(item.source)}
+            >
+              {busy === item.source ? "Importing…" : "Import"}
+            </button>
+          </li>
+        ))}
+      </ul>
+      {busy !== null && progress !== null ? (
+        <p className="muted small" data-testid="import-progress">
+          {progress.filesDone}/{progress.filesTotal} files · {size(progress.bytesDone)} of{" "}
+          {size(progress.bytesTotal)}
+        </p>
+      ) : null}
+      {message !== null ? (
+        <p className="small" data-testid="import-message">
+          {message}
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+/** "imported from Claude Code" for a session whose header has an `origin`. */
+export function OriginNote({ origin }: { origin: unknown }) {
+  if (typeof origin !== "object" || origin === null) return null;
+  const { tool, sessionId } = origin as { tool?: unknown; sessionId?: unknown };
+  if (typeof tool !== "string") return null;
+  return (
+    <span
+      className="origin-note"
+      data-testid="session-origin"
+      title={typeof sessionId === "string" ? `${tool} session ${sessionId}` : tool}
+    >
+      {" "}
+      · imported from {labels[tool] ?? tool}
+    </span>
+  );
+}

@@ -1,0 +1,93 @@
+/**
+ * The viewer's "Import": what the other agents' default folders hold, and importing one of them
+ * with progress over SSE. Only the default locations are offered: a browser never names a path
+ * on the server to read.
+ */
+import {
+  defaultLocations,
+  findUnits,
+  type ImportEnvironment,
+  type ImportSource,
+  importSessions,
+} from "@tapedeck/importers";
+import type { SessionStore } from "@tapedeck/session-store";
+import type { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import { z } from "zod";
+import { jsonBody, parseInput, toHttpError } from "./http-errors";
+import type { SessionIndex } from "./session-index";
+
+/** Sources the viewer offers (Tapedeck exports have no default folder). */
+const viewerSources = ["claude-code", "codex", "pi", "opencode"] as const;
+
+const sourceSchema = z.enum(viewerSources);
+const importBodySchema = z.strictObject({ dryRun: z.boolean().optional() });
+
+/** One source as `GET /api/import/sources` lists it. */
+export interface ImportSourceListing {
+  source: ImportSource;
+  /** The folders searched. */
+  paths: string[];
+  /** Files (sessions, for opencode storage) found there. */
+  files: number;
+  bytes: number;
+}
+
+/**
+ * `GET /api/import/sources` and `POST /api/import/:source` (SSE: `progress` events, then one
+ * `summary` or `error`). One import at a time per server (409 while one runs).
+ */
+export function registerImportRoutes(
+  app: Hono,
+  options: { store: SessionStore; index: SessionIndex; env: ImportEnvironment },
+): void {
+  let running = false;
+
+  app.get("/api/import/sources", (c) => {
+    const items: ImportSourceListing[] = viewerSources.map((source) => {
+      const paths = defaultLocations(source, options.env);
+      const units = findUnits(source, paths).filter((unit) => unit.bytes > 0);
+      return {
+        source,
+        paths,
+        files: units.length,
+        bytes: units.reduce((sum, unit) => sum + unit.bytes, 0),
+      };
+    });
+    return c.json({ items });
+  });
+
+  app.post("/api/import/:source", async (c) => {
+    const source = parseInput(sourceSchema, c.req.param("source"), "source");
+    const body = parseInput(importBodySchema, await jsonBody(c), "body");
+    if (running) {
+      return c.json(
+        { error: { code: "IMPORT_RUNNING", message: "An import is already running." } },
+        409,
+      );
+    }
+    running = true;
+    return streamSSE(c, async (stream) => {
+      try {
+        const summary = await importSessions({
+          store: options.store,
+          source,
+          env: options.env,
+          dryRun: body.dryRun === true,
+          onProgress: (progress) => {
+            void stream.writeSSE({ event: "progress", data: JSON.stringify(progress) });
+          },
+        });
+        await options.index.sync();
+        await stream.writeSSE({ event: "summary", data: JSON.stringify(summary) });
+      } catch (error) {
+        await stream.writeSSE({
+          event: "error",
+          data: JSON.stringify(toHttpError(error).body.error),
+        });
+      } finally {
+        running = false;
+      }
+    });
+  });
+}

@@ -1,0 +1,91 @@
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createSessionStore } from "@tapedeck/session-store";
+import { afterEach, describe, expect, it } from "vitest";
+import { createApp, createMemoryIndex, type WebApp } from "../src/server/index";
+import { scriptedProvider } from "./scripted-provider";
+import { readSse, type SseMessage } from "./sse";
+
+const samples = fileURLToPath(
+  new URL("../../../packages/importers/__fixtures__/samples", import.meta.url),
+);
+let root: string;
+let web: WebApp | undefined;
+
+afterEach(() => {
+  web?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** A server whose "HOME" holds a Claude Code transcript and nothing else. */
+function setup() {
+  root = mkdtempSync(path.join(tmpdir(), "tapedeck-web-import-"));
+  const userHome = path.join(root, "user");
+  cpSync(path.join(samples, "claude-code"), path.join(userHome, ".claude", "projects"), {
+    recursive: true,
+  });
+  const store = createSessionStore({ home: path.join(root, "tapedeck") });
+  web = createApp({
+    store,
+    index: createMemoryIndex(store),
+    agent: { model: "openai:gpt-4.1-mini", provider: () => scriptedProvider([]), cwd: root },
+    importEnvironment: { HOME: userHome },
+  });
+  return web.app;
+}
+
+async function collect(response: Response): Promise<SseMessage[]> {
+  const events: SseMessage[] = [];
+  if (response.body !== null)
+    for await (const message of readSse(response.body)) events.push(message);
+  return events;
+}
+
+const post = (body: unknown) => ({
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
+
+describe("Import in the viewer", () => {
+  it("lists what the default folders hold, with counts and sizes", async () => {
+    const app = setup();
+    const response = await app.request("/api/import/sources");
+    const { items } = (await response.json()) as {
+      items: Array<{ source: string; files: number; bytes: number; paths: string[] }>;
+    };
+    expect(items.map((item) => item.source)).toEqual(["claude-code", "codex", "pi", "opencode"]);
+    expect(items[0]).toMatchObject({ files: 1, bytes: 10491 });
+    expect(items[0]?.paths[0]).toBe(path.join(root, "user", ".claude", "projects"));
+    expect(items[1]).toMatchObject({ files: 0, bytes: 0 });
+  });
+
+  it("imports with progress, then the session is listed and shows where it came from", async () => {
+    const app = setup();
+    const events = await collect(await app.request("/api/import/claude-code", post({})));
+    expect(events.map((event) => event.event)).toEqual(["progress", "summary"]);
+    const summary = JSON.parse(events[1]!.data) as { counts: Record<string, number> };
+    expect(summary.counts).toMatchObject({ created: 1 });
+    const list = (await (await app.request("/api/sessions")).json()) as {
+      items: Array<{ id: string }>;
+    };
+    expect(list.items).toHaveLength(1);
+    const view = (await (await app.request(`/api/sessions/${list.items[0]!.id}`)).json()) as {
+      header: { origin?: unknown };
+    };
+    expect(view.header.origin).toMatchObject({
+      tool: "claude-code",
+      sessionId: "55604662-cf2a-4331-851a-ec234028f8ca",
+    });
+    const again = await collect(await app.request("/api/import/claude-code", post({})));
+    expect(JSON.parse(again.at(-1)!.data)).toMatchObject({ counts: { created: 0, unchanged: 1 } });
+  });
+
+  it("refuses a source it does not offer and a body with unknown fields", async () => {
+    const app = setup();
+    expect((await app.request("/api/import/tapedeck", post({}))).status).toBe(400);
+    expect((await app.request("/api/import/pi", post({ paths: ["/etc"] }))).status).toBe(400);
+  });
+});
