@@ -262,6 +262,42 @@ describe("importSessions", () => {
     expect(missing.nothingRead).toBe(true);
   });
 
+  it("refuses another tool's file as not the claimed format, importing nothing from it", async () => {
+    const { store } = setup();
+    const files: Record<string, string> = {
+      "claude-code": join(
+        samples,
+        "claude-code",
+        "-home-marco-projects-spotter",
+        "55604662-cf2a-4331-851a-ec234028f8ca.jsonl",
+      ),
+      codex: join(
+        samples,
+        "codex",
+        "2025",
+        "12",
+        "28",
+        "rollout-2025-12-28T12-18-30-019b64e5-57fa-7463-b644-fba7e456f905.jsonl",
+      ),
+      pi: join(
+        samples,
+        "pi",
+        "--Users-badlogic-workspaces-pi-mono--",
+        "2025-12-24T00-32-27-967Z_2638daee-0588-4baa-bd33-68b4c002818e.jsonl",
+      ),
+      opencode: join(samples, "opencode", "ses_18684d584ffe1JuGPUt8v6Igr8.json"),
+    };
+    for (const source of ["claude-code", "codex", "pi", "opencode", "tapedeck"] as const) {
+      for (const [owner, file] of Object.entries(files)) {
+        if (owner === source) continue;
+        const summary = await importSessions({ store, source, paths: [file] });
+        expect(summary.nothingRead, `${owner} file as ${source}`).toBe(true);
+        expect(summary.counts.created, `${owner} file as ${source}`).toBe(0);
+      }
+    }
+    expect(await store.list()).toEqual([]);
+  });
+
   it("dry run reports what would happen and writes nothing", async () => {
     const { store } = setup();
     const summary = await importSessions({

@@ -13,6 +13,7 @@ import {
   excerpt,
   isRecord,
   json,
+  notTheFormat,
   parseEntries,
   type SourceEntry,
   type SourceFile,
@@ -57,6 +58,9 @@ export function convertClaudeCode(
 ): Conversion {
   const skipped: SkippedLine[] = [];
   const entries = dedupe(parseEntries(main, entrySchema, "Claude Code", skipped));
+  if (entries.length > 0 && !entries.some((entry) => isClaudeEntry(entry.value))) {
+    return notTheFormat(main.path, "Claude Code transcript");
+  }
   const mainEntries = entries.filter((entry) => entry.value.isSidechain !== true);
   const sessionId =
     entries.find((entry) => entry.value.sessionId !== undefined)?.value.sessionId ??
@@ -98,6 +102,15 @@ export function convertClaudeCode(
   if (parent !== undefined) sessions.push(parent);
   sessions.push(...children);
   return { sessions, skipped, entries: count };
+}
+
+/** An entry only Claude Code writes: conversation entries carry `uuid` and `sessionId`. */
+function isClaudeEntry(entry: Entry): boolean {
+  if (entry.uuid !== undefined && entry.sessionId !== undefined) return true;
+  return (
+    (entry.type === "summary" && entry.leafUuid !== undefined) ||
+    entry.type === "file-history-snapshot"
+  );
 }
 
 /** Entries with a `uuid` seen before (a resumed session repeats them) are dropped. */

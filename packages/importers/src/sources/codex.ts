@@ -12,6 +12,7 @@ import {
   excerpt,
   isRecord,
   json,
+  notTheFormat,
   parseEntries,
   type SourceFile,
   stringField,
@@ -32,6 +33,15 @@ const injectedPrefixes = [
   "# AGENTS.md instructions",
   "<user_shell_command>",
 ];
+
+/** The line types of a rollout (`RolloutItem`). */
+const envelopeTypes = new Set([
+  "session_meta",
+  "response_item",
+  "event_msg",
+  "turn_context",
+  "compacted",
+]);
 
 /** `event_msg` payloads that repeat a `response_item` or only drive the UI: not imported. */
 const responseItemTypes = new Set([
@@ -57,8 +67,19 @@ export function convertCodex(file: SourceFile): Conversion {
   const lines = parseEntries(file, lineSchema, "Codex rollout", skipped);
   let meta: Record<string, unknown> | undefined;
   const first = lines[0]?.value;
+  // Rollouts from before ~September 2025: a bare meta line, then bare items.
+  const oldShape = first !== undefined && first.type === undefined && first.id !== undefined;
   if (first?.type === "session_meta" && isRecord(first.payload)) meta = first.payload;
-  else if (first !== undefined && first.type === undefined && first.id !== undefined) meta = first;
+  else if (oldShape) meta = first;
+  const recognised =
+    meta !== undefined ||
+    lines.some(
+      (line) =>
+        line.value.type !== undefined &&
+        envelopeTypes.has(line.value.type) &&
+        isRecord(line.value.payload),
+    );
+  if (lines.length > 0 && !recognised) return notTheFormat(file.path, "Codex rollout");
   const sessionId =
     (meta === undefined ? undefined : stringField(meta, "id")) ??
     baseName(file.path).replace(/^rollout-[0-9T:-]+-(?=[0-9a-f]{8}-)/, "");
@@ -85,7 +106,7 @@ export function convertCodex(file: SourceFile): Conversion {
       if (payload.type === "turn_aborted") builder.markTurn("cancelled");
     } else if (value.type === "compacted" && payload !== undefined) {
       builder.compaction(stringField(payload, "message") ?? "");
-    } else if (value.type !== undefined && responseItemTypes.has(value.type)) {
+    } else if (oldShape && value.type !== undefined && responseItemTypes.has(value.type)) {
       // The pre-September-2025 shape: bare response items, no envelope.
       convertItem(builder, value);
     }

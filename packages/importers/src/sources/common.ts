@@ -1,7 +1,7 @@
 /** Helpers shared by the source converters. */
 import type { z } from "zod";
 import { parseJsonLine, type SourceLine } from "../lines";
-import type { SkippedLine } from "../types";
+import type { Conversion, SkippedLine } from "../types";
 
 /** A file's lines, as the converters take them. */
 export interface SourceFile {
@@ -97,4 +97,16 @@ export function baseName(path: string): string {
 export function excerpt(text: string, length = 200): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > length ? `${flat.slice(0, length - 1)}…` : flat;
+}
+
+/**
+ * The result for a file that is not the claimed format: nothing imported, one skip record naming
+ * the file (its lines are not listed one by one).
+ */
+export function notTheFormat(path: string, format: string): Conversion {
+  return {
+    sessions: [],
+    skipped: [{ path, line: 0, offset: 0, reason: `not a ${format} file` }],
+    entries: 0,
+  };
 }

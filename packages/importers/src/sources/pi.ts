@@ -11,6 +11,7 @@ import {
   excerpt,
   isRecord,
   json,
+  notTheFormat,
   parseEntries,
   type SourceEntry,
   type SourceFile,
@@ -43,6 +44,13 @@ export function convertPi(file: SourceFile): Conversion {
   const skipped: SkippedLine[] = [];
   const parsed = parseEntries(file, entrySchema, "pi session", skipped);
   const headerEntry = parsed[0]?.value.type === "session" ? parsed[0] : undefined;
+  const recognised =
+    headerEntry !== undefined ||
+    parsed.some(
+      (entry) =>
+        entry.value.type === "message" && isRecord((entry.value as { message?: unknown }).message),
+    );
+  if (parsed.length > 0 && !recognised) return notTheFormat(file.path, "pi session");
   const header: Record<string, unknown> = headerEntry?.value ?? {};
   const sessionId = stringField(header, "id") ?? baseName(file.path).replace(/^.*_/, "");
   const key: SourceKey = { tool: "pi", sessionId };
