@@ -20,8 +20,13 @@ export interface Connection {
     sql: string,
     params?: readonly unknown[],
   ): Promise<pg.QueryResult<Row>>;
-  /** Runs `task` in a transaction on one client (rolled back when it throws). */
-  transaction<T>(task: (client: pg.PoolClient) => Promise<T>): Promise<T>;
+  /**
+   * Runs `task` in a transaction on one client (rolled back when it throws). With `relaxed`, the
+   * commit does not wait for the server's disk flush (`synchronous_commit off`): a server crash
+   * may lose the last such commits, never corrupt anything — for pushes, which are idempotent
+   * and redo what was lost.
+   */
+  transaction<T>(task: (client: pg.PoolClient) => Promise<T>, relaxed?: boolean): Promise<T>;
   /** One client for a longer job (released by the caller). */
   connect(): Promise<pg.PoolClient>;
 }
@@ -45,10 +50,14 @@ export function openConnection(options: PostgresConnectionOptions): Connection {
   // An idle client whose server went away emits `error` on the pool; without a listener Node
   // would crash. The next query reports the problem in its own words.
   if (owned) pool.on("error", () => undefined);
+  const listening = new WeakSet<pg.PoolClient>();
   const connect = async (): Promise<pg.PoolClient> => {
     try {
       const client = await pool.connect();
-      client.on("error", () => undefined);
+      if (!listening.has(client)) {
+        listening.add(client);
+        client.on("error", () => undefined);
+      }
       return client;
     } catch (error) {
       throw describeDriverError(error, where);
@@ -65,11 +74,11 @@ export function openConnection(options: PostgresConnectionOptions): Connection {
         throw describeDriverError(error, where);
       }
     },
-    async transaction<T>(task: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    async transaction<T>(task: (client: pg.PoolClient) => Promise<T>, relaxed = false): Promise<T> {
       const client = await connect();
       let broken = false;
       try {
-        await client.query("BEGIN");
+        await client.query(relaxed ? "BEGIN; SET LOCAL synchronous_commit TO off" : "BEGIN");
         const result = await task(client);
         await client.query("COMMIT");
         return result;

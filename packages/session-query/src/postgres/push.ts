@@ -316,14 +316,16 @@ async function pushLog(
   const header = entry.header;
   const headerLine = { text: entry.headerText, end: entry.headerEnd as number };
   try {
-    await context.db.transaction((client) =>
-      pushEvents(context, client, header, headerLine, file, state),
+    await context.db.transaction(
+      (client) => pushEvents(context, client, header, headerLine, file, state),
+      true,
     );
   } catch (error) {
     if (hasCode(error, "INVALID_OFFSET") && TapedeckError.isInstance(error)) {
       // The recorded offset is no line start any more: the file was rewritten in place.
-      await context.db.transaction((client) =>
-        pushEvents(context, client, header, headerLine, file, undefined, true),
+      await context.db.transaction(
+        (client) => pushEvents(context, client, header, headerLine, file, undefined, true),
+        true,
       );
       return;
     }
@@ -345,11 +347,14 @@ async function pushEvents(
   const { report, source } = context;
   const sessionId = header.sessionId;
   const fresh = emptyAggregate(header);
-  const inserted = await client.query(
+  // Inserts the row if new, and either way locks it and returns it: one round trip. The no-op
+  // update is what takes the row lock when it exists.
+  const { rows } = await client.query<LockedSession & { inserted: boolean }>(
     `INSERT INTO tapedeck_sessions (session_id, workspace_id, cwd, created_at, updated_at,
        parent_id, status, header, aggregate, search, host, source)
      VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8, $9::tsvector, $10, $11)
-     ON CONFLICT (session_id) DO NOTHING`,
+     ON CONFLICT (session_id) DO UPDATE SET session_id = EXCLUDED.session_id
+     RETURNING header, aggregate, damage_code, damage_message, source, (xmax = 0) AS inserted`,
     [
       sessionId,
       header.workspaceId,
@@ -363,11 +368,6 @@ async function pushEvents(
       context.host,
       source,
     ],
-  );
-  const { rows } = await client.query<LockedSession>(
-    `SELECT header, aggregate, damage_code, damage_message, source FROM tapedeck_sessions
-     WHERE session_id = $1 FOR UPDATE`,
-    [sessionId],
   );
   const row = rows[0];
   if (row === undefined) return;
@@ -469,12 +469,19 @@ async function pushEvents(
     );
   }
   const damage = validator.damage ?? tornTail;
+  const search = aggregate.firstPrompt !== promptBefore;
+  // The session's new totals and this home's progress in its file, in one statement.
   await client.query(
-    `UPDATE tapedeck_sessions SET updated_at = $2, status = $3, aggregate = $4, damage_code = $5,
-       damage_message = $6, bytes = bytes + $7, pushed_at = now()${
-         aggregate.firstPrompt !== promptBefore ? ", search = $8::tsvector" : ""
-       }
-     WHERE session_id = $1`,
+    `WITH updated AS (
+       UPDATE tapedeck_sessions SET updated_at = $2, status = $3, aggregate = $4, damage_code = $5,
+         damage_message = $6, bytes = bytes + $7, pushed_at = now()${search ? ", search = $16::tsvector" : ""}
+       WHERE session_id = $1
+     )
+     INSERT INTO tapedeck_push_state (source, session_id, header, file_offset, file_line, file_size,
+       file_ino, file_mtime, last_seq)
+     VALUES ($8, $1, $9, $10, $11, $12, $13, $14, $15)
+     ON CONFLICT (source, session_id) DO UPDATE SET header = $9, file_offset = $10, file_line = $11,
+       file_size = $12, file_ino = $13, file_mtime = $14, last_seq = $15`,
     [
       sessionId,
       aggregate.lastEventAt ?? header.createdAt,
@@ -483,20 +490,7 @@ async function pushEvents(
       damage?.code ?? null,
       damage?.message ?? null,
       bytes,
-      ...(aggregate.firstPrompt !== promptBefore
-        ? [toTsvector(`${aggregate.firstPrompt ?? ""}\n${header.cwd}`)]
-        : []),
-    ],
-  );
-  await client.query(
-    `INSERT INTO tapedeck_push_state (source, session_id, header, file_offset, file_line, file_size,
-       file_ino, file_mtime, last_seq)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-     ON CONFLICT (source, session_id) DO UPDATE SET header = $3, file_offset = $4, file_line = $5,
-       file_size = $6, file_ino = $7, file_mtime = $8, last_seq = $9`,
-    [
       source,
-      sessionId,
       headerLine.text,
       offset,
       line,
@@ -504,9 +498,10 @@ async function pushEvents(
       file.ino,
       file.mtime,
       aggregate.lastSeq,
+      ...(search ? [toTsvector(`${aggregate.firstPrompt ?? ""}\n${header.cwd}`)] : []),
     ],
   );
-  if ((inserted.rowCount ?? 0) > 0) report.sessionsAdded += 1;
+  if (row.inserted) report.sessionsAdded += 1;
   else if (count > 0) report.sessionsUpdated += 1;
   report.eventsPushed += count;
   report.bytesPushed += bytes;
