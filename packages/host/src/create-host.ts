@@ -18,6 +18,7 @@ import { syncedEngine, type Warn } from "./query-index";
 import { mcpSettingsFromEnv } from "./run-mcp";
 import { resolveSessionId, sessionIdsOnDisk, shortIds } from "./session-ids";
 import { type PreparedRun, type StartRunOptions, startRun } from "./start-run";
+import { copyFromTeamIndex } from "./team-copy";
 import { openTeamIndex, type TeamIndex } from "./team-index";
 import { AGENT_NAME, AGENT_VERSION } from "./version";
 
@@ -112,8 +113,18 @@ export function createHost(options: HostOptions): Host {
     approvals: createApprovalBroker(),
     providerFor,
     toolsFor,
-    startRun: (run) =>
-      startRun(
+    startRun: async (run) => {
+      // A session logged on another machine is copied here first (a fork needs its ancestors).
+      const wanted = run.sessionId ?? run.forkFrom?.sessionId;
+      if (team !== null && wanted !== undefined) {
+        const copied = await copyFromTeamIndex(store, engine, wanted);
+        if (copied.length > 0) {
+          (options.warn ?? ((text: string) => process.stderr.write(text)))(
+            `tapedeck: copied ${copied.join(", ")} from the team index ${team.team.where} into ${store.home} to continue it here.\n`,
+          );
+        }
+      }
+      return startRun(
         {
           store,
           model: config.model,
@@ -122,7 +133,8 @@ export function createHost(options: HostOptions): Host {
           mcp: mcpSettingsFromEnv(env, options.warn),
         },
         run,
-      ),
+      );
+    },
     openSession: (sessionId) => openSession(store, sessionId),
     teamIndex: team?.team ?? null,
     resolveSessionId: (text) => resolveSessionId(store, text, elsewhere),

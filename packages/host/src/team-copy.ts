@@ -1,0 +1,49 @@
+/**
+ * Continuing or forking a session logged on another machine: the team index holds it, the run
+ * needs its log here. The session (and, for a fork by reference, every ancestor missing here) is
+ * copied into the local home first, exactly as the index replays it: the header, then its own
+ * events. The store learns of the new files through its change journal.
+ */
+import * as fs from "node:fs";
+import type { SessionQueryEngine } from "@tapedeck/session-query";
+import type { SessionStore } from "@tapedeck/session-store";
+
+/** Deepest fork chain copied (a guard against reference cycles). */
+const maxDepth = 1000;
+
+/**
+ * Copies `sessionId` from the index into the home unless its log is already here; returns the
+ * ids copied, ancestors first (empty when nothing was needed).
+ *
+ * @throws SessionNotFoundError when the index does not have it either.
+ * @throws EventLogCorruptError when it is damaged (nothing is copied).
+ */
+export async function copyFromTeamIndex(
+  store: SessionStore,
+  engine: SessionQueryEngine,
+  sessionId: string,
+  depth = 0,
+): Promise<string[]> {
+  if (store.entry(sessionId) !== null || depth > maxDepth) return [];
+  const session = await engine.readSession({ all: true }, sessionId);
+  const parent = session.header.parent;
+  const copied =
+    parent === undefined ? [] : await copyFromTeamIndex(store, engine, parent.sessionId, depth + 1);
+  const own = session.events.filter((event) => event.seq > (parent?.seq ?? 0));
+  const text = [session.header, ...own].map((line) => `${JSON.stringify(line)}\n`).join("");
+  const path = store.pathOf(sessionId);
+  const temporary = `${path}.${process.pid}.copy`;
+  fs.mkdirSync(store.sessionsDir, { recursive: true });
+  fs.writeFileSync(temporary, text, { flag: "wx" });
+  try {
+    // A hard link never replaces a log that appeared meanwhile (EEXIST: keep that one).
+    fs.linkSync(temporary, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    return copied;
+  } finally {
+    fs.rmSync(temporary, { force: true });
+  }
+  store.announceChange(sessionId);
+  return [...copied, sessionId];
+}
