@@ -59,7 +59,7 @@ describe("continuing a session logged on another machine", () => {
     const prepared = await host.startRun({
       sessionId: FORK,
       input: "/goal ship it",
-      policy: "deny",
+      policy: { approval: "deny" },
       callerCwd: work,
       cwd: work,
     });
