@@ -11,6 +11,7 @@ import {
 import {
   exportSession,
   type QueryScope,
+  type SessionQueryEngine,
   type SessionSummary,
   settleActiveSessions,
 } from "@tapedeck/session-query";
@@ -24,7 +25,8 @@ export const SESSIONS_USAGE = `Usage: tapedeck sessions <command>
   show ID                        the conversation, turn by turn
   trace ID SEQ [--json]          where an event went: replacements, citing events
   lineage ID [--json]            fork ancestors and descendants
-  export ID [-o FILE]            the validated log as JSONL (forks self-contained)
+  export ID [-o FILE] [--html]   the validated log as JSONL (forks self-contained); --html: one
+                                 self-contained HTML page to read or share (no network)
   verify (ID | --all) [--json]   replay-validate logs; exit 1 on damage
   repair ID                      move a torn tail aside and close an interrupted turn
   rm ID                          move a log to the trash
@@ -134,6 +136,7 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
       all: { type: "boolean" },
       json: { type: "boolean" },
       output: { type: "string", short: "o" },
+      html: { type: "boolean" },
     },
   });
   const host = createHost({ env: io.env, warn: (text) => io.stderr.write(text) });
@@ -279,7 +282,10 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
     case "export": {
       const sessionId = await needIndexedId();
       const engine = host.engine;
-      const text = await exportSession(engine, fullScope, sessionId);
+      const text =
+        values.html === true
+          ? await exportHtml(store, engine, fullScope, sessionId, remote(sessionId))
+          : await exportSession(engine, fullScope, sessionId);
       if (values.output !== undefined) {
         await writeFile(values.output, text);
         io.stderr.write(`Exported ${sessionId} to ${values.output}\n`);
@@ -349,4 +355,25 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
         `unknown sessions command ${JSON.stringify(command)}.\n\n${SESSIONS_USAGE}`,
       );
   }
+}
+
+/** `export --html`: the viewer's renderer, loaded only here (it brings React's server renderer). */
+async function exportHtml(
+  store: SessionStore,
+  engine: SessionQueryEngine,
+  scope: QueryScope,
+  sessionId: string,
+  remote: boolean,
+): Promise<string> {
+  if (remote) {
+    throw new CliUsageError(
+      `sessions export --html needs the log on this machine; ${sessionId} is only in the team index (export it as JSONL).`,
+    );
+  }
+  const [{ renderSessionHtml }, session, lineage] = await Promise.all([
+    import("@tapedeck/web/export"),
+    store.readSession(sessionId),
+    engine.traceLineage(scope, sessionId).catch(() => null),
+  ]);
+  return renderSessionHtml({ session, lineage });
 }

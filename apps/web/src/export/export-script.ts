@@ -45,7 +45,7 @@ export function exportScript(): void {
     const exact = document.getElementById(`e-${seq}`);
     if (exact !== null) return exact;
     let best: HTMLElement | null = null;
-    for (const row of document.querySelectorAll<HTMLElement>("[data-anchor]")) {
+    for (const row of Array.from(document.querySelectorAll<HTMLElement>("[data-anchor]"))) {
       if (Number(row.dataset.anchor) <= seq) best = row;
       else break;
     }
@@ -110,13 +110,13 @@ export function exportScript(): void {
     selected?.classList.remove("selected");
     selected = row.querySelector<HTMLElement>(".row") ?? row;
     selected.classList.add("selected");
-    for (const details of selected.querySelectorAll("details")) details.open = true;
+    for (const details of Array.from(selected.querySelectorAll("details"))) details.open = true;
     row.scrollIntoView({ block: "center" });
   };
   window.addEventListener("hashchange", follow);
   follow();
 
-  const turns = () => document.querySelectorAll<HTMLDetailsElement>("details.turn");
+  const turns = () => Array.from(document.querySelectorAll<HTMLDetailsElement>("details.turn"));
   document.getElementById("expand-all")?.addEventListener("click", () => {
     for (const turn of turns()) turn.open = true;
   });
@@ -131,10 +131,9 @@ export function exportScript(): void {
   let current = -1;
   let texts: Array<[HTMLElement, string]> | null = null;
   const run = () => {
-    texts ??= [...document.querySelectorAll<HTMLElement>(".export-timeline .row")].map((row) => [
-      row,
-      (row.textContent ?? "").toLowerCase(),
-    ]);
+    texts ??= Array.from(document.querySelectorAll<HTMLElement>(".export-timeline .row")).map(
+      (row) => [row, (row.textContent ?? "").toLowerCase()],
+    );
     for (const hit of hits) hit.classList.remove("search-hit");
     const words = (search?.value ?? "").toLowerCase().split(/\s+/).filter(Boolean);
     hits =
