@@ -26,7 +26,7 @@ function makeApp(calls: readonly ScriptedCall[] = [], extra: { token?: string } 
   web = createApp({
     store,
     index: createMemoryIndex(store),
-    agent: { model: "openai:gpt-4.1-mini", provider: () => provider, cwd: seeded.home },
+    agent: { model: "openai:gpt-4.1-mini", provider: () => provider, cwd: seeded.work },
     ...extra,
   });
   return { app: web.app, provider };
@@ -57,6 +57,7 @@ beforeEach(() => {
 afterEach(() => {
   web?.close();
   rmSync(seeded.home, { recursive: true, force: true });
+  rmSync(seeded.work, { recursive: true, force: true });
 });
 
 describe("sessions API", () => {
@@ -458,7 +459,7 @@ describe("agent API", () => {
     expect(seen.indexOf("approval_request")).toBeGreaterThan(0);
     expect(seen.indexOf("tool_result")).toBeGreaterThan(seen.indexOf("approval_request"));
     expect(seen.at(-1)).toBe("run_finished");
-    expect(existsSync(path.join(seeded.home, "notes.txt"))).toBe(true);
+    expect(existsSync(path.join(seeded.work, "notes.txt"))).toBe(true);
   });
 
   it("rejects an approval for an unknown run and a bad decision", async () => {

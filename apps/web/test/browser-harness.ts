@@ -59,6 +59,8 @@ export async function serveHome(options: {
   env?: Record<string, string | undefined>;
   model?: string;
   demoLogs?: () => Promise<readonly string[]>;
+  /** Where new sessions' tools run (default: the home). */
+  cwd?: string;
   /** Use the SQLite index (as `pnpm start` does) instead of the in-memory one. */
   sqlite?: boolean;
 }): Promise<{ web: WebApp; server: RunningServer; close(): Promise<void> }> {
@@ -72,7 +74,7 @@ export async function serveHome(options: {
     liveIntervalMs: 200,
     agent: {
       model: options.model ?? "openai:gpt-4.1-mini",
-      cwd: options.home,
+      cwd: options.cwd ?? options.home,
       ...(options.provider === undefined ? {} : { provider: options.provider }),
       ...(options.env === undefined ? {} : { env: options.env }),
     },

@@ -61,7 +61,7 @@ beforeAll(async () => {
   bigSession = writeSession(seeded.home, 10_000, 7, new Date("2025-12-01T00:00:00Z"), {
     chinese: false,
   });
-  served = await serveHome({ home: seeded.home, clientDir, env, sqlite: true });
+  served = await serveHome({ home: seeded.home, clientDir, env, sqlite: true, cwd: seeded.work });
 });
 
 afterEach(async () => {
@@ -73,6 +73,7 @@ afterAll(async () => {
   await browser?.close();
   await served?.close();
   rmSync(seeded.home, { recursive: true, force: true });
+  rmSync(seeded.work, { recursive: true, force: true });
   rmSync(clientDir, { recursive: true, force: true });
 });
 
@@ -342,7 +343,7 @@ describe("agent composer", () => {
     await approval.getByRole("button", { name: "Approve" }).click();
     await expect.poll(() => page.getByTestId("run-status").innerText()).toBe("completed");
     expect(await page.getByTestId("live-run").innerText()).toContain("Wrote approved-note.txt.");
-    expect(existsSync(path.join(seeded.home, "approved-note.txt"))).toBe(true);
+    expect(existsSync(path.join(seeded.work, "approved-note.txt"))).toBe(true);
     // A new session was created and is now the highlighted one and the one continued next.
     const sessionId = new URL(page.url()).searchParams.get("session") ?? "";
     expect(await page.getByTestId("continue-banner").innerText()).toContain(sessionId.slice(0, 8));

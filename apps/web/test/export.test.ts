@@ -61,6 +61,7 @@ afterAll(async () => {
   await browser?.close();
   await served?.close();
   rmSync(seeded.home, { recursive: true, force: true });
+  rmSync(seeded.work, { recursive: true, force: true });
   rmSync(clientDir, { recursive: true, force: true });
   rmSync(out, { recursive: true, force: true });
 });

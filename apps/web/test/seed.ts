@@ -20,6 +20,8 @@ export interface SeededHome {
   rich: string;
   /** The workspace of every seeded session but the Chinese one. */
   workspace: string;
+  /** A directory outside the home for the agent's tools (they never write into the home). */
+  work: string;
 }
 
 const start = (minutes: number) => new Date(Date.UTC(2026, 0, 1, 10, minutes));
@@ -38,6 +40,8 @@ export const ANSI_OUTPUT =
 /** Writes a temp home with a handful of valid, damaged and hostile logs. */
 export function seedHome(): SeededHome {
   const home = mkdtempSync(path.join(tmpdir(), "tapedeck-web-"));
+  const work = path.join(home, "..", `${path.basename(home)}-work`);
+  mkdirSync(work);
   const sessions = path.join(home, "sessions");
   mkdirSync(sessions, { recursive: true });
   const workspace = "/work/demo-project";
@@ -130,6 +134,7 @@ export function seedHome(): SeededHome {
   return {
     home,
     rich: richId,
+    work,
     english: englishId,
     chinese: chineseId,
     fork: forkId,

@@ -46,7 +46,7 @@ const answer = (text: string) => scriptedRecording().system("s").user("q").text(
 beforeAll(async () => {
   [clientDir, browser] = await Promise.all([buildClient(), launchChromium()]);
   seeded = seedHome();
-  served = await serveHome({ home: seeded.home, clientDir, env });
+  served = await serveHome({ home: seeded.home, clientDir, env, cwd: seeded.work });
 });
 
 afterEach(async () => {
@@ -58,6 +58,7 @@ afterAll(async () => {
   await browser?.close();
   await served?.close();
   rmSync(seeded.home, { recursive: true, force: true });
+  rmSync(seeded.work, { recursive: true, force: true });
   rmSync(clientDir, { recursive: true, force: true });
 });
 
