@@ -16,7 +16,12 @@ export {
 export { FALLBACK_OPENAI_MODELS, listModels, type ModelListOptions } from "./models";
 export { lastTurnSettings, openSession } from "./open-session";
 export { indexPath, openIndex, syncedEngine, type Warn } from "./query-index";
-export { type McpConnector, type McpSettings, mcpSettingsFromEnv } from "./run-mcp";
+export {
+  type McpConnector,
+  type McpSettings,
+  mcpSettingsFromEnv,
+  serversOfRun,
+} from "./run-mcp";
 export {
   MIN_PREFIX,
   MIN_SHORT_ID,

@@ -7,11 +7,13 @@ import {
   DEFAULT_SYSTEM_PROMPT,
   defaultTools,
 } from "@tapedeck/agent";
+import type { McpSettings } from "@tapedeck/host";
 import { type LlmProvider, parseModelId } from "@tapedeck/llm";
 import { uuidv7 } from "@tapedeck/session";
 import type { SessionStore } from "@tapedeck/session-store";
 import { AGENT_NAME, AGENT_VERSION } from "../version";
 import { toRequestError } from "./errors";
+import { MCP_CAPABILITIES, mcpServersFromAcp } from "./mcp-servers";
 import { type PromptContext, promptTurn } from "./prompt-turn";
 import { replayUpdates } from "./replay-updates";
 import { type ListedSession, listFromStore, normalizedSession, titleOf } from "./session-files";
@@ -38,6 +40,8 @@ export interface AcpAgentOptions {
   log?: (message: string) => void;
   /** Estimated tokens above which a run compacts (passed to `runTurn`). */
   compactAt?: number;
+  /** How MCP servers connect (timeouts, values of recorded variables); default no environment. */
+  mcp?: McpSettings;
 }
 
 const DEFAULT_MODELS = [
@@ -110,27 +114,16 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
     if (!path.isAbsolute(cwd))
       throw acp.RequestError.invalidParams({ cwd }, "cwd must be an absolute path");
   };
-  const warnMcp = (
-    client: acp.AgentContext,
-    sessionId: string,
-    servers: readonly acp.McpServer[] | undefined,
-  ) => {
-    if (servers === undefined || servers.length === 0) return;
-    const names = servers.map((server) => server.name).join(", ");
-    log(`MCP servers are not supported yet; not connecting: ${names}`);
-    setImmediate(() => {
-      void client
-        .notify(acp.methods.client.session.update, {
-          sessionId,
-          update: {
-            sessionUpdate: "notice",
-            severity: "warning",
-            title: "MCP servers are not supported by Tapedeck yet",
-            description: `These servers were not connected and their tools are unavailable: ${names}.`,
-          },
-        })
-        .catch(() => undefined);
-    });
+  /** Records the editor's servers for the session's next prompts; stops the old ones if changed. */
+  const useMcp = (state: SessionState, servers: readonly acp.McpServer[] | undefined) => {
+    const given = mcpServersFromAcp(servers, log);
+    if (JSON.stringify(given) !== JSON.stringify(state.mcpServers)) void closeMcp(state);
+    state.mcpServers = given;
+  };
+  const closeMcp = async (state: SessionState) => {
+    const pool = state.mcpPool;
+    state.mcpPool = undefined;
+    await pool?.close();
   };
 
   const promptContext: PromptContext = {
@@ -143,6 +136,7 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
     contextWindow,
     compactAt: options.compactAt,
     log,
+    mcp: options.mcp ?? { env: {} },
   };
 
   const guard = async <T>(work: () => Promise<T>): Promise<T> => {
@@ -162,14 +156,14 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
         agentCapabilities: {
           loadSession: true,
           promptCapabilities: { image: false, audio: false, embeddedContext: true },
-          mcpCapabilities: { http: false, sse: false },
+          mcpCapabilities: MCP_CAPABILITIES,
           sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, fork: {} },
         },
         agentInfo: { name: AGENT_NAME, title: "Tapedeck", version: AGENT_VERSION },
         authMethods: [],
       };
     })
-    .onRequest(acp.methods.agent.session.new, ({ params, client }) =>
+    .onRequest(acp.methods.agent.session.new, ({ params }) =>
       guard(async () => {
         checkCwd(params.cwd);
         // Tools run in it: a missing directory would only show up later as "spawn bash ENOENT".
@@ -186,7 +180,7 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
           ],
         });
         const state = register(created.sessionId, params.cwd);
-        warnMcp(client, created.sessionId, params.mcpServers);
+        useMcp(state, params.mcpServers);
         return {
           sessionId: created.sessionId,
           modes: modeState(state),
@@ -225,20 +219,20 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
             update: { sessionUpdate: "session_info_update", title },
           });
         }
-        warnMcp(client, params.sessionId, params.mcpServers);
+        useMcp(state, params.mcpServers);
         return { modes: modeState(state), configOptions: configOptions(state) };
       }),
     )
-    .onRequest(acp.methods.agent.session.resume, ({ params, client }) =>
+    .onRequest(acp.methods.agent.session.resume, ({ params }) =>
       guard(async () => {
         checkCwd(params.cwd);
         await normalizedSession(store, params.sessionId);
         const state = register(params.sessionId, params.cwd);
-        warnMcp(client, params.sessionId, params.mcpServers);
+        useMcp(state, params.mcpServers);
         return { modes: modeState(state), configOptions: configOptions(state) };
       }),
     )
-    .onRequest(acp.methods.agent.session.fork, ({ params, client }) =>
+    .onRequest(acp.methods.agent.session.fork, ({ params }) =>
       guard(async () => {
         checkCwd(params.cwd);
         // A fork by reference at the parent's last event; a turn the parent left open is repaired
@@ -250,7 +244,7 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
           state.mode = parent.mode;
           state.model = parent.model;
         }
-        warnMcp(client, fork.sessionId, params.mcpServers);
+        useMcp(state, params.mcpServers);
         return {
           sessionId: fork.sessionId,
           modes: modeState(state),
@@ -286,6 +280,7 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
           state.active.controller.abort();
           await state.active.done.catch(() => undefined);
         }
+        await closeMcp(state);
         sessions.delete(params.sessionId);
         return {};
       }),
@@ -299,6 +294,7 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
           );
         }
         await store.delete(params.sessionId);
+        if (state !== undefined) await closeMcp(state);
         sessions.delete(params.sessionId);
         return {};
       }),

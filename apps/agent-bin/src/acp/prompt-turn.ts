@@ -7,6 +7,7 @@ import {
   runTurn,
   type WorkspaceFs,
 } from "@tapedeck/agent";
+import { type McpServerConfig, type McpSettings, serversOfRun } from "@tapedeck/host";
 import type { LlmProvider } from "@tapedeck/llm";
 import type { ApprovalDecision } from "@tapedeck/session";
 import type { SessionStore } from "@tapedeck/session-store";
@@ -48,6 +49,7 @@ export interface PromptContext {
   contextWindow: number;
   compactAt: number | undefined;
   log: (message: string) => void;
+  mcp: McpSettings;
 }
 
 /**
@@ -64,8 +66,8 @@ export async function promptTurn(
 ): Promise<acp.PromptResponse> {
   const { store, clientCapabilities, contextWindow, log } = context;
   const input = promptText(params.prompt);
-  const tools = context.toolsFor(state.cwd, state.sessionId);
-  const toolMap = new Map(tools.map((tool) => [tool.name, tool]));
+  let tools = context.toolsFor(state.cwd, state.sessionId);
+  let toolMap = new Map(tools.map((tool) => [tool.name, tool]));
   const policy = { approval: state.mode };
   let chain: Promise<unknown> = Promise.resolve();
   const send = (update: acp.SessionUpdate) => {
@@ -175,6 +177,18 @@ export async function promptTurn(
     policy,
     model: state.model,
   });
+  if (!compactOnly) {
+    const servers = await serversOfRun(run, state.mcpServers, context.mcp).catch(
+      async (error: unknown) => {
+        await run.writer.close();
+        throw error;
+      },
+    );
+    if (servers.length > 0) {
+      tools = [...tools, ...(await mcpTools(context, state, servers, send))];
+      toolMap = new Map(tools.map((tool) => [tool.name, tool]));
+    }
+  }
   if (!run.resumed && !compactOnly) {
     const title = input.trim().split("\n")[0] ?? "";
     send({
@@ -205,6 +219,33 @@ export async function promptTurn(
     });
   }
   return { stopReason: result.stopReason };
+}
+
+/**
+ * The tools of the session's MCP servers, started once per session (its pool) and kept across
+ * prompts. A server that did not start is told to the editor once, as a notice.
+ */
+async function mcpTools(
+  context: PromptContext,
+  state: SessionState,
+  servers: McpServerConfig[],
+  send: (update: acp.SessionUpdate) => void,
+): Promise<AnyAgentTool[]> {
+  const { createMcpPool } = await import("@tapedeck/host/mcp");
+  state.mcpPool ??= createMcpPool({ ...context.mcp, warn: (text) => context.log(text.trimEnd()) });
+  const connections = await state.mcpPool.connect(servers, state.cwd);
+  state.mcpReported ??= new Set();
+  for (const failure of connections.failures) {
+    if (state.mcpReported.has(failure.server)) continue;
+    state.mcpReported.add(failure.server);
+    send({
+      sessionUpdate: "notice",
+      severity: "warning",
+      title: `MCP server ${failure.server} did not start`,
+      description: failure.message,
+    });
+  }
+  return connections.tools;
 }
 
 /** File access through the client, when it advertises `fs` (the editor's unsaved buffers). */

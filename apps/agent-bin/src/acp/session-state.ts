@@ -1,4 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
+import type { McpServerConfig } from "@tapedeck/host";
+import type { McpPool } from "@tapedeck/host/mcp";
 
 /** Approval modes, as ACP session modes. */
 export const SESSION_MODES: acp.SessionMode[] = [
@@ -22,5 +24,11 @@ export interface SessionState {
   mode: Mode;
   model: string;
   alwaysAllowed: Set<string>;
+  /** The servers the editor gave (`undefined`: the ones recorded in the session reconnect). */
+  mcpServers?: McpServerConfig[] | undefined;
+  /** The session's running MCP servers, kept across its prompts; closed with the session. */
+  mcpPool?: McpPool | undefined;
+  /** Servers whose failure to start was already told to the editor. */
+  mcpReported?: Set<string>;
   active?: { controller: AbortController; done: Promise<unknown> } | undefined;
 }

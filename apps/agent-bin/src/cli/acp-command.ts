@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { createHost } from "@tapedeck/host";
+import { createHost, mcpSettingsFromEnv } from "@tapedeck/host";
 import { defaultWorkspaceId } from "@tapedeck/session-store";
 import type { ListedSession } from "../acp/acp-agent";
 import { serveAcp } from "../acp/serve";
@@ -17,6 +17,7 @@ export async function acpCommand(rest: string[], io: Io): Promise<number> {
     ...(values.model === undefined ? {} : { model: values.model }),
   });
   await serveAcp({
+    mcp: mcpSettingsFromEnv(io.env),
     store: host.store,
     config: host.config,
     providerFor: host.providerFor,
