@@ -1,10 +1,5 @@
 export { createHost, type Host, standardTools } from "@tapedeck/host";
-export {
-  type AcpAgentOptions,
-  createAcpAgent,
-  type ListedSession,
-  SESSION_MODES,
-} from "./acp/acp-agent";
+export { type AcpAgentOptions, createAcpAgent, SESSION_MODES } from "./acp/acp-agent";
 export { toRequestError } from "./acp/errors";
 export { serveAcp } from "./acp/serve";
 export { CliUsageError, type Io } from "./cli/io";

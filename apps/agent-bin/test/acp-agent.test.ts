@@ -1,10 +1,12 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { DEFAULT_SYSTEM_PROMPT, defaultTools, toolDefinitions } from "@tapedeck/agent";
+import { DEFAULT_SYSTEM_PROMPT, toolDefinitions } from "@tapedeck/agent";
 import { scriptedProvider } from "@tapedeck/agent/testing";
+import { standardTools } from "@tapedeck/host";
 import { createReplayProvider, type ReplayProvider, scriptedRecording } from "@tapedeck/llm-replay";
 import { uuidv7 } from "@tapedeck/session";
+import { createMemoryQueryEngine } from "@tapedeck/session-query";
 import { afterEach, describe, expect, it } from "vitest";
 import { type AcpHarness, acpHarness, updatesOf } from "./acp-harness";
 
@@ -21,9 +23,10 @@ afterEach(async () => {
 
 /** A recording in the agent's own shape: its seed system prompt and its tool definitions. */
 function script(options: { cwd?: string; model?: string } = {}) {
-  return scriptedRecording({ tools: toolDefinitions(defaultTools()), ...options }).system(
-    DEFAULT_SYSTEM_PROMPT,
-  );
+  return scriptedRecording({
+    tools: toolDefinitions(standardTools(createMemoryQueryEngine(), "recording")),
+    ...options,
+  }).system(DEFAULT_SYSTEM_PROMPT);
 }
 
 type Script = ReturnType<typeof script>;
@@ -46,12 +49,12 @@ describe("ACP agent (in-process)", () => {
     const toAgent = new TransformStream<Uint8Array, Uint8Array>();
     const toClient = new TransformStream<Uint8Array, Uint8Array>();
     const { createAcpAgent } = await import("../src/acp/acp-agent");
-    const { createSessionStore } = await import("@tapedeck/session-store");
-    const { resolveConfig } = await import("@tapedeck/agent");
+    const { createHost } = await import("@tapedeck/host");
     const agentConnection = createAcpAgent({
-      store: createSessionStore({ home: "/nonexistent-tapedeck-home" }),
-      config: resolveConfig({}),
-      providerFor: () => provider,
+      host: createHost({
+        env: { TAPEDECK_HOME: "/nonexistent-tapedeck-home" },
+        providerFor: () => provider,
+      }),
       log: () => undefined,
     }).connect(acp.ndJsonStream(toClient.writable, toAgent.readable));
     const client = acp.client().connect(acp.ndJsonStream(toAgent.writable, toClient.readable));
@@ -249,7 +252,8 @@ describe("ACP agent (in-process)", () => {
       cwd: h.cwd,
       mcpServers: [],
     });
-    expect(loaded.modes?.currentModeId).toBe("ask");
+    // The scripted turns ran in `auto`: a loaded session answers with its last turn's mode.
+    expect(loaded.modes?.currentModeId).toBe("auto");
     expect(loaded.configOptions?.[0]).toMatchObject({ id: "model" });
     const kinds = h.updates.map((notification) => notification.update.sessionUpdate);
     expect(kinds).toEqual([
@@ -265,6 +269,7 @@ describe("ACP agent (in-process)", () => {
       "user_message_chunk",
       "agent_message_chunk",
       "session_info_update",
+      "available_commands_update",
     ]);
     expect(updatesOf(h.updates, "tool_call")[0]).toMatchObject({
       toolCallId: "l1",
@@ -436,8 +441,12 @@ describe("ACP agent (in-process)", () => {
       sessionId: log.header.sessionId,
       cwd: h.cwd,
     });
-    expect(resumed.modes?.currentModeId).toBe("ask");
-    expect(h.updates).toEqual([]);
+    expect(resumed.modes?.currentModeId).toBe("auto");
+    expect(
+      h.updates.filter(
+        (notification) => notification.update.sessionUpdate !== "available_commands_update",
+      ),
+    ).toEqual([]);
     const session = await h.store.readSession(log.header.sessionId);
     expect(session.events.slice(-2)).toMatchObject([
       { type: "function_call_output", synthetic: true },
@@ -622,18 +631,17 @@ describe("ACP agent (in-process)", () => {
     replay = provider;
     // Build a client that serves fs itself.
     const { createAcpAgent } = await import("../src/acp/acp-agent");
-    const { createSessionStore } = await import("@tapedeck/session-store");
-    const { resolveConfig, defaultTools } = await import("@tapedeck/agent");
+    const { createHost } = await import("@tapedeck/host");
     const { mkdtemp, realpath } = await import("node:fs/promises");
     const os = await import("node:os");
     const root = await realpath(await mkdtemp(path.join(os.tmpdir(), "tapedeck-acpfs-")));
     const toAgent = new TransformStream<Uint8Array, Uint8Array>();
     const toClient = new TransformStream<Uint8Array, Uint8Array>();
     const agentConnection = createAcpAgent({
-      store: createSessionStore({ home: path.join(root, "home") }),
-      config: resolveConfig({}),
-      providerFor: () => provider,
-      toolsFor: () => defaultTools(),
+      host: createHost({
+        env: { TAPEDECK_HOME: path.join(root, "home") },
+        providerFor: () => provider,
+      }),
       log: () => undefined,
     }).connect(acp.ndJsonStream(toClient.writable, toAgent.readable));
     const reads: string[] = [];
@@ -664,6 +672,7 @@ describe("ACP agent (in-process)", () => {
     });
     expect(reads).toEqual([path.join(root, "buf.txt")]);
     expect(writes).toEqual([{ path: path.join(root, "buf.txt"), content: "new" }]);
+    const { createSessionStore } = await import("@tapedeck/session-store");
     const session = await createSessionStore({ home: path.join(root, "home") }).readSession(
       sessionId,
     );

@@ -63,10 +63,17 @@ describe("tapedeck acp (spawned binary, replayed model)", () => {
     const agent = start();
     const init = await initialize(agent);
     expect(init.agentCapabilities?.loadSession).toBe(true);
-    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, {
+    const { sessionId, configOptions } = await agent.agent.request(acp.methods.agent.session.new, {
       cwd: workspace.cwd,
       mcpServers: [],
     });
+    // The model list is the server's (GET /v1/models), with the configured model first.
+    const modelOption = configOptions?.[0];
+    expect(
+      modelOption?.type === "select"
+        ? modelOption.options.map((option) => ("value" in option ? option.value : ""))
+        : [],
+    ).toEqual(["openai:gpt-4.1-mini"]);
     const first = await agent.agent.request(acp.methods.agent.session.prompt, {
       sessionId,
       prompt: [{ type: "text", text: "hello" }],

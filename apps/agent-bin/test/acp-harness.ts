@@ -2,9 +2,9 @@ import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { defaultTools, resolveConfig } from "@tapedeck/agent";
+import { createHost } from "@tapedeck/host";
 import type { LlmProvider } from "@tapedeck/llm";
-import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
+import type { SessionStore } from "@tapedeck/session-store";
 import { createAcpAgent } from "../src/acp/acp-agent";
 
 /** A client connected in-process to a fresh agent over paired ndJson streams. */
@@ -33,15 +33,13 @@ export async function acpHarness(
   const home = existing?.home ?? path.join(root ?? "", "home");
   const cwd = existing?.cwd ?? path.join(root ?? "", "work");
   await mkdir(cwd, { recursive: true });
-  const store = createSessionStore({ home });
-  const config = resolveConfig({ TAPEDECK_HOME: home, TAPEDECK_MODEL: "openai:gpt-4.1-mini" });
-  const app = createAcpAgent({
-    store,
-    config,
+  const host = createHost({
+    env: { TAPEDECK_HOME: home, TAPEDECK_MODEL: "openai:gpt-4.1-mini" },
     providerFor: (model) => provider(model),
-    toolsFor: () => defaultTools(),
-    log: () => undefined,
+    warn: () => undefined,
   });
+  const store = host.store;
+  const app = createAcpAgent({ host, log: () => undefined });
   const toAgent = new TransformStream<Uint8Array, Uint8Array>();
   const toClient = new TransformStream<Uint8Array, Uint8Array>();
   const agentConnection = app.connect(acp.ndJsonStream(toClient.writable, toAgent.readable));
@@ -75,6 +73,7 @@ export async function acpHarness(
     async close() {
       clientConnection.close();
       agentConnection.close();
+      host.close();
       if (root !== undefined) await rm(root, { recursive: true, force: true });
     },
   };

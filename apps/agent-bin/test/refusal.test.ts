@@ -4,7 +4,7 @@
  * `tapedeck run` (prints the words, exits 3).
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { DEFAULT_SYSTEM_PROMPT, defaultTools, toolDefinitions } from "@tapedeck/agent";
+import { DEFAULT_SYSTEM_PROMPT, toolDefinitions } from "@tapedeck/agent";
 import { standardTools } from "@tapedeck/host";
 import {
   createOpenAIChatProvider,
@@ -38,7 +38,9 @@ const providers: [string, (baseURL: string) => LlmProvider][] = [
 
 describe.each(providers)("ACP with a refusal over the %s", (_name, create) => {
   it("session/prompt answers refusal and shows the words; session/load replays them", async () => {
-    const log = scriptedRecording({ tools: toolDefinitions(defaultTools()) })
+    const log = scriptedRecording({
+      tools: toolDefinitions(standardTools(createMemoryQueryEngine(), "recording")),
+    })
       .system(DEFAULT_SYSTEM_PROMPT)
       .user("How do I get into my neighbour's flat?")
       .refusal(refusal)

@@ -40,4 +40,5 @@ export {
   startRun,
 } from "./start-run";
 export { describeIndexUrl, openTeamIndex, type TeamIndex } from "./team-index";
+export { sessionTitle, titleOfPrompt } from "./titles";
 export { AGENT_NAME, AGENT_VERSION } from "./version";

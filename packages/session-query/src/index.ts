@@ -42,7 +42,7 @@ export type {
   UsageSummary,
 } from "./query-engine";
 export { DEFAULT_LIMIT, MAX_LIMIT } from "./query-schema";
-export { TITLE_LENGTH } from "./summary";
+export { TITLE_LENGTH, titleOf } from "./summary";
 export {
   eventText,
   MIN_PREFIX_LENGTH,

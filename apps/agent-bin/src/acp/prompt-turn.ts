@@ -1,16 +1,8 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import {
-  type AnyAgentTool,
-  type ApprovalRequest,
-  initializeRun,
-  type RunEvent,
-  runTurn,
-  type WorkspaceFs,
-} from "@tapedeck/agent";
-import { type McpServerConfig, type McpSettings, serversOfRun } from "@tapedeck/host";
-import type { LlmProvider } from "@tapedeck/llm";
+import type { AnyAgentTool, ApprovalRequest, RunEvent, WorkspaceFs } from "@tapedeck/agent";
+import { type McpConnector, titleOfPrompt } from "@tapedeck/host";
 import type { ApprovalDecision } from "@tapedeck/session";
-import type { SessionStore } from "@tapedeck/session-store";
+import { type AgentContext, advertiseCommands } from "./agent-context";
 import { compactionUpdate } from "./replay-updates";
 import type { SessionState } from "./session-state";
 import { toolCallFields, visibleStrings } from "./tool-updates";
@@ -40,35 +32,21 @@ export function promptText(blocks: readonly acp.ContentBlock[]): string {
   return parts.join("\n");
 }
 
-/** What a prompt needs from the agent. */
-export interface PromptContext {
-  store: SessionStore;
-  providerFor: (model: string) => LlmProvider;
-  toolsFor: (cwd: string, sessionId: string) => AnyAgentTool[];
-  clientCapabilities: acp.ClientCapabilities;
-  contextWindow: number;
-  compactAt: number | undefined;
-  log: (message: string) => void;
-  mcp: McpSettings;
-}
-
 /**
- * One `session/prompt`: a run of the session, its events streamed as `session/update`s,
- * permissions asked with `session/request_permission`, files through the client when it offers
- * them. Answers once every update has been sent.
+ * One `session/prompt`: a run of the session through the host (which reads `/compact` and
+ * `/goal`), its events streamed as `session/update`s, permissions asked with
+ * `session/request_permission`, files through the client when it offers them. Answers once every
+ * update has been sent.
  */
 export async function promptTurn(
-  context: PromptContext,
+  context: AgentContext,
   state: SessionState,
   params: acp.PromptRequest,
   client: acp.AgentContext,
   controller: AbortController,
 ): Promise<acp.PromptResponse> {
-  const { store, clientCapabilities, contextWindow, log } = context;
+  const { clientCapabilities, log } = context;
   const input = promptText(params.prompt);
-  let tools = context.toolsFor(state.cwd, state.sessionId);
-  let toolMap = new Map(tools.map((tool) => [tool.name, tool]));
-  const policy = { approval: state.mode };
   let chain: Promise<unknown> = Promise.resolve();
   const send = (update: acp.SessionUpdate) => {
     chain = chain
@@ -77,8 +55,91 @@ export async function promptTurn(
       )
       .catch((error: unknown) => log(`session/update failed: ${(error as Error).message}`));
   };
-  const compaction = clientCapabilities.session?.compaction != null;
-  const onEvent = (event: RunEvent) => {
+  await advertiseCommands(client, state);
+  const prepared = await context.host.startRun({
+    sessionId: state.sessionId,
+    input,
+    policy: { approval: state.mode },
+    callerCwd: state.cwd,
+    cwd: state.cwd,
+    model: state.model,
+    ...(state.mcpServers === undefined ? {} : { mcpServers: state.mcpServers }),
+  });
+  const tools = new Map(context.host.toolsFor(prepared).map((tool) => [tool.name, tool] as const));
+  const onEvent = liveUpdates(context, state, tools, send);
+  if (!prepared.resumed && prepared.command === undefined) {
+    const title = titleOfPrompt(input);
+    if (title !== undefined) send({ sessionUpdate: "session_info_update", title });
+  }
+  const fs: WorkspaceFs | undefined = clientFs(clientCapabilities, client, state.sessionId);
+  const result = await prepared.run({
+    connectMcp: mcpConnector(context, state, send),
+    signal: controller.signal,
+    onEvent,
+    approve: permissionAsker(state, client, () => chain),
+    alwaysAllowed: state.alwaysAllowed,
+    ...(fs === undefined ? {} : { fs }),
+    ...(context.compactAt === undefined ? {} : { compactAt: context.compactAt }),
+  });
+  if (prepared.command?.name === "goal") {
+    const goal = prepared.command.goal;
+    send({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: goal === null ? "Goal cleared." : `Goal set: ${goal}` },
+      messageId: prepared.runId,
+    });
+  }
+  await chain;
+  if (result.status === "failed") {
+    throw new acp.RequestError(-32603, result.error?.message ?? "the run failed", {
+      code: result.error?.code,
+      sessionId: state.sessionId,
+    });
+  }
+  return { stopReason: result.stopReason };
+}
+
+/**
+ * Connects the session's MCP servers through its pool (started once, kept across prompts). A
+ * server that did not start is told to the editor once, as a notice.
+ */
+function mcpConnector(
+  context: AgentContext,
+  state: SessionState,
+  send: (update: acp.SessionUpdate) => void,
+): McpConnector {
+  return async (servers, cwd) => {
+    const { createMcpPool } = await import("@tapedeck/host/mcp");
+    state.mcpPool ??= createMcpPool({
+      ...context.mcp,
+      warn: (text) => context.log(text.trimEnd()),
+    });
+    const connections = await state.mcpPool.connect(servers, cwd);
+    state.mcpReported ??= new Set();
+    for (const failure of connections.failures) {
+      if (state.mcpReported.has(failure.server)) continue;
+      state.mcpReported.add(failure.server);
+      send({
+        sessionUpdate: "notice",
+        severity: "warning",
+        title: `MCP server ${failure.server} did not start`,
+        description: failure.message,
+      });
+    }
+    // The pool keeps the servers for the next prompts: nothing to stop after this run.
+    return { tools: connections.tools, close: async () => undefined };
+  };
+}
+
+/** Run events of a live turn as `session/update`s. */
+function liveUpdates(
+  context: AgentContext,
+  state: SessionState,
+  tools: ReadonlyMap<string, AnyAgentTool>,
+  send: (update: acp.SessionUpdate) => void,
+) {
+  const compaction = context.clientCapabilities.session?.compaction != null;
+  return (event: RunEvent) => {
     switch (event.type) {
       case "text_delta":
         send({
@@ -94,7 +155,7 @@ export async function promptTurn(
             event.callId,
             event.name,
             JSON.stringify(event.input),
-            toolMap,
+            tools,
             state.cwd,
           ),
           status: "pending",
@@ -123,18 +184,23 @@ export async function promptTurn(
         send({
           sessionUpdate: "usage_update",
           used: event.usage.inputTokens + event.usage.outputTokens,
-          size: contextWindow,
+          size: context.contextWindow,
         });
         break;
       default:
         break;
     }
   };
-  const approve = async (
-    request: ApprovalRequest,
-    signal: AbortSignal,
-  ): Promise<ApprovalDecision> => {
-    await chain;
+}
+
+/** Asks the client for permission (after every update sent so far). */
+function permissionAsker(
+  state: SessionState,
+  client: acp.AgentContext,
+  sent: () => Promise<unknown>,
+) {
+  return async (request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> => {
+    await sent();
     const response: acp.RequestPermissionResponse = await client.request(
       acp.methods.client.session.requestPermission,
       {
@@ -165,87 +231,6 @@ export async function promptTurn(
     const chosen = response.outcome.optionId;
     return chosen === "allow_once" || chosen === "allow_always" ? chosen : "reject";
   };
-  const fs: WorkspaceFs | undefined = clientFs(clientCapabilities, client, state.sessionId);
-  const compactOnly = input.trim() === "/compact";
-  // Resolve the provider first: a missing key or bad model id writes nothing to the log.
-  const provider = context.providerFor(state.model);
-  const run = await initializeRun({
-    store,
-    sessionId: state.sessionId,
-    input,
-    cwd: state.cwd,
-    policy,
-    model: state.model,
-  });
-  if (!compactOnly) {
-    const servers = await serversOfRun(run, state.mcpServers, context.mcp).catch(
-      async (error: unknown) => {
-        await run.writer.close();
-        throw error;
-      },
-    );
-    if (servers.length > 0) {
-      tools = [...tools, ...(await mcpTools(context, state, servers, send))];
-      toolMap = new Map(tools.map((tool) => [tool.name, tool]));
-    }
-  }
-  if (!run.resumed && !compactOnly) {
-    const title = input.trim().split("\n")[0] ?? "";
-    send({
-      sessionUpdate: "session_info_update",
-      title: title.length > 80 ? `${title.slice(0, 79)}…` : title,
-    });
-  }
-  const result = await runTurn({
-    run,
-    provider,
-    model: state.model,
-    tools,
-    policy,
-    cwd: state.cwd,
-    signal: controller.signal,
-    onEvent,
-    approve,
-    alwaysAllowed: state.alwaysAllowed,
-    ...(fs === undefined ? {} : { fs }),
-    ...(context.compactAt === undefined ? {} : { compactAt: context.compactAt }),
-    ...(compactOnly ? { compactNow: true, compactOnly: true } : {}),
-  });
-  await chain;
-  if (result.status === "failed") {
-    throw new acp.RequestError(-32603, result.error?.message ?? "the run failed", {
-      code: result.error?.code,
-      sessionId: state.sessionId,
-    });
-  }
-  return { stopReason: result.stopReason };
-}
-
-/**
- * The tools of the session's MCP servers, started once per session (its pool) and kept across
- * prompts. A server that did not start is told to the editor once, as a notice.
- */
-async function mcpTools(
-  context: PromptContext,
-  state: SessionState,
-  servers: McpServerConfig[],
-  send: (update: acp.SessionUpdate) => void,
-): Promise<AnyAgentTool[]> {
-  const { createMcpPool } = await import("@tapedeck/host/mcp");
-  state.mcpPool ??= createMcpPool({ ...context.mcp, warn: (text) => context.log(text.trimEnd()) });
-  const connections = await state.mcpPool.connect(servers, state.cwd);
-  state.mcpReported ??= new Set();
-  for (const failure of connections.failures) {
-    if (state.mcpReported.has(failure.server)) continue;
-    state.mcpReported.add(failure.server);
-    send({
-      sessionUpdate: "notice",
-      severity: "warning",
-      title: `MCP server ${failure.server} did not start`,
-      description: failure.message,
-    });
-  }
-  return connections.tools;
 }
 
 /** File access through the client, when it advertises `fs` (the editor's unsaved buffers). */

@@ -30,5 +30,7 @@ export interface SessionState {
   mcpPool?: McpPool | undefined;
   /** Servers whose failure to start was already told to the editor. */
   mcpReported?: Set<string>;
+  /** `available_commands_update` was sent on this connection. */
+  commandsAdvertised?: boolean;
   active?: { controller: AbortController; done: Promise<unknown> } | undefined;
 }

@@ -72,7 +72,8 @@ export interface ReplayServer {
 /**
  * An OpenAI-compatible HTTP server on 127.0.0.1 that answers from a recording: `POST
  * /v1/responses` and `POST /v1/chat/completions`, streaming (SSE, each API's own format) or not.
- * Each request is turned back into an `LlmRequest`, digested and matched against the next recorded
+ * `GET /v1/models` lists the recorded models (nothing is consumed). Each request is turned back
+ * into an `LlmRequest`, digested and matched against the next recorded
  * call; a mismatch or an extra request gets HTTP 409 with the diff as JSON (and
  * `x-should-retry: false`, so the `openai` client does not retry) and is kept in `failures()`.
  * A recorded refusal (`model/response.refusal`) replays as refusal content, never as text.
@@ -103,6 +104,17 @@ export async function startReplayServer(
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = (request.url ?? "/").split("?")[0]!.replace(/^\/v1(?=\/)/, "");
     const route = `${request.method ?? "?"} ${request.url ?? "/"}`;
+    if (request.method === "GET" && path === "/models") {
+      // What `models.list()` of the OpenAI client asks (an agent's model picker): the recorded
+      // models, in order of first use. Not a model call: nothing is consumed.
+      request.resume();
+      const models = [...new Set(recording.calls.map((call) => call.model))];
+      sendJson(response, 200, {
+        object: "list",
+        data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "llm-replay" })),
+      });
+      return;
+    }
     const api =
       path === "/responses" ? "responses" : path === "/chat/completions" ? "chat" : undefined;
     if (request.method !== "POST" || api === undefined) {

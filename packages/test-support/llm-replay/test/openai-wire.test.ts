@@ -420,9 +420,18 @@ describe("non-streaming requests through the openai client", () => {
     expect(server.failures().map((failure) => failure.kind)).toEqual(["exhausted"]);
   });
 
+  it("lists the recorded models on GET /v1/models without consuming a call", async () => {
+    const server = await serve(textLog);
+    const response = await fetch(`${server.url}/models`);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { data: { id: string }[] };
+    expect(body.data.map((model) => model.id)).toEqual(["gpt-4.1-mini"]);
+    expect(server.failures()).toEqual([]);
+  });
+
   it("refuses other routes and malformed bodies", async () => {
     const server = await serve(textLog);
-    expect((await fetch(`${server.url}/models`)).status).toBe(404);
+    expect((await fetch(`${server.url}/embeddings`)).status).toBe(404);
     const bad = await fetch(`${server.url}/chat/completions`, {
       method: "POST",
       body: "{not json",

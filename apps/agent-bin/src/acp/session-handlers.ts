@@ -1,0 +1,224 @@
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import { DEFAULT_SYSTEM_PROMPT } from "@tapedeck/agent";
+import { lastTurnSettings, sessionTitle } from "@tapedeck/host";
+import { parseModelId } from "@tapedeck/llm";
+import { uuidv7 } from "@tapedeck/session";
+import {
+  type AgentContext,
+  advertiseCommands,
+  checkCwd,
+  closeMcp,
+  isDirectory,
+  register,
+  sessionSettings,
+  stateOf,
+  useMcp,
+} from "./agent-context";
+import { replayUpdates } from "./replay-updates";
+import { isMode, type SessionState } from "./session-state";
+
+const PAGE_SIZE = 50;
+
+type Client = acp.AgentContext;
+
+/** `session/new`: a session in an existing directory, with the configured model and `ask`. */
+export async function newSession(context: AgentContext, params: acp.NewSessionRequest) {
+  checkCwd(params.cwd);
+  // Tools run in it: a missing directory would only show up later as "spawn bash ENOENT".
+  if (!isDirectory(params.cwd)) {
+    throw acp.RequestError.invalidParams(
+      { cwd: params.cwd },
+      `cwd ${params.cwd} is not an existing directory; open a folder that exists.`,
+    );
+  }
+  const created = await context.host.store.create({
+    cwd: params.cwd,
+    seed: [{ type: "message", runId: uuidv7(), role: "system", content: DEFAULT_SYSTEM_PROMPT }],
+  });
+  const state = register(context, created.sessionId, {
+    cwd: params.cwd,
+    mode: "ask",
+    model: context.host.config.model,
+  });
+  useMcp(context, state, params.mcpServers);
+  const settings = await sessionSettings(context, state);
+  return { sessionId: created.sessionId, ...settings };
+}
+
+/**
+ * Opens a stored session: repaired if its last run was cut off, working in its recorded cwd (the
+ * editor's `cwd` only when that one is gone), with the mode and model its last turn used.
+ */
+async function openStored(context: AgentContext, sessionId: string, editorCwd: string) {
+  checkCwd(editorCwd);
+  const session = await context.host.openSession(sessionId);
+  const existing = context.sessions.get(sessionId);
+  const last = lastTurnSettings(session);
+  const state = register(context, sessionId, {
+    cwd: isDirectory(session.header.cwd) ? session.header.cwd : editorCwd,
+    mode: existing?.mode ?? last?.approval ?? "ask",
+    model: existing?.model ?? last?.model ?? context.host.config.model,
+  });
+  return { session, state };
+}
+
+/** `session/load`: every turn again as updates, then the title, modes and model. */
+export async function loadSession(
+  context: AgentContext,
+  params: acp.LoadSessionRequest,
+  client: Client,
+) {
+  const { session, state } = await openStored(context, params.sessionId, params.cwd);
+  const tools = context.host.toolsFor({
+    cwd: state.cwd,
+    workspaceId: session.header.workspaceId,
+  });
+  const compaction = context.clientCapabilities.session?.compaction != null;
+  // Notifications are written in call order; waiting for each before the next would only add a
+  // round of the event loop per update (a 10,000-event load sends thousands).
+  const sent: Promise<void>[] = [];
+  for (const update of replayUpdates(session, {
+    tools,
+    cwd: state.cwd,
+    compactionUpdates: compaction,
+  })) {
+    sent.push(
+      client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update }),
+    );
+    if (sent.length >= 256) await Promise.all(sent.splice(0));
+  }
+  await Promise.all(sent);
+  const title = sessionTitle(session);
+  if (title !== undefined) {
+    await client.notify(acp.methods.client.session.update, {
+      sessionId: params.sessionId,
+      update: { sessionUpdate: "session_info_update", title },
+    });
+  }
+  useMcp(context, state, params.mcpServers);
+  const settings = await sessionSettings(context, state);
+  await advertiseCommands(client, state);
+  return settings;
+}
+
+/** `session/resume`: like load, without replaying the history. */
+export async function resumeSession(
+  context: AgentContext,
+  params: acp.ResumeSessionRequest,
+  client: Client,
+) {
+  const { state } = await openStored(context, params.sessionId, params.cwd);
+  useMcp(context, state, params.mcpServers);
+  const settings = await sessionSettings(context, state);
+  await advertiseCommands(client, state);
+  return settings;
+}
+
+/**
+ * `session/fork`: a fork by reference at the parent's last event, in the parent's settings. A turn
+ * the parent left open is repaired in the child on its first prompt, never in the parent.
+ */
+export async function forkSession(context: AgentContext, params: acp.ForkSessionRequest) {
+  checkCwd(params.cwd);
+  const fork = await context.host.store.fork(params.sessionId, { cwd: params.cwd });
+  const parent = context.sessions.get(params.sessionId);
+  const state = register(context, fork.sessionId, {
+    cwd: params.cwd,
+    mode: parent?.mode ?? "ask",
+    model: parent?.model ?? context.host.config.model,
+  });
+  useMcp(context, state, params.mcpServers);
+  const settings = await sessionSettings(context, state);
+  return { sessionId: fork.sessionId, ...settings };
+}
+
+/** `session/list`: from the index, newest first, optionally of one cwd; cursor = offset. */
+export async function listSessions(context: AgentContext, params: acp.ListSessionsRequest) {
+  const start = params.cursor ? Number.parseInt(params.cursor, 10) : 0;
+  if (!Number.isInteger(start) || start < 0) {
+    throw acp.RequestError.invalidParams({ cursor: params.cursor }, "invalid cursor");
+  }
+  const all: acp.SessionInfo[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await context.host.engine.listSessions(
+      { all: true },
+      { limit: 100, ...(cursor === undefined ? {} : { cursor }) },
+    );
+    for (const summary of page.items) {
+      if (params.cwd != null && summary.cwd !== params.cwd) continue;
+      all.push({
+        sessionId: summary.id,
+        cwd: summary.cwd,
+        updatedAt: summary.updatedAt,
+        ...(summary.title === null ? {} : { title: summary.title }),
+      });
+    }
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined);
+  return {
+    sessions: all.slice(start, start + PAGE_SIZE),
+    ...(start + PAGE_SIZE < all.length ? { nextCursor: String(start + PAGE_SIZE) } : {}),
+  };
+}
+
+/** `session/close`: cancels a running prompt and forgets the session. */
+export async function closeSession(context: AgentContext, params: acp.CloseSessionRequest) {
+  const state = stateOf(context, params.sessionId);
+  if (state.active !== undefined) {
+    state.active.controller.abort();
+    await state.active.done.catch(() => undefined);
+  }
+  await closeMcp(state);
+  context.sessions.delete(params.sessionId);
+  return {};
+}
+
+/** `session/delete`: moves the log to the trash (refused while a prompt runs). */
+export async function deleteSession(context: AgentContext, params: acp.DeleteSessionRequest) {
+  if (context.sessions.get(params.sessionId)?.active !== undefined) {
+    throw new acp.RequestError(
+      -32603,
+      "A prompt is running on this session; cancel it before deleting.",
+    );
+  }
+  await context.host.store.delete(params.sessionId);
+  const state = context.sessions.get(params.sessionId);
+  if (state !== undefined) await closeMcp(state);
+  context.sessions.delete(params.sessionId);
+  return {};
+}
+
+/** `session/set_mode`: the approval policy of later prompts. */
+export function setMode(context: AgentContext, params: acp.SetSessionModeRequest) {
+  const state: SessionState = stateOf(context, params.sessionId);
+  if (!isMode(params.modeId)) {
+    throw acp.RequestError.invalidParams(
+      { modeId: params.modeId },
+      `unknown mode ${JSON.stringify(params.modeId)}; use ask, auto or deny`,
+    );
+  }
+  state.mode = params.modeId;
+  return {};
+}
+
+/** `session/set_config_option`: only `model`, checked before it is kept. */
+export async function setConfigOption(
+  context: AgentContext,
+  params: acp.SetSessionConfigOptionRequest,
+) {
+  const state = stateOf(context, params.sessionId);
+  if (params.configId !== "model" || typeof params.value !== "string") {
+    throw acp.RequestError.invalidParams(
+      { configId: params.configId },
+      `unknown config option ${JSON.stringify(params.configId)}; only "model" can be set`,
+    );
+  }
+  try {
+    parseModelId(params.value);
+  } catch (error) {
+    throw acp.RequestError.invalidParams({ value: params.value }, (error as Error).message);
+  }
+  state.model = params.value;
+  return { configOptions: (await sessionSettings(context, state)).configOptions };
+}
