@@ -10,6 +10,11 @@ import { convertCodex } from "./sources/codex";
 import type { SourceFile } from "./sources/common";
 import { convertOpencode } from "./sources/opencode";
 import {
+  opencodeDatabase,
+  opencodeDatabaseSessions,
+  readOpencodeDatabaseSession,
+} from "./sources/opencode-sqlite";
+import {
   opencodeStorageDir,
   opencodeStorageSessions,
   readOpencodeStorageSession,
@@ -91,10 +96,17 @@ export function findUnits(
       continue;
     }
     if (!isDirectory) {
-      units.push(fileUnit(source, path, options));
+      if (source === "opencode" && path.endsWith(".db")) units.push(...databaseUnits(path));
+      else units.push(fileUnit(source, path, options));
       continue;
     }
     if (source === "opencode") {
+      // The database (opencode ≥ 1.2) holds what the storage folder held before its migration.
+      const database = opencodeDatabase(path);
+      if (database !== undefined) {
+        units.push(...databaseUnits(database));
+        continue;
+      }
       const storage = opencodeStorageDir(path);
       if (storage !== undefined) {
         for (const file of opencodeStorageSessions(storage)) units.push(storageUnit(storage, file));
@@ -162,6 +174,33 @@ function fileUnit(source: ImportSource, path: string, options: FindOptions): Imp
         },
       };
   }
+}
+
+function databaseUnits(database: string): ImportUnit[] {
+  let sessions: ReturnType<typeof opencodeDatabaseSessions>;
+  try {
+    sessions = opencodeDatabaseSessions(database);
+  } catch (error) {
+    return [
+      {
+        path: database,
+        bytes: 0,
+        convert: () => {
+          throw error;
+        },
+      },
+    ];
+  }
+  return sessions.map((session) => ({
+    path: `${database}#${session.id}`,
+    bytes: session.bytes,
+    convert: () => {
+      const skipped: SkippedLine[] = [];
+      const document = readOpencodeDatabaseSession(database, session.id, skipped);
+      const conversion = convertOpencode(document, `${database}#${session.id}`);
+      return { ...conversion, skipped: [...skipped, ...conversion.skipped] };
+    },
+  }));
 }
 
 function storageUnit(storage: string, sessionFile: string): ImportUnit {

@@ -24,7 +24,7 @@ Sources and their default folders:
   claude-code   $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects)
   codex         $CODEX_HOME/sessions (default ~/.codex/sessions), .jsonl and .jsonl.zst
   pi            $PI_CODING_AGENT_DIR/sessions (default ~/.pi/agent/sessions)
-  opencode      \`opencode export\` JSON files, or $XDG_DATA_HOME/opencode/storage
+  opencode      $XDG_DATA_HOME/opencode (opencode.db or storage/), or \`opencode export\` files
   tapedeck      files written by \`tapedeck sessions export\` (PATH required)
 
   --dry-run     read and compare everything, write nothing
