@@ -264,6 +264,6 @@ describe("reading", () => {
           .innerText()
           .catch(() => ""),
       )
-      .toMatch(/^goal make the kettle boil at 100$/i);
+      .toMatch(/^goal make the kettle boil at 100 edit · clear goal$/i);
   });
 });

@@ -190,4 +190,20 @@ describe("composer", () => {
       .poll(() => page.getByTestId("timeline").innerText(), { timeout: 15_000 })
       .toContain("Appended at the very end.");
   });
+
+  it("sets and clears the session goal from the page, shown on top", async () => {
+    const page = await open(`?session=${seeded.chinese}`);
+    const goal = page.getByTestId("session-goal");
+    await goal.getByRole("button", { name: "Set a goal" }).click();
+    await page.getByRole("textbox", { name: "Goal" }).fill("Ship the teapot by Friday");
+    await page.getByRole("button", { name: "Save goal" }).click();
+    await expect
+      .poll(() => goal.innerText().catch(() => ""))
+      .toContain("Ship the teapot by Friday");
+    const store = createSessionStore({ home: seeded.home });
+    expect((await store.readSession(seeded.chinese)).goal).toBe("Ship the teapot by Friday");
+    await goal.getByRole("button", { name: "Clear goal" }).click();
+    await expect.poll(() => goal.innerText()).toBe("Set a goal");
+    expect((await store.readSession(seeded.chinese)).goal).toBeNull();
+  });
 });

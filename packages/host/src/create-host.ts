@@ -8,7 +8,7 @@ import {
   wrapReadOnlyTool,
 } from "@tapedeck/agent";
 import { LlmConfigError, LlmError, type LlmProvider, resolveProvider } from "@tapedeck/llm";
-import { type Session, uuidv7 } from "@tapedeck/session";
+import type { Session } from "@tapedeck/session";
 import { createSessionQueryTool, type SessionQueryEngine } from "@tapedeck/session-query";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
 import { ModelNotConfiguredError } from "./errors";
@@ -16,6 +16,7 @@ import { listModels } from "./models";
 import { openSession } from "./open-session";
 import { syncedEngine, type Warn } from "./query-index";
 import { mcpSettingsFromEnv } from "./run-mcp";
+import { setSessionGoal } from "./session-goal";
 import { resolveSessionId, sessionIdsOnDisk, shortIds } from "./session-ids";
 import { type PreparedRun, type StartRunOptions, startRun } from "./start-run";
 import { copyFromTeamIndex } from "./team-copy";
@@ -144,9 +145,7 @@ export function createHost(options: HostOptions): Host {
         ...(elsewhere === undefined ? [] : await elsewhere("")),
         ...extra,
       ]),
-    setGoal: async (sessionId, goal) => {
-      await store.append(sessionId, [{ type: "goal/set", runId: uuidv7(), goal }]);
-    },
+    setGoal: (sessionId, goal) => setSessionGoal(store, sessionId, goal),
     listModels: () =>
       listModels({
         model: config.model,

@@ -22,6 +22,7 @@ export {
   mcpSettingsFromEnv,
   serversOfRun,
 } from "./run-mcp";
+export { setSessionGoal } from "./session-goal";
 export {
   MIN_PREFIX,
   MIN_SHORT_ID,

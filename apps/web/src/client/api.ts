@@ -72,6 +72,14 @@ function postJson<T>(path: string, body: unknown): Promise<T> {
   });
 }
 
+function putJson<T>(path: string, body: unknown): Promise<T> {
+  return getJson<T>(path, {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
 function query(params: Record<string, string | undefined>): string {
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(params))
@@ -130,6 +138,8 @@ export const api = {
   lineage: (id: string) => getJson<Lineage>(`/api/sessions/${encodeURIComponent(id)}/lineage`),
   fork: (id: string, seq: number) =>
     postJson<{ sessionId: string }>(`/api/sessions/${encodeURIComponent(id)}/fork`, { seq }),
+  setGoal: (id: string, goal: string | null) =>
+    putJson<{ goal: string | null }>(`/api/sessions/${encodeURIComponent(id)}/goal`, { goal }),
   loadDemo: () => postJson<{ added: string[]; skipped: string[] }>("/api/demo", {}),
   runs: () => getJson<{ items: ActiveRun[] }>("/api/agent/runs"),
   approve: (runId: string, callId: string, decision: "allow_once" | "reject") =>

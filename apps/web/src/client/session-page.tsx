@@ -7,6 +7,7 @@ import { preview, Row, type RowLinks } from "../render/timeline-row";
 import { TokenChart } from "../render/token-chart";
 import { Visible } from "../render/visible";
 import { ApiError, api } from "./api";
+import { GoalControl } from "./goal";
 import { OriginNote } from "./import-panel";
 import { useTurnKeys } from "./keyboard";
 import { SidePanel } from "./panels";
@@ -46,6 +47,7 @@ export function SessionPage({
     seq !== null || window.innerWidth >= 1200 ? "trace" : "closed",
   );
   const [forkError, setForkError] = useState<string | null>(null);
+  const [reloadKey, setReloadKey] = useState(0);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: refreshKey reloads on live changes
   useEffect(() => {
@@ -65,7 +67,7 @@ export function SessionPage({
     return () => {
       live = false;
     };
-  }, [sessionId, refreshKey]);
+  }, [sessionId, refreshKey, reloadKey]);
 
   const replacedBy = useMemo(() => new Map(data?.replacedBy ?? []), [data]);
   const rows = useMemo(
@@ -154,11 +156,11 @@ export function SessionPage({
               </>
             ) : null}
           </div>
-          {data.goal !== null ? (
-            <div className="goal" data-testid="session-goal">
-              <span className="goal-label">Goal</span> <Visible text={data.goal} />
-            </div>
-          ) : null}
+          <GoalControl
+            sessionId={sessionId}
+            goal={data.goal}
+            onChanged={() => setReloadKey((key) => key + 1)}
+          />
         </div>
         <TokenChart bars={tokenBars} href={seqHref} onSelect={onSelectSeq} />
         <div className="actions">

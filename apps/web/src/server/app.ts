@@ -1,4 +1,5 @@
 import { defaultTools, wrapReadOnlyTool } from "@tapedeck/agent";
+import { setSessionGoal } from "@tapedeck/host";
 import { type Session, SessionNotFoundError } from "@tapedeck/session";
 import {
   createSessionQueryTool,
@@ -19,6 +20,7 @@ import { registerPage } from "./page";
 import {
   eventsQuerySchema,
   forkBodySchema,
+  goalBodySchema,
   seqSchema,
   sessionIdSchema,
   sessionQuerySchema,
@@ -275,6 +277,15 @@ export function createApp(options: AppOptions): WebApp {
       "content-type": "text/html; charset=utf-8",
       "content-disposition": `attachment; filename="${id}.html"`,
     });
+  });
+
+  app.put("/api/sessions/:id/goal", async (c) => {
+    const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
+    const body = parseInput(goalBodySchema, await jsonBody(c), "body");
+    // The same operation as the CLI's --goal and ACP's /goal; busy while a run holds the log (409).
+    await setSessionGoal(store, id, body.goal);
+    await index.sync();
+    return c.json({ goal: body.goal });
   });
 
   app.post("/api/sessions/:id/fork", async (c) => {

@@ -121,3 +121,8 @@ export const approvalBodySchema = z.strictObject({
 export const runIdSchema = z.string().regex(/^[0-9a-f-]{36}$/, "not a run id");
 /** A call id in a path. */
 export const callIdSchema = z.string().regex(/^[A-Za-z0-9_.:-]{1,200}$/, "not a call id");
+
+/** `PUT /api/sessions/:id/goal` body: the standing goal, or `null` to clear it. */
+export const goalBodySchema = z.strictObject({
+  goal: z.string().trim().min(1, "goal must not be empty").max(2000).nullable(),
+});
