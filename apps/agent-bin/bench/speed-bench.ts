@@ -169,28 +169,34 @@ async function engineSearch(home: string): Promise<BenchRow> {
 
 const small = homeFor(2000);
 const rows: BenchRow[] = [];
+/** Keeps a row for the table and prints it at once (the large rows take minutes). */
+const report = (row: BenchRow) => {
+  rows.push(row);
+  const baseline = row.baseline === undefined ? "" : ` (baseline ${row.baseline.toFixed(1)})`;
+  console.log(`measured ${row.name}: ${row.value.toFixed(2)} ${row.unit}${baseline}`);
+};
 const indexed = indexFromNothing(small.home, small.events);
-rows.push({
+report({
   name: `tapedeck index from nothing, ${small.sessions} sessions (events/s)`,
   value: indexed.eventsPerSecond,
   unit: "ev/s",
   better: "higher",
 });
-rows.push({
+report({
   name: "index size (index.sqlite + WAL) / JSONL",
   value: indexed.indexBytes / small.bytes,
   unit: "×",
   better: "lower",
   goal: "≤ 0.5",
 });
-rows.push(searchRows(small.home, `${small.sessions} sessions`, "≤ 1.0× rg"));
+report(searchRows(small.home, `${small.sessions} sessions`, "≤ 1.0× rg"));
 {
   const { env, tapedeck } = cli(small.home);
   const { a } = paired(
     () => tapedeck("sessions", "list", "--all"),
     () => wall(process.execPath, ["-e", "0"], env),
   );
-  rows.push({
+  report({
     name: `tapedeck sessions list --all, whole process (${small.sessions} sessions)`,
     value: a,
     unit: "ms",
@@ -201,7 +207,7 @@ rows.push(searchRows(small.home, `${small.sessions} sessions`, "≤ 1.0× rg"));
     () => tapedeck("--version"),
     () => wall(process.execPath, ["-e", "0"], env),
   );
-  rows.push({
+  report({
     name: "tapedeck --version, whole process",
     value: version.a,
     unit: "ms",
@@ -211,13 +217,13 @@ rows.push(searchRows(small.home, `${small.sessions} sessions`, "≤ 1.0× rg"));
     goal: "≤ node + 60 ms",
   });
 }
-rows.push(await syncAfterOneAppend(small.home));
-rows.push(await engineSearch(small.home));
+report(await syncAfterOneAppend(small.home));
+report(await engineSearch(small.home));
 
 if (process.env.BENCH_LARGE === "1") {
   const large = homeFor(20_000);
   const big = indexFromNothing(large.home, large.events);
-  rows.push({
+  report({
     name: `tapedeck index from nothing, ${large.sessions} sessions (events/s)`,
     value: big.eventsPerSecond,
     unit: "ev/s",
@@ -227,20 +233,20 @@ if (process.env.BENCH_LARGE === "1") {
     goal: "≥ 0.8×",
   });
   const largeSearch = searchRows(large.home, `${large.sessions} sessions`, "≥ 2.5× faster than rg");
-  rows.push(largeSearch);
+  report(largeSearch);
   const { tapedeck } = cli(large.home);
   const list = paired(
     () => tapedeck("sessions", "list", "--all"),
     () => tapedeck("--version"),
   );
-  rows.push({
+  report({
     name: `tapedeck sessions list --all, whole process (${large.sessions} sessions)`,
     value: list.a,
     unit: "ms",
     better: "lower",
     goal: "≤ 1.3× the 2,000 figure",
   });
-  rows.push(await syncAfterOneAppend(large.home));
+  report(await syncAfterOneAppend(large.home));
 }
 
 printTable(
