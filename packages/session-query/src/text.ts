@@ -134,6 +134,9 @@ function tokenize(folded: string): string[] {
  * The PostgreSQL backend builds its `tsvector`s from these, so both agree on what a word is.
  */
 export function textTokens(text: string): string[] {
+  // ASCII text (most of it: code, logs, English) folds to lowercase and its tokens are the runs
+  // of [a-z0-9]: a regex does in one pass what the general path does character by character.
+  if (isAscii(text)) return text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
   return tokenize(fold(text).text);
 }
 

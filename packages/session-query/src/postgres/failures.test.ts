@@ -147,7 +147,7 @@ describe("team index failures", () => {
 
   it("resumes after kill -9 midway: each event exactly once", async () => {
     const url = await database();
-    const { home: dir, events } = home({ sessions: 30, turns: 20 });
+    const { home: dir, events } = home({ sessions: 30, turns: 60 });
     const child = spawn(
       process.execPath,
       [
@@ -159,19 +159,25 @@ describe("team index failures", () => {
       ],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on("data", (chunk: Buffer) => {
-        // Killed as soon as the first sessions are in: the rest is unpushed or mid-transaction.
-        if (chunk.toString().includes("\n")) {
-          child.kill("SIGKILL");
-          resolve();
-        }
-      });
-      child.on("exit", (code) =>
-        code === 0 ? reject(new Error("push finished before the kill")) : resolve(),
-      );
+    let exited = false;
+    const closed = new Promise((resolve) => child.on("close", resolve));
+    child.on("exit", () => {
+      exited = true;
     });
-    await new Promise((resolve) => child.on("close", resolve));
+    // Killed as soon as some sessions are committed: the rest is unpushed or mid-transaction.
+    const probe = new pg.Client({ connectionString: url });
+    await probe.connect();
+    cleanups.push(() => probe.end());
+    for (;;) {
+      const stored = await probe
+        .query<{ n: string }>("SELECT count(*) AS n FROM tapedeck_events")
+        .then((result) => Number(result.rows[0]?.n ?? 0))
+        .catch(() => 0);
+      if (stored > 0 || exited) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    child.kill("SIGKILL");
+    await closed;
     const partial = await indexContents(url);
     expect(partial.consistent).toBe(true);
     expect(partial.events).toBeLessThan(events);

@@ -36,6 +36,8 @@ export interface PushOptions {
   onProgress?: (progress: PushProgress) => void;
   /** Events per INSERT; default 1000. */
   batchSize?: number;
+  /** Logs sharing one transaction at most; default 100 (one large log always goes alone). */
+  sessionsPerTransaction?: number;
   /**
    * Only these sessions: their logs are pushed, or removed from the index when gone. Default: the
    * sessions the store's change journal names since this home's last push (all of them the first
@@ -185,15 +187,43 @@ export async function pushStore(
     });
   }
   const context = { db, store, host, source, batchSize: options.batchSize ?? 1000, report };
+  const jobs = work.logs
+    .map(({ sessionId, entry }) => changedLog(sessionId, entry, work.states.get(sessionId)))
+    .filter((job): job is LogJob => job !== null);
   let done = 0;
-  for (const { sessionId, entry } of work.logs) {
+  for (let next = 0; next < jobs.length; ) {
+    // Small logs share a transaction (a round trip per statement, not per session, dominates
+    // otherwise); they are taken in session id order, so concurrent pushers lock rows in one
+    // order and never deadlock.
+    const group: LogJob[] = [];
+    let bytes = 0;
+    while (
+      next < jobs.length &&
+      group.length < (options.sessionsPerTransaction ?? maxSessionsPerTransaction) &&
+      bytes < maxBytesPerTransaction
+    ) {
+      const job = jobs[next]!;
+      next += 1;
+      group.push(job);
+      bytes += job.file.size - (job.state === undefined ? 0 : Number(job.state.file_offset));
+    }
     const before = report.eventsPushed;
-    await pushLog(context, sessionId, entry, work.states.get(sessionId));
-    done += 1;
-    if (report.eventsPushed !== before || done === work.logs.length) {
+    const pending = emptyReport();
+    try {
+      await db.transaction(async (client) => {
+        for (const job of group) await pushEvents({ ...context, report: pending }, client, job);
+      }, true);
+      mergeReport(report, pending);
+    } catch (error) {
+      if (!retryAlone(error)) throw error;
+      // A log rewritten or removed while we read it: each log of the group on its own.
+      for (const job of group) await pushLog(context, job);
+    }
+    done += group.length;
+    if (report.eventsPushed !== before || done === jobs.length) {
       options.onProgress?.({
         sessionsDone: done,
-        sessionsTotal: work.logs.length,
+        sessionsTotal: jobs.length,
         eventsPushed: report.eventsPushed,
       });
     }
@@ -295,15 +325,25 @@ interface PushContext {
   report: PushReport;
 }
 
-/** Pushes one log if it changed since this home's last push. */
-async function pushLog(
-  context: PushContext,
-  sessionId: string,
-  entry: LogEntry | null,
-  state?: PushState,
-): Promise<void> {
+/** A log with something to push. */
+interface LogJob {
+  header: SessionHeader;
+  headerLine: { text: string; end: number };
+  file: FileState;
+  state: PushState | undefined;
+}
+
+/** Sessions per push transaction at most. */
+const maxSessionsPerTransaction = 100;
+/** New log bytes per push transaction at most (one larger log gets a transaction alone). */
+const maxBytesPerTransaction = 8 << 20;
+
+/** The job for a log that changed since this home's last push, else `null`. */
+function changedLog(sessionId: string, entry: LogEntry | null, state?: PushState): LogJob | null {
   // A log without a readable header cannot be placed in a workspace: left out, as everywhere.
-  if (entry === null || entry.header === undefined || entry.header.sessionId !== sessionId) return;
+  if (entry === null || entry.header === undefined || entry.header.sessionId !== sessionId) {
+    return null;
+  }
   const file: FileState = { size: entry.size, ino: entry.inode, mtime: entry.modifiedMs };
   if (
     state !== undefined &&
@@ -311,22 +351,66 @@ async function pushLog(
     Number(state.file_ino) === file.ino &&
     state.file_mtime === file.mtime
   ) {
-    return;
+    return null;
   }
-  const header = entry.header;
-  const headerLine = { text: entry.headerText, end: entry.headerEnd as number };
-  try {
+  return {
+    header: entry.header,
+    headerLine: { text: entry.headerText, end: entry.headerEnd as number },
+    file,
+    state,
+  };
+}
+
+/** Errors after which a log is pushed again on its own (the file changed under the reader). */
+function retryAlone(error: unknown): boolean {
+  return (
+    (hasCode(error, "INVALID_OFFSET") && TapedeckError.isInstance(error)) ||
+    SessionNotFoundError.isInstance(error)
+  );
+}
+
+function emptyReport(): PushReport {
+  return {
+    sessionsAdded: 0,
+    sessionsUpdated: 0,
+    sessionsRemoved: 0,
+    eventsPushed: 0,
+    bytesPushed: 0,
+    conflicts: [],
+  };
+}
+
+function mergeReport(into: PushReport, from: PushReport): void {
+  into.sessionsAdded += from.sessionsAdded;
+  into.sessionsUpdated += from.sessionsUpdated;
+  into.sessionsRemoved += from.sessionsRemoved;
+  into.eventsPushed += from.eventsPushed;
+  into.bytesPushed += from.bytesPushed;
+  into.conflicts.push(...from.conflicts);
+}
+
+/** Pushes one log in its own transaction; a log rewritten in place starts over. */
+async function pushLog(context: PushContext, job: LogJob): Promise<void> {
+  const attempt = async (reset: boolean) => {
+    const pending = emptyReport();
     await context.db.transaction(
-      (client) => pushEvents(context, client, header, headerLine, file, state),
+      (client) =>
+        pushEvents(
+          { ...context, report: pending },
+          client,
+          reset ? { ...job, state: undefined } : job,
+          reset,
+        ),
       true,
     );
+    mergeReport(context.report, pending);
+  };
+  try {
+    await attempt(false);
   } catch (error) {
     if (hasCode(error, "INVALID_OFFSET") && TapedeckError.isInstance(error)) {
       // The recorded offset is no line start any more: the file was rewritten in place.
-      await context.db.transaction(
-        (client) => pushEvents(context, client, header, headerLine, file, undefined, true),
-        true,
-      );
+      await attempt(true);
       return;
     }
     if (SessionNotFoundError.isInstance(error)) return;
@@ -338,12 +422,11 @@ async function pushLog(
 async function pushEvents(
   context: PushContext,
   client: pg.PoolClient,
-  header: SessionHeader,
-  headerLine: { text: string; end: number },
-  file: FileState,
-  state: PushState | undefined,
+  job: LogJob,
   forceReset = false,
 ): Promise<void> {
+  const { header, headerLine, file } = job;
+  let state = job.state;
   const { report, source } = context;
   const sessionId = header.sessionId;
   const fresh = emptyAggregate(header);

@@ -10,6 +10,7 @@ if (url === undefined || home === undefined) throw new Error("usage: push-child.
 const engine = await createPostgresQueryEngine({ url });
 await engine.push(createSessionStore({ home }), {
   batchSize: 20,
+  sessionsPerTransaction: 1,
   onProgress: (progress) => process.stdout.write(`${progress.sessionsDone}\n`),
 });
 await engine.close();
