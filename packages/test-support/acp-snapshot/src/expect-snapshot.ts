@@ -17,7 +17,12 @@ export interface ScenarioSnapshot {
 export function toScenarioSnapshot(result: ScenarioResult): ScenarioSnapshot {
   const version = agentVersion(result);
   const normalizer = createNormalizer({
-    paths: { "<CWD>": result.cwd, "<HOME>": result.home, "<ROOT>": path.dirname(result.home) },
+    paths: {
+      ...result.placeholders,
+      "<CWD>": result.cwd,
+      "<HOME>": result.home,
+      "<ROOT>": path.dirname(result.home),
+    },
     literals: {
       "<HOST>": os.hostname(),
       ...(version === undefined ? {} : { "<VERSION>": version }),

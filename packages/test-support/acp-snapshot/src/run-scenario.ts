@@ -20,6 +20,11 @@ export interface RunScenarioOptions {
   recording?: Recording;
   /** Keep the temp home for inspection instead of removing it. */
   keepHome?: boolean;
+  /**
+   * Placeholders a scenario may write in its steps (`{"<NODE>": process.execPath}`): expanded
+   * before sending, and put back when snapshotting, so snapshots hold no machine paths.
+   */
+  placeholders?: Record<string, string>;
 }
 
 /** Everything a scenario run observed. */
@@ -38,6 +43,8 @@ export interface ScenarioResult {
   /** Paths to normalise. */
   home: string;
   cwd: string;
+  /** The placeholders of {@link RunScenarioOptions.placeholders}. */
+  placeholders: Record<string, string>;
 }
 
 interface AgentProcess {
@@ -64,6 +71,18 @@ export async function runScenario(
   scenario: Scenario,
   options: RunScenarioOptions,
 ): Promise<ScenarioResult> {
+  const placeholders = Object.entries(options.placeholders ?? {});
+  /** A step's value with every placeholder replaced by what it stands for. */
+  const expand = (value: unknown): unknown => {
+    if (typeof value === "string") {
+      return placeholders.reduce((text, [name, actual]) => text.replaceAll(name, actual), value);
+    }
+    if (Array.isArray(value)) return value.map(expand);
+    if (value !== null && typeof value === "object") {
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, expand(item)]));
+    }
+    return value;
+  };
   const root = await realpath(
     await mkdtemp(path.join(os.tmpdir(), `acp-scenario-${scenario.name}-`)),
   );
@@ -259,7 +278,11 @@ export async function runScenario(
         return;
       case "newSession": {
         const response = await request(
-          () => context().request(acp.methods.agent.session.new, { cwd, mcpServers: [] }),
+          () =>
+            context().request(acp.methods.agent.session.new, {
+              cwd,
+              mcpServers: expand(step.mcpServers) as unknown as acp.McpServer[],
+            }),
           "session/new",
         );
         if (response) sessions.set(step.as, response.sessionId);
@@ -271,7 +294,7 @@ export async function runScenario(
             context().request(acp.methods.agent.session.load, {
               sessionId: step.sessionId ?? sessionIdOf(step.session),
               cwd,
-              mcpServers: [],
+              mcpServers: expand(step.mcpServers) as unknown as acp.McpServer[],
             }),
           "session/load",
         );
@@ -484,5 +507,15 @@ export async function runScenario(
     }
     if (!options.keepHome) await rm(root, { recursive: true, force: true });
   }
-  return { scenario: scenario.name, wire, logs, stderr, exits, violations, home, cwd };
+  return {
+    scenario: scenario.name,
+    wire,
+    logs,
+    stderr,
+    exits,
+    violations,
+    home,
+    cwd,
+    placeholders: options.placeholders ?? {},
+  };
 }

@@ -4,13 +4,21 @@ import { z } from "zod";
 export const scenarioStepSchema = z.discriminatedUnion("step", [
   /** `initialize` with the scenario's client capabilities. */
   z.object({ step: z.literal("initialize") }),
-  /** `session/new` in the scenario's workspace; the session is remembered under `as`. */
-  z.object({ step: z.literal("newSession"), as: z.string().default("main") }),
+  /**
+   * `session/new` in the scenario's workspace; the session is remembered under `as`. `mcpServers`
+   * are ACP `McpServer`s; their strings may use the run's placeholders (`<NODE>`, …).
+   */
+  z.object({
+    step: z.literal("newSession"),
+    as: z.string().default("main"),
+    mcpServers: z.array(z.record(z.string(), z.unknown())).default([]),
+  }),
   /** `session/load` of a remembered session (`session`) or of a raw id (`sessionId`). */
   z.object({
     step: z.literal("loadSession"),
     session: z.string().default("main"),
     sessionId: z.string().optional(),
+    mcpServers: z.array(z.record(z.string(), z.unknown())).default([]),
   }),
   /** `session/resume` of a remembered session. */
   z.object({ step: z.literal("resumeSession"), session: z.string().default("main") }),

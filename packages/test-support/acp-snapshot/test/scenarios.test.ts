@@ -1,5 +1,6 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { EXAMPLE_SERVER_PATH } from "@tapedeck/mcp-example";
 import { describe, it } from "vitest";
 import { expectScenarioSnapshot, runScenario } from "../src/index";
 import { tapedeckCommand } from "./binary";
@@ -9,6 +10,8 @@ import * as forkCliLoad from "./scenarios/fork-cli-load";
 import * as killRestartLoad from "./scenarios/kill-restart-load";
 import * as listSessions from "./scenarios/list-sessions";
 import * as loadCompaction from "./scenarios/load-compaction";
+import * as mcpLoadSession from "./scenarios/mcp-load-session";
+import * as mcpToolCall from "./scenarios/mcp-tool-call";
 import * as permissionAllowed from "./scenarios/permission-allowed";
 import * as permissionRejected from "./scenarios/permission-rejected";
 import * as refusal from "./scenarios/refusal";
@@ -30,6 +33,8 @@ export const scenarios = [
   unknownSession,
   busySession,
   refusal,
+  mcpToolCall,
+  mcpLoadSession,
 ];
 
 describe("ACP scenarios against the real binary", () => {
@@ -39,6 +44,7 @@ describe("ACP scenarios against the real binary", () => {
       const recording = entry.recording();
       const result = await runScenario(entry.scenario, {
         command: tapedeckCommand,
+        placeholders: { "<NODE>": process.execPath, "<MCP_EXAMPLE>": EXAMPLE_SERVER_PATH },
         ...(recording ? { recording } : {}),
       });
       expectScenarioSnapshot(result, snapshots);
