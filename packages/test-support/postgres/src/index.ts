@@ -12,6 +12,7 @@ export {
   freePort,
   PostgresNotInstalledError,
   type PostgresServer,
+  removeStaleServers,
   startPostgresServer,
   TEST_PASSWORD,
   TEST_ROLE,

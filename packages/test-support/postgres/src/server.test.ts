@@ -1,6 +1,14 @@
+import * as fs from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
-import { createTestDatabase, findPostgresBin, PostgresNotInstalledError } from "./index";
+import {
+  createTestDatabase,
+  findPostgresBin,
+  PostgresNotInstalledError,
+  removeStaleServers,
+} from "./index";
 
 describe("test PostgreSQL server", () => {
   it("serves a database the test role owns, with pg_trgm installable by that role", async () => {
@@ -27,5 +35,27 @@ describe("test PostgreSQL server", () => {
     expect(() => findPostgresBin({ TAPEDECK_PG_BIN: "/nonexistent/bin" })).toThrow(
       /install Debian's "postgresql" package/,
     );
+  });
+
+  it("removes the directories of dead servers, not of live or recent ones", () => {
+    const root = fs.mkdtempSync(join(tmpdir(), "tapedeck-stale-test-"));
+    try {
+      const old = new Date(Date.now() - 3_600_000);
+      const make = (name: string, pid: number | null, time: Date) => {
+        const dir = join(root, name);
+        fs.mkdirSync(join(dir, "data"), { recursive: true });
+        if (pid !== null) fs.writeFileSync(join(dir, "data", "postmaster.pid"), `${pid}\n`);
+        fs.utimesSync(dir, time, time);
+        return dir;
+      };
+      const dead = make("tapedeck-pg-dead", 2 ** 22 + 12345, old);
+      const live = make("tapedeck-pg-live", process.pid, old);
+      const fresh = make("tapedeck-pg-fresh", null, new Date());
+      expect(removeStaleServers(root)).toEqual([dead]);
+      expect(fs.existsSync(live)).toBe(true);
+      expect(fs.existsSync(fresh)).toBe(true);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });

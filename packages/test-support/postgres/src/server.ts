@@ -92,12 +92,51 @@ async function runAs(asPostgres: boolean, file: string, args: string[]): Promise
   }
 }
 
+/** Directories of servers that died without their teardown are removed after this long. */
+const staleAfterMs = 10 * 60_000;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Removes the temp directories of earlier servers that were killed without their teardown (a
+ * test run killed with its process group takes the server with it): no live postmaster and older
+ * than {@link staleAfterMs}. Each holds ~40 MB.
+ */
+export function removeStaleServers(root = tmpdir()): string[] {
+  const removed: string[] = [];
+  for (const name of fs.readdirSync(root)) {
+    if (!name.startsWith("tapedeck-pg-")) continue;
+    const dir = join(root, name);
+    try {
+      if (Date.now() - fs.statSync(dir).mtimeMs < staleAfterMs) continue;
+      const pidFile = join(dir, "data", "postmaster.pid");
+      const pid = fs.existsSync(pidFile)
+        ? Number(fs.readFileSync(pidFile, "utf8").split("\n")[0])
+        : Number.NaN;
+      if (Number.isInteger(pid) && pid > 0 && alive(pid)) continue;
+      fs.rmSync(dir, { recursive: true, force: true });
+      removed.push(dir);
+    } catch {
+      // Another run is removing it, or it is not ours to read: leave it.
+    }
+  }
+  return removed;
+}
+
 /**
  * Starts a fresh server. @throws PostgresNotInstalledError when the binaries are missing (never a
  * silent skip: the suite must fail and say what to install).
  */
 export async function startPostgresServer(): Promise<PostgresServer> {
   const bin = findPostgresBin();
+  removeStaleServers();
   const asPostgres = process.getuid?.() === 0;
   const root = fs.mkdtempSync(join(tmpdir(), "tapedeck-pg-"));
   const dataDir = join(root, "data");
