@@ -137,4 +137,26 @@ describe("tools a hostile model calls (spawned CLI, scripted model)", () => {
     ].join("\n");
     for (const secret of [key, token, password]) expect(everything).not.toContain(secret);
   });
+
+  it("a tool call with an empty name gets an error output and the other calls still run (item 8)", async () => {
+    const attack = await attacker([
+      {
+        toolCalls: [
+          { name: "", arguments: "{}" },
+          { name: "list_dir", arguments: {} },
+        ],
+      },
+      { text: "done" },
+    ]);
+    await writeFile(path.join(attack.workspace.cwd, "visible.txt"), "x");
+    const result = await attack.cli(["run", "go"]);
+    expect(result).toMatchObject({ code: 0, stdout: "done\n" });
+    const outputs = toolOutputs(attack.workspace.home);
+    expect(outputs).toHaveLength(2);
+    expect(outputs).toContainEqual({
+      output: expect.stringContaining("This tool call had an empty name"),
+      isError: true,
+    });
+    expect(outputs).toContainEqual({ output: "visible.txt", isError: false });
+  });
 });

@@ -15,7 +15,7 @@ import type { InitializedRun } from "./initialize-run";
 import { recordedModelCall } from "./model-call";
 import type { RunEvent, StopReason } from "./run-events";
 import { type KnownSecret, knownSecrets } from "./secrets";
-import { argumentsForDisplay, runToolCalls } from "./tool-calls";
+import { argumentsForDisplay, runToolCalls, UNNAMED_TOOL } from "./tool-calls";
 import { toolDefinitions } from "./tool-set";
 import { type AnyAgentTool, DEFAULT_OUTPUT_CAP } from "./tools/agent-tool";
 import { toolTitle } from "./tools/tool-title";
@@ -200,7 +200,7 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
                 type: "function_call",
                 runId,
                 callId: item.callId,
-                name: item.name,
+                name: item.name === "" ? UNNAMED_TOOL : item.name,
                 arguments: item.arguments,
               },
         );

@@ -11,6 +11,12 @@ import { toolTitle } from "./tools/tool-title";
 import { type Approver, RunCancelled, type TurnContext } from "./turn-context";
 import type { WorkspaceFs } from "./workspace-fs";
 
+/**
+ * The name logged for a tool call whose name the model left empty (the log requires one): the
+ * call gets an error output like an unknown tool, and the other calls of the response still run.
+ */
+export const UNNAMED_TOOL = "unnamed_tool";
+
 /** What tool execution needs beyond the turn context. */
 export interface ToolRunOptions {
   tools: ReadonlyMap<string, AnyAgentTool>;
@@ -151,9 +157,12 @@ export async function runToolCalls(
       if (signal.aborted) throw new RunCancelled();
       const tool = tools.get(call.name);
       if (tool === undefined) {
+        const available = [...tools.keys()].join(", ");
         await finishCall(
           call,
-          `Unknown tool ${JSON.stringify(call.name)}. Available: ${[...tools.keys()].join(", ")}.`,
+          call.name === UNNAMED_TOOL
+            ? `This tool call had an empty name; call a tool by its name. Available: ${available}.`
+            : `Unknown tool ${JSON.stringify(call.name)}. Available: ${available}.`,
           true,
         );
         continue;
