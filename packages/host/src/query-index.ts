@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, renameSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, renameSync } from "node:fs";
 import path from "node:path";
 import type { SessionQueryEngine } from "@tapedeck/session-query";
 import { createSqliteQueryEngine, type SqliteQueryEngine } from "@tapedeck/session-query/sqlite";
@@ -25,8 +25,10 @@ const toStderr: Warn = (text) => {
  * `-shm`) and a new one is built instead, with a line through `warn`.
  */
 export function openIndex(store: SessionStore, warn: Warn = toStderr): SqliteQueryEngine {
-  mkdirSync(store.home, { recursive: true });
+  mkdirSync(store.home, { recursive: true, mode: 0o700 });
   const file = indexPath(store.home);
+  // Created private before SQLite opens it (its -wal and -shm files take the same mode).
+  if (!existsSync(file)) closeSync(openSync(file, "a", 0o600));
   try {
     return createSqliteQueryEngine({ path: file, store });
   } catch (error) {

@@ -225,7 +225,7 @@ export class ChangeJournal {
         continue;
       }
       try {
-        return fs.openSync(this.path, "a");
+        return fs.openSync(this.path, "a", 0o600);
       } catch (error) {
         if (!hasErrorCode(error, "ENOENT")) throw error;
       }
@@ -239,9 +239,9 @@ export class ChangeJournal {
    * already rotated it and nothing is done. Without it, the journal is created only if missing.
    */
   private createGeneration(replacing: number | undefined): void {
-    fs.mkdirSync(join(this.path, ".."), { recursive: true });
+    fs.mkdirSync(join(this.path, ".."), { recursive: true, mode: 0o700 });
     const temp = tempPathBeside(this.path);
-    const fd = fs.openSync(temp, "wx", 0o644);
+    const fd = fs.openSync(temp, "wx", 0o600);
     try {
       writeAll(fd, Buffer.from(`${MAGIC}${randomBytes(8).toString("hex")}\n`));
     } finally {

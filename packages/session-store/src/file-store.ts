@@ -192,7 +192,7 @@ class FileSessionStore implements SessionStore {
     lines: readonly Buffer[],
     durable = true,
   ): void {
-    fs.mkdirSync(this.sessionsDir, { recursive: true });
+    fs.mkdirSync(this.sessionsDir, { recursive: true, mode: 0o700 });
     const data = Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), ...lines]);
     try {
       createFileExclusive(this.pathOf(sessionId), data, durable);
@@ -482,7 +482,7 @@ class FileSessionStore implements SessionStore {
         );
       }
       this.journal.record("d", sessionId);
-      fs.mkdirSync(this.trashDir, { recursive: true });
+      fs.mkdirSync(this.trashDir, { recursive: true, mode: 0o700 });
       const prefix = `${sessionId}.jsonl`;
       const related = fs
         .readdirSync(this.sessionsDir)

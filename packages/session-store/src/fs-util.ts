@@ -63,7 +63,8 @@ export function writeAll(fd: number, data: Uint8Array): void {
  */
 export function createFileExclusive(path: string, data: Uint8Array, durable = true): void {
   const temp = tempPathBeside(path);
-  const fd = fs.openSync(temp, "wx", 0o644);
+  // 0600: logs hold code, outputs and prompts; the home is private like ~/.ssh.
+  const fd = fs.openSync(temp, "wx", 0o600);
   try {
     writeAll(fd, data);
     if (durable) fs.fsyncSync(fd);

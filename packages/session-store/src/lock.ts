@@ -141,7 +141,7 @@ function reclaim(path: string, judged: LockOwner | null): void {
  * by this very process — throws `SessionBusyError` naming its owner.
  */
 export function acquireLock(path: string, sessionId: string): HeldLock {
-  fs.mkdirSync(dirname(path), { recursive: true });
+  fs.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const owner: LockOwner = {
     pid: process.pid,
     host: hostname(),

@@ -14,6 +14,7 @@ import { registerAgentRoutes } from "./agent-routes";
 import { type AgentModelOptions, AgentRuns, ModelNotConfiguredError } from "./agent-runs";
 import { loadDemoSessions } from "./demo";
 import { jsonBody, parseInput, toHttpError } from "./http-errors";
+import { apiGuard, hostGuard } from "./http-guard";
 import { registerImportRoutes } from "./import-routes";
 import { LiveWatcher } from "./live";
 import { registerPage } from "./page";
@@ -65,12 +66,6 @@ export const HIGHLIGHT = { open: "\uE000", close: "\uE001" } as const;
 
 const allScope: QueryScope = { all: true };
 
-/** `127.0.0.1`, `localhost` or `[::1]`, with any port. */
-export function isLoopbackHost(host: string): boolean {
-  const name = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0];
-  return name === "127.0.0.1" || name === "localhost" || name === "[::1]";
-}
-
 function scopeFor(workspace: string | undefined): QueryScope {
   return workspace === undefined ? allScope : { workspaceIds: [workspace] };
 }
@@ -103,45 +98,8 @@ export function createApp(options: AppOptions): WebApp {
     return c.json(body, status);
   });
 
-  app.use("/api/*", async (c, next) => {
-    const host = c.req.header("host") ?? new URL(c.req.url).host;
-    if (options.token === undefined && !isLoopbackHost(host)) {
-      // Without a token only loopback names are served: a page on another name that resolves to
-      // 127.0.0.1 (DNS rebinding) gets nothing.
-      return c.json(
-        {
-          error: { code: "FORBIDDEN_HOST", message: `Host ${host} is not served without a token.` },
-        },
-        403,
-      );
-    }
-    const origin = c.req.header("origin");
-    if (origin !== undefined) {
-      let sameHost = false;
-      try {
-        sameHost = new URL(origin).host === c.req.header("host");
-      } catch {
-        sameHost = false;
-      }
-      if (!sameHost) {
-        return c.json(
-          { error: { code: "FORBIDDEN_ORIGIN", message: "Cross-origin requests are refused." } },
-          403,
-        );
-      }
-    }
-    if (options.token !== undefined) {
-      const header = c.req.header("authorization");
-      const given = header?.startsWith("Bearer ") ? header.slice(7) : c.req.query("token");
-      if (given !== options.token) {
-        return c.json(
-          { error: { code: "UNAUTHORIZED", message: "A valid TAPEDECK_WEB_TOKEN is required." } },
-          401,
-        );
-      }
-    }
-    await next();
-  });
+  app.use("*", hostGuard(options.token));
+  app.use("/api/*", ...apiGuard(options.token));
 
   app.get("/api/health", (c) => c.json({ ok: true }));
 

@@ -9,6 +9,7 @@ import { DEFAULT_MODEL } from "@tapedeck/agent";
 import { createSessionStore } from "@tapedeck/session-store";
 import { createApp } from "./app";
 import { demoLogsFromFixtures } from "./demo-fixtures";
+import { listenRefusal } from "./http-guard";
 import { startServer } from "./serve";
 import { createSqliteIndex } from "./sqlite-index";
 import { startPaths } from "./start-options";
@@ -18,8 +19,15 @@ const env = process.env;
 // Relative to the directory pnpm was called from, not apps/web where `pnpm start` runs.
 const { home, cwd } = startPaths(env);
 const token = env.TAPEDECK_WEB_TOKEN?.trim() || undefined;
+const listenHost = env.HOST?.trim() || "127.0.0.1";
+// Before anything is created: a refused start leaves no home and no index behind.
+const refusal = listenRefusal(listenHost, token);
+if (refusal !== undefined) {
+  console.error(refusal);
+  process.exit(1);
+}
 try {
-  mkdirSync(home, { recursive: true });
+  mkdirSync(home, { recursive: true, mode: 0o700 });
 } catch (error) {
   // e.g. TAPEDECK_HOME names a file, or a directory we may not write: one line, no stack trace.
   const { code } = error as NodeJS.ErrnoException;
@@ -62,7 +70,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   process.exit(1);
 }
 const server = await startServer(web.app, {
-  host: env.HOST?.trim() || "127.0.0.1",
+  host: listenHost,
   port,
   ...(token === undefined ? {} : { token }),
 }).catch((error: unknown) => {

@@ -1,8 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
-
-const loopback = new Set(["127.0.0.1", "::1", "localhost"]);
+import { listenRefusal } from "./http-guard";
 
 /** Options of {@link startServer}. */
 export interface ServeOptions {
@@ -28,11 +27,8 @@ export interface RunningServer {
  */
 export async function startServer(app: Hono, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
-  if (!loopback.has(host) && (options.token === undefined || options.token === "")) {
-    throw new Error(
-      `Refusing to listen on ${host} without a token: set TAPEDECK_WEB_TOKEN (and send it as "Authorization: Bearer <token>" or ?token=), or use 127.0.0.1.`,
-    );
-  }
+  const refusal = listenRefusal(host, options.token);
+  if (refusal !== undefined) throw new Error(refusal);
   return new Promise((resolve, reject) => {
     const server = serve(
       { fetch: app.fetch, hostname: host, port: options.port ?? 4848 },
