@@ -3,7 +3,7 @@ import { AGENT_NAME, AGENT_VERSION, type Host, type McpSettings } from "@tapedec
 import { type AgentContext, stateOf } from "./agent-context";
 import { toRequestError } from "./errors";
 import { MCP_CAPABILITIES } from "./mcp-servers";
-import { promptTurn } from "./prompt-turn";
+import { promptText, promptTurn } from "./prompt-turn";
 import {
   closeSession,
   deleteSession,
@@ -117,6 +117,13 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
       session.prompt,
       guard(async (params, client) => {
         const state = stateOf(context, params.sessionId);
+        if (promptText(params.prompt).trim() === "") {
+          // Nothing to answer: no model turn is run and nothing is written.
+          throw acp.RequestError.invalidParams(
+            { prompt: params.prompt },
+            "the prompt is empty; send some text.",
+          );
+        }
         if (state.active !== undefined) {
           throw new acp.RequestError(
             -32603,

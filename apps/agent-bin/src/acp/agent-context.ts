@@ -48,10 +48,18 @@ export function register(
   return state;
 }
 
-/** Refuses a relative cwd (ACP requires absolute paths). */
+/** Refuses a relative cwd (ACP requires absolute paths) and one that is not an existing directory. */
 export function checkCwd(cwd: string): void {
   if (!path.isAbsolute(cwd))
     throw acp.RequestError.invalidParams({ cwd }, "cwd must be an absolute path");
+  // One rule for new, load, resume and fork: tools run in a cwd, so a missing directory would only
+  // show up later as "spawn bash ENOENT".
+  if (!isDirectory(cwd)) {
+    throw acp.RequestError.invalidParams(
+      { cwd },
+      `cwd ${cwd} is not an existing directory; open a folder that exists.`,
+    );
+  }
 }
 
 /** True when `directory` exists and is a directory. */

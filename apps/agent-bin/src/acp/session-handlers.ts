@@ -24,13 +24,6 @@ type Client = acp.AgentContext;
 /** `session/new`: a session in an existing directory, with the configured model and `ask`. */
 export async function newSession(context: AgentContext, params: acp.NewSessionRequest) {
   checkCwd(params.cwd);
-  // Tools run in it: a missing directory would only show up later as "spawn bash ENOENT".
-  if (!isDirectory(params.cwd)) {
-    throw acp.RequestError.invalidParams(
-      { cwd: params.cwd },
-      `cwd ${params.cwd} is not an existing directory; open a folder that exists.`,
-    );
-  }
   const created = await context.host.store.create({
     cwd: params.cwd,
     seed: [{ type: "message", runId: uuidv7(), role: "system", content: DEFAULT_SYSTEM_PROMPT }],

@@ -260,8 +260,12 @@ function postgresEngine(db: Connection): PostgresQueryEngine {
     }
     if (relevance) {
       if (snapshotMs === null) {
+        // The newest event in scope only: a cursor must not carry another workspace's activity.
         const { rows } = await db.query<{ ms: string | null }>(
-          "SELECT max(ts_ms) AS ms FROM tapedeck_events",
+          workspaces === null
+            ? "SELECT max(ts_ms) AS ms FROM tapedeck_events"
+            : "SELECT max(ts_ms) AS ms FROM tapedeck_events WHERE workspace_id = ANY($1)",
+          workspaces === null ? [] : [workspaces],
         );
         snapshotMs = Number(rows[0]?.ms ?? 0);
       }

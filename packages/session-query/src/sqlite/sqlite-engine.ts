@@ -324,7 +324,14 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
       }
     }
     if (relevance) {
-      snapshotMs ??= Math.floor((maxEvent.get()?.id ?? 0) / KEYS_PER_MS);
+      // The newest event in scope only: a cursor must not carry another workspace's activity.
+      snapshotMs ??= Math.floor(
+        ((workspaces === null
+          ? maxEvent.get()?.id
+          : prepared<{ id: number | null }>(
+              `SELECT max(e.id) AS id FROM events e JOIN sessions s ON s.id = e.session WHERE s.workspace IN (${workspaces.join(",")})`,
+            ).get()?.id) ?? 0) / KEYS_PER_MS,
+      );
       const bound = (snapshotMs + 1) * KEYS_PER_MS;
       high = high === null ? bound : Math.min(high, bound);
     }

@@ -52,6 +52,25 @@ export function scopeTests(context: SuiteContext): void {
       expect((await engine.searchEvents(nowhere, { types: ["message"] })).items).toEqual([]);
     });
 
+    it("gives cursors that depend only on data in scope (another workspace's activity changes nothing)", async () => {
+      await put(
+        conversation("needle one", "ok", workspaceA),
+        conversation("needle two", "ok", workspaceA),
+      );
+      const query = { text: "needle", order: "relevance", limit: 1 } as const;
+      const before = await engine.searchEvents(scopeA, query);
+      expect(before.nextCursor).not.toBeNull();
+      // Newer activity elsewhere (each conversation starts later than the last).
+      await put(conversation("needle elsewhere", "ok", workspaceB));
+      const after = await engine.searchEvents(scopeA, query);
+      expect(after.nextCursor).toBe(before.nextCursor);
+      // Relevance scores come from the backend's full-text statistics (BM25 over the whole
+      // index, a documented limit in architecture/security.md); the hits themselves do not move.
+      const withoutScore = (items: typeof before.items) =>
+        items.map(({ score: _score, ...rest }) => rest);
+      expect(withoutScore(after.items)).toEqual(withoutScore(before.items));
+    });
+
     it("makes an out-of-scope session indistinguishable from a missing one", async () => {
       const beta = conversation("hidden", "ok", workspaceB);
       await put(beta);

@@ -1,0 +1,68 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { afterEach, describe, expect, it } from "vitest";
+import { spawnAcp } from "./binary";
+import { hostileModel } from "./hostile";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function started() {
+  const model = await hostileModel([{ text: "should never be asked" }]);
+  cleanups.push(model.close);
+  const agent = spawnAcp(model.env, model.workspace.cwd);
+  cleanups.push(() => agent.close());
+  await agent.agent.request(acp.methods.agent.initialize, {
+    protocolVersion: 1,
+    clientCapabilities: {},
+  });
+  return { model, agent };
+}
+
+describe("ACP requests refused up front (issue #11 item 10)", () => {
+  it("session/load with a cwd that does not exist is refused like session/new", async () => {
+    const { model, agent } = await started();
+    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, {
+      cwd: model.workspace.cwd,
+      mcpServers: [],
+    });
+    const missing = path.join(model.workspace.root, "gone");
+    await expect(
+      agent.agent.request(acp.methods.agent.session.load, {
+        sessionId,
+        cwd: missing,
+        mcpServers: [],
+      }),
+    ).rejects.toMatchObject({ message: expect.stringContaining("Invalid params") });
+    await expect(
+      agent.agent.request(acp.methods.agent.session.load, {
+        sessionId,
+        cwd: missing,
+        mcpServers: [],
+      }),
+    ).rejects.toMatchObject({
+      data: expect.objectContaining({ cwd: missing }),
+    });
+  });
+
+  it("an empty prompt runs no model turn and writes nothing", async () => {
+    const { model, agent } = await started();
+    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, {
+      cwd: model.workspace.cwd,
+      mcpServers: [],
+    });
+    const log = path.join(model.workspace.home, "sessions", `${sessionId}.jsonl`);
+    const before = readFileSync(log, "utf8");
+    for (const prompt of [[], [{ type: "text" as const, text: "  \n " }]]) {
+      await expect(
+        agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt }),
+      ).rejects.toMatchObject({ message: expect.stringContaining("Invalid params") });
+    }
+    expect(model.server.requests()).toEqual([]);
+    expect(readFileSync(log, "utf8")).toBe(before);
+    expect(readdirSync(path.join(model.workspace.home, "sessions"))).toHaveLength(1);
+  });
+});
