@@ -30,7 +30,10 @@ export interface InitializeRunOptions {
   model: string;
   /** Seed of a new session; default one system message with {@link DEFAULT_SYSTEM_PROMPT}. */
   systemPrompt?: string;
-  /** Run id to use (default a fresh UUIDv7). */
+  /**
+   * Run id to use. Default: the session id for a session's first run (a new session, or one
+   * created ahead of its first turn), else a fresh UUIDv7.
+   */
   runId?: string;
 }
 
@@ -92,7 +95,7 @@ export async function initializeRun(options: InitializeRunOptions): Promise<Init
   if (options.sessionId !== undefined && options.forkFrom !== undefined) {
     throw new Error("initializeRun: give either sessionId (resume) or forkFrom (fork), not both");
   }
-  const runId = options.runId ?? uuidv7();
+  let runId = options.runId ?? uuidv7();
   let sessionId: string;
   let resumed: boolean;
   const written: SessionEvent[] = [];
@@ -107,7 +110,11 @@ export async function initializeRun(options: InitializeRunOptions): Promise<Init
     sessionId = fork.sessionId;
     resumed = true;
   } else {
+    // A new session's first run is named after the session (runId = sessionId).
+    sessionId = uuidv7();
+    runId = options.runId ?? sessionId;
     const created = await store.create({
+      sessionId,
       cwd: options.cwd,
       seed: [
         {
@@ -118,13 +125,16 @@ export async function initializeRun(options: InitializeRunOptions): Promise<Init
         },
       ],
     });
-    sessionId = created.sessionId;
     resumed = false;
     written.push(...created.events);
   }
   const writer = await openWriterRepairingTail(store, sessionId);
-  // A session created ahead of its first turn (ACP `session/new`) has no history to resume.
-  if (options.sessionId !== undefined && writer.session.turnCount === 0) resumed = false;
+  // A session created ahead of its first turn (ACP `session/new`) has no history to resume, and
+  // its first run is named after it too.
+  if (options.sessionId !== undefined && writer.session.turnCount === 0) {
+    resumed = false;
+    runId = options.runId ?? sessionId;
+  }
   try {
     // Repairs end a crashed run's still-running tool processes before they are logged.
     const drafts: SessionEventDraft[] = resumed ? await repairInterruptedRun(writer.session) : [];

@@ -1,10 +1,12 @@
 import path from "node:path";
-import type { LlmProvider, LlmRequest } from "@tapedeck/llm";
+import type { LlmOutputItem, LlmProvider, LlmRequest } from "@tapedeck/llm";
 import { toolsDigest } from "@tapedeck/llm";
 import {
   type ApprovalPolicy,
   type FunctionCallEvent,
+  type Session,
   type SessionEventDraft,
+  sessionCallId,
   TapedeckError,
   type TurnStatus,
   type Usage,
@@ -81,6 +83,35 @@ export interface RunTurnOptions {
    * default `knownSecrets(process.env)` (the API key, the web token, URL credentials, …).
    */
   secrets?: readonly KnownSecret[];
+}
+
+/**
+ * The events of a model response's items. Each call gets a session-unique `callId`
+ * (`sessionCallId`): a provider that reuses its ids across responses must not break the session;
+ * its own id is kept in `providerCallId`, and the model is sent `callId` on both the call and its
+ * output, so it always sees consistent pairs.
+ */
+function outputDrafts(
+  session: Session,
+  runId: string,
+  items: readonly LlmOutputItem[],
+): SessionEventDraft[] {
+  const taken = new Set<string>();
+  return items.map((item): SessionEventDraft => {
+    if (item.type === "message") {
+      return { type: "message", runId, role: "assistant", content: item.content };
+    }
+    const callId = sessionCallId(session, item.callId, taken);
+    taken.add(callId);
+    return {
+      type: "function_call",
+      runId,
+      callId,
+      name: item.name === "" ? UNNAMED_TOOL : item.name,
+      arguments: item.arguments,
+      ...(callId === item.callId ? {} : { providerCallId: item.callId }),
+    };
+  });
 }
 
 /** How a run ended. */
@@ -193,17 +224,7 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
           emit({ type: "usage", runId, usage: response.usage, total: { ...total } });
         }
         const refusal = response.refusal;
-        const drafts: SessionEventDraft[] = response.items.map((item) =>
-          item.type === "message"
-            ? { type: "message", runId, role: "assistant", content: item.content }
-            : {
-                type: "function_call",
-                runId,
-                callId: item.callId,
-                name: item.name === "" ? UNNAMED_TOOL : item.name,
-                arguments: item.arguments,
-              },
-        );
+        const drafts = outputDrafts(writer.session, runId, response.items);
         if (refusal !== undefined && refusal !== "") {
           // The refusal's words join the history as an assistant message, so the log, a replayed
           // session and the next model call show what the model said.

@@ -232,9 +232,10 @@ export function extractCalls(session: Session, path?: string): Recording {
         break;
       case "function_call":
         if (latest !== undefined) {
+          // Replay what the provider said: its own id, even where the session renamed the call.
           logged.get(latest)?.push({
             type: "function_call",
-            callId: event.callId,
+            callId: event.providerCallId ?? event.callId,
             name: event.name,
             arguments: event.arguments,
           });

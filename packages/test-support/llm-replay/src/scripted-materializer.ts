@@ -13,6 +13,7 @@ import {
   type SessionEvent,
   type SessionEventDraft,
   type SessionHeader,
+  sessionCallId,
   type TurnStatus,
   type Usage,
 } from "@tapedeck/session";
@@ -388,13 +389,19 @@ export class Materializer {
         content: pending.text.content,
       });
     }
+    // The agent's rule: a provider id the session already used gets a fresh callId, the
+    // provider's kept in providerCallId (chunks above carry the provider's, as streamed).
+    const taken = new Set<string>();
     for (const call of pending.calls) {
+      const callId = sessionCallId(this.session, call.callId, taken);
+      taken.add(callId);
       this.push({
         type: "function_call",
         runId: this.runId,
-        callId: call.callId,
+        callId,
         name: call.name,
         arguments: call.arguments,
+        ...(callId === call.callId ? {} : { providerCallId: call.callId }),
       });
     }
   }

@@ -88,7 +88,12 @@ export interface ScriptedRecordingBuilder {
    * `toolResult`, `compact`, `modelError`, `refusal` or `end` closes it.
    */
   text(content: string, options?: ChunkOptions & { truncated?: boolean }): ScriptedRecordingBuilder;
-  /** A function call in the current model response; `args` is JSON text or a value to stringify. */
+  /**
+   * A function call in the current model response; `args` is JSON text or a value to stringify.
+   * `callId` is the provider's id (what the chunks stream); when the session already used it (a
+   * server that reuses ids), the logged call gets the agent's fresh id (`sessionCallId`) and keeps
+   * this one in `providerCallId`, exactly as the agent logs it.
+   */
   toolCall(
     name: string,
     args: unknown,
