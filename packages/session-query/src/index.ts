@@ -21,6 +21,7 @@ export {
   runQueryAction,
 } from "./query-actions";
 export type {
+  CitationKind,
   CitingEvent,
   EventHit,
   EventOrder,
@@ -38,9 +39,11 @@ export type {
   SessionSearchQuery,
   SessionStatus,
   SessionSummary,
+  SourceEvent,
   TracedEvent,
   UsageSummary,
 } from "./query-engine";
+export { citationLabel } from "./query-engine";
 export { DEFAULT_LIMIT, MAX_LIMIT } from "./query-schema";
 export { TITLE_LENGTH, titleOf } from "./summary";
 export {

@@ -92,8 +92,8 @@ export function describeTrace(seq: number, trace: EventTrace): string {
     `event #${seq} ${trace.event.type} · ${trace.visible ? "visible" : "not visible"} on the surface`,
     `replacement chain: ${trace.replacementChain.map(show).join(" → ")}`,
     `current version: ${trace.current === null ? "none" : show(trace.current)}`,
-    `cites: ${trace.sources.length === 0 ? "nothing" : trace.sources.map(show).join(", ")}`,
-    `cited by: ${trace.citedBy.length === 0 ? "nothing" : trace.citedBy.map((citer) => `${show(citer)} (depth ${citer.depth})`).join(", ")}`,
+    `cites: ${trace.sources.length === 0 ? "nothing" : trace.sources.map((source) => `${show(source)} (${source.via})`).join(", ")}`,
+    `cited by: ${trace.citedBy.length === 0 ? "nothing" : trace.citedBy.map((citer) => `${show(citer)} (${citer.via}, depth ${citer.depth})`).join(", ")}`,
   ].join("\n");
 }
 
@@ -168,8 +168,12 @@ export function traceData(trace: EventTrace): Record<string, unknown> {
     visible: trace.visible,
     replacementChain: trace.replacementChain.map(tracedData),
     current: trace.current === null ? null : tracedData(trace.current),
-    sources: trace.sources.map(tracedData),
-    citedBy: trace.citedBy.map((citer) => ({ ...tracedData(citer), depth: citer.depth })),
+    sources: trace.sources.map((source) => ({ ...tracedData(source), via: source.via })),
+    citedBy: trace.citedBy.map((citer) => ({
+      ...tracedData(citer),
+      depth: citer.depth,
+      via: citer.via,
+    })),
   };
 }
 

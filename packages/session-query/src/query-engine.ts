@@ -158,9 +158,34 @@ export interface TracedEvent {
   event: SessionEvent;
 }
 
-/** An event citing the traced one through `sourceEventSeqs`, `depth` steps away (1 = direct). */
+/**
+ * Why one event cites another: `source` (its `sourceEventSeqs`), `input` (a `model/request` whose
+ * `inputItems` sent it), `answer` (an assistant `message` or `function_call` answering a
+ * `model/request`). The last two are derived from the log, not written in it.
+ */
+export type CitationKind = "source" | "input" | "answer";
+
+/** A few words for a citation kind, as the CLI and the viewer show it. */
+export function citationLabel(via: CitationKind): string {
+  switch (via) {
+    case "source":
+      return "source";
+    case "input":
+      return "model input";
+    case "answer":
+      return "answer";
+  }
+}
+
+/** An event the traced one cites, and how. */
+export interface SourceEvent extends TracedEvent {
+  via: CitationKind;
+}
+
+/** An event citing the traced one, `depth` steps away (1 = direct); `via` is its last step. */
 export interface CitingEvent extends TracedEvent {
   depth: number;
+  via: CitationKind;
 }
 
 /** What {@link SessionQueryEngine.traceEvent} returns. */
@@ -176,9 +201,16 @@ export interface EventTrace {
   replacementChain: TracedEvent[];
   /** The visible end of the chain, or `null` when the event is not a surface item. */
   current: TracedEvent | null;
-  /** The events this one cites through its own `sourceEventSeqs`. */
-  sources: TracedEvent[];
-  /** Every event that cites this one, directly or transitively, by depth then seq. */
+  /**
+   * The events this one cites: its own `sourceEventSeqs`, and derived ones (a `model/request`'s
+   * `inputItems`; for an assistant message or call, the `model/request` it answers). By seq.
+   */
+  sources: SourceEvent[];
+  /**
+   * Every event that cites this one, directly or transitively, by depth then seq; derived
+   * citations included, so a user message lists every model call that saw it and what each
+   * answered.
+   */
   citedBy: CitingEvent[];
 }
 

@@ -5,11 +5,13 @@
 import { replacementChain, type Session, type SessionEvent } from "@tapedeck/session";
 import { EventNotFoundError } from "./errors";
 import type {
+  CitationKind,
   CitingEvent,
   EventTrace,
   Lineage,
   LineageNode,
   SessionSummary,
+  SourceEvent,
   TracedEvent,
 } from "./query-engine";
 
@@ -26,9 +28,48 @@ function traced(session: Session, seq: number): TracedEvent {
   return { seq, event: structuredClone(event) };
 }
 
+/** One citation: `citer` cites `cited`, and why. */
+interface Citation {
+  citer: number;
+  cited: number;
+  via: CitationKind;
+}
+
+/**
+ * Every citation of a session, explicit and derived (DESIGN "Query", derived events):
+ * `sourceEventSeqs` (`source`); a `model/request` is derived from the events in its `inputItems`
+ * (`input`); an assistant `message` and a `function_call` cite the `model/request` they answer
+ * (`answer`: the latest request of the same run before them). Logs without `model/request`
+ * events (imports) only have the explicit ones.
+ */
+function citationsOf(session: Session): Citation[] {
+  const citations: Citation[] = [];
+  const latestRequest = new Map<string, number>();
+  for (const event of session.events) {
+    for (const source of event.sourceEventSeqs ?? []) {
+      citations.push({ citer: event.seq, cited: source, via: "source" });
+    }
+    if (event.type === "model/request") {
+      for (const input of event.inputItems) {
+        if (input < event.seq) citations.push({ citer: event.seq, cited: input, via: "input" });
+      }
+      latestRequest.set(event.runId, event.seq);
+    } else if (
+      (event.type === "message" && event.role === "assistant") ||
+      event.type === "function_call"
+    ) {
+      const request = latestRequest.get(event.runId);
+      if (request !== undefined)
+        citations.push({ citer: event.seq, cited: request, via: "answer" });
+    }
+  }
+  return citations;
+}
+
 /**
  * The trace of the event at `seq`: replacement chain to the visible version, the events it
- * cites, and every event citing it transitively (breadth-first, by depth then seq).
+ * cites, and every event citing it transitively (breadth-first, by depth then seq), through
+ * `sourceEventSeqs` and the derived citations of {@link citationsOf}.
  *
  * @throws EventNotFoundError when the session has no such seq.
  */
@@ -36,29 +77,33 @@ export function traceSessionEvent(session: Session, seq: number): EventTrace {
   const root = traced(session, seq);
   const chain = replacementChain(session.replacedBy, seq).map((step) => traced(session, step));
   const last = chain[chain.length - 1]!;
-  const citers = new Map<number, number[]>();
-  for (const event of session.events) {
-    for (const source of event.sourceEventSeqs ?? []) {
-      const list = citers.get(source);
-      if (list === undefined) citers.set(source, [event.seq]);
-      else list.push(event.seq);
+  const citers = new Map<number, Citation[]>();
+  const sources: SourceEvent[] = [];
+  for (const citation of citationsOf(session)) {
+    const list = citers.get(citation.cited);
+    if (list === undefined) citers.set(citation.cited, [citation]);
+    else list.push(citation);
+    if (citation.citer === seq && eventAt(session, citation.cited) !== undefined) {
+      sources.push({ ...traced(session, citation.cited), via: citation.via });
     }
   }
   const citedBy: CitingEvent[] = [];
   const seen = new Set<number>([seq]);
   let frontier = [seq];
   for (let depth = 1; frontier.length > 0; depth += 1) {
-    const next: number[] = [];
+    const next = new Map<number, CitationKind>();
     for (const cited of frontier) {
-      for (const citer of citers.get(cited) ?? []) {
+      for (const { citer, via } of citers.get(cited) ?? []) {
         if (seen.has(citer)) continue;
         seen.add(citer);
-        next.push(citer);
+        next.set(citer, via);
       }
     }
-    next.sort((a, b) => a - b);
-    for (const citer of next) citedBy.push({ ...traced(session, citer), depth });
-    frontier = next;
+    const ordered = [...next.keys()].sort((a, b) => a - b);
+    for (const citer of ordered) {
+      citedBy.push({ ...traced(session, citer), depth, via: next.get(citer) ?? "source" });
+    }
+    frontier = ordered;
   }
   return {
     sessionId: session.sessionId,
@@ -68,9 +113,7 @@ export function traceSessionEvent(session: Session, seq: number): EventTrace {
     current: session.isVisible(last.seq)
       ? { seq: last.seq, event: structuredClone(last.event) }
       : null,
-    sources: (root.event.sourceEventSeqs ?? [])
-      .filter((source) => eventAt(session, source) !== undefined)
-      .map((source) => traced(session, source)),
+    sources: sources.sort((a, b) => a.seq - b.seq),
     citedBy,
   };
 }

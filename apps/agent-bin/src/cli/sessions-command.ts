@@ -9,6 +9,7 @@ import {
   TapedeckError,
 } from "@tapedeck/session";
 import {
+  citationLabel,
   exportSession,
   type QueryScope,
   type SessionQueryEngine,
@@ -250,9 +251,13 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
       for (const step of trace.replacementChain.slice(1))
         io.stdout.write(`  replaced by #${step.seq} ${short(describeEvent(step.event), 100)}\n`);
       for (const source of trace.sources)
-        io.stdout.write(`  cites #${source.seq} ${short(describeEvent(source.event), 100)}\n`);
+        io.stdout.write(
+          `  cites #${source.seq} ${short(describeEvent(source.event), 100)} [${citationLabel(source.via)}]\n`,
+        );
       for (const citing of trace.citedBy)
-        io.stdout.write(`  cited by #${citing.seq} ${short(describeEvent(citing.event), 100)}\n`);
+        io.stdout.write(
+          `  cited by #${citing.seq} ${short(describeEvent(citing.event), 100)} [${citationLabel(citing.via)}${citing.depth > 1 ? `, depth ${citing.depth}` : ""}]\n`,
+        );
       return 0;
     }
     case "lineage": {

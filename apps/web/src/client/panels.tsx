@@ -1,6 +1,11 @@
 /** The side panel: trace of the selected event (with the model-call debug view) or lineage. */
 import type { ModelRequestEvent, SessionEvent } from "@tapedeck/session";
-import type { EventTrace, Lineage, LineageNode } from "@tapedeck/session-query";
+import {
+  citationLabel,
+  type EventTrace,
+  type Lineage,
+  type LineageNode,
+} from "@tapedeck/session-query";
 import { type ReactNode, useEffect, useState } from "react";
 import { SeqLink } from "../render/timeline-row";
 import { api } from "./api";
@@ -93,7 +98,8 @@ function TracePanel({ sessionId, seq, events, bySeq, onSelectSeq }: Props) {
               <ul>
                 {trace.sources.map((step) => (
                   <li key={step.seq}>
-                    {link(step.seq)} {preview(eventLabel(step.event), 100)}
+                    {link(step.seq)} {preview(eventLabel(step.event), 100)}{" "}
+                    <span className="muted small">[{citationLabel(step.via)}]</span>
                   </li>
                 ))}
               </ul>
@@ -107,7 +113,8 @@ function TracePanel({ sessionId, seq, events, bySeq, onSelectSeq }: Props) {
             {trace.citedBy.map((step) => (
               <li key={step.seq}>
                 {link(step.seq)} {step.depth > 1 ? `(depth ${step.depth}) ` : ""}
-                {preview(eventLabel(step.event), 100)}
+                {preview(eventLabel(step.event), 100)}{" "}
+                <span className="muted small">[{citationLabel(step.via)}]</span>
               </li>
             ))}
           </ul>

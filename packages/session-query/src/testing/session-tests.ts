@@ -155,15 +155,60 @@ export function sessionTests(context: SuiteContext): void {
       expect(trace.visible).toBe(false);
       expect(trace.replacementChain.map((step) => step.seq)).toEqual([3, 6, 7]);
       expect(trace.current?.seq).toBe(7);
-      expect(trace.citedBy.map((c) => [c.seq, c.depth])).toEqual([
-        [4, 1],
-        [5, 2],
+      expect(trace.citedBy.map((c) => [c.seq, c.depth, c.via])).toEqual([
+        [4, 1, "source"],
+        [5, 2, "source"],
       ]);
       const output = await engine.traceEvent(all, log.header.sessionId, 4);
       expect(output.sources.map((s) => s.seq)).toEqual([3]);
       const turnStart = await engine.traceEvent(all, log.header.sessionId, 1);
       expect(turnStart.current).toBeNull();
       expect(turnStart.replacementChain.map((step) => step.seq)).toEqual([1]);
+    });
+
+    it("derives citations: a model/request cites its inputItems, an answer cites its request", async () => {
+      const log = build().system("be brief").turn().user("what is in app.log?");
+      const runId = log.events[1]!.runId;
+      const request = (inputItems: number[]) =>
+        log.push({
+          type: "model/request",
+          runId,
+          requestId: `req-${inputItems.length}`,
+          provider: "openai",
+          model: "gpt-4.1-mini",
+          inputDigest: "sha256:0",
+          toolsDigest: "sha256:0",
+          inputItems,
+        }).seq;
+      const first = request([1, 3]); // 4
+      log.call("read_file", { path: "app.log" }, "call-1"); // 5
+      log.output("error at line 3"); // 6 (cites 5)
+      const second = request([1, 3, 5, 6]); // 7
+      log.assistant("It has one error, at line 3."); // 8
+      log.end();
+      await put(log);
+      const id = log.header.sessionId;
+
+      const user = await engine.traceEvent(all, id, 3);
+      expect(user.citedBy.map((c) => [c.seq, c.via, c.depth])).toEqual([
+        [first, "input", 1],
+        [second, "input", 1],
+        [5, "answer", 2],
+        [8, "answer", 2],
+        [6, "source", 3],
+      ]);
+      const answer = await engine.traceEvent(all, id, 8);
+      expect(answer.sources.map((c) => [c.seq, c.via])).toEqual([[second, "answer"]]);
+      const call = await engine.traceEvent(all, id, 5);
+      expect(call.sources.map((c) => [c.seq, c.via])).toEqual([[first, "answer"]]);
+      const secondRequest = await engine.traceEvent(all, id, second);
+      expect(secondRequest.sources.map((c) => [c.seq, c.via])).toEqual([
+        [1, "input"],
+        [3, "input"],
+        [5, "input"],
+        [6, "input"],
+      ]);
+      expect(secondRequest.citedBy.map((c) => [c.seq, c.via])).toEqual([[8, "answer"]]);
     });
 
     it("traces into a fork's parent prefix", async () => {
