@@ -40,7 +40,7 @@ export function toolTests(context: SuiteContext): void {
         sessionId: alpha.header.sessionId,
         seq: 3,
       });
-      expect(trace).toContain("cited by: #4 function_call_output (depth 1)");
+      expect(trace).toContain("cited by: #4 function_call_output (source, depth 1)");
       const lineage = await tool.execute({
         action: "trace_lineage",
         sessionId: alpha.header.sessionId,
