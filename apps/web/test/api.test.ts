@@ -531,6 +531,29 @@ describe("agent API", () => {
     expect((await web.app.request("/api/sessions")).status).toBe(200);
   });
 
+  it("POST /api/agent ignores a sessionId (stateless) instead of answering 400", async () => {
+    const { app } = makeApp([textAnswer("4")]);
+    const before = sessionFiles();
+    const response = await app.request(
+      "/api/agent",
+      json({ input: "2+2?", sessionId: seeded.english }),
+    );
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ text: "4" });
+    expect(sessionFiles()).toEqual(before);
+  });
+
+  it("session lists carry short ids unique in the home", async () => {
+    const { app } = makeApp();
+    const page = await (await app.request("/api/sessions?limit=50")).json();
+    const shorts = page.items.map((item: { shortId: string }) => item.shortId);
+    expect(new Set(shorts).size).toBe(page.items.length);
+    for (const item of page.items as { id: string; shortId: string }[]) {
+      expect(item.id.startsWith(item.shortId)).toBe(true);
+      expect(item.shortId.length).toBeGreaterThanOrEqual(8);
+    }
+  });
+
   it("answers one stateless prompt without creating a session", async () => {
     const { app } = makeApp([textAnswer("4")]);
     const before = sessionFiles();

@@ -1,4 +1,9 @@
-export { createHost, type Host, type HostOptions, standardTools } from "./create-host";
+export {
+  createHost,
+  type Host,
+  type HostOptions,
+  standardTools,
+} from "./create-host";
 export {
   AmbiguousSessionIdError,
   ModelNotConfiguredError,

@@ -1,5 +1,5 @@
 import { defaultTools, wrapReadOnlyTool } from "@tapedeck/agent";
-import { setSessionGoal } from "@tapedeck/host";
+import { sessionIdsOnDisk, setSessionGoal, shortIds } from "@tapedeck/host";
 import { type Session, SessionNotFoundError } from "@tapedeck/session";
 import {
   createSessionQueryTool,
@@ -138,7 +138,12 @@ export function createApp(options: AppOptions): WebApp {
     );
     const shown =
       query.status === "active" ? items.filter((item) => item.status === "active") : items;
-    return c.json({ ...page, items: shown });
+    // Short ids unique in the home (the host's one rule), accepted back by the CLI.
+    const short = shortIds(await sessionIdsOnDisk(store));
+    return c.json({
+      ...page,
+      items: shown.map((item) => ({ ...item, shortId: short.get(item.id) ?? item.id })),
+    });
   });
 
   app.get("/api/workspaces", async (c) => {

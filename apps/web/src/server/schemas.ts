@@ -103,13 +103,17 @@ export const agentStreamBodySchema = z
     path: ["forkFrom"],
   });
 
-/** `POST /api/agent` body. */
+/**
+ * `POST /api/agent` body. The endpoint is stateless: a `sessionId` is accepted and ignored (as the
+ * seed behaviour says), never an error; use `POST /api/agent/stream` to continue a session.
+ */
 export const agentOnceBodySchema = z.strictObject({
   input: z
     .string()
     .trim()
     .min(1, "input must not be empty")
     .max(INPUT_LIMIT, `input must be at most ${INPUT_LIMIT.toLocaleString("en-US")} characters`),
+  sessionId: z.unknown().optional(),
 });
 
 /** `POST /api/agent/approvals/:runId/:callId` body. */
