@@ -1,9 +1,4 @@
-export {
-  createHost,
-  type Host,
-  type HostOptions,
-  standardTools,
-} from "./create-host";
+export { createHost, type Host, type HostOptions, standardTools } from "./create-host";
 export {
   AmbiguousSessionIdError,
   ModelNotConfiguredError,
