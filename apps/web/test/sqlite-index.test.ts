@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { eventLogBuilder } from "@tapedeck/session/testing";
@@ -21,7 +21,7 @@ describe("createSqliteIndex", () => {
     await writeFile(path.join(home, "sessions", `${sessionId}.jsonl`), log.jsonl());
     await writeFile(sqliteIndexPath(home), "not a SQLite database\n".repeat(100));
     const warnings: string[] = [];
-    const index = createSqliteIndex(createSessionStore({ home }), undefined, (message) =>
+    const index = createSqliteIndex(createSessionStore({ home }), (message) =>
       warnings.push(message),
     );
     try {
@@ -33,9 +33,23 @@ describe("createSqliteIndex", () => {
     }
     expect(warnings).toEqual([
       expect.stringMatching(
-        /^The search index .*index\.sqlite was damaged \(file is not a database\); moved it to .*index\.sqlite\.damaged-\S+ and rebuilding it from the logs\.$/,
+        /^tapedeck: the search index .*index\.sqlite was damaged \(file is not a database\); moved it to .*index\.sqlite\.damaged-\S+ and rebuilding it from the logs\.$/,
       ),
     ]);
     expect((await readdir(home)).filter((name) => name.includes(".damaged-"))).toHaveLength(1);
+  });
+
+  it("creates the index and its WAL private to the user (0600)", async () => {
+    const home = await mkdtemp(path.join(os.tmpdir(), "tapedeck-web-index-"));
+    dirs.push(home);
+    const index = createSqliteIndex(createSessionStore({ home }));
+    try {
+      await index.sync();
+      for (const suffix of ["", "-wal"]) {
+        expect((await stat(`${sqliteIndexPath(home)}${suffix}`)).mode & 0o777).toBe(0o600);
+      }
+    } finally {
+      index.close();
+    }
   });
 });
