@@ -180,10 +180,16 @@ describe("reading", () => {
         () => getComputedStyle(document.body.parentElement ?? document.body).backgroundColor,
       );
     expect(await background()).toBe("rgb(21, 23, 26)");
+    // Highlighted code follows the system's dark mode too, not only the toggle.
+    const keyword = page.locator("pre.code-block .hljs-keyword").first();
+    await keyword.waitFor();
+    const keywordColour = () => keyword.evaluate((node) => getComputedStyle(node).color);
+    expect(await keywordColour()).toBe("rgb(212, 156, 255)");
     const toggle = page.getByTestId("theme-toggle");
     await toggle.click(); // system → light
     expect(await toggle.innerText()).toBe("Theme: light");
     expect(await background()).toBe("rgb(247, 247, 245)");
+    expect(await keywordColour()).toBe("rgb(139, 63, 176)");
     await toggle.click(); // light → dark
     expect(await background()).toBe("rgb(21, 23, 26)");
     await page.reload();

@@ -1,9 +1,49 @@
+/** The dark palette: applied by the toggle (`data-theme="dark"`) and, when nothing is chosen, by the system. */
+const DARK_VARIABLES = `  color-scheme: dark;
+  --hl-keyword: #d49cff;
+  --hl-string: #8fdc9c;
+  --hl-number: #ffb86b;
+  --hl-title: #8ab4ff;
+  --hover: #262b33;
+  --selected-bg: #233149;
+  --mark: #6b5a12;
+  --ok: #7fd19b;
+  --ok-line: #2f5a3d;
+  --info-line: #34507c;
+  --warn-line: #6e5324;
+  --error-line: #7a3530;
+  --error-bg: #3a1f1d;
+  --system-bg: #1e2127;
+  --compaction-bg: #2a271d;
+  --model-bg: #1f2126;
+  --approval-bg: #3a3018;
+  --run-bg: #1e2633;
+  --code-bg: #16181c;
+  --added-bg: #183324;
+  --removed-bg: #3d1d1b;
+  --ctrl: #ffb4ab;
+  --ctrl-bg: #5a1f1a;
+  --bg: #15171a;
+  --panel: #1c1f24;
+  --line: #30343b;
+  --text: #e4e4e0;
+  --muted: #9a9da3;
+  --accent: #7aa7ff;
+  --user: #1d2a40;
+  --assistant: #1c1f24;
+  --warn: #e3b15f;
+  --error: #ff8a80;`;
+
 /**
  * The one stylesheet: the page injects it at start (main.tsx) and the HTML export inlines it, so a
  * shared file looks the same in both. Kept as a string so the CLI's bundle needs no CSS loader.
  */
 export const STYLES = `:root {
   color-scheme: light;
+  --hl-title: #2c5fb8;
+  --hl-number: #b05a00;
+  --hl-string: #1f7a3a;
+  --hl-keyword: #8b3fb0;
   --hover: #f2f4f8;
   --selected-bg: #e6edfa;
   --mark: #ffe58a;
@@ -40,69 +80,11 @@ export const STYLES = `:root {
 }
 /* Dark: chosen with the toggle (data-theme) or, when nothing is chosen, by the system. */
 :root[data-theme="dark"] {
-  color-scheme: dark;
-  --hover: #262b33;
-  --selected-bg: #233149;
-  --mark: #6b5a12;
-  --ok: #7fd19b;
-  --ok-line: #2f5a3d;
-  --info-line: #34507c;
-  --warn-line: #6e5324;
-  --error-line: #7a3530;
-  --error-bg: #3a1f1d;
-  --system-bg: #1e2127;
-  --compaction-bg: #2a271d;
-  --model-bg: #1f2126;
-  --approval-bg: #3a3018;
-  --run-bg: #1e2633;
-  --code-bg: #16181c;
-  --added-bg: #183324;
-  --removed-bg: #3d1d1b;
-  --ctrl: #ffb4ab;
-  --ctrl-bg: #5a1f1a;
-  --bg: #15171a;
-  --panel: #1c1f24;
-  --line: #30343b;
-  --text: #e4e4e0;
-  --muted: #9a9da3;
-  --accent: #7aa7ff;
-  --user: #1d2a40;
-  --assistant: #1c1f24;
-  --warn: #e3b15f;
-  --error: #ff8a80;
+${DARK_VARIABLES}
 }
 @media (prefers-color-scheme: dark) {
   :root:not([data-theme="light"]) {
-    color-scheme: dark;
-    --hover: #262b33;
-    --selected-bg: #233149;
-    --mark: #6b5a12;
-    --ok: #7fd19b;
-    --ok-line: #2f5a3d;
-    --info-line: #34507c;
-    --warn-line: #6e5324;
-    --error-line: #7a3530;
-    --error-bg: #3a1f1d;
-    --system-bg: #1e2127;
-    --compaction-bg: #2a271d;
-    --model-bg: #1f2126;
-    --approval-bg: #3a3018;
-    --run-bg: #1e2633;
-    --code-bg: #16181c;
-    --added-bg: #183324;
-    --removed-bg: #3d1d1b;
-    --ctrl: #ffb4ab;
-    --ctrl-bg: #5a1f1a;
-    --bg: #15171a;
-    --panel: #1c1f24;
-    --line: #30343b;
-    --text: #e4e4e0;
-    --muted: #9a9da3;
-    --accent: #7aa7ff;
-    --user: #1d2a40;
-    --assistant: #1c1f24;
-    --warn: #e3b15f;
-    --error: #ff8a80;
+${DARK_VARIABLES}
   }
 }
 * {
@@ -699,16 +681,16 @@ pre.numbered .line::before {
 .hljs-keyword,
 .hljs-selector-tag,
 .hljs-built_in {
-  color: #8b3fb0;
+  color: var(--hl-keyword);
 }
 .hljs-string,
 .hljs-attr,
 .hljs-template-tag {
-  color: #1f7a3a;
+  color: var(--hl-string);
 }
 .hljs-number,
 .hljs-literal {
-  color: #b05a00;
+  color: var(--hl-number);
 }
 .hljs-comment {
   color: var(--muted);
@@ -717,22 +699,7 @@ pre.numbered .line::before {
 .hljs-title,
 .hljs-function .hljs-title,
 .hljs-title.function_ {
-  color: #2c5fb8;
-}
-:root[data-theme="dark"] .hljs-keyword,
-:root[data-theme="dark"] .hljs-built_in {
-  color: #d49cff;
-}
-:root[data-theme="dark"] .hljs-string,
-:root[data-theme="dark"] .hljs-attr {
-  color: #8fdc9c;
-}
-:root[data-theme="dark"] .hljs-number,
-:root[data-theme="dark"] .hljs-literal {
-  color: #ffb86b;
-}
-:root[data-theme="dark"] .hljs-title {
-  color: #8ab4ff;
+  color: var(--hl-title);
 }
 /* ANSI colours in tool output */
 .ansi-bold {
