@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { SourceKey } from "./types";
 
 /**
@@ -11,9 +11,8 @@ import type { SourceKey } from "./types";
 export function importedSessionId(key: SourceKey, createdAt: string, generation = 0): string {
   const parsed = Date.parse(createdAt);
   const millis = Number.isFinite(parsed) && parsed >= 0 ? parsed : 0;
-  const hash = createHash("sha256")
-    .update(`${key.tool}\u0000${key.sessionId}\u0000${generation}`)
-    .digest();
+  // One-shot `hash` (no Hash object per call): the same SHA-256 as before, so ids do not change.
+  const digest = hash("sha256", `${key.tool}\u0000${key.sessionId}\u0000${generation}`, "buffer");
   const bytes = new Uint8Array(16);
   const high = Math.floor(millis / 2 ** 16);
   bytes[0] = (high >>> 24) & 0xff;
@@ -22,7 +21,7 @@ export function importedSessionId(key: SourceKey, createdAt: string, generation 
   bytes[3] = high & 0xff;
   bytes[4] = (millis >>> 8) & 0xff;
   bytes[5] = millis & 0xff;
-  for (let index = 6; index < 16; index += 1) bytes[index] = hash[index]!;
+  for (let index = 6; index < 16; index += 1) bytes[index] = digest[index]!;
   bytes[6] = 0x70 | (bytes[6]! & 0x0f);
   bytes[8] = 0x80 | (bytes[8]! & 0x3f);
   const hex = Buffer.from(bytes).toString("hex");
@@ -34,8 +33,10 @@ export function importedSessionId(key: SourceKey, createdAt: string, generation 
  * opened it): stable across imports, so a re-import produces identical events and appends nothing.
  */
 export function importedRunId(key: SourceKey, turn: number, anchor = ""): string {
-  const hash = createHash("sha256")
-    .update(`${key.tool}\u0000${key.sessionId}\u0000run\u0000${turn}\u0000${anchor}`)
-    .digest("hex");
-  return `import-${hash.slice(0, 24)}`;
+  const digest = hash(
+    "sha256",
+    `${key.tool}\u0000${key.sessionId}\u0000run\u0000${turn}\u0000${anchor}`,
+    "hex",
+  );
+  return `import-${digest.slice(0, 24)}`;
 }

@@ -3,12 +3,7 @@
  * source was rewritten. Idempotent and safe with a concurrent import of the same source (the
  * store's exclusive create and writer lock decide; the loser re-reads and finds nothing to do).
  */
-import {
-  SessionBusyError,
-  type SessionEvent,
-  SessionNotFoundError,
-  TapedeckError,
-} from "@tapedeck/session";
+import { SessionBusyError, type SessionEvent, TapedeckError } from "@tapedeck/session";
 import type { SessionOrigin, SessionStore } from "@tapedeck/session-store";
 import { importedSessionId } from "./ids";
 import type { ConvertedSession, SourceKey, TimedDraft } from "./types";
@@ -227,19 +222,18 @@ async function latestGeneration(
   let latest: { sessionId: string; generation: number } | undefined;
   for (let generation = 0; ; generation += 1) {
     const sessionId = importedSessionId(key, createdAt, generation);
-    if (!(await exists(store, sessionId))) return latest;
+    if (!exists(store, sessionId)) return latest;
     latest = { sessionId, generation };
   }
 }
 
-async function exists(store: SessionStore, sessionId: string): Promise<boolean> {
-  try {
-    await store.readHeader(sessionId);
-    return true;
-  } catch (error) {
-    if (SessionNotFoundError.isInstance(error)) return false;
-    throw error;
-  }
+/**
+ * True when the store has a log for `sessionId`. Synchronous (one `open` that fails for a new
+ * session): an import asks this for every source session, and an `await`ed open per session
+ * cost more wall-clock time than converting it on a busy machine.
+ */
+function exists(store: SessionStore, sessionId: string): boolean {
+  return store.entry(sessionId) !== null;
 }
 
 /** How many leading events of the session equal the converted drafts (seq aside). */

@@ -189,11 +189,12 @@ class FileSessionStore implements SessionStore {
   private writeNewLog(
     sessionId: string,
     header: SessionHeader,
-    lines: readonly Buffer[],
+    lines: readonly string[],
     durable = true,
   ): void {
     fs.mkdirSync(this.sessionsDir, { recursive: true, mode: 0o700 });
-    const data = Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), ...lines]);
+    // One string, encoded once: no buffer per line and no second copy to concatenate them.
+    const data = Buffer.from(`${JSON.stringify(header)}\n${lines.join("")}`);
     try {
       createFileExclusive(this.pathOf(sessionId), data, durable);
     } catch (error) {

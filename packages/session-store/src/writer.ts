@@ -14,7 +14,7 @@ import type { AppendOptions, Durability, SessionWriter } from "./session-store";
 /**
  * Completes drafts into events (`seq` after `session.lastSeq`, `ts` from `now`), zod-validates
  * each, checks it against `session` and applies it. Returns the events and their serialised
- * lines. When a draft is invalid it throws, and the drafts before it stay applied to `session`:
+ * lines (strings: a new log is written as one buffer, an append encodes line by line). When a draft is invalid it throws, and the drafts before it stay applied to `session`:
  * callers that keep the session use {@link rollBack}.
  */
 export function applyDrafts(
@@ -22,9 +22,9 @@ export function applyDrafts(
   drafts: readonly SessionEventDraft[],
   now: () => Date,
   options: AppendOptions = {},
-): { events: SessionEvent[]; lines: Buffer[] } {
+): { events: SessionEvent[]; lines: string[] } {
   const events: SessionEvent[] = [];
-  const lines: Buffer[] = [];
+  const lines: string[] = [];
   const first = session.lastSeq + 1;
   try {
     for (const [index, draft] of drafts.entries()) {
@@ -37,7 +37,7 @@ export function applyDrafts(
       const event = parseEvent(completed);
       session.append(event);
       events.push(event);
-      lines.push(Buffer.from(`${JSON.stringify(event)}\n`));
+      lines.push(`${JSON.stringify(event)}\n`);
     }
   } catch (error) {
     throw EventLogCorruptError.isInstance(error)
@@ -129,7 +129,7 @@ export class FileSessionWriter implements SessionWriter {
       }
       try {
         // One write() per line: a crash leaves whole lines and at most one torn tail.
-        for (const line of applied.lines) writeAll(this.fd, line);
+        for (const line of applied.lines) writeAll(this.fd, Buffer.from(line));
         if (this.durability === "every-event" || needsSync(applied.events)) {
           await fsyncAsync(this.fd);
         }
