@@ -5,6 +5,7 @@
  * events. The store learns of the new files through its change journal.
  */
 import * as fs from "node:fs";
+import { toStorageFault } from "@tapedeck/session";
 import type { SessionQueryEngine } from "@tapedeck/session-query";
 import type { SessionStore } from "@tapedeck/session-store";
 
@@ -34,12 +35,15 @@ export async function copyFromTeamIndex(
   const path = store.pathOf(sessionId);
   const temporary = `${path}.${process.pid}.copy`;
   fs.mkdirSync(store.sessionsDir, { recursive: true });
-  fs.writeFileSync(temporary, text, { flag: "wx" });
   try {
+    // Inside the try: a write cut short by a full disk leaves no partial copy behind.
+    fs.writeFileSync(temporary, text, { flag: "wx", mode: 0o600 });
     // A hard link never replaces a log that appeared meanwhile (EEXIST: keep that one).
     fs.linkSync(temporary, path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
+      throw toStorageFault(error, { path, home: store.home }) ?? error;
+    }
     return copied;
   } finally {
     fs.rmSync(temporary, { force: true });

@@ -13,7 +13,7 @@ import * as fs from "node:fs";
 import { join } from "node:path";
 import { TapedeckError } from "@tapedeck/session";
 import { z } from "zod";
-import { hasErrorCode, tempPathBeside, writeAll } from "./fs-util";
+import { faultWriting, hasErrorCode, tempPathBeside, writeAll, writeTemp } from "./fs-util";
 import type { ChangeScanReason } from "./session-store";
 
 /** File name of the journal in the home. */
@@ -89,6 +89,14 @@ export class ChangeJournal {
    * while this one was writing, the record is written again into the new generation.
    */
   record(kind: JournalRecordKind, sessionId: string): void {
+    try {
+      this.tryRecord(kind, sessionId);
+    } catch (error) {
+      throw faultWriting(error, this.path);
+    }
+  }
+
+  private tryRecord(kind: JournalRecordKind, sessionId: string): void {
     const line = Buffer.from(`${kind} ${sessionId}\n`);
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const fd = this.openForAppend();
@@ -241,12 +249,7 @@ export class ChangeJournal {
   private createGeneration(replacing: number | undefined): void {
     fs.mkdirSync(join(this.path, ".."), { recursive: true, mode: 0o700 });
     const temp = tempPathBeside(this.path);
-    const fd = fs.openSync(temp, "wx", 0o600);
-    try {
-      writeAll(fd, Buffer.from(`${MAGIC}${randomBytes(8).toString("hex")}\n`));
-    } finally {
-      fs.closeSync(fd);
-    }
+    writeTemp(temp, Buffer.from(`${MAGIC}${randomBytes(8).toString("hex")}\n`), false);
     try {
       if (replacing === undefined) {
         try {

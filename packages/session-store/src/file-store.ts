@@ -19,7 +19,7 @@ import {
 } from "@tapedeck/session";
 import { catalogEntry, listLogNames, scanFolder, sessionIdOfFileName } from "./catalog";
 import { type ChangeCursor, ChangeJournal, cursorOf, parseChangeCursor } from "./change-journal";
-import { createFileExclusive, fsyncDirectory, hasErrorCode } from "./fs-util";
+import { createFileExclusive, faultWriting, fsyncDirectory, hasErrorCode } from "./fs-util";
 import { acquireLock, type HeldLock, liveLockOwner, releaseLock } from "./lock";
 import { readHeaderLine, replayLog } from "./log-file";
 import { readEvents } from "./read-events";
@@ -203,7 +203,7 @@ class FileSessionStore implements SessionStore {
           cause: error,
         });
       }
-      throw error;
+      throw faultWriting(error, this.pathOf(sessionId));
     }
   }
 
@@ -231,6 +231,7 @@ class FileSessionStore implements SessionStore {
       return new FileSessionWriter({
         session: replayed.session,
         fd,
+        path,
         lock,
         durability: this.durability,
         now: this.now,

@@ -2,9 +2,18 @@ import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
+import { toStorageFault } from "@tapedeck/session";
 
 /** `fsync` that does not block the event loop. */
 export const fsyncAsync: (fd: number) => Promise<void> = promisify(fs.fsync);
+
+/**
+ * `error` as a `StorageFaultError` naming `path` when it is a disk fault (full, quota, I/O,
+ * read-only), else `error` itself: what the store throws for a failed write.
+ */
+export function faultWriting(error: unknown, path: string): unknown {
+  return toStorageFault(error, { path }) ?? error;
+}
 
 /** True when `error` is a Node system error with this `code`. */
 export function hasErrorCode(error: unknown, code: string): boolean {
@@ -64,17 +73,51 @@ export function writeAll(fd: number, data: Uint8Array): void {
 export function createFileExclusive(path: string, data: Uint8Array, durable = true): void {
   const temp = tempPathBeside(path);
   // 0600: logs hold code, outputs and prompts; the home is private like ~/.ssh.
-  const fd = fs.openSync(temp, "wx", 0o600);
-  try {
-    writeAll(fd, data);
-    if (durable) fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
+  writeTemp(temp, data, durable);
   try {
     fs.linkSync(temp, path);
   } finally {
-    fs.unlinkSync(temp);
+    fs.rmSync(temp, { force: true });
   }
   if (durable) fsyncDirectory(dirname(path));
+}
+
+/**
+ * Creates `temp` (which must not exist) holding `data`, fsynced when `durable`. On failure (a full
+ * disk) the partial file is removed: no `.tmp` is ever left behind.
+ */
+export function writeTemp(temp: string, data: Uint8Array, durable = true): void {
+  const fd = fs.openSync(temp, "wx", 0o600);
+  try {
+    try {
+      writeAll(fd, data);
+      if (durable) fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * Replaces `path` with exactly `data`, all or nothing: a temp file beside it is written, fsynced
+ * and renamed over it; on failure the temp file is removed and `path` is untouched.
+ */
+export function replaceFile(path: string, data: Uint8Array, mode = 0o600): void {
+  const temp = tempPathBeside(path);
+  const fd = fs.openSync(temp, "wx", mode);
+  try {
+    try {
+      writeAll(fd, data);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temp, path);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
 }

@@ -4,7 +4,7 @@ import { hostname } from "node:os";
 import { dirname } from "node:path";
 import { type LockOwner, SessionBusyError } from "@tapedeck/session";
 import { z } from "zod";
-import { createFileExclusive, hasErrorCode } from "./fs-util";
+import { createFileExclusive, faultWriting, hasErrorCode } from "./fs-util";
 
 /** Lock files are written by other processes (maybe another version): lenient, but typed. */
 const lockOwnerSchema = z.looseObject({
@@ -155,7 +155,7 @@ export function acquireLock(path: string, sessionId: string): HeldLock {
       heldTokens.add(token);
       return { path, owner, token };
     } catch (error) {
-      if (!hasErrorCode(error, "EEXIST")) throw error;
+      if (!hasErrorCode(error, "EEXIST")) throw faultWriting(error, path);
     }
     const current = readLockRecord(path);
     if (current === undefined) continue; // released meanwhile: try again

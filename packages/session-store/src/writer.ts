@@ -6,6 +6,7 @@ import {
   type SessionEvent,
   type SessionEventDraft,
   TapedeckError,
+  toStorageFault,
 } from "@tapedeck/session";
 import { fsyncAsync, writeAll } from "./fs-util";
 import { type HeldLock, releaseLock } from "./lock";
@@ -79,22 +80,31 @@ function needsSync(events: readonly SessionEvent[]): boolean {
   return events.some((event) => event.type === "turn/end" || event.type === "approval/request");
 }
 
-/** The store's writer: holds the lock and an `O_APPEND` descriptor for the whole run. */
+/**
+ * The store's writer: holds the lock and an `O_APPEND` descriptor for the whole run. A failed
+ * write (disk full, quota, I/O error) is cut back off the file, so the log stays whole, and is
+ * kept: every later call throws that first error again, whose message names the cause and file.
+ */
 export class FileSessionWriter implements SessionWriter {
   readonly sessionId: string;
   private current: Session;
   private readonly fd: number;
+  private readonly path: string;
+  /** Bytes in the file after the last complete append. */
+  private size: number;
   private readonly lock: HeldLock;
   private readonly durability: Durability;
   private readonly now: () => Date;
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
-  private failure: unknown;
+  private failure: Error | undefined;
   private readonly beforeRelease: (() => void) | undefined;
 
   constructor(options: {
     session: Session;
     fd: number;
+    /** The log's path (named in errors). */
+    path: string;
     lock: HeldLock;
     durability: Durability;
     now: () => Date;
@@ -105,6 +115,8 @@ export class FileSessionWriter implements SessionWriter {
     this.sessionId = options.session.sessionId;
     this.current = options.session;
     this.fd = options.fd;
+    this.path = options.path;
+    this.size = fs.fstatSync(options.fd).size;
     this.lock = options.lock;
     this.durability = options.durability;
     this.now = options.now;
@@ -134,14 +146,9 @@ export class FileSessionWriter implements SessionWriter {
           await fsyncAsync(this.fd);
         }
       } catch (error) {
-        // The file and the in-memory session may now disagree: refuse further appends.
-        this.failure = error;
-        throw new TapedeckError(
-          "WRITE_FAILED",
-          `writing to session ${this.sessionId} failed; reopen it (a torn tail is repaired on resume)`,
-          { cause: error },
-        );
+        throw this.fail(error);
       }
+      this.size += applied.lines.reduce((total, line) => total + line.length, 0);
       return applied.events;
     });
   }
@@ -174,13 +181,29 @@ export class FileSessionWriter implements SessionWriter {
     if (this.closed) {
       throw new TapedeckError("WRITER_CLOSED", `the writer of session ${this.sessionId} is closed`);
     }
-    if (this.failure !== undefined) {
-      throw new TapedeckError(
-        "WRITE_FAILED",
-        `an earlier write to session ${this.sessionId} failed; reopen it`,
-        { cause: this.failure },
-      );
+    // The first error, not "an earlier write failed": its message says why and where.
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  /**
+   * Records the first failed write and returns the error to throw. The batch's bytes are cut off
+   * (none of its events was returned, so none was shown); the in-memory session has applied them,
+   * so further appends are refused.
+   */
+  private fail(error: unknown): Error {
+    try {
+      fs.ftruncateSync(this.fd, this.size);
+    } catch {
+      // The bytes stay as a torn tail, which resume moves aside.
     }
+    this.failure =
+      toStorageFault(error, { path: this.path }) ??
+      new TapedeckError(
+        "WRITE_FAILED",
+        `writing to session ${this.sessionId} failed (${(error as Error)?.message ?? String(error)}); reopen it`,
+        { cause: error },
+      );
+    return this.failure;
   }
 
   /** Runs operations one at a time, in call order, whatever the earlier ones did. */

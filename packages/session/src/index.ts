@@ -100,6 +100,12 @@ export {
   type UsageTotals,
 } from "./session";
 export {
+  StorageFaultError,
+  type StorageFaultKind,
+  storageFaultKind,
+  toStorageFault,
+} from "./storage-fault";
+export {
   type CompactionItem,
   type FunctionCallItem,
   type FunctionCallOutputItem,
