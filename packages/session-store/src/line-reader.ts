@@ -45,8 +45,10 @@ export async function* scanLines(
 ): AsyncGenerator<LogLine[] | TornTail> {
   const chunkSize = options.chunkSize ?? 1 << 20;
   const limit = options.limit ?? (await handle.stat()).size;
-  const buffer = Buffer.allocUnsafe(chunkSize);
   let position = options.start ?? 0;
+  // No larger than what is left to read: a 1 MB buffer per small log, thousands of them in an
+  // index run, is gigabytes of external memory and a full garbage collection every few logs.
+  const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(chunkSize, limit - position)));
   let line = options.line ?? 1;
   // Bytes of a line that continues into the next chunk, and the file offset of their start.
   let carry: Buffer | undefined;
@@ -96,7 +98,7 @@ export function isTornTail(value: LogLine[] | TornTail): value is TornTail {
  * Counts the "\n" bytes in `[0, end)`: the line number at a byte offset is that count plus one.
  */
 export async function countLines(handle: FileHandle, end: number): Promise<number> {
-  const buffer = Buffer.allocUnsafe(1 << 20);
+  const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(1 << 20, end)));
   let count = 0;
   let position = 0;
   while (position < end) {
