@@ -6,7 +6,7 @@ export default defineProject({
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     // End-to-end tests spawn the bundled binary; build it once before any test runs.
     // …and a PostgreSQL server for the team index tests.
-    globalSetup: ["./test/build-binary.ts", "@tapedeck/postgres-server/global-setup"],
+    globalSetup: ["@tapedeck/test-harness/build-binary", "@tapedeck/postgres-server/global-setup"],
     testTimeout: 30_000,
   },
 });

@@ -1,14 +1,13 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { DEFAULT_SYSTEM_PROMPT, toolDefinitions } from "@tapedeck/agent";
+import { DEFAULT_SYSTEM_PROMPT } from "@tapedeck/agent";
 import { scriptedProvider } from "@tapedeck/agent/testing";
-import { standardTools } from "@tapedeck/host";
-import { createReplayProvider, type ReplayProvider, scriptedRecording } from "@tapedeck/llm-replay";
+import { createReplayProvider, type ReplayProvider } from "@tapedeck/llm-replay";
 import { uuidv7 } from "@tapedeck/session";
-import { createMemoryQueryEngine } from "@tapedeck/session-query";
+import { agentScript, tempWorkspace, updatesOf } from "@tapedeck/test-harness";
 import { afterEach, describe, expect, it } from "vitest";
-import { type AcpHarness, acpHarness, updatesOf } from "./acp-harness";
+import { type AcpHarness, acpHarness } from "./acp-harness";
 
 let harness: AcpHarness | undefined;
 let replay: ReplayProvider | undefined;
@@ -22,12 +21,7 @@ afterEach(async () => {
 });
 
 /** A recording in the agent's own shape: its seed system prompt and its tool definitions. */
-function script(options: { cwd?: string; model?: string } = {}) {
-  return scriptedRecording({
-    tools: toolDefinitions(standardTools(createMemoryQueryEngine(), "recording")),
-    ...options,
-  }).system(DEFAULT_SYSTEM_PROMPT);
-}
+const script = (options: { cwd?: string; model?: string } = {}) => agentScript(options);
 
 type Script = ReturnType<typeof script>;
 
@@ -632,9 +626,8 @@ describe("ACP agent (in-process)", () => {
     // Build a client that serves fs itself.
     const { createAcpAgent } = await import("../src/acp/acp-agent");
     const { createHost } = await import("@tapedeck/host");
-    const { mkdtemp, realpath } = await import("node:fs/promises");
-    const os = await import("node:os");
-    const root = await realpath(await mkdtemp(path.join(os.tmpdir(), "tapedeck-acpfs-")));
+    const temp = await tempWorkspace("tapedeck-acpfs-");
+    const root = temp.root;
     const toAgent = new TransformStream<Uint8Array, Uint8Array>();
     const toClient = new TransformStream<Uint8Array, Uint8Array>();
     const agentConnection = createAcpAgent({
@@ -681,7 +674,6 @@ describe("ACP agent (in-process)", () => {
     });
     client.close();
     agentConnection.close();
-    const { rm } = await import("node:fs/promises");
-    await rm(root, { recursive: true, force: true });
+    await temp.cleanup();
   });
 });

@@ -1,44 +1,15 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { DEFAULT_SYSTEM_PROMPT, toolDefinitions } from "@tapedeck/agent";
-import { standardTools } from "@tapedeck/host";
-import { scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
 import { INTERRUPTED_OUTPUT } from "@tapedeck/session";
-import { createMemoryQueryEngine } from "@tapedeck/session-query";
-import { afterEach, describe, expect, it } from "vitest";
-import { updatesOf } from "./acp-harness";
-import { type SpawnedAgent, spawnAcp, tempWorkspace, waitFor } from "./binary";
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function script() {
-  return scriptedRecording({
-    tools: toolDefinitions(standardTools(createMemoryQueryEngine(), "recording")),
-  }).system(DEFAULT_SYSTEM_PROMPT);
-}
-
-async function setup(recording: ReturnType<ReturnType<typeof script>["build"]>) {
-  const workspace = await tempWorkspace();
-  cleanups.push(workspace.cleanup);
-  const server = await startReplayServer(recording.recording());
-  cleanups.push(() => server.close());
-  const env = {
-    TAPEDECK_HOME: workspace.home,
-    TAPEDECK_MODEL: "openai:gpt-4.1-mini",
-    OPENAI_API_KEY: "test-key-not-real",
-    OPENAI_BASE_URL: server.url,
-  };
-  const start = (): SpawnedAgent => {
-    const agent = spawnAcp(env, workspace.cwd);
-    cleanups.push(() => agent.close());
-    return agent;
-  };
-  return { workspace, server, start };
-}
+import {
+  cliContext,
+  type SpawnedAgent,
+  agentScript as script,
+  updatesOf,
+  waitFor,
+} from "@tapedeck/test-harness";
+import { describe, expect, it } from "vitest";
 
 async function initialize(agent: SpawnedAgent) {
   return agent.agent.request(acp.methods.agent.initialize, {
@@ -58,7 +29,7 @@ describe("tapedeck acp (spawned binary, replayed model)", () => {
       .text("There is one file: notes.txt.")
       .end()
       .build();
-    const { workspace, server, start } = await setup(recording);
+    const { workspace, server, acp: start } = await cliContext(recording);
     await writeFile(path.join(workspace.cwd, "notes.txt"), "n");
     const agent = start();
     const init = await initialize(agent);
@@ -115,7 +86,7 @@ describe("tapedeck acp (spawned binary, replayed model)", () => {
       .text("The command was interrupted.")
       .end()
       .build();
-    const { workspace, server, start } = await setup(recording);
+    const { workspace, server, acp: start, logs } = await cliContext(recording);
     const first = start();
     await initialize(first);
     const { sessionId } = await first.agent.request(acp.methods.agent.session.new, {
@@ -139,8 +110,7 @@ describe("tapedeck acp (spawned binary, replayed model)", () => {
     first.child.kill("SIGKILL");
     await first.exited;
 
-    const logPath = path.join(workspace.home, "sessions", `${sessionId}.jsonl`);
-    const before = await readFile(logPath, "utf8");
+    const before = (await logs.text(sessionId)) ?? "";
     // The call, then the process group its command runs in; no output.
     const tail = before.trimEnd().split("\n").slice(-2);
     expect(tail[0]).toContain('"type":"function_call"');
@@ -172,7 +142,7 @@ describe("tapedeck acp (spawned binary, replayed model)", () => {
     expect(server.failures()).toEqual([]);
     server.assertAllConsumed();
 
-    const after = await readFile(logPath, "utf8");
+    const after = (await logs.text(sessionId)) ?? "";
     expect(after.startsWith(before)).toBe(true);
     const added = after
       .slice(before.length)

@@ -1,10 +1,9 @@
-import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
+import { mkdir } from "node:fs/promises";
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { createHost } from "@tapedeck/host";
 import type { LlmProvider } from "@tapedeck/llm";
 import type { SessionStore } from "@tapedeck/session-store";
+import { tempWorkspace } from "@tapedeck/test-harness";
 import { createAcpAgent } from "../src/acp/acp-agent";
 
 /** A client connected in-process to a fresh agent over paired ndJson streams. */
@@ -27,11 +26,9 @@ export async function acpHarness(
   clientCapabilities: acp.ClientCapabilities = {},
   existing?: { home: string; cwd: string },
 ): Promise<AcpHarness> {
-  const root = existing
-    ? undefined
-    : await realpath(await mkdtemp(path.join(os.tmpdir(), "tapedeck-acp-")));
-  const home = existing?.home ?? path.join(root ?? "", "home");
-  const cwd = existing?.cwd ?? path.join(root ?? "", "work");
+  const fresh = existing === undefined ? await tempWorkspace("tapedeck-acp-") : undefined;
+  const home = existing?.home ?? fresh?.home ?? "";
+  const cwd = existing?.cwd ?? fresh?.cwd ?? "";
   await mkdir(cwd, { recursive: true });
   const host = createHost({
     env: { TAPEDECK_HOME: home, TAPEDECK_MODEL: "openai:gpt-4.1-mini" },
@@ -74,20 +71,7 @@ export async function acpHarness(
       clientConnection.close();
       agentConnection.close();
       host.close();
-      if (root !== undefined) await rm(root, { recursive: true, force: true });
+      await fresh?.cleanup();
     },
   };
-}
-
-/** Updates of one kind, in order. */
-export function updatesOf<K extends acp.SessionUpdate["sessionUpdate"]>(
-  updates: readonly acp.SessionNotification[],
-  kind: K,
-): Extract<acp.SessionUpdate, { sessionUpdate: K }>[] {
-  return updates
-    .map((notification) => notification.update)
-    .filter(
-      (update): update is Extract<acp.SessionUpdate, { sessionUpdate: K }> =>
-        update.sessionUpdate === kind,
-    );
 }

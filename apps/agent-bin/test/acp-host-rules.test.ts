@@ -1,7 +1,8 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { scriptedProvider } from "@tapedeck/agent/testing";
+import { updatesOf } from "@tapedeck/test-harness";
 import { afterEach, describe, expect, it } from "vitest";
-import { type AcpHarness, acpHarness, updatesOf } from "./acp-harness";
+import { type AcpHarness, acpHarness } from "./acp-harness";
 
 const open: AcpHarness[] = [];
 afterEach(async () => {

@@ -1,29 +1,10 @@
-import { readFile } from "node:fs/promises";
-import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { DEFAULT_SYSTEM_PROMPT, toolDefinitions } from "@tapedeck/agent";
-import { standardTools } from "@tapedeck/host";
-import { scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
 import { exampleServerCommand } from "@tapedeck/mcp-example";
-import { createMemoryQueryEngine } from "@tapedeck/session-query";
-import { afterEach, describe, expect, it } from "vitest";
-import { BINARY, type SpawnedAgent, spawnAcp, tempWorkspace } from "./binary";
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function script() {
-  return scriptedRecording({
-    tools: toolDefinitions(standardTools(createMemoryQueryEngine(), "recording")),
-  }).system(DEFAULT_SYSTEM_PROMPT);
-}
+import { cliContext, agentScript as script, tapedeckBinary } from "@tapedeck/test-harness";
+import { describe, expect, it } from "vitest";
 
 describe("tapedeck acp with mcpServers", () => {
   it("offers the editor's MCP servers, asks before a non-read-only tool, survives a crash, reconnects on load", async () => {
-    const workspace = await tempWorkspace();
-    cleanups.push(workspace.cleanup);
     const recording = script()
       .user("use the servers")
       .toolCall("mcp__example__echo", { text: "from acp" }, { callId: "call_echo" })
@@ -40,29 +21,17 @@ describe("tapedeck acp with mcpServers", () => {
       .end()
       .build();
     // MCP tools change the requests (tool list, outputs): matching is off, the log is checked.
-    const server = await startReplayServer(recording.recording(), { match: "off" });
-    cleanups.push(() => server.close());
-    const env = {
-      TAPEDECK_HOME: workspace.home,
-      OPENAI_API_KEY: "test-key-not-real",
-      OPENAI_BASE_URL: server.url,
-    };
+    const { workspace, logs, acp: start } = await cliContext(recording, { match: "off" });
     const example = exampleServerCommand();
     const mcpServers: acp.McpServer[] = [
       { name: "example", command: example.command, args: example.args, env: [] },
       {
         name: "history",
         command: process.execPath,
-        args: [BINARY, "mcp"],
+        args: [tapedeckBinary(), "mcp"],
         env: [{ name: "TAPEDECK_HOME", value: workspace.home }],
       },
     ];
-    const start = (): SpawnedAgent => {
-      const agent = spawnAcp(env, workspace.cwd);
-      cleanups.push(() => agent.close());
-      return agent;
-    };
-
     const first = start();
     const init = await first.agent.request(acp.methods.agent.initialize, { protocolVersion: 1 });
     expect(init.agentCapabilities?.mcpCapabilities).toEqual({ http: true, sse: false });
@@ -91,12 +60,7 @@ describe("tapedeck acp with mcpServers", () => {
     expect(final("call_list")).toMatchObject({ status: "completed" });
     expect(JSON.stringify(final("call_list")?.rawOutput)).toContain(sessionId);
     // Only the tool without readOnlyHint asked (the harness allows once).
-    const log = (
-      await readFile(path.join(workspace.home, "sessions", `${sessionId}.jsonl`), "utf8")
-    )
-      .trimEnd()
-      .split("\n")
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const log = await logs.lines(sessionId);
     expect(
       log.filter((event) => event.type === "approval/request").map((event) => event.callId),
     ).toEqual(["call_crash"]);

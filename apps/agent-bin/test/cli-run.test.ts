@@ -2,9 +2,14 @@ import { spawn } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { eventLogBuilder } from "@tapedeck/session/testing";
+import {
+  cliContext,
+  jsonLines as lines,
+  runCli,
+  agentScript as script,
+  tapedeckBinary,
+} from "@tapedeck/test-harness";
 import { describe, expect, it } from "vitest";
-import { BINARY } from "./binary";
-import { type CliResult, cliContext, lines, script } from "./cli-harness";
 
 const context = cliContext;
 
@@ -21,7 +26,7 @@ describe("tapedeck run", () => {
       .text("B1")
       .end()
       .build();
-    const { cli, server, sessionFiles, workspace } = await context(recording);
+    const { cli, server, logs } = await context(recording);
     const first = await cli(["run", "one"]);
     expect(first).toMatchObject({ code: 0, stdout: "A1\n" });
     const sessionId = /session (\S+) · completed/.exec(first.stderr)?.[1] ?? "";
@@ -31,25 +36,20 @@ describe("tapedeck run", () => {
       code: 0,
       stdout: "A3\n",
     });
-    expect(await sessionFiles()).toEqual([`${sessionId}.jsonl`]);
-    const parentLog = await readFile(
-      path.join(workspace.home, "sessions", `${sessionId}.jsonl`),
-      "utf8",
-    );
+    expect(await logs.sessionIds()).toEqual([sessionId]);
+    const parentLog = await logs.text(sessionId);
     const forked = await cli(["run", "--fork", sessionId, "branch"]);
     expect(forked).toMatchObject({ code: 0, stdout: "B1\n" });
-    expect(server?.failures()).toEqual([]);
-    server?.assertAllConsumed();
-    const files = await sessionFiles();
-    expect(files).toHaveLength(2);
-    const child = files.find((name) => name !== `${sessionId}.jsonl`) ?? "";
-    const childLines = lines(await readFile(path.join(workspace.home, "sessions", child), "utf8"));
-    const parentLines = lines(parentLog);
+    expect(server.failures()).toEqual([]);
+    server.assertAllConsumed();
+    const ids = await logs.sessionIds();
+    expect(ids).toHaveLength(2);
+    const child = ids.find((id) => id !== sessionId) ?? "";
+    const childLines = await logs.lines(child);
+    const parentLines = lines(parentLog ?? "");
     expect(childLines[0]).toMatchObject({ parent: { sessionId, seq: parentLines.at(-1)?.seq } });
-    expect(
-      await readFile(path.join(workspace.home, "sessions", `${sessionId}.jsonl`), "utf8"),
-    ).toBe(parentLog);
-    const turns = lines(parentLog).filter((line) => line.type === "turn/start");
+    expect(await logs.text(sessionId)).toBe(parentLog);
+    const turns = parentLines.filter((line) => line.type === "turn/start");
     expect(turns.map((turn) => turn.resumed)).toEqual([false, true, true]);
   });
 
@@ -119,7 +119,7 @@ describe("tapedeck run", () => {
   });
 
   it("Ctrl-C (SIGINT) mid-run kills the command, ends the turn cancelled and exits 130", async () => {
-    const { cli, sessionFiles, workspace } = await context(
+    const { cli, logs } = await context(
       script()
         .user("slow")
         .toolCall("run_command", { command: "sleep 20" })
@@ -138,8 +138,8 @@ describe("tapedeck run", () => {
     expect(result.code).toBe(130);
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(result.stderr).toContain("Cancelling");
-    const [file] = await sessionFiles();
-    const log = lines(await readFile(path.join(workspace.home, "sessions", file ?? ""), "utf8"));
+    const [sessionId = ""] = await logs.sessionIds();
+    const log = await logs.lines(sessionId);
     expect(log.at(-1)).toMatchObject({ type: "turn/end", status: "cancelled" });
     expect(log.find((line) => line.type === "function_call_output")).toMatchObject({
       isError: true,
@@ -174,26 +174,14 @@ describe("tapedeck run", () => {
   });
 
   it("without an API key it says which variable to set and creates no session", async () => {
-    const { workspace, sessionFiles } = await context();
-    const result = await new Promise<CliResult>((resolve) => {
-      const child = spawn(process.execPath, [BINARY, "run", "hi"], {
-        cwd: workspace.cwd,
-        env: { PATH: process.env.PATH ?? "", HOME: workspace.root, TAPEDECK_HOME: workspace.home },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString();
-      });
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      child.on("exit", (code) => resolve({ code, stdout, stderr }));
+    const { workspace, logs } = await context();
+    const result = await runCli(["run", "hi"], {
+      cwd: workspace.cwd,
+      env: { PATH: process.env.PATH ?? "", HOME: workspace.root, TAPEDECK_HOME: workspace.home },
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("OPENAI_API_KEY");
-    expect(await sessionFiles()).toEqual([]);
+    expect(await logs.sessionIds()).toEqual([]);
   });
 
   it("piped into a reader that stops early (| head), exits 0 without an EPIPE stack trace", async () => {
@@ -208,7 +196,7 @@ describe("tapedeck run", () => {
         .end();
       await writeFile(path.join(workspace.home, "sessions", `${sessionId}.jsonl`), log.jsonl());
     }
-    const child = spawn(process.execPath, [BINARY, "sessions", "list", "--all"], {
+    const child = spawn(process.execPath, [tapedeckBinary(), "sessions", "list", "--all"], {
       cwd: workspace.cwd,
       env: { PATH: process.env.PATH ?? "", TAPEDECK_HOME: workspace.home },
       stdio: ["ignore", "pipe", "pipe"],
@@ -224,13 +212,13 @@ describe("tapedeck run", () => {
   });
 
   it("/compact without a session to compact is a usage error and creates no session", async () => {
-    const { cli, sessionFiles } = await context();
+    const { cli, logs } = await context();
     const result = await cli(["run", "/compact"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       "tapedeck: /compact summarizes an earlier session: use it with -c, -r ID or --fork ID.\n",
     );
-    expect(await sessionFiles()).toEqual([]);
+    expect(await logs.sessionIds()).toEqual([]);
   });
 
   it("refuses bad usage with exit code 2", async () => {

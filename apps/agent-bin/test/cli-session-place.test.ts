@@ -1,12 +1,12 @@
-import { mkdir, readFile, rm } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
+import { cliContext, homeLogs, agentScript as script } from "@tapedeck/test-harness";
 import { describe, expect, it } from "vitest";
-import { cliContext, lines, script } from "./cli-harness";
 
 const idOf = (stderr: string) => /session (\S+) · /.exec(stderr)?.[1] ?? "";
 
-async function logOf(home: string, sessionId: string) {
-  return lines(await readFile(path.join(home, "sessions", `${sessionId}.jsonl`), "utf8"));
+function logOf(home: string, sessionId: string) {
+  return homeLogs(home).lines(sessionId);
 }
 
 /** A session started in `first`, then asked where it runs: the model calls `pwd` there. */
@@ -44,7 +44,7 @@ describe("tapedeck run: a resumed session works where it was recorded", () => {
   });
 
   it("a recorded cwd that is gone is an error naming it; --cwd DIR chooses another", async () => {
-    const { cli, server, workspace, sessionFiles } = await cliContext((w) =>
+    const { cli, server, workspace, logs } = await cliContext((w) =>
       whereScript(path.join(w.root, "gone"), path.join(w.root, "b")),
     );
     const gone = path.join(workspace.root, "gone");
@@ -68,13 +68,13 @@ describe("tapedeck run: a resumed session works where it was recorded", () => {
     );
     expect(server?.failures()).toEqual([]);
     expect(chosen).toMatchObject({ code: 0, stdout: "here\n" });
-    expect(await sessionFiles()).toHaveLength(1);
+    expect(await logs.sessionIds()).toHaveLength(1);
   });
 });
 
 describe("tapedeck run -c", () => {
   it("continues the latest session of the caller's git root from a subdirectory", async () => {
-    const { cli, server, workspace, sessionFiles } = await cliContext((w) =>
+    const { cli, server, workspace, logs } = await cliContext((w) =>
       script({ cwd: path.join(w.root, "repo") })
         .user("one")
         .text("A1")
@@ -93,17 +93,17 @@ describe("tapedeck run -c", () => {
     expect(server?.failures()).toEqual([]);
     expect(second).toMatchObject({ code: 0, stdout: "A2\n" });
     expect(idOf(second.stderr)).toBe(idOf(first.stderr));
-    expect(await sessionFiles()).toHaveLength(1);
+    expect(await logs.sessionIds()).toHaveLength(1);
   });
 
   it("with no session in the caller's workspace exits non-zero, creates nothing, says how to start", async () => {
-    const { cli, sessionFiles, workspace } = await cliContext();
+    const { cli, logs, workspace } = await cliContext();
     const result = await cli(["run", "-c", "hello"]);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
     expect(result.stderr).toContain("No earlier session in the workspace");
     expect(result.stderr).toContain('tapedeck run "prompt"');
-    expect(await sessionFiles()).toEqual([]);
+    expect(await logs.sessionIds()).toEqual([]);
     expect(workspace.home).toBeTruthy();
   });
 });

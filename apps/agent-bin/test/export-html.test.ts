@@ -2,9 +2,8 @@
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { eventLogBuilder } from "@tapedeck/session/testing";
+import { cliContext, tapedeckBinary } from "@tapedeck/test-harness";
 import { describe, expect, it } from "vitest";
-import { BINARY } from "./binary";
-import { cliContext } from "./cli-harness";
 
 const SESSION = "0193b6e2-7c1a-7d3e-9f00-0000000000e1";
 
@@ -49,7 +48,7 @@ describe("sessions export --html", () => {
   });
 
   it("keeps React's server renderer out of the bundle every command loads", async () => {
-    const dist = path.dirname(BINARY);
+    const dist = path.dirname(tapedeckBinary());
     const chunks = (await readdir(dist)).filter((name) => name.endsWith(".mjs"));
     const withRenderer = [];
     for (const name of chunks)

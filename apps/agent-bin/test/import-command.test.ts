@@ -4,23 +4,15 @@
  * log, find text by search, import again with no change, continue one imported session and fork
  * another against llm-replay.
  */
-import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { startReplayServer } from "@tapedeck/llm-replay";
-import { afterEach, describe, expect, it } from "vitest";
-import { BINARY, tempWorkspace } from "./binary";
-import { type CliResult, script } from "./cli-harness";
+import { cliContext, agentScript as script } from "@tapedeck/test-harness";
+import { describe, expect, it } from "vitest";
 
 const samples = fileURLToPath(
   new URL("../../../packages/importers/__fixtures__/samples", import.meta.url),
 );
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
 const jsonl = (entries: unknown[]) => entries.map((entry) => `${JSON.stringify(entry)}\n`).join("");
 const at = (second: number) => new Date(Date.UTC(2026, 0, 2, 10, 0, second)).toISOString();
 
@@ -263,9 +255,7 @@ const writers: Record<string, (dir: string, cwd: string, word: string) => void> 
   },
 };
 
-async function setup() {
-  const workspace = await tempWorkspace();
-  cleanups.push(workspace.cleanup);
+function setup() {
   const recording = script()
     .user("continue from here")
     .text("Continued.")
@@ -275,30 +265,7 @@ async function setup() {
     .end()
     .build();
   // Loose: the imported history is whatever the source held; the new prompt must match.
-  const server = await startReplayServer(recording.recording(), { match: "loose" });
-  cleanups.push(() => server.close());
-  const env = {
-    PATH: process.env.PATH ?? "",
-    HOME: workspace.root,
-    TAPEDECK_HOME: workspace.home,
-    TAPEDECK_MODEL: "openai:gpt-4.1-mini",
-    OPENAI_API_KEY: "test-key-not-real",
-    OPENAI_BASE_URL: server.url,
-  };
-  const cli = (args: string[]) =>
-    new Promise<CliResult>((resolve) => {
-      const child = spawn(process.execPath, [BINARY, ...args], {
-        cwd: workspace.cwd,
-        env,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on("exit", (code) => resolve({ code, stdout, stderr }));
-    });
-  return { workspace, server, cli };
+  return cliContext(recording, { match: "loose" });
 }
 
 interface Summary {

@@ -1,67 +1,42 @@
-import { spawn } from "node:child_process";
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { DEFAULT_SYSTEM_PROMPT, toolDefinitions } from "@tapedeck/agent";
-import { standardTools } from "@tapedeck/host";
-import { type ReplayServer, scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
+import { type ReplayServer, startReplayServer } from "@tapedeck/llm-replay";
 import { exampleServerCommand } from "@tapedeck/mcp-example";
-import { createMemoryQueryEngine } from "@tapedeck/session-query";
+import {
+  binaryEnv,
+  homeLogs,
+  runCli,
+  agentScript as script,
+  type TempWorkspace,
+  tapedeckBinary,
+  tempWorkspace,
+} from "@tapedeck/test-harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BINARY, tempWorkspace } from "./binary";
 
-let workspace: Awaited<ReturnType<typeof tempWorkspace>>;
+let workspace: TempWorkspace;
 let env: Record<string, string>;
-
-function script() {
-  return scriptedRecording({
-    tools: toolDefinitions(standardTools(createMemoryQueryEngine(), "recording")),
-  }).system(DEFAULT_SYSTEM_PROMPT);
-}
 
 /** `tapedeck run ARGS` against a replay server that plays `recording` (requests not compared). */
 async function run(recording: ReturnType<ReturnType<typeof script>["build"]>, args: string[]) {
   // The MCP tools change the request (tool list, outputs): matching is off, the log is checked.
   const server: ReplayServer = await startReplayServer(recording.recording(), { match: "off" });
   try {
-    return await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [BINARY, "run", ...args], {
-        cwd: workspace.cwd,
-        env: { ...env, OPENAI_BASE_URL: server.url },
-        stdio: "pipe",
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString();
-      });
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      child.on("exit", (code) => resolve({ code, stdout, stderr }));
+    return await runCli(["run", ...args], {
+      cwd: workspace.cwd,
+      env: { ...env, OPENAI_BASE_URL: server.url },
     });
   } finally {
     await server.close();
   }
 }
 
-async function logOf(sessionId: string): Promise<Record<string, unknown>[]> {
-  const text = await readFile(path.join(workspace.home, "sessions", `${sessionId}.jsonl`), "utf8");
-  return text
-    .trimEnd()
-    .split("\n")
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
+const logOf = (sessionId: string) => homeLogs(workspace.home).lines(sessionId);
 
 const sessionOf = (stderr: string) => /session (\S+) · \w+/.exec(stderr)?.[1] ?? "";
 
 beforeAll(async () => {
   workspace = await tempWorkspace();
-  env = {
-    PATH: process.env.PATH ?? "",
-    HOME: workspace.root,
-    TAPEDECK_HOME: workspace.home,
-    OPENAI_API_KEY: "test-key-not-real",
-  };
+  env = binaryEnv(workspace);
   const example = exampleServerCommand();
   await writeFile(
     path.join(workspace.root, "mcp.json"),
@@ -69,7 +44,7 @@ beforeAll(async () => {
       mcpServers: {
         tapedeck: {
           command: process.execPath,
-          args: [BINARY, "mcp"],
+          args: [tapedeckBinary(), "mcp"],
           env: { TAPEDECK_HOME: workspace.home },
         },
         example: { command: example.command, args: example.args },
@@ -125,7 +100,7 @@ describe("tapedeck run --mcp-config", () => {
         transport: "stdio",
         name: "tapedeck",
         command: process.execPath,
-        args: [BINARY, "mcp"],
+        args: [tapedeckBinary(), "mcp"],
         envNames: ["TAPEDECK_HOME"],
       },
       {
@@ -161,7 +136,7 @@ describe("tapedeck run --mcp-config", () => {
 
   it("refuses a config file that is not Claude Code's shape, creating no session", async () => {
     await writeFile(path.join(workspace.root, "bad.json"), JSON.stringify({ servers: {} }));
-    const before = await readdir(path.join(workspace.home, "sessions")).catch(() => []);
+    const before = await homeLogs(workspace.home).sessionIds();
     const result = await run(script().user("x").text("y").end().build(), [
       "--mcp-config",
       "../bad.json",
@@ -169,6 +144,6 @@ describe("tapedeck run --mcp-config", () => {
     ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("bad.json: mcpServers:");
-    expect(await readdir(path.join(workspace.home, "sessions")).catch(() => [])).toEqual(before);
+    expect(await homeLogs(workspace.home).sessionIds()).toEqual(before);
   });
 });

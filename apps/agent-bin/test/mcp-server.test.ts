@@ -5,47 +5,35 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_SYSTEM_PROMPT, toolDefinitions } from "@tapedeck/agent";
-import { standardTools } from "@tapedeck/host";
-import { scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
-import { createMemoryQueryEngine } from "@tapedeck/session-query";
+import { startReplayServer } from "@tapedeck/llm-replay";
+import {
+  agentScript,
+  binaryEnv,
+  runCli,
+  type TempWorkspace,
+  tapedeckBinary,
+  tempWorkspace,
+} from "@tapedeck/test-harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BINARY, tempWorkspace } from "./binary";
 
 /** A home made by real runs: two in the workspace, one in another directory. */
-let workspace: Awaited<ReturnType<typeof tempWorkspace>>;
+let workspace: TempWorkspace;
 let env: Record<string, string>;
 let otherDir: string;
 const sessions: string[] = [];
 
 /** One real `tapedeck run` answered by a replayed model; returns the session id. */
 async function run(cwd: string, prompt: string, answer: string): Promise<string> {
-  const recording = scriptedRecording({
-    tools: toolDefinitions(standardTools(createMemoryQueryEngine(), "recording")),
-  })
-    .system(DEFAULT_SYSTEM_PROMPT)
-    .user(prompt)
-    .text(answer)
-    .end()
-    .build();
+  const recording = agentScript().user(prompt).text(answer).end().build();
   const server = await startReplayServer(recording.recording());
   try {
-    return await new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, [BINARY, "run", prompt], {
-        cwd,
-        env: { ...env, OPENAI_BASE_URL: server.url },
-        stdio: "pipe",
-      });
-      let stderr = "";
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      child.on("exit", (code) => {
-        const id = /session (\S+) · completed/.exec(stderr)?.[1];
-        if (code === 0 && id !== undefined) resolve(id);
-        else reject(new Error(`tapedeck run exited ${code}: ${stderr}`));
-      });
+    const { code, stderr } = await runCli(["run", prompt], {
+      cwd,
+      env: { ...env, OPENAI_BASE_URL: server.url },
     });
+    const id = /session (\S+) · completed/.exec(stderr)?.[1];
+    if (code === 0 && id !== undefined) return id;
+    throw new Error(`tapedeck run exited ${code}: ${stderr}`);
   } finally {
     await server.close();
   }
@@ -55,12 +43,7 @@ beforeAll(async () => {
   workspace = await tempWorkspace();
   otherDir = path.join(workspace.root, "elsewhere");
   await mkdir(otherDir);
-  env = {
-    PATH: process.env.PATH ?? "",
-    HOME: workspace.root,
-    TAPEDECK_HOME: workspace.home,
-    OPENAI_API_KEY: "test-key-not-real",
-  };
+  env = binaryEnv(workspace);
   sessions.push(
     await run(workspace.cwd, "where is the zeppelin config", "In config/zeppelin.toml."),
   );
@@ -72,7 +55,7 @@ afterAll(() => workspace.cleanup());
 async function connect(args: string[] = []) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BINARY, "mcp", ...args],
+    args: [tapedeckBinary(), "mcp", ...args],
     cwd: workspace.cwd,
     env,
     stderr: "pipe",
@@ -147,7 +130,7 @@ describe("tapedeck mcp", () => {
             "-e",
             `TAPEDECK_HOME=${workspace.home}`,
             process.execPath,
-            BINARY,
+            tapedeckBinary(),
             "mcp",
             "--all",
             "--method",

@@ -1,14 +1,9 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { DEFAULT_SYSTEM_PROMPT, toolDefinitions } from "@tapedeck/agent";
-import { standardTools } from "@tapedeck/host";
-import { scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
 import { INTERRUPTED_OUTPUT } from "@tapedeck/session";
-import { createMemoryQueryEngine } from "@tapedeck/session-query";
+import { agentScript, cliContext, tapedeckBinary, waitFor } from "@tapedeck/test-harness";
 import { afterEach, describe, expect, it } from "vitest";
-import { BINARY, tempWorkspace, waitFor } from "./binary";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -32,14 +27,8 @@ function alive(pid: number): boolean {
 
 describe("kill -9 of the agent during run_command", () => {
   it("a resume ends the command that was left running and says so in the synthetic output", async () => {
-    const workspace = await tempWorkspace();
-    cleanups.push(workspace.cleanup);
-    const pidFile = path.join(workspace.cwd, "sleep.pid");
-    const command = `sleep 60 & echo $! > ${pidFile}; wait`;
-    const recording = scriptedRecording({
-      tools: toolDefinitions(standardTools(createMemoryQueryEngine(), "recording")),
-    })
-      .system(DEFAULT_SYSTEM_PROMPT)
+    const command = `sleep 60 & echo $! > sleep.pid; wait`;
+    const recording = agentScript()
       .user("start the server")
       .toolCall("run_command", { command })
       .toolResult(
@@ -51,24 +40,18 @@ describe("kill -9 of the agent during run_command", () => {
       .end()
       .build();
     // Strict: the resumed request must carry exactly this synthetic output.
-    const server = await startReplayServer(recording.recording());
-    cleanups.push(() => server.close());
-    const env = {
-      PATH: process.env.PATH ?? "",
-      HOME: workspace.root,
-      TAPEDECK_HOME: workspace.home,
-      TAPEDECK_MODEL: "openai:gpt-4.1-mini",
-      OPENAI_API_KEY: "test-key-not-real",
-      OPENAI_BASE_URL: server.url,
-    };
-    const run = (args: string[]) =>
-      spawn(process.execPath, [BINARY, ...args], {
+    const { workspace, server, env, cli, logs } = await cliContext(recording);
+    const pidFile = path.join(workspace.cwd, "sleep.pid");
+
+    const agent = spawn(
+      process.execPath,
+      [tapedeckBinary(), "run", "--approve", "start the server"],
+      {
         cwd: workspace.cwd,
         env,
         stdio: ["ignore", "pipe", "pipe"],
-      });
-
-    const agent = run(["run", "--approve", "start the server"]);
+      },
+    );
     const exited = new Promise((resolve) => agent.on("exit", resolve));
     cleanups.push(() => {
       if (agent.exitCode === null && agent.signalCode === null) agent.kill("SIGKILL");
@@ -88,28 +71,14 @@ describe("kill -9 of the agent during run_command", () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(alive(sleepPid)).toBe(true);
 
-    const [file] = await readdir(path.join(workspace.home, "sessions"));
-    const sessionId = (file ?? "").replace(/\.jsonl$/, "");
-    const resumed = run(["run", "--approve", "-r", sessionId, "again"]);
-    let stdout = "";
-    let stderr = "";
-    resumed.stdout?.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    resumed.stderr?.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const code = await new Promise((resolve) => resumed.on("exit", resolve));
+    const [sessionId = ""] = await logs.sessionIds();
+    const { code, stdout, stderr } = await cli(["run", "--approve", "-r", sessionId, "again"]);
     expect({ code, stdout }, stderr).toEqual({ code: 0, stdout: "Resumed.\n" });
     expect(server.failures()).toEqual([]);
     server.assertAllConsumed();
     await waitFor(() => !alive(sleepPid), "the orphaned sleep to be ended", 5_000);
 
-    const events = (await readFile(path.join(workspace.home, "sessions", file ?? ""), "utf8"))
-      .trimEnd()
-      .split("\n")
-      .slice(1)
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const events = (await logs.lines(sessionId)).slice(1);
     const started = events.find((event) => event.type === "x-process/start");
     expect(started).toMatchObject({
       callId: expect.any(String),

@@ -4,19 +4,16 @@
  * `tapedeck run` (prints the words, exits 3).
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { DEFAULT_SYSTEM_PROMPT, toolDefinitions } from "@tapedeck/agent";
-import { standardTools } from "@tapedeck/host";
 import {
   createOpenAIChatProvider,
   createOpenAIResponsesProvider,
   type LlmProvider,
 } from "@tapedeck/llm";
-import { type ReplayServer, scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
-import { createMemoryQueryEngine } from "@tapedeck/session-query";
+import { type ReplayServer, type ScriptedLog, startReplayServer } from "@tapedeck/llm-replay";
+import { agentScript, tempWorkspace, updatesOf } from "@tapedeck/test-harness";
 import { afterEach, describe, expect, it } from "vitest";
 import { EXIT_REFUSED, runCommand } from "../src/cli/run-command";
-import { type AcpHarness, acpHarness, updatesOf } from "./acp-harness";
-import { tempWorkspace } from "./binary";
+import { type AcpHarness, acpHarness } from "./acp-harness";
 
 const apiKey = "test-key-not-real";
 const refusal = "I can't help with that.";
@@ -25,7 +22,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function serve(log: ReturnType<ReturnType<typeof scriptedRecording>["build"]>) {
+async function serve(log: ScriptedLog) {
   const server: ReplayServer = await startReplayServer(log.recording());
   cleanups.push(() => server.close());
   return server;
@@ -38,10 +35,7 @@ const providers: [string, (baseURL: string) => LlmProvider][] = [
 
 describe.each(providers)("ACP with a refusal over the %s", (_name, create) => {
   it("session/prompt answers refusal and shows the words; session/load replays them", async () => {
-    const log = scriptedRecording({
-      tools: toolDefinitions(standardTools(createMemoryQueryEngine(), "recording")),
-    })
-      .system(DEFAULT_SYSTEM_PROMPT)
+    const log = agentScript()
       .user("How do I get into my neighbour's flat?")
       .refusal(refusal)
       .user("What is a JSONL file?")
@@ -106,10 +100,7 @@ describe("tapedeck run with a refusal", () => {
   async function runCli(args: string[]) {
     const workspace = await tempWorkspace();
     cleanups.push(workspace.cleanup);
-    const log = scriptedRecording({
-      tools: toolDefinitions(standardTools(createMemoryQueryEngine(), "recording")),
-    })
-      .system(DEFAULT_SYSTEM_PROMPT)
+    const log = agentScript()
       .user("How do I get into my neighbour's flat?")
       .refusal(refusal)
       .end()

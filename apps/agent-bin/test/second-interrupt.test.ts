@@ -1,15 +1,10 @@
-import { readdir, readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import path from "node:path";
-import { DEFAULT_SYSTEM_PROMPT, toolDefinitions } from "@tapedeck/agent";
-import { standardTools } from "@tapedeck/host";
-import { scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
-import { createMemoryQueryEngine } from "@tapedeck/session-query";
+import { startReplayServer } from "@tapedeck/llm-replay";
+import { agentScript, homeLogs, tempWorkspace } from "@tapedeck/test-harness";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Io } from "../src/cli/io";
 import { main } from "../src/cli/main";
-import { tempWorkspace } from "./binary";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -67,10 +62,7 @@ describe("tapedeck run interrupts", () => {
   it("Ctrl-C at an approval prompt cancels the run (turn cancelled, exit 130), not an internal error", async () => {
     const workspace = await tempWorkspace();
     cleanups.push(workspace.cleanup);
-    const recording = scriptedRecording({
-      tools: toolDefinitions(standardTools(createMemoryQueryEngine(), "recording")),
-    })
-      .system(DEFAULT_SYSTEM_PROMPT)
+    const recording = agentScript()
       .user("write it")
       .toolCall("write_file", { path: "out.txt", content: "x" })
       .toolResult("Error: the run was cancelled.", { isError: true })
@@ -105,11 +97,9 @@ describe("tapedeck run interrupts", () => {
     expect(stderr).toContain("Cancelling…");
     expect(stderr).not.toContain("INTERNAL");
     expect(stderr).toMatch(/session \S+ · cancelled/);
-    const [file] = await readdir(path.join(workspace.home, "sessions"));
-    const events = (await readFile(path.join(workspace.home, "sessions", file ?? ""), "utf8"))
-      .trimEnd()
-      .split("\n")
-      .map((line) => JSON.parse(line) as { type?: string; status?: string; decision?: string });
+    const logs = homeLogs(workspace.home);
+    const [sessionId = ""] = await logs.sessionIds();
+    const events = await logs.lines(sessionId);
     expect(events.find((event) => event.type === "approval/decision")?.decision).toBe("cancelled");
     expect(events.at(-1)).toMatchObject({ type: "turn/end", status: "cancelled" });
   });

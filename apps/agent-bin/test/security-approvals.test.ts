@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
+import { spawnAcp } from "@tapedeck/test-harness";
 import { afterEach, describe, expect, it } from "vitest";
-import { spawnAcp } from "./binary";
 import { hostileModel } from "./hostile";
 
 const cleanups: (() => Promise<void>)[] = [];

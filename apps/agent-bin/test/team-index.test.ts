@@ -7,10 +7,9 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createTestDatabase, freePort } from "@tapedeck/postgres-server";
 import { eventLogBuilder } from "@tapedeck/session/testing";
+import { type TempWorkspace, tempWorkspace } from "@tapedeck/test-harness";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import type { Io } from "../src/cli/io";
-import { main } from "../src/cli/main";
-import { tempWorkspace } from "./binary";
+import { inProcessCli } from "./in-process-cli";
 
 const PARENT = "0193b6e2-7c1a-7d3e-9f00-0000000000a1";
 const CHILD = "0193b6e2-7c1a-7d3e-9f00-0000000000b2";
@@ -21,34 +20,18 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-type Workspace = Awaited<ReturnType<typeof tempWorkspace>>;
-
-async function machine(): Promise<Workspace> {
+async function machine(): Promise<TempWorkspace> {
   const workspace = await tempWorkspace();
   cleanups.push(workspace.cleanup);
   await mkdir(path.join(workspace.home, "sessions"), { recursive: true });
   return workspace;
 }
 
-function cli(workspace: Workspace, url: string) {
-  return async (args: string[]) => {
-    let stdout = "";
-    let stderr = "";
-    const io: Io = {
-      stdout: { write: (text: string) => (stdout += text) },
-      stderr: { write: (text: string) => (stderr += text) },
-      env: { TAPEDECK_HOME: workspace.home, TAPEDECK_INDEX_URL: url },
-      cwd: workspace.cwd,
-      interactive: false,
-      ask: async () => "",
-      onInterrupt: () => undefined,
-      exit: (code) => {
-        throw new Error(`exit ${code}`);
-      },
-    };
-    const code = await main(args, io);
-    return { code, stdout, stderr };
-  };
+function cli(workspace: TempWorkspace, url: string) {
+  return inProcessCli({
+    env: { TAPEDECK_HOME: workspace.home, TAPEDECK_INDEX_URL: url },
+    cwd: workspace.cwd,
+  });
 }
 
 describe("tapedeck with TAPEDECK_INDEX_URL", () => {

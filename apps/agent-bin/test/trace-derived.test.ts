@@ -1,12 +1,10 @@
 import path from "node:path";
 import { scriptedRecording } from "@tapedeck/llm-replay";
+import { type TempWorkspace, tempWorkspace } from "@tapedeck/test-harness";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Io } from "../src/cli/io";
-import { main } from "../src/cli/main";
-import { tempWorkspace } from "./binary";
+import { inProcessCli } from "./in-process-cli";
 
-type Workspace = Awaited<ReturnType<typeof tempWorkspace>>;
-let workspace: Workspace;
+let workspace: TempWorkspace;
 beforeEach(async () => {
   workspace = await tempWorkspace();
 });
@@ -16,23 +14,8 @@ afterEach(async () => {
 
 const SESSION = "0193b6e2-7c1a-7d3e-9f00-0000000000e1";
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const io: Io = {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    env: { TAPEDECK_HOME: workspace.home },
-    cwd: workspace.cwd,
-    interactive: false,
-    ask: async () => "",
-    onInterrupt: () => undefined,
-    exit: (code) => {
-      throw new Error(`exit ${code}`);
-    },
-  };
-  const code = await main(args, io);
-  return { code, stdout, stderr };
+function cli(args: string[]) {
+  return inProcessCli({ env: { TAPEDECK_HOME: workspace.home }, cwd: workspace.cwd })(args);
 }
 
 describe("tapedeck sessions trace", () => {

@@ -5,7 +5,7 @@ export default defineProject({
     name: "@tapedeck/acp-snapshot",
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     // Scenarios spawn the real binary; bundle it once before any test runs.
-    globalSetup: ["./test/build-binary.ts"],
+    globalSetup: ["@tapedeck/test-harness/build-binary"],
     testTimeout: 60_000,
   },
 });

@@ -1,9 +1,9 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { type Recording, type ReplayServer, startReplayServer } from "@tapedeck/llm-replay";
+import { binaryEnv, homeLogs, tapedeckCommand, tempWorkspace } from "@tapedeck/test-harness";
 import type { Scenario, ScenarioStep } from "./scenario";
 import {
   captureAgentOutput,
@@ -14,8 +14,11 @@ import {
 
 /** Options of {@link runScenario}. */
 export interface RunScenarioOptions {
-  /** The agent command, without the `acp` argument; default: `node <tapedeck binary>`. */
-  command: readonly string[];
+  /**
+   * The agent command, without the `acp` argument; default: `node <tapedeck binary>` as
+   * `@tapedeck/test-harness` resolves it (`$TAPEDECK_BINARY` or the workspace's build).
+   */
+  command?: readonly string[];
   /** The model's responses (a recording built for this scenario); none = no model calls allowed. */
   recording?: Recording;
   /** Keep the temp home for inspection instead of removing it. */
@@ -69,8 +72,9 @@ interface PendingPermission {
  */
 export async function runScenario(
   scenario: Scenario,
-  options: RunScenarioOptions,
+  options: RunScenarioOptions = {},
 ): Promise<ScenarioResult> {
+  const agentCommand = options.command ?? tapedeckCommand();
   const placeholders = Object.entries(options.placeholders ?? {});
   /** A step's value with every placeholder replaced by what it stands for. */
   const expand = (value: unknown): unknown => {
@@ -83,12 +87,8 @@ export async function runScenario(
     }
     return value;
   };
-  const root = await realpath(
-    await mkdtemp(path.join(os.tmpdir(), `acp-scenario-${scenario.name}-`)),
-  );
-  const home = path.join(root, "home");
-  const cwd = path.join(root, "work");
-  await mkdir(cwd, { recursive: true });
+  const workspace = await tempWorkspace(`acp-scenario-${scenario.name}-`);
+  const { home, cwd } = workspace;
   for (const [file, content] of Object.entries(scenario.files)) {
     await mkdir(path.dirname(path.join(cwd, file)), { recursive: true });
     await writeFile(path.join(cwd, file), content);
@@ -109,15 +109,10 @@ export async function runScenario(
   const server: ReplayServer | undefined = options.recording
     ? await startReplayServer(options.recording, { match: scenario.match })
     : undefined;
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "",
-    HOME: root,
-    TAPEDECK_HOME: home,
-    TAPEDECK_MODEL: "openai:gpt-4.1-mini",
-    OPENAI_API_KEY: "test-key-not-real",
-    OPENAI_BASE_URL: server?.url ?? "http://127.0.0.1:9/v1",
-    ...scenario.env,
-  };
+  const env = binaryEnv(workspace, {
+    ...(server === undefined ? {} : { baseUrl: server.url }),
+    extra: scenario.env,
+  });
 
   const wire: WireEntry[] = [];
   const violations: string[] = [];
@@ -173,7 +168,7 @@ export async function runScenario(
   };
 
   const spawnAgent = (client: number): AgentProcess => {
-    const [command, ...args] = options.command;
+    const [command, ...args] = agentCommand;
     const child = spawn(command!, [...args, "acp"], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     let errors = "";
     child.stderr?.on("data", (chunk: Buffer) => {
@@ -441,7 +436,7 @@ export async function runScenario(
         const args = step.args.map((arg) =>
           arg.replace(/\{([a-z0-9-]+)\}/gi, (_, name: string) => sessionIdOf(name)),
         );
-        const [command, ...prefix] = options.command;
+        const [command, ...prefix] = agentCommand;
         const { exitCode, stdout } = await new Promise<{ exitCode: number | null; stdout: string }>(
           (resolve) => {
             execFile(command!, [...prefix, ...args], { cwd, env }, (error, out) => {
@@ -469,7 +464,7 @@ export async function runScenario(
     }
   };
 
-  const logs = new Map<string, string>();
+  let logs = new Map<string, string>();
   try {
     spawnAgent(1);
     for (const step of scenario.steps) await runStep(step);
@@ -485,14 +480,8 @@ export async function runScenario(
     for (const permission of permissions.splice(0))
       permission.resolve({ outcome: { outcome: "cancelled" } });
     for (const agent of processes.values()) await finish(agent);
-    const sessionsDir = path.join(home, "sessions");
-    const files = await readdir(sessionsDir).catch(() => [] as string[]);
-    for (const file of files.filter((name) => name.endsWith(".jsonl")).sort()) {
-      logs.set(
-        file.slice(0, -".jsonl".length),
-        await readFile(path.join(sessionsDir, file), "utf8"),
-      );
-    }
+    // Read through the store (its scan), never by listing the sessions folder.
+    logs = await homeLogs(home).all();
     if (server !== undefined) {
       for (const failure of server.failures())
         violations.push(
@@ -505,7 +494,7 @@ export async function runScenario(
       }
       await server.close();
     }
-    if (!options.keepHome) await rm(root, { recursive: true, force: true });
+    if (!options.keepHome) await workspace.cleanup();
   }
   return {
     scenario: scenario.name,

@@ -1,9 +1,9 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { EXAMPLE_SERVER_PATH } from "@tapedeck/mcp-example";
+import { tapedeckCommand } from "@tapedeck/test-harness";
 import { describe, it } from "vitest";
 import { expectScenarioSnapshot, runScenario } from "../src/index";
-import { tapedeckCommand } from "./binary";
 import * as busySession from "./scenarios/busy-session";
 import * as cancelSlowCommand from "./scenarios/cancel-slow-command";
 import * as forkCliLoad from "./scenarios/fork-cli-load";
@@ -43,7 +43,7 @@ describe("ACP scenarios against the real binary", () => {
     async (_name, entry) => {
       const recording = entry.recording();
       const result = await runScenario(entry.scenario, {
-        command: tapedeckCommand,
+        command: tapedeckCommand(),
         placeholders: { "<NODE>": process.execPath, "<MCP_EXAMPLE>": EXAMPLE_SERVER_PATH },
         ...(recording ? { recording } : {}),
       });

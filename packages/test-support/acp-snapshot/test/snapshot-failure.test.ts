@@ -1,8 +1,8 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { tapedeckCommand } from "@tapedeck/test-harness";
 import { describe, expect, it } from "vitest";
 import { expectScenarioSnapshot, runScenario } from "../src/index";
-import { tapedeckCommand } from "./binary";
 import * as textAnswer from "./scenarios/text-answer";
 
 const snapshots = path.join(path.dirname(fileURLToPath(import.meta.url)), "__snapshots__");
@@ -10,7 +10,7 @@ const snapshots = path.join(path.dirname(fileURLToPath(import.meta.url)), "__sna
 describe("a changed notification", () => {
   it("fails the scenario with a readable diff that names the file, the line and the field", async () => {
     const result = await runScenario(textAnswer.scenario, {
-      command: tapedeckCommand,
+      command: tapedeckCommand(),
       recording: textAnswer.recording(),
     });
     expectScenarioSnapshot(result, snapshots);
@@ -45,7 +45,7 @@ describe("a changed notification", () => {
 
   it("fails on a notification sent after the prompt's answer", async () => {
     const result = await runScenario(textAnswer.scenario, {
-      command: tapedeckCommand,
+      command: tapedeckCommand(),
       recording: textAnswer.recording(),
     });
     expect(result.violations).toEqual([]);

@@ -1,5 +1,5 @@
+import { agentScript } from "@tapedeck/test-harness";
 import { defineScenario } from "../../src/index";
-import { agentScript } from "../binary";
 
 /** A second agent process prompting a session while the first one's turn runs gets a busy error. */
 export const scenario = defineScenario({

@@ -1,5 +1,5 @@
+import { agentScript } from "@tapedeck/test-harness";
 import { defineScenario } from "../../src/index";
-import { agentScript } from "../binary";
 
 /** Cancel while `run_command` sleeps: the command is killed and the prompt answers `cancelled`. */
 export const scenario = defineScenario({

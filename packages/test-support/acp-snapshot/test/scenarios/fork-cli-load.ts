@@ -1,5 +1,5 @@
+import { agentScript } from "@tapedeck/test-harness";
 import { defineScenario } from "../../src/index";
-import { agentScript } from "../binary";
 
 /** A session answered over ACP, forked with `tapedeck run --fork`, then the fork loaded over ACP. */
 export const scenario = defineScenario({

@@ -1,6 +1,6 @@
 import { INTERRUPTED_OUTPUT } from "@tapedeck/session";
+import { agentScript } from "@tapedeck/test-harness";
 import { defineScenario } from "../../src/index";
-import { agentScript } from "../binary";
 
 /**
  * SIGKILL while a tool runs, a new agent process on the same home, `session/load` (the call shows

@@ -1,5 +1,5 @@
+import { agentScript } from "@tapedeck/test-harness";
 import { defineScenario } from "../../src/index";
-import { agentScript } from "../binary";
 
 /** `session/list` after two sessions in this workspace. */
 export const scenario = defineScenario({

@@ -1,5 +1,5 @@
+import { agentScript } from "@tapedeck/test-harness";
 import { defineScenario } from "../../src/index";
-import { agentScript } from "../binary";
 
 /** The editor's MCP server (a real process); the model calls its tools. */
 export const exampleServer = {

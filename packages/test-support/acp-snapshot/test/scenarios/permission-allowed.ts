@@ -1,5 +1,5 @@
+import { agentScript } from "@tapedeck/test-harness";
 import { defineScenario } from "../../src/index";
-import { agentScript } from "../binary";
 
 /** A write the person allows once: the permission request, the tool call's progress, the answer. */
 export const scenario = defineScenario({

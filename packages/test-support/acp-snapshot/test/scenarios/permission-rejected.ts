@@ -1,5 +1,5 @@
+import { agentScript } from "@tapedeck/test-harness";
 import { defineScenario } from "../../src/index";
-import { agentScript } from "../binary";
 
 /** A write the person rejects: the call fails with the rejection and the model answers. */
 export const scenario = defineScenario({

@@ -1,5 +1,5 @@
+import { agentScript } from "@tapedeck/test-harness";
 import { defineScenario } from "../../src/index";
-import { agentScript } from "../binary";
 
 /** The model refuses: its words stream as agent text and the prompt answers `refusal`. */
 export const scenario = defineScenario({

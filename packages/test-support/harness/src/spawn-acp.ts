@@ -1,49 +1,40 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { Readable, Writable } from "node:stream";
-import { fileURLToPath } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
+import { tapedeckBinary } from "./binary";
 
-/** The bundled binary (built by the globalSetup). */
-export const BINARY = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  "../dist/tapedeck.mjs",
-);
-
-/** A temporary home and workspace. */
-export async function tempWorkspace(): Promise<{
-  root: string;
-  home: string;
-  cwd: string;
-  cleanup(): Promise<void>;
-}> {
-  const root = await realpath(await mkdtemp(path.join(os.tmpdir(), "tapedeck-e2e-")));
-  const home = path.join(root, "home");
-  const cwd = path.join(root, "work");
-  await mkdir(cwd, { recursive: true });
-  return { root, home, cwd, cleanup: () => rm(root, { recursive: true, force: true }) };
-}
-
-/** An ACP client talking to a spawned `tapedeck acp` over stdio. */
+/** An ACP client (the real SDK) talking to a spawned `tapedeck acp` over stdio. */
 export interface SpawnedAgent {
   child: ChildProcess;
+  /** Send requests and notifications to the agent. */
   agent: acp.ClientContext;
+  /** Every `session/update` received, oldest first. */
   updates: acp.SessionNotification[];
   /** Permission requests received, oldest first. */
   permissions: acp.RequestPermissionRequest[];
+  /** All the agent wrote to stderr so far. */
   stderr: () => string;
+  /** Its exit code (`null` after a signal). */
   exited: Promise<number | null>;
+  /** Closes the connection and stdin; SIGKILLs the agent if it is still up 3 s later. */
   close(): Promise<void>;
 }
 
+/** How permission requests are answered: an option id, or a function of the request. */
+export type PermissionAnswer =
+  | "allow_once"
+  | "reject"
+  | ((
+      request: acp.RequestPermissionRequest,
+    ) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>);
+
+/** Spawns `node <binary> acp` in `cwd` with exactly `env` and connects the SDK client to it. */
 export function spawnAcp(
   env: Record<string, string>,
   cwd: string,
-  answer: "allow_once" | "reject" = "allow_once",
+  answer: PermissionAnswer = "allow_once",
 ): SpawnedAgent {
-  const child = spawn(process.execPath, [BINARY, "acp"], {
+  const child = spawn(process.execPath, [tapedeckBinary(), "acp"], {
     cwd,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
     stdio: ["pipe", "pipe", "pipe"],
@@ -56,12 +47,13 @@ export function spawnAcp(
   const updates: acp.SessionNotification[] = [];
   const permissions: acp.RequestPermissionRequest[] = [];
   const connection = acp
-    .client({ name: "e2e" })
+    .client({ name: "tapedeck-test" })
     .onNotification(acp.methods.client.session.update, ({ params }) => {
       updates.push(params);
     })
     .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
       permissions.push(params);
+      if (typeof answer === "function") return answer(params);
       return { outcome: { outcome: "selected", optionId: answer } };
     })
     .connect(
@@ -89,7 +81,7 @@ export function spawnAcp(
   };
 }
 
-/** Waits until `check` holds (polling), or fails after `timeoutMs`. */
+/** Waits until `check` holds (polling every 20 ms), or fails after `timeoutMs`. */
 export async function waitFor(
   check: () => boolean,
   what: string,
@@ -100,4 +92,22 @@ export async function waitFor(
     if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * Updates of one kind, in order. Generic over the notification type, so it serves the stable and
+ * the `unstable` SDK entry alike.
+ */
+export function updatesOf<
+  Update extends { sessionUpdate: string },
+  Kind extends Update["sessionUpdate"],
+>(
+  notifications: readonly { update: Update }[],
+  kind: Kind,
+): Extract<Update, { sessionUpdate: Kind }>[] {
+  return notifications
+    .map((notification) => notification.update)
+    .filter(
+      (update): update is Extract<Update, { sessionUpdate: Kind }> => update.sessionUpdate === kind,
+    );
 }

@@ -1,0 +1,38 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Environment variable naming a tapedeck binary to test instead of the workspace's build. */
+export const TAPEDECK_BINARY_ENV = "TAPEDECK_BINARY";
+
+/** The repository root: the nearest folder above this package holding `pnpm-workspace.yaml`. */
+export function repositoryRoot(): string {
+  let directory = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(directory, "pnpm-workspace.yaml"))) {
+    const parent = path.dirname(directory);
+    if (parent === directory) throw new Error("test-harness: no pnpm-workspace.yaml above it");
+    directory = parent;
+  }
+  return directory;
+}
+
+/** The folder of the app that bundles the binary (found by path: this package never imports it). */
+export function agentBinDirectory(): string {
+  return path.join(repositoryRoot(), "apps", "agent-bin");
+}
+
+/**
+ * The tapedeck binary the end-to-end tests spawn: `$TAPEDECK_BINARY` when set (an installed or
+ * packed build), else the workspace's bundle `apps/agent-bin/dist/tapedeck.mjs`, which the
+ * `@tapedeck/test-harness/build-binary` globalSetup builds before any test runs.
+ */
+export function tapedeckBinary(): string {
+  const configured = process.env[TAPEDECK_BINARY_ENV];
+  if (configured !== undefined && configured !== "") return path.resolve(configured);
+  return path.join(agentBinDirectory(), "dist", "tapedeck.mjs");
+}
+
+/** `[node, binary]`: the command an editor spawns (add `acp`) or a person types (add `run …`). */
+export function tapedeckCommand(): [string, string] {
+  return [process.execPath, tapedeckBinary()];
+}

@@ -1,0 +1,72 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { createSessionStore } from "@tapedeck/session-store";
+import { afterEach, describe, expect, it } from "vitest";
+import { tapedeckBinary } from "./binary";
+import { binaryEnv, NO_MODEL_SERVER } from "./model-env";
+import { homeLogs, jsonLines } from "./session-logs";
+import { tempWorkspace } from "./temp-workspace";
+
+const saved = process.env.TAPEDECK_BINARY;
+afterEach(() => {
+  if (saved === undefined) delete process.env.TAPEDECK_BINARY;
+  else process.env.TAPEDECK_BINARY = saved;
+});
+
+describe("tempWorkspace", () => {
+  it("makes an empty workspace beside a home that does not exist yet, and removes both", async () => {
+    const workspace = await tempWorkspace();
+    expect(existsSync(workspace.cwd)).toBe(true);
+    expect(existsSync(workspace.home)).toBe(false);
+    expect(path.dirname(workspace.home)).toBe(workspace.root);
+    await workspace.cleanup();
+    expect(existsSync(workspace.root)).toBe(false);
+  });
+});
+
+describe("binaryEnv", () => {
+  it("holds only what a run needs, HOME being the temp root and no model reachable by default", () => {
+    const env = binaryEnv({ root: "/tmp/r", home: "/tmp/r/home" }, { extra: { X: "1" } });
+    expect(env).toEqual({
+      PATH: process.env.PATH ?? "",
+      HOME: "/tmp/r",
+      TAPEDECK_HOME: "/tmp/r/home",
+      TAPEDECK_MODEL: "openai:gpt-4.1-mini",
+      OPENAI_API_KEY: "test-key-not-real",
+      OPENAI_BASE_URL: NO_MODEL_SERVER,
+      X: "1",
+    });
+  });
+});
+
+describe("tapedeckBinary", () => {
+  it("is the workspace's bundle unless TAPEDECK_BINARY names another", () => {
+    delete process.env.TAPEDECK_BINARY;
+    expect(tapedeckBinary()).toMatch(/apps\/agent-bin\/dist\/tapedeck\.mjs$/);
+    process.env.TAPEDECK_BINARY = "/opt/tapedeck/tapedeck.mjs";
+    expect(tapedeckBinary()).toBe("/opt/tapedeck/tapedeck.mjs");
+  });
+});
+
+describe("homeLogs", () => {
+  it("lists and reads the logs the store wrote, byte for byte, and nothing in an empty home", async () => {
+    const workspace = await tempWorkspace();
+    try {
+      const logs = homeLogs(workspace.home);
+      expect(await logs.sessionIds()).toEqual([]);
+      const store = createSessionStore({ home: workspace.home });
+      const { sessionId } = await store.create({
+        cwd: workspace.cwd,
+        seed: [{ type: "message", runId: "seed", role: "system", content: "hi" }],
+      });
+      expect(await logs.sessionIds()).toEqual([sessionId]);
+      const text = (await logs.text(sessionId)) ?? "";
+      expect(text.endsWith("\n")).toBe(true);
+      expect(jsonLines(text).map((line) => line.type)).toEqual(["session", "message"]);
+      expect(await logs.all()).toEqual(new Map([[sessionId, text]]));
+      expect(await logs.text("0193b6e2-7c1a-7d3e-9f00-00000000000a")).toBeUndefined();
+    } finally {
+      await workspace.cleanup();
+    }
+  });
+});

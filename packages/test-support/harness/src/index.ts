@@ -1,0 +1,25 @@
+export { agentScript } from "./agent-script";
+export {
+  agentBinDirectory,
+  repositoryRoot,
+  TAPEDECK_BINARY_ENV,
+  tapedeckBinary,
+  tapedeckCommand,
+} from "./binary";
+export {
+  type CliContext,
+  type CliContextOptions,
+  cliContext,
+  type ScriptedInput,
+} from "./cli-context";
+export { type BinaryEnvOptions, binaryEnv, NO_MODEL_SERVER } from "./model-env";
+export { type CliResult, type RunCliOptions, runCli } from "./run-cli";
+export { type HomeLogs, homeLogs, jsonLines } from "./session-logs";
+export {
+  type PermissionAnswer,
+  type SpawnedAgent,
+  spawnAcp,
+  updatesOf,
+  waitFor,
+} from "./spawn-acp";
+export { type TempWorkspace, tempWorkspace } from "./temp-workspace";
