@@ -59,17 +59,22 @@ function sentence(seed: number, length: number, withChinese = true): string {
 /**
  * Writes one session of about `events` events into `<home>/sessions`: turns of user message,
  * model request/response, a tool call with output, streamed chunks and the assistant answer.
- * Returns the session id. `chinese: false` keeps Chinese words out of the text.
+ * Returns the session id. `chinese: false` keeps Chinese words out of the text; `cwd` is the
+ * recorded working directory (a run continuing the session works there, so it must exist).
  */
 export function writeSession(
   home: string,
   events: number,
   seed = 1,
   start = new Date("2026-01-01T00:00:00Z"),
-  options: { chinese?: boolean } = {},
+  options: { chinese?: boolean; cwd?: string } = {},
 ): string {
   const chinese = options.chinese ?? true;
-  const log = eventLogBuilder({ cwd: "/bench/project", workspaceId: "/bench/project", start });
+  const log = eventLogBuilder({
+    cwd: options.cwd ?? "/bench/project",
+    workspaceId: "/bench/project",
+    start,
+  });
   log.system("You are a benchmark agent.");
   let turn = 0;
   while (log.events.length < events - 12) {

@@ -20,7 +20,7 @@ export interface SeededHome {
   rich: string;
   /** The workspace of every seeded session but the Chinese one. */
   workspace: string;
-  /** A directory outside the home for the agent's tools (they never write into the home). */
+  /** The recorded cwd of every seeded session: a directory outside the home for the agent's tools. */
   work: string;
 }
 
@@ -50,7 +50,7 @@ export function seedHome(): SeededHome {
     return builder.header.sessionId;
   };
 
-  const english = eventLogBuilder({ cwd: workspace, workspaceId: workspace, start: start(0) });
+  const english = eventLogBuilder({ cwd: work, workspaceId: workspace, start: start(0) });
   english.system("You are a careful coding agent.");
   english
     .turn({ model: "openai:gpt-4.1-mini" })
@@ -87,7 +87,7 @@ export function seedHome(): SeededHome {
   const englishId = write(english);
 
   const fork = eventLogBuilder({
-    cwd: workspace,
+    cwd: work,
     workspaceId: workspace,
     parent: { sessionId: englishId, seq: 9 },
     start: start(5),
@@ -98,7 +98,7 @@ export function seedHome(): SeededHome {
   const forkId = write(fork);
 
   const chinese = eventLogBuilder({
-    cwd: "/work/茶壶",
+    cwd: work,
     workspaceId: "/work/茶壶",
     start: start(10),
   });
@@ -108,7 +108,7 @@ export function seedHome(): SeededHome {
   chinese.end("completed");
   const chineseId = write(chinese);
 
-  const damaged = eventLogBuilder({ cwd: workspace, workspaceId: workspace, start: start(20) });
+  const damaged = eventLogBuilder({ cwd: work, workspaceId: workspace, start: start(20) });
   damaged.system("seed");
   damaged.turn().user("this log is damaged on line 4");
   damaged.assistant("never shown");
@@ -118,7 +118,7 @@ export function seedHome(): SeededHome {
   writeFileSync(path.join(sessions, `${damaged.header.sessionId}.jsonl`), damagedLines.join("\n"));
   const damagedId = damaged.header.sessionId;
 
-  const hostile = eventLogBuilder({ cwd: workspace, workspaceId: workspace, start: start(30) });
+  const hostile = eventLogBuilder({ cwd: work, workspaceId: workspace, start: start(30) });
   hostile.system("seed");
   hostile.turn().user(`Hostile input ${SCRIPT_TEXT} and ${IMG_TEXT}`);
   hostile.call("run_command", { command: `echo '${IMG_TEXT}'` }, "call_hostile");
@@ -129,7 +129,7 @@ export function seedHome(): SeededHome {
   hostile.end();
   const hostileId = write(hostile);
 
-  const richId = write(richSession());
+  const richId = write(richSession(work));
 
   return {
     home,
@@ -161,8 +161,8 @@ export const LONG_OUTPUT = Array.from(
   (_, index) => `output line ${index + 1}`,
 ).join("\n");
 
-function richSession() {
-  const rich = eventLogBuilder({ cwd: "/work/rich", workspaceId: "/work/rich", start: start(40) });
+function richSession(work: string) {
+  const rich = eventLogBuilder({ cwd: work, workspaceId: "/work/rich", start: start(40) });
   rich.system("seed");
   rich.push({
     type: "goal/set",

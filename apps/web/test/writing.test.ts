@@ -4,7 +4,8 @@
  * says whether it continues or starts anew, follows the new turn, and the run card's state comes
  * from the run's event stream (the Deny bug).
  */
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
+import path from "node:path";
 import { type ReplayServer, scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
 import { createSessionStore } from "@tapedeck/session-store";
 import type { Browser, Page } from "playwright-core";
@@ -64,38 +65,27 @@ afterAll(async () => {
 
 describe("composer", () => {
   it("keeps the text of a refused send (the session is busy) and shows why", async () => {
-    const chunks = Array.from({ length: 30 }, (_, index) => `w${index} `);
-    await useModel(
-      scriptedRecording({ chunkIntervalMs: 300 })
-        .system("s")
-        .user("q")
-        .text(chunks.join(""), { chunks })
-        .end()
-        .build(),
-      true,
-    );
-    const first = await open(`?session=${seeded.chinese}`);
-    await first.getByRole("button", { name: "Continue this session" }).click();
-    await first.getByRole("textbox", { name: "Message" }).fill("A long answer, please");
-    await first.getByRole("button", { name: "Send" }).click();
-    await expect.poll(() => first.getByTestId("run-status").innerText()).toBe("running");
-
-    const second = await open(`?session=${seeded.chinese}`);
-    await second.getByRole("button", { name: "Continue this session" }).click();
-    const box = second.getByRole("textbox", { name: "Message" });
-    await box.fill("My carefully written follow-up");
-    await second.getByRole("button", { name: "Send" }).click();
-    await expect
-      .poll(() =>
-        second
-          .getByTestId("live-run")
-          .innerText()
-          .catch(() => ""),
-      )
-      .toMatch(/busy|SESSION_BUSY|409/i);
-    expect(await box.inputValue()).toBe("My carefully written follow-up");
-    await first.getByRole("button", { name: "Cancel" }).click();
-    await expect.poll(() => first.getByTestId("run-status").innerText()).toBe("cancelled");
+    await useModel(answer("never"));
+    // Another process (a `tapedeck run`, an editor) is writing the session.
+    const writer = await createSessionStore({ home: seeded.home }).openWriter(seeded.chinese);
+    try {
+      const page = await open(`?session=${seeded.chinese}`);
+      await page.getByRole("button", { name: "Continue this session" }).click();
+      const box = page.getByRole("textbox", { name: "Message" });
+      await box.fill("My carefully written follow-up");
+      await page.getByRole("button", { name: "Send" }).click();
+      await expect
+        .poll(() =>
+          page
+            .getByTestId("live-run")
+            .innerText()
+            .catch(() => ""),
+        )
+        .toMatch(/busy|SESSION_BUSY|409/i);
+      expect(await box.inputValue()).toBe("My carefully written follow-up");
+    } finally {
+      await writer.close();
+    }
   });
 
   it("shows the length limit before sending and refuses to send past it", async () => {
@@ -179,6 +169,7 @@ describe("composer", () => {
   it("scrolls a long session to the new turn", async () => {
     const big = writeSession(seeded.home, 3_000, 11, new Date("2025-12-02T00:00:00Z"), {
       chinese: false,
+      cwd: seeded.work,
     });
     await useModel(answer("Appended at the very end."));
     const page = await open(`?session=${big}`);
@@ -205,5 +196,48 @@ describe("composer", () => {
     await goal.getByRole("button", { name: "Clear goal" }).click();
     await expect.poll(() => goal.innerText()).toBe("Set a goal");
     expect((await store.readSession(seeded.chinese)).goal).toBeNull();
+  });
+});
+
+describe("a run belongs to the server", () => {
+  it("survives a reload during an approval: the approval card comes back and approving completes the run", async () => {
+    const command = "echo reattached > reattached.txt #\u202E hidden";
+    await useModel(
+      scriptedRecording()
+        .system("s")
+        .user("q")
+        .toolCall("run_command", { command })
+        .toolResult("ok")
+        .text("Wrote reattached.txt after the reload.")
+        .end()
+        .build(),
+    );
+    const page = await open();
+    await page.getByRole("textbox", { name: "Message" }).fill("Write a file, then I reload");
+    await page.getByRole("button", { name: "Send" }).click();
+    const approval = page.getByTestId("approval");
+    await expect.poll(() => approval.innerText().catch(() => "")).toContain("run_command");
+    const before = await approval.innerText();
+    expect(await page.getByTestId("approval-warning").count()).toBe(1);
+    const sessionId = new URL(page.url()).searchParams.get("session");
+    expect(sessionId).not.toBeNull();
+
+    await page.reload();
+    // The run went on without the page; the same card, hidden characters flagged, comes back.
+    await expect.poll(() => approval.innerText().catch(() => "")).toBe(before);
+    expect(await page.getByTestId("approval-command").innerText()).toContain("\\u{202E}");
+    expect(await page.getByTestId("approval-warning").count()).toBe(1);
+    expect(await page.getByTestId("run-status").innerText()).toBe("waiting_approval");
+    await approval.getByRole("button", { name: "Approve" }).click();
+    await expect.poll(() => page.getByTestId("run-status").innerText()).toBe("completed");
+    expect(await page.getByTestId("live-run").innerText()).toContain(
+      "Wrote reattached.txt after the reload.",
+    );
+    expect(readFileSync(path.join(seeded.work, "reattached.txt"), "utf8")).toBe("reattached\n");
+    const session = await createSessionStore({ home: seeded.home }).readSession(sessionId ?? "");
+    expect(session.events.find((event) => event.type === "approval/decision")).toMatchObject({
+      decision: "allow_once",
+    });
+    expect(session.events.at(-1)).toMatchObject({ type: "turn/end", status: "completed" });
   });
 });

@@ -1,6 +1,10 @@
-/** Starts, follows, answers and cancels runs; the state comes from the run's event stream only. */
+/**
+ * Starts, follows, answers and cancels runs; the state comes from the run's event stream only. A
+ * run belongs to the server: leaving the page does not end it, and opening its session again
+ * re-attaches to it (`attach`), replaying its events so the run card and approvals come back.
+ */
 import { useCallback, useRef, useState } from "react";
-import { ApiError, api, postSse, type SseMessage } from "./api";
+import { ApiError, api, openRunEvents, postSse, type SseMessage } from "./api";
 import { applyRunEvent, type RunState, startingRun } from "./run-state";
 
 /** What {@link useAgentRun} returns. */
@@ -13,6 +17,11 @@ export interface AgentRun {
     policy: string,
     onAccepted?: () => void,
   ): Promise<void>;
+  /**
+   * Follows the run in progress on this session, if there is one and the page follows no other
+   * (after a reload, or when the session is opened again).
+   */
+  attach(sessionId: string): Promise<void>;
   cancel(): Promise<void>;
   decide(callId: string, decision: "allow_once" | "reject"): Promise<void>;
 }
@@ -24,6 +33,8 @@ export function useAgentRun(
 ): AgentRun {
   const [run, setRun] = useState<RunState | null>(null);
   const controller = useRef<AbortController | null>(null);
+  // Whether a run's stream is being followed now (the page follows one run at a time).
+  const following = useRef(false);
 
   const follow = useCallback(
     async (
@@ -32,6 +43,7 @@ export function useAgentRun(
       abort: AbortController,
       onAccepted?: () => void,
     ) => {
+      following.current = true;
       setRun(initial);
       let sessionId = initial.sessionId;
       try {
@@ -63,6 +75,7 @@ export function useAgentRun(
           );
         }
       } finally {
+        if (controller.current === abort) following.current = false;
         if (sessionId !== null) onFinished(sessionId);
       }
     },
@@ -81,6 +94,29 @@ export function useAgentRun(
         abort,
         onAccepted,
       );
+    },
+    [follow],
+  );
+
+  const attaching = useRef(false);
+  const attach = useCallback(
+    async (sessionId: string) => {
+      if (following.current || attaching.current) return;
+      attaching.current = true;
+      try {
+        const { run: active } = await api.sessionRun(sessionId);
+        // Nothing runs there, or this page started a run meanwhile.
+        if (active === null || following.current) return;
+        controller.current?.abort();
+        const abort = new AbortController();
+        controller.current = abort;
+        const events = await openRunEvents(active.runId, abort.signal);
+        await follow(() => events, startingRun(active.resumed ? sessionId : null), abort);
+      } catch {
+        // The run ended between the two requests (NO_SUCH_RUN): the session's log has it all.
+      } finally {
+        attaching.current = false;
+      }
     },
     [follow],
   );
@@ -107,5 +143,5 @@ export function useAgentRun(
     [run],
   );
 
-  return { run, start, cancel, decide };
+  return { run, start, attach, cancel, decide };
 }

@@ -116,13 +116,22 @@ export interface EventFilters {
   since?: string;
 }
 
-/** A run in progress on the server. */
+/** A run in progress on the server (it belongs to the server: a reload does not end it). */
 export interface ActiveRun {
   runId: string;
   sessionId: string;
   resumed: boolean;
   status: string;
-  pendingApprovals: string[];
+  /** Run events so far. */
+  events: number;
+  /** Pages following it now. */
+  attached: number;
+  pendingApprovals: Array<{
+    callId: string;
+    name: string;
+    title: string;
+    hiddenCharacters: boolean;
+  }>;
 }
 
 export const api = {
@@ -142,6 +151,8 @@ export const api = {
     putJson<{ goal: string | null }>(`/api/sessions/${encodeURIComponent(id)}/goal`, { goal }),
   loadDemo: () => postJson<{ added: string[]; skipped: string[] }>("/api/demo", {}),
   runs: () => getJson<{ items: ActiveRun[] }>("/api/agent/runs"),
+  sessionRun: (id: string) =>
+    getJson<{ run: ActiveRun | null }>(`/api/sessions/${encodeURIComponent(id)}/run`),
   approve: (runId: string, callId: string, decision: "allow_once" | "reject") =>
     postJson<{ ok: true }>(`/api/agent/approvals/${runId}/${encodeURIComponent(callId)}`, {
       decision,
@@ -163,11 +174,31 @@ export async function* postSse(
     body: JSON.stringify(body),
     signal,
   });
+  yield* await sseOf(response);
+}
+
+/** The events of an SSE answer; an error answer throws `ApiError`. */
+async function sseOf(response: Response): Promise<AsyncGenerator<SseMessage>> {
   if (!response.ok || response.body === null) {
     const error = ((await response.json().catch(() => ({}))) as { error?: object }).error ?? {};
     throw new ApiError(response.status, error);
   }
-  yield* readSse(response.body);
+  return readSse(response.body);
+}
+
+/**
+ * Re-attaches to a run in progress: every event it has sent so far (the server keeps them while it
+ * runs), then the live ones until it ends. Throws `ApiError` `NO_SUCH_RUN` once it has ended.
+ */
+export async function openRunEvents(
+  runId: string,
+  signal: AbortSignal,
+): Promise<AsyncGenerator<SseMessage>> {
+  const response = await apiFetch(`/api/agent/runs/${encodeURIComponent(runId)}/events`, {
+    headers: { accept: "text/event-stream" },
+    signal,
+  });
+  return sseOf(response);
 }
 
 /**

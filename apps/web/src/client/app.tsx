@@ -73,6 +73,11 @@ export function App() {
     if (routeRef.current.session === sessionId) setSessionKey((key) => key + 1);
   }, []);
   const agent = useAgentRun(onStarted, onFinished);
+  // A run belongs to the server: opening its session (or reloading the page) re-attaches to it.
+  const { attach } = agent;
+  useEffect(() => {
+    if (route.session !== null) void attach(route.session);
+  }, [route.session, attach]);
   const onEmpty = useCallback((value: boolean) => setEmpty(value), []);
 
   const loadDemo = async () => {

@@ -1,30 +1,103 @@
-import type { RunEvent } from "@tapedeck/agent";
-import type { Hono } from "hono";
+import { ModelNotConfiguredError } from "@tapedeck/host";
+import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import { type AgentRuns, answerOnce, ModelNotConfiguredError } from "./agent-runs";
+import { answerOnce, type IndexedRunEvent, type ServerRuns } from "./agent-runs";
 import { jsonBody, parseInput, toHttpError } from "./http-errors";
 import {
   agentOnceBodySchema,
   agentStreamBodySchema,
   approvalBodySchema,
   callIdSchema,
+  runEventsQuerySchema,
   runIdSchema,
+  sessionIdSchema,
 } from "./schemas";
-import type { SessionIndex } from "./session-index";
+
+const noSuchRun = {
+  error: { code: "NO_SUCH_RUN", message: "No run in progress with this id." },
+} as const;
 
 /**
- * The agent routes: `POST /api/agent/stream` (SSE of run events), approvals, cancel, the runs in
- * progress and the stateless `POST /api/agent`.
+ * Streams a run's events after index `after` as SSE (`id:` = the event's index), then live ones,
+ * until the run ends or the client goes away. Going away detaches; it never cancels the run.
  */
-export function registerAgentRoutes(
-  app: Hono,
-  { runs, index, model }: { runs: AgentRuns; index: SessionIndex; model: string },
-): void {
+function followRun(c: Context, runs: ServerRuns, runId: string, after: number): Response {
+  return streamSSE(c, async (stream) => {
+    const queue: IndexedRunEvent[] = [];
+    let wake: (() => void) | null = null;
+    let open = true;
+    const attachment = runs.attach(runId, after, {
+      event: (item) => {
+        queue.push(item);
+        wake?.();
+      },
+      end: () => wake?.(),
+    });
+    if (attachment === undefined) {
+      await stream.writeSSE({ event: "error", data: JSON.stringify(noSuchRun.error) });
+      return;
+    }
+    queue.unshift(...attachment.backlog);
+    stream.onAbort(() => {
+      open = false;
+      wake?.();
+    });
+    try {
+      while (open) {
+        const next = queue.shift();
+        if (next !== undefined) {
+          await stream.writeSSE({
+            id: String(next.index),
+            event: next.event.type,
+            data: JSON.stringify(next.event),
+          });
+          continue;
+        }
+        if (attachment.ended()) break;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          // A comment line every 15 s keeps proxies from closing a stream waiting for a person.
+          setTimeout(resolve, 15_000).unref();
+        });
+        wake = null;
+        if (open && queue.length === 0 && !attachment.ended())
+          await stream.write(": keep-alive\n\n");
+      }
+    } finally {
+      attachment.detach();
+    }
+  });
+}
+
+/**
+ * The agent routes: `POST /api/agent/stream` (start a run, SSE of its events), re-attaching to a
+ * run (`GET /api/agent/runs/:runId/events`, `GET /api/sessions/:id/run`), approvals, cancel, the
+ * runs in progress and the stateless `POST /api/agent`. See `architecture/web-runs.md`.
+ */
+export function registerAgentRoutes(app: Hono, { runs }: { runs: ServerRuns }): void {
   app.get("/api/agent/runs", (c) => c.json({ items: runs.list() }));
+
+  app.get("/api/sessions/:id/run", (c) => {
+    const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
+    return c.json({ run: runs.ofSession(id) ?? null });
+  });
+
+  app.get("/api/agent/runs/:runId/events", (c) => {
+    const runId = parseInput(runIdSchema, c.req.param("runId"), "runId");
+    const query = parseInput(runEventsQuerySchema, c.req.query(), "query");
+    const lastEventId = c.req.header("last-event-id");
+    const after =
+      query.after ??
+      (lastEventId === undefined
+        ? -1
+        : parseInput(runEventsQuerySchema.shape.after, lastEventId, "Last-Event-ID"));
+    if (!runs.has(runId)) return c.json(noSuchRun, 404);
+    return followRun(c, runs, runId, after ?? -1);
+  });
 
   app.post("/api/agent/stream", async (c) => {
     const body = parseInput(agentStreamBodySchema, await jsonBody(c), "body");
-    let started: Awaited<ReturnType<AgentRuns["start"]>>;
+    let started: { runId: string };
     try {
       started = await runs.start({
         input: body.input,
@@ -42,7 +115,7 @@ export function registerAgentRoutes(
     } catch (error) {
       const mapped = toHttpError(error);
       if (
-        error instanceof ModelNotConfiguredError ||
+        ModelNotConfiguredError.isInstance(error) ||
         mapped.status === 409 ||
         mapped.status === 400
       ) {
@@ -53,23 +126,7 @@ export function registerAgentRoutes(
         await stream.writeSSE({ event: "error", data: JSON.stringify(mapped.body.error) });
       });
     }
-    return streamSSE(c, async (stream) => {
-      stream.onAbort(() => started.cancel());
-      // Events are written in order; the SSE writes are chained so none overtakes another.
-      let chain: Promise<void> = Promise.resolve();
-      const send = (event: RunEvent) => {
-        chain = chain
-          .then(() => stream.writeSSE({ event: event.type, data: JSON.stringify(event) }))
-          .catch(() => undefined);
-      };
-      try {
-        await started.run(send);
-      } catch (error) {
-        send({ type: "error", runId: started.runId, ...toHttpError(error).body.error });
-      }
-      await chain;
-      void index.sync().catch(() => undefined);
-    });
+    return followRun(c, runs, started.runId, -1);
   });
 
   app.post("/api/agent/approvals/:runId/:callId", async (c) => {
@@ -92,19 +149,14 @@ export function registerAgentRoutes(
 
   app.post("/api/agent/cancel/:runId", (c) => {
     const runId = parseInput(runIdSchema, c.req.param("runId"), "runId");
-    if (!runs.cancel(runId)) {
-      return c.json(
-        { error: { code: "NO_SUCH_RUN", message: "No run in progress with this id." } },
-        404,
-      );
-    }
+    if (!runs.cancel(runId)) return c.json(noSuchRun, 404);
     return c.json({ ok: true });
   });
 
   app.post("/api/agent", async (c) => {
     const body = parseInput(agentOnceBodySchema, await jsonBody(c), "body");
     const provider = runs.provider();
-    const text = await answerOnce(provider, model, body.input, c.req.raw.signal);
+    const text = await answerOnce(provider, runs.model, body.input, c.req.raw.signal);
     return c.json({ text });
   });
 }

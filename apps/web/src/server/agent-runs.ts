@@ -1,35 +1,22 @@
-import { existsSync } from "node:fs";
-import {
-  type AnyAgentTool,
-  defaultTools,
-  initializeRun,
-  type RunEvent,
-  type RunResult,
-  runTurn,
-} from "@tapedeck/agent";
-import { LlmError, type LlmProvider, resolveProvider } from "@tapedeck/llm";
+/**
+ * Runs started from the web belong to the server, not to the page: the run is prepared by the
+ * host (`host.startRun`), its approvals wait in the host's broker (`host.approvals`), and this
+ * module only keeps what HTTP needs on top: the run's event stream so far (so a page that reloads
+ * re-attaches and rebuilds its run card and approval cards from the same events), who is attached,
+ * and the idle rule (a run waiting for an approval with nobody attached is cancelled after
+ * `idleMs`). See `architecture/web-runs.md`.
+ */
+import { type RunEvent, splitModelId } from "@tapedeck/agent";
+import type { Host } from "@tapedeck/host";
+import type { LlmProvider } from "@tapedeck/llm";
 import type { ApprovalDecision, ApprovalPolicy } from "@tapedeck/session";
-import type { SessionStore } from "@tapedeck/session-store";
+import { toHttpError } from "./http-errors";
 
-/** How the server reaches a model. */
-export interface AgentModelOptions {
-  /** Model id written into `turn/start` (`openai:gpt-4.1-mini`). */
-  model: string;
-  /**
-   * Builds the provider for a run. Default: `resolveProvider(model, env)` from `@tapedeck/llm`,
-   * which throws `LlmError` `auth` when `OPENAI_API_KEY` is missing.
-   */
-  provider?: () => LlmProvider;
-  /** Environment read by the default provider (default `process.env`). */
-  env?: Record<string, string | undefined>;
-  /** Working directory of new sessions (default `process.cwd()`). */
-  cwd?: string;
-  /**
-   * Tools of a run, given the session's workspace. Default: `defaultTools()`; `createApp` adds
-   * `session_query` bound to that workspace, as the CLI and the ACP agent do.
-   */
-  tools?: readonly AnyAgentTool[] | ((workspaceId: string) => readonly AnyAgentTool[]);
-}
+/** Default of `TAPEDECK_WEB_RUN_IDLE_MS`: five minutes. */
+export const DEFAULT_RUN_IDLE_MS = 5 * 60_000;
+
+/** What the server needs of the host to run the agent. */
+export type RunsHost = Pick<Host, "startRun" | "approvals" | "providerFor" | "config">;
 
 /** Whether a model is configured, and if not exactly what to set. */
 export interface ModelStatus {
@@ -41,37 +28,74 @@ export interface ModelStatus {
   variables: ["OPENAI_API_KEY", "TAPEDECK_MODEL", "OPENAI_BASE_URL"];
 }
 
-/** Raised when no model can be reached; the HTTP layer answers 503 with this message. */
-export class ModelNotConfiguredError extends Error {
-  readonly code = "MODEL_NOT_CONFIGURED";
-  constructor(message: string) {
-    super(message);
-    this.name = "ModelNotConfiguredError";
-  }
+/** An approval waiting for a person, as the page shows it (same fields as `approval_request`). */
+export interface PendingApprovalInfo {
+  callId: string;
+  name: string;
+  /** The whole command or path, hidden characters made visible. */
+  title: string;
+  hiddenCharacters: boolean;
+  options: ApprovalDecision[];
+  askedAt: string;
 }
 
-/** A run in progress, as `GET /api/agent/runs` lists it. */
+/** A run in progress, as `GET /api/agent/runs` and `GET /api/sessions/:id/run` show it. */
 export interface ActiveRunInfo {
   runId: string;
   sessionId: string;
   resumed: boolean;
   policy: ApprovalPolicy;
+  model: string;
   status: "running" | "waiting_approval" | "cancelling";
-  pendingApprovals: string[];
+  /** Run events so far; the SSE `id` of an event is its 0-based index in this stream. */
+  events: number;
+  /** Clients following the run now. */
+  attached: number;
+  pendingApprovals: PendingApprovalInfo[];
 }
 
-interface ActiveRun extends Omit<ActiveRunInfo, "pendingApprovals" | "status"> {
+/** One run event and its index in the run's stream. */
+export interface IndexedRunEvent {
+  index: number;
+  event: RunEvent;
+}
+
+/** A client following a run: what it missed, then live events until the run ends. */
+export interface RunAttachment {
+  /** Events after the requested index that already happened. */
+  backlog: IndexedRunEvent[];
+  /** Whether the run has ended (no more events will come). */
+  ended(): boolean;
+  /** Stops following; the run goes on. */
+  detach(): void;
+}
+
+/** What a follower is told. */
+export interface RunListener {
+  event(item: IndexedRunEvent): void;
+  end(): void;
+}
+
+/** Options of {@link ServerRuns}. */
+export interface ServerRunsOptions {
+  /** Where new sessions work (the server's directory). */
+  callerCwd: string;
+  /** How long a run waiting for an approval may have nobody attached before it is cancelled. */
+  idleMs: number;
+  /** Called after a run ended and every event was delivered (e.g. to sync the index). */
+  onEnded?: () => void;
+}
+
+interface LiveRun {
+  info: Omit<ActiveRunInfo, "status" | "events" | "attached" | "pendingApprovals">;
+  events: RunEvent[];
+  listeners: Set<RunListener>;
   controller: AbortController;
-  approvals: Map<string, (decision: ApprovalDecision) => void>;
   cancelling: boolean;
-}
-
-/** What `start` returns: the run is initialised and persisted; `run()` drives it. */
-export interface StartedRun {
-  runId: string;
-  sessionId: string;
-  run(onEvent: (event: RunEvent) => void): Promise<RunResult>;
-  cancel(): void;
+  ended: boolean;
+  /** Approvals this run is waiting for right now. */
+  waiting: number;
+  idleTimer: NodeJS.Timeout | undefined;
 }
 
 const modelHelp =
@@ -79,149 +103,157 @@ const modelHelp =
   "(default openai:gpt-4.1-mini; openai-chat:<model> for Chat Completions servers) and " +
   "OPENAI_BASE_URL (any OpenAI-compatible server), then restart the server.";
 
-/** Runs of the agent started from the web, with their approvals and cancellation. */
-export class AgentRuns {
-  readonly #store: SessionStore;
-  readonly #options: AgentModelOptions;
-  readonly #runs = new Map<string, ActiveRun>();
+/** The runs this server drives, over the host's `startRun` and approval broker. */
+export class ServerRuns {
+  readonly #host: RunsHost;
+  readonly #options: ServerRunsOptions;
+  readonly #runs = new Map<string, LiveRun>();
 
-  constructor(store: SessionStore, options: AgentModelOptions) {
-    this.#store = store;
+  constructor(host: RunsHost, options: ServerRunsOptions) {
+    this.#host = host;
     this.#options = options;
   }
 
   /** Whether a model is configured (never throws). */
   status(): ModelStatus {
+    const model = this.#host.config.model;
     const variables: ModelStatus["variables"] = [
       "OPENAI_API_KEY",
       "TAPEDECK_MODEL",
       "OPENAI_BASE_URL",
     ];
     try {
-      this.provider();
-      return { model: this.#options.model, configured: true, variables };
+      this.#host.providerFor(model);
+      return { model, configured: true, variables };
     } catch (error) {
-      if (error instanceof ModelNotConfiguredError) {
-        return { model: this.#options.model, configured: false, message: error.message, variables };
-      }
       const detail = error instanceof Error ? ` (${error.message})` : "";
-      return {
-        model: this.#options.model,
-        configured: false,
-        message: `${modelHelp}${detail}`,
-        variables,
-      };
+      return { model, configured: false, message: `${modelHelp}${detail}`, variables };
     }
   }
 
-  /** The provider for a run; throws `ModelNotConfiguredError` when none can be built. */
+  /** The configured model id (`openai:gpt-4.1-mini`). */
+  get model(): string {
+    return this.#host.config.model;
+  }
+
+  /** Whether this run is in progress. */
+  has(runId: string): boolean {
+    return this.#runs.has(runId);
+  }
+
+  /** The configured model's provider; throws `ModelNotConfiguredError` when none can be built. */
   provider(): LlmProvider {
-    if (this.#options.provider !== undefined) return this.#options.provider();
-    try {
-      return resolveProvider(this.#options.model, this.#options.env ?? process.env).provider;
-    } catch (error) {
-      if (error instanceof LlmError || (error instanceof Error && error.name.startsWith("Llm"))) {
-        throw new ModelNotConfiguredError(`${modelHelp} (${error.message})`);
-      }
-      throw error;
-    }
+    return this.#host.providerFor(this.#host.config.model);
   }
 
   /** Runs in progress. */
   list(): ActiveRunInfo[] {
-    return [...this.#runs.values()].map((run) => ({
-      runId: run.runId,
-      sessionId: run.sessionId,
-      resumed: run.resumed,
-      policy: run.policy,
-      status: run.cancelling
-        ? "cancelling"
-        : run.approvals.size > 0
-          ? "waiting_approval"
-          : "running",
-      pendingApprovals: [...run.approvals.keys()],
-    }));
+    return [...this.#runs.values()].map((run) => this.#describe(run));
+  }
+
+  /** The run in progress on a session, if any. */
+  ofSession(sessionId: string): ActiveRunInfo | undefined {
+    for (const run of this.#runs.values()) {
+      if (run.info.sessionId === sessionId) return this.#describe(run);
+    }
+    return undefined;
   }
 
   /**
-   * Initialises a run (new, resume or fork) and persists its first events. Throws before writing
-   * anything for an unknown session (`SessionNotFoundError`), a busy one (`SessionBusyError`) or a
-   * missing model (`ModelNotConfiguredError`).
+   * Prepares a run with `host.startRun` (new, resume or fork; nothing written on failure) and
+   * starts driving it at once: it runs whether or not anyone follows it.
+   *
+   * @throws SessionNotFoundError, SessionBusyError, SessionCwdMissingError,
+   *   ModelNotConfiguredError (see `startRun`)
    */
   async start(request: {
     input: string;
     sessionId?: string;
     forkFrom?: { sessionId: string; seq?: number };
     policy: ApprovalPolicy;
-  }): Promise<StartedRun> {
-    const provider = this.provider();
-    let cwd = this.#options.cwd ?? process.cwd();
-    const existing = request.sessionId ?? request.forkFrom?.sessionId;
-    if (existing !== undefined) {
-      // Tools run where the session was recorded, when that directory exists here.
-      const header = await this.#store.readHeader(existing);
-      if (existsSync(header.cwd)) cwd = header.cwd;
-    }
-    const initialized = await initializeRun({
-      store: this.#store,
-      input: request.input,
-      cwd,
-      policy: request.policy,
-      model: this.#options.model,
-      ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
-      ...(request.forkFrom === undefined ? {} : { forkFrom: request.forkFrom }),
-    });
-    const active: ActiveRun = {
-      runId: initialized.runId,
-      sessionId: initialized.sessionId,
-      resumed: initialized.resumed,
-      policy: request.policy,
+  }): Promise<{ runId: string; sessionId: string }> {
+    const prepared = await this.#host.startRun({ ...request, callerCwd: this.#options.callerCwd });
+    const run: LiveRun = {
+      info: {
+        runId: prepared.runId,
+        sessionId: prepared.sessionId,
+        resumed: prepared.resumed,
+        policy: prepared.policy,
+        model: prepared.model,
+      },
+      events: [],
+      listeners: new Set(),
       controller: new AbortController(),
-      approvals: new Map(),
       cancelling: false,
+      ended: false,
+      waiting: 0,
+      idleTimer: undefined,
     };
-    this.#runs.set(active.runId, active);
-    const choice = this.#options.tools ?? defaultTools();
-    const tools =
-      typeof choice === "function" ? choice(initialized.session.header.workspaceId) : choice;
+    this.#runs.set(run.info.runId, run);
+    const emit = (event: RunEvent) => {
+      const item = { index: run.events.length, event };
+      run.events.push(event);
+      for (const listener of run.listeners) listener.event(item);
+    };
+    const broker = this.#host.approvals;
+    void prepared
+      .run({
+        onEvent: emit,
+        signal: run.controller.signal,
+        approve: async (approval, signal) => {
+          run.waiting += 1;
+          this.#checkIdle(run);
+          try {
+            return await broker.approver(approval, signal);
+          } finally {
+            run.waiting -= 1;
+            this.#checkIdle(run);
+          }
+        },
+      })
+      .catch((error: unknown) => {
+        const { status, body } = toHttpError(error);
+        if (status === 500) console.error(error);
+        emit({ type: "error", runId: run.info.runId, ...body.error });
+      })
+      .finally(() => {
+        run.ended = true;
+        clearTimeout(run.idleTimer);
+        this.#runs.delete(run.info.runId);
+        for (const listener of run.listeners) listener.end();
+        run.listeners.clear();
+        this.#options.onEnded?.();
+      });
+    return { runId: run.info.runId, sessionId: run.info.sessionId };
+  }
+
+  /**
+   * Follows a run from after event `after` (-1: from its first event). Undefined when no such run
+   * is in progress (it ended: its log has everything).
+   */
+  attach(runId: string, after: number, listener: RunListener): RunAttachment | undefined {
+    const run = this.#runs.get(runId);
+    if (run === undefined) return undefined;
+    const start = Math.max(0, Math.min(after + 1, run.events.length));
+    const backlog = run.events.slice(start).map((event, offset) => ({
+      index: start + offset,
+      event,
+    }));
+    run.listeners.add(listener);
+    this.#checkIdle(run);
     return {
-      runId: active.runId,
-      sessionId: active.sessionId,
-      cancel: () => this.cancel(active.runId),
-      run: async (onEvent) => {
-        try {
-          return await runTurn({
-            run: initialized,
-            provider,
-            model: this.#options.model,
-            tools,
-            policy: request.policy,
-            cwd,
-            signal: active.controller.signal,
-            onEvent,
-            approve: (approval, signal) =>
-              new Promise<ApprovalDecision>((resolve) => {
-                const settle = (decision: ApprovalDecision) => {
-                  active.approvals.delete(approval.callId);
-                  resolve(decision);
-                };
-                active.approvals.set(approval.callId, settle);
-                signal.addEventListener("abort", () => settle("cancelled"), { once: true });
-              }),
-          });
-        } finally {
-          this.#runs.delete(active.runId);
-        }
+      backlog,
+      ended: () => run.ended,
+      detach: () => {
+        if (!run.listeners.delete(listener)) return;
+        this.#checkIdle(run);
       },
     };
   }
 
-  /** Answers a pending approval. False when the run or the request is unknown. */
+  /** Answers a pending approval through the host's broker. False when nothing waits for it. */
   decide(runId: string, callId: string, decision: ApprovalDecision): boolean {
-    const settle = this.#runs.get(runId)?.approvals.get(callId);
-    if (settle === undefined) return false;
-    settle(decision);
-    return true;
+    return this.#host.approvals.resolve(runId, callId, decision);
   }
 
   /** Cancels a run. False when no such run is in progress. */
@@ -235,7 +267,47 @@ export class AgentRuns {
 
   /** Cancels every run (server shutdown). */
   cancelAll(): void {
-    for (const run of this.#runs.values()) run.controller.abort();
+    for (const runId of [...this.#runs.keys()]) this.cancel(runId);
+  }
+
+  /** The idle rule: waiting for a person with nobody attached starts the clock; either ends it. */
+  #checkIdle(run: LiveRun): void {
+    const idle = run.waiting > 0 && run.listeners.size === 0 && !run.ended;
+    if (!idle) {
+      clearTimeout(run.idleTimer);
+      run.idleTimer = undefined;
+      return;
+    }
+    if (run.idleTimer !== undefined) return;
+    run.idleTimer = setTimeout(() => {
+      run.idleTimer = undefined;
+      this.cancel(run.info.runId);
+    }, this.#options.idleMs);
+    run.idleTimer.unref();
+  }
+
+  #describe(run: LiveRun): ActiveRunInfo {
+    const pendingApprovals = this.#host.approvals.pending(run.info.runId).map(
+      ({ request, askedAt }): PendingApprovalInfo => ({
+        callId: request.callId,
+        name: request.name,
+        title: request.title,
+        hiddenCharacters: request.hiddenCharacters,
+        options: request.options,
+        askedAt: askedAt.toISOString(),
+      }),
+    );
+    return {
+      ...run.info,
+      status: run.cancelling
+        ? "cancelling"
+        : pendingApprovals.length > 0
+          ? "waiting_approval"
+          : "running",
+      events: run.events.length,
+      attached: run.listeners.size,
+      pendingApprovals,
+    };
   }
 }
 
@@ -247,9 +319,12 @@ export async function answerOnce(
   signal: AbortSignal,
 ): Promise<string> {
   let text = "";
-  const providerModel = model.includes(":") ? model.slice(model.indexOf(":") + 1) : model;
   for await (const part of provider.stream(
-    { model: providerModel, input: [{ type: "message", role: "user", content: input }], tools: [] },
+    {
+      model: splitModelId(model).model,
+      input: [{ type: "message", role: "user", content: input }],
+      tools: [],
+    },
     { signal },
   )) {
     if (part.type === "text-delta") text += part.text;

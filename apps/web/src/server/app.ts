@@ -1,17 +1,19 @@
-import { defaultTools, wrapReadOnlyTool } from "@tapedeck/agent";
-import { sessionIdsOnDisk, setSessionGoal, shortIds } from "@tapedeck/host";
-import { type Session, SessionNotFoundError } from "@tapedeck/session";
 import {
-  createSessionQueryTool,
-  type QueryScope,
-  settleActiveSessions,
-} from "@tapedeck/session-query";
+  createHost,
+  ModelNotConfiguredError,
+  sessionIdsOnDisk,
+  setSessionGoal,
+  shortIds,
+} from "@tapedeck/host";
+import type { LlmProvider } from "@tapedeck/llm";
+import { type Session, SessionNotFoundError } from "@tapedeck/session";
+import { type QueryScope, settleActiveSessions } from "@tapedeck/session-query";
 import type { SessionStore } from "@tapedeck/session-store";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { sessionView } from "../shared/session-view";
 import { registerAgentRoutes } from "./agent-routes";
-import { type AgentModelOptions, AgentRuns, ModelNotConfiguredError } from "./agent-runs";
+import { DEFAULT_RUN_IDLE_MS, type RunsHost, ServerRuns } from "./agent-runs";
 import { loadDemoSessions } from "./demo";
 import { jsonBody, parseInput, toHttpError } from "./http-errors";
 import { apiGuard, hostGuard } from "./http-guard";
@@ -30,6 +32,23 @@ import {
 import type { SessionIndex } from "./session-index";
 import { addSessionStreamRoute } from "./session-stream";
 
+/** How the server reaches a model; the host is built from these unless one is given. */
+export interface AgentModelOptions {
+  /** Model id written into `turn/start` (`openai:gpt-4.1-mini`). */
+  model: string;
+  /** Builds the provider of a run (tests). Default: the host's, from `env`. */
+  provider?: () => LlmProvider;
+  /** Environment the host reads (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, …; default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** Working directory of new sessions (default `process.cwd()`). */
+  cwd?: string;
+  /**
+   * How long a run waiting for an approval may have no page attached before it is cancelled
+   * (`TAPEDECK_WEB_RUN_IDLE_MS`, default five minutes).
+   */
+  runIdleMs?: number;
+}
+
 /** Options of {@link createApp}. */
 export interface AppOptions {
   store: SessionStore;
@@ -37,6 +56,11 @@ export interface AppOptions {
   index: SessionIndex;
   /** Model settings for the agent composer. */
   agent: AgentModelOptions;
+  /**
+   * The runtime that starts runs and holds their approvals (`startRun`, `approvals`). Default: one
+   * built with `createHost` over the store's home from `agent`, closed with the app.
+   */
+  host?: RunsHost;
   /**
    * When set, every `/api` request must carry it (`Authorization: Bearer …` or `?token=`).
    * Required when the server listens on anything but loopback.
@@ -56,7 +80,7 @@ export interface AppOptions {
 export interface WebApp {
   app: Hono;
   live: LiveWatcher;
-  runs: AgentRuns;
+  runs: ServerRuns;
   /** Stops the watcher and cancels the runs in progress. */
   close(): void;
 }
@@ -71,26 +95,45 @@ function scopeFor(workspace: string | undefined): QueryScope {
 }
 
 /**
+ * The host the runs go through: the one given, or one built over the store's home (the same
+ * runtime as the CLI and ACP agent: tools per workspace with session_query, the session's recorded
+ * cwd, slash commands, the approval broker), closed with the app.
+ */
+function runtimeOf(
+  store: SessionStore,
+  agent: AgentModelOptions,
+  given: RunsHost | undefined,
+): { host: RunsHost; close(): void } {
+  if (given !== undefined) return { host: given, close: () => undefined };
+  const provider = agent.provider;
+  const host = createHost({
+    env: agent.env ?? process.env,
+    home: store.home,
+    model: agent.model,
+    ...(provider === undefined ? {} : { providerFor: () => provider() }),
+  });
+  return { host, close: () => host.close() };
+}
+
+/**
  * The web server as a Hono app: JSON API over the query engine and the store, SSE for live
  * changes and agent runs, and the built client. Run it in-process with `app.request(…)` in tests.
  */
 export function createApp(options: AppOptions): WebApp {
   const { store, index } = options;
   const app = new Hono();
-  const runs = new AgentRuns(store, {
-    // The model sees the same tools as from the CLI or an editor: session_query over this index,
-    // bound to the session's workspace.
-    tools: (workspaceId) =>
-      defaultTools({
-        extra: [wrapReadOnlyTool(createSessionQueryTool(index.engine, { workspaceId }))],
-      }),
-    ...options.agent,
+  const { agent } = options;
+  const runtime = runtimeOf(store, agent, options.host);
+  const runs = new ServerRuns(runtime.host, {
+    callerCwd: agent.cwd ?? process.cwd(),
+    idleMs: agent.runIdleMs ?? DEFAULT_RUN_IDLE_MS,
+    onEnded: () => void index.sync().catch(() => undefined),
   });
   const live = new LiveWatcher(store, index, options.liveIntervalMs ?? 1000);
   addSessionStreamRoute(app, store, live);
 
   app.onError((error, c) => {
-    if (error instanceof ModelNotConfiguredError) {
+    if (ModelNotConfiguredError.isInstance(error)) {
       return c.json({ error: { code: error.code, message: error.message } }, 503);
     }
     const { status, body } = toHttpError(error);
@@ -307,7 +350,7 @@ export function createApp(options: AppOptions): WebApp {
     }),
   );
 
-  registerAgentRoutes(app, { runs, index, model: options.agent.model });
+  registerAgentRoutes(app, { runs });
   registerImportRoutes(app, { store, index, env: options.importEnvironment ?? process.env });
 
   app.all("/api/*", (c) =>
@@ -323,6 +366,7 @@ export function createApp(options: AppOptions): WebApp {
     close() {
       live.stop();
       runs.cancelAll();
+      runtime.close();
     },
   };
 }

@@ -6,12 +6,13 @@
 export { sessionView } from "../shared/session-view";
 export {
   type ActiveRunInfo,
-  type AgentModelOptions,
-  AgentRuns,
-  ModelNotConfiguredError,
+  DEFAULT_RUN_IDLE_MS,
   type ModelStatus,
+  type PendingApprovalInfo,
+  type RunsHost,
+  ServerRuns,
 } from "./agent-runs";
-export { type AppOptions, createApp, HIGHLIGHT, type WebApp } from "./app";
+export { type AgentModelOptions, type AppOptions, createApp, HIGHLIGHT, type WebApp } from "./app";
 export { DEMO_WORKSPACE, type DemoReport, loadDemoSessions } from "./demo";
 export { DEMO_FIXTURES, demoLogsFromFixtures } from "./demo-fixtures";
 export { type ErrorBody, toHttpError } from "./http-errors";

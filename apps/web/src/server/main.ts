@@ -7,18 +7,24 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_MODEL } from "@tapedeck/agent";
 import { createSessionStore } from "@tapedeck/session-store";
+import { DEFAULT_RUN_IDLE_MS } from "./agent-runs";
 import { createApp } from "./app";
 import { demoLogsFromFixtures } from "./demo-fixtures";
 import { listenRefusal } from "./http-guard";
 import { startServer } from "./serve";
 import { createSqliteIndex } from "./sqlite-index";
-import { startPaths } from "./start-options";
+import { runIdleMs, startPaths } from "./start-options";
 import { createTeamIndex } from "./team-index";
 
 const env = process.env;
 // Relative to the directory pnpm was called from, not apps/web where `pnpm start` runs.
 const { home, cwd } = startPaths(env);
 const token = env.TAPEDECK_WEB_TOKEN?.trim() || undefined;
+const idle = runIdleMs(env, DEFAULT_RUN_IDLE_MS);
+if ("error" in idle) {
+  console.error(idle.error);
+  process.exit(1);
+}
 const listenHost = env.HOST?.trim() || "127.0.0.1";
 // Before anything is created: a refused start leaves no home and no index behind.
 const refusal = listenRefusal(listenHost, token);
@@ -58,7 +64,7 @@ const demoLogs = await demoLogsFromFixtures();
 const web = createApp({
   store,
   index,
-  agent: { model: env.TAPEDECK_MODEL?.trim() || DEFAULT_MODEL, env, cwd },
+  agent: { model: env.TAPEDECK_MODEL?.trim() || DEFAULT_MODEL, env, cwd, runIdleMs: idle.ms },
   clientDir,
   ...(demoLogs === undefined ? {} : { demoLogs }),
   ...(token === undefined ? {} : { token }),

@@ -123,6 +123,15 @@ export const approvalBodySchema = z.strictObject({
 
 /** A run id in a path (UUID). */
 export const runIdSchema = z.string().regex(/^[0-9a-f-]{36}$/, "not a run id");
+/**
+ * `GET /api/agent/runs/:runId/events` query: re-attach after the event with this index (the SSE
+ * `id` of the last event the client has; `Last-Event-ID` says the same). Absent: from the start.
+ */
+export const runEventsQuerySchema = z.strictObject({
+  after: z.coerce.number().int().min(-1).max(Number.MAX_SAFE_INTEGER).optional(),
+  token: z.string().optional(),
+});
+
 /** A call id in a path. */
 export const callIdSchema = z.string().regex(/^[A-Za-z0-9_.:-]{1,200}$/, "not a call id");
 

@@ -24,3 +24,23 @@ export function startPaths(
     : defaultHome();
   return { home, cwd: calledFrom };
 }
+
+/**
+ * `TAPEDECK_WEB_RUN_IDLE_MS`: how long a run waiting for an approval may have no page attached
+ * before it is cancelled. Absent or blank: the default; anything but a positive integer is refused
+ * with a sentence naming the variable.
+ */
+export function runIdleMs(
+  env: Record<string, string | undefined>,
+  fallback: number,
+): { ms: number } | { error: string } {
+  const text = env.TAPEDECK_WEB_RUN_IDLE_MS?.trim();
+  if (text === undefined || text === "") return { ms: fallback };
+  const ms = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(ms) || ms <= 0) {
+    return {
+      error: `TAPEDECK_WEB_RUN_IDLE_MS must be a positive number of milliseconds, got ${JSON.stringify(text)}.`,
+    };
+  }
+  return { ms };
+}
