@@ -277,7 +277,7 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
       }
     }
   } catch (error) {
-    if (error instanceof RunCancelled || signal.aborted) {
+    if (RunCancelled.isInstance(error) || signal.aborted) {
       status = "cancelled";
       stopReason = "cancelled";
     } else {

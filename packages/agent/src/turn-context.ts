@@ -1,4 +1,10 @@
-import type { ApprovalDecision, SessionEvent, SessionEventDraft, Usage } from "@tapedeck/session";
+import {
+  type ApprovalDecision,
+  type SessionEvent,
+  type SessionEventDraft,
+  TapedeckError,
+  type Usage,
+} from "@tapedeck/session";
 import type { SessionWriter } from "@tapedeck/session-store";
 import type { RunEvent } from "./run-events";
 import type { ToolKind } from "./tools/agent-tool";
@@ -36,11 +42,23 @@ export interface TurnContext {
   emit(event: RunEvent): void;
 }
 
-/** Thrown inside a turn when it is cancelled; `runTurn` turns it into a `cancelled` ending. */
-export class RunCancelled extends Error {
+const cancelledMarker = "tapedeck.error.RunCancelled";
+const cancelledSymbol = Symbol.for(cancelledMarker);
+
+/**
+ * Thrown inside a turn when it is cancelled (code `RUN_CANCELLED`); `runTurn` turns it into a
+ * `cancelled` ending.
+ */
+export class RunCancelled extends TapedeckError {
+  readonly [cancelledSymbol] = true;
+
   constructor() {
-    super("run cancelled");
+    super("RUN_CANCELLED", "run cancelled");
     this.name = "RunCancelled";
+  }
+
+  static override isInstance(error: unknown): error is RunCancelled {
+    return TapedeckError.hasMarker(error, cancelledMarker);
   }
 }
 

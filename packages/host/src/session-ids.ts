@@ -1,5 +1,5 @@
 import { isSessionId, SessionNotFoundError, TapedeckError } from "@tapedeck/session";
-import type { SessionStore } from "@tapedeck/session-store";
+import { InvalidForkPointError, type SessionStore } from "@tapedeck/session-store";
 import { AmbiguousSessionIdError } from "./errors";
 
 /** Shortest id prefix accepted on the command line. */
@@ -79,10 +79,7 @@ export function parseForkSpec(text: string): { id: string; seq?: number } {
   const seqText = text.slice(at + 1);
   const seq = Number(seqText);
   if (!/^\d+$/.test(seqText) || !Number.isSafeInteger(seq)) {
-    throw new TapedeckError(
-      "INVALID_FORK_POINT",
-      `--fork ${text}: the part after @ must be a seq number.`,
-    );
+    throw new InvalidForkPointError(`--fork ${text}: the part after @ must be a seq number.`);
   }
   return { id: text.slice(0, at), seq };
 }

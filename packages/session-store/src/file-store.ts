@@ -19,6 +19,7 @@ import {
 } from "@tapedeck/session";
 import { catalogEntry, listLogNames, scanFolder, sessionIdOfFileName } from "./catalog";
 import { type ChangeCursor, ChangeJournal, cursorOf, parseChangeCursor } from "./change-journal";
+import { InvalidForkPointError, InvalidOffsetError, SessionHasForksError } from "./errors";
 import { createFileExclusive, faultWriting, fsyncDirectory, hasErrorCode } from "./fs-util";
 import { acquireLock, type HeldLock, liveLockOwner, releaseLock } from "./lock";
 import { readHeaderLine, replayLog } from "./log-file";
@@ -258,16 +259,10 @@ class FileSessionStore implements SessionStore {
       throw new TapedeckError("INVALID_OPTIONS", `tornTail must be "throw" or "stop"`);
     }
     if (fromOffset !== undefined && (!Number.isSafeInteger(fromOffset) || fromOffset < 0)) {
-      throw new TapedeckError(
-        "INVALID_OFFSET",
-        `fromOffset must be a byte offset ≥ 0, not ${fromOffset}`,
-      );
+      throw new InvalidOffsetError(`fromOffset must be a byte offset ≥ 0, not ${fromOffset}`);
     }
     if (fromLine !== undefined && (!Number.isSafeInteger(fromLine) || fromLine < 2)) {
-      throw new TapedeckError(
-        "INVALID_OFFSET",
-        `fromLine must be a line number ≥ 2, not ${fromLine}`,
-      );
+      throw new InvalidOffsetError(`fromLine must be a line number ≥ 2, not ${fromLine}`);
     }
     return readEvents(path, sessionId, {
       fromOffset,
@@ -444,8 +439,7 @@ class FileSessionStore implements SessionStore {
     const parent = (await replayLog(this.pathOfBound, sessionId)).session;
     const atSeq = options.atSeq ?? parent.lastSeq;
     if (!Number.isSafeInteger(atSeq) || atSeq < 0 || atSeq > parent.lastSeq) {
-      throw new TapedeckError(
-        "INVALID_FORK_POINT",
+      throw new InvalidForkPointError(
         `cannot fork session ${sessionId} at seq ${atSeq}: it must be a whole number from 0 to ${parent.lastSeq} (the session's last seq)`,
       );
     }
@@ -478,10 +472,7 @@ class FileSessionStore implements SessionStore {
         .filter((listing) => listing.header.parent?.sessionId === sessionId)
         .map((listing) => listing.sessionId);
       if (forks.length > 0) {
-        throw new TapedeckError(
-          "SESSION_HAS_FORKS",
-          `session ${sessionId} cannot be deleted while forks read from it: ${forks.join(", ")}. Delete those first.`,
-        );
+        throw new SessionHasForksError(sessionId, forks);
       }
       this.journal.record("d", sessionId);
       fs.mkdirSync(this.trashDir, { recursive: true, mode: 0o700 });

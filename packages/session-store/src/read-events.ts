@@ -1,5 +1,5 @@
-import { TapedeckError } from "@tapedeck/session";
 import { asLogOffset } from "./catalog";
+import { InvalidOffsetError } from "./errors";
 import { byteBefore, countLines, isTornTail, scanLines } from "./line-reader";
 import { openLog, parseEventOf, readHeaderOf, tornTailError } from "./log-file";
 import type { ReadEvent } from "./session-store";
@@ -31,9 +31,9 @@ export async function* readEvents(
         fromOffset > size ||
         (await byteBefore(handle, fromOffset)) !== 0x0a
       ) {
-        throw new TapedeckError(
-          "INVALID_OFFSET",
+        throw new InvalidOffsetError(
           `byte ${fromOffset} is not the start of an event line of session ${sessionId} (the log has ${size} bytes)`,
+          { sessionId },
         );
       }
       start = fromOffset;

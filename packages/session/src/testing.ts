@@ -145,3 +145,4 @@ export {
   textSource,
   vocabulary,
 } from "./corpus";
+export { type MarkedErrorCase, type MarkedErrorClass, markerProblems } from "./error-markers";

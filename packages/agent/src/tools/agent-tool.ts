@@ -1,4 +1,4 @@
-import type { ToolProcess } from "@tapedeck/session";
+import { TapedeckError, type TapedeckErrorOptions, type ToolProcess } from "@tapedeck/session";
 import type { z } from "zod";
 import type { WorkspaceFs } from "../workspace-fs";
 
@@ -66,11 +66,23 @@ export interface AgentTool<Args = unknown> {
  */
 export type AnyAgentTool = AgentTool<unknown>;
 
-/** Error thrown by a tool for an expected failure (message goes to the model). */
-export class ToolError extends Error {
-  constructor(message: string) {
-    super(message);
+const toolErrorMarker = "tapedeck.error.ToolError";
+const toolErrorSymbol = Symbol.for(toolErrorMarker);
+
+/**
+ * Thrown by a tool for an expected failure (code `TOOL_ERROR`); its message becomes the call's
+ * error output, which the model reads.
+ */
+export class ToolError extends TapedeckError {
+  readonly [toolErrorSymbol] = true;
+
+  constructor(message: string, options: TapedeckErrorOptions = {}) {
+    super("TOOL_ERROR", message, options);
     this.name = "ToolError";
+  }
+
+  static override isInstance(error: unknown): error is ToolError {
+    return TapedeckError.hasMarker(error, toolErrorMarker);
   }
 }
 

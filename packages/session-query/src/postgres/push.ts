@@ -15,9 +15,13 @@ import {
   type SessionEvent,
   type SessionHeader,
   SessionNotFoundError,
-  TapedeckError,
 } from "@tapedeck/session";
-import { type LogEntry, logOffsetSchema, type SessionStore } from "@tapedeck/session-store";
+import {
+  InvalidOffsetError,
+  type LogEntry,
+  logOffsetSchema,
+  type SessionStore,
+} from "@tapedeck/session-store";
 import type pg from "pg";
 import { IndexValidator } from "../index-validator";
 import { addEvent, type Damage, emptyAggregate, type SessionAggregate, statusOf } from "../summary";
@@ -102,10 +106,6 @@ interface FileState {
   size: number;
   ino: number;
   mtime: number;
-}
-
-function hasCode(error: unknown, code: string): boolean {
-  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === code;
 }
 
 /** Events of one session waiting to be inserted. */
@@ -363,10 +363,7 @@ function changedLog(sessionId: string, entry: LogEntry | null, state?: PushState
 
 /** Errors after which a log is pushed again on its own (the file changed under the reader). */
 function retryAlone(error: unknown): boolean {
-  return (
-    (hasCode(error, "INVALID_OFFSET") && TapedeckError.isInstance(error)) ||
-    SessionNotFoundError.isInstance(error)
-  );
+  return InvalidOffsetError.isInstance(error) || SessionNotFoundError.isInstance(error);
 }
 
 function emptyReport(): PushReport {
@@ -408,7 +405,7 @@ async function pushLog(context: PushContext, job: LogJob): Promise<void> {
   try {
     await attempt(false);
   } catch (error) {
-    if (hasCode(error, "INVALID_OFFSET") && TapedeckError.isInstance(error)) {
+    if (InvalidOffsetError.isInstance(error)) {
       // The recorded offset is no line start any more: the file was rewritten in place.
       await attempt(true);
       return;

@@ -11,10 +11,10 @@ import {
   type SessionEvent,
   type SessionHeader,
   SessionNotFoundError,
-  TapedeckError,
 } from "@tapedeck/session";
 import {
   type ChangeSet,
+  InvalidOffsetError,
   type LogEntry,
   logOffsetSchema,
   type SessionStore,
@@ -511,7 +511,7 @@ export class Indexer {
     try {
       report.eventsIndexed += await this.ingestEvents(row, file, report);
     } catch (error) {
-      if (hasCode(error, "INVALID_OFFSET") && TapedeckError.isInstance(error)) {
+      if (InvalidOffsetError.isInstance(error)) {
         // The stored offset is no line start any more: the file was rewritten in place.
         this.removeSession(row.id);
         return this.syncFile(sessionId, report, this.store.entry(sessionId));

@@ -1,0 +1,70 @@
+import { TapedeckError } from "@tapedeck/session";
+
+const invalidOffsetMarker = "tapedeck.error.InvalidOffsetError";
+const invalidOffsetSymbol = Symbol.for(invalidOffsetMarker);
+
+/**
+ * A read was asked to start at a byte offset or line that is not the start of an event line of
+ * the log (code `INVALID_OFFSET`). A reader that kept a cursor treats it as "the log changed
+ * under me" and reads the session again from its start.
+ */
+export class InvalidOffsetError extends TapedeckError {
+  readonly [invalidOffsetSymbol] = true;
+  /** The session read, when the offset was checked against its log. */
+  readonly sessionId: string | undefined;
+
+  constructor(message: string, fields: { sessionId?: string } = {}) {
+    super("INVALID_OFFSET", message);
+    this.name = "InvalidOffsetError";
+    this.sessionId = fields.sessionId;
+  }
+
+  static override isInstance(error: unknown): error is InvalidOffsetError {
+    return TapedeckError.hasMarker(error, invalidOffsetMarker);
+  }
+}
+
+const hasForksMarker = "tapedeck.error.SessionHasForksError";
+const hasForksSymbol = Symbol.for(hasForksMarker);
+
+/** A session cannot be deleted while forks read their prefix from it (code `SESSION_HAS_FORKS`). */
+export class SessionHasForksError extends TapedeckError {
+  readonly [hasForksSymbol] = true;
+  readonly sessionId: string;
+  /** The ids of the forks that reference it. */
+  readonly forks: string[];
+
+  constructor(sessionId: string, forks: string[]) {
+    super(
+      "SESSION_HAS_FORKS",
+      `session ${sessionId} cannot be deleted while forks read from it: ${forks.join(", ")}. Delete those first.`,
+    );
+    this.name = "SessionHasForksError";
+    this.sessionId = sessionId;
+    this.forks = forks;
+  }
+
+  static override isInstance(error: unknown): error is SessionHasForksError {
+    return TapedeckError.hasMarker(error, hasForksMarker);
+  }
+}
+
+const forkPointMarker = "tapedeck.error.InvalidForkPointError";
+const forkPointSymbol = Symbol.for(forkPointMarker);
+
+/**
+ * A fork point that is not a seq of the parent (code `INVALID_FORK_POINT`): not a whole number,
+ * negative, or past the parent's last seq.
+ */
+export class InvalidForkPointError extends TapedeckError {
+  readonly [forkPointSymbol] = true;
+
+  constructor(message: string) {
+    super("INVALID_FORK_POINT", message);
+    this.name = "InvalidForkPointError";
+  }
+
+  static override isInstance(error: unknown): error is InvalidForkPointError {
+    return TapedeckError.hasMarker(error, forkPointMarker);
+  }
+}
