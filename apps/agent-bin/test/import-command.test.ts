@@ -7,6 +7,7 @@
 import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { DEFAULT_SYSTEM_PROMPT } from "@tapedeck/agent";
 import { cliContext, agentScript as script } from "@tapedeck/test-harness";
 import { describe, expect, it } from "vitest";
 
@@ -317,6 +318,19 @@ describe.each(["claude-code", "codex", "pi", "opencode"])("tapedeck import %s", 
     expect(forked, forked.stderr).toMatchObject({ code: 0, stdout: "Branched.\n" });
     expect(server.failures()).toEqual([]);
     server.assertAllConsumed();
+    // The imported history is the other tool's; the model still works under Tapedeck's prompt,
+    // once, in the continued session and in the fork alike.
+    expect(server.requests()).toHaveLength(2);
+    for (const request of server.requests()) {
+      const system = [
+        request.instructions ?? "",
+        ...request.input.map((item) =>
+          item.type === "message" && item.role === "system" ? item.content : "",
+        ),
+      ].join("\n");
+      expect(system).toContain(DEFAULT_SYSTEM_PROMPT);
+      expect(system.split(DEFAULT_SYSTEM_PROMPT)).toHaveLength(2);
+    }
 
     const after = await cli(["sessions", "verify", "--all"]);
     expect(after.stdout + after.stderr).toContain("4 checked, 0 damaged");

@@ -60,6 +60,12 @@ export interface InitializedRun {
   writer: SessionWriter;
   /** The store's home: tools of the run never touch it (see `ToolContext.privateRoots`). */
   home?: string;
+  /**
+   * The run's system prompt (the seed of a new session). `runTurn` also sends it, as the
+   * request's instructions, to a session whose history holds no system message: an imported
+   * session begins with another tool's conversation, never with Tapedeck's prompt.
+   */
+  systemPrompt: string;
 }
 
 async function openWriterRepairingTail(
@@ -95,6 +101,7 @@ export async function initializeRun(options: InitializeRunOptions): Promise<Init
   if (options.sessionId !== undefined && options.forkFrom !== undefined) {
     throw new Error("initializeRun: give either sessionId (resume) or forkFrom (fork), not both");
   }
+  const systemPrompt = options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
   let runId = options.runId ?? uuidv7();
   let sessionId: string;
   let resumed: boolean;
@@ -121,7 +128,7 @@ export async function initializeRun(options: InitializeRunOptions): Promise<Init
           type: "message",
           runId,
           role: "system",
-          content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
+          content: systemPrompt,
         },
       ],
     });
@@ -162,5 +169,6 @@ export async function initializeRun(options: InitializeRunOptions): Promise<Init
     newEventsToPersist: written,
     writer,
     home: store.home,
+    systemPrompt,
   };
 }

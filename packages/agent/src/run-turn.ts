@@ -114,6 +114,13 @@ function outputDrafts(
   });
 }
 
+/** True when the session's model-visible history holds a system message (its seed's prompt). */
+function hasSystemMessage(session: Session): boolean {
+  return session.surface.some(
+    (entry) => entry.item.type === "message" && entry.item.role === "system",
+  );
+}
+
 /** How a run ended. */
 export interface RunResult {
   runId: string;
@@ -168,7 +175,13 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
 
   const instructionsFor = (): string | undefined => {
     const goal = writer.session.goal;
-    const parts = [options.instructions, goal === null ? undefined : `Current goal: ${goal}`];
+    const parts = [
+      // Whatever the session's origin, the model works under Tapedeck's system prompt: a session
+      // without one in its history (imported from another tool) gets the run's with each request.
+      hasSystemMessage(writer.session) ? undefined : run.systemPrompt,
+      options.instructions,
+      goal === null ? undefined : `Current goal: ${goal}`,
+    ];
     const text = parts
       .filter((part): part is string => part !== undefined && part !== "")
       .join("\n\n");

@@ -61,6 +61,11 @@ export interface ReplayServer {
   readonly recording: Recording;
   /** Requests refused so far (mismatches, exhaustion, malformed bodies), oldest first. */
   failures(): ReplayFailure[];
+  /**
+   * Every model request received (served or refused, malformed bodies aside), as the
+   * `LlmRequest` it was read back into, oldest first: what a test asserts the agent sent.
+   */
+  requests(): LlmRequest[];
   /** Recorded calls not served yet. */
   remaining(): RecordedCall[];
   /** @throws UnconsumedResponsesError when recorded calls are left. */
@@ -92,6 +97,7 @@ export async function startReplayServer(
   const cursor = new ReplayCursor(recording, options.match ?? "strict");
   const scale = timingScale(options.timing);
   const failures: ReplayFailure[] = [];
+  const received: LlmRequest[] = [];
 
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
@@ -140,6 +146,7 @@ export async function startReplayServer(
       });
       return;
     }
+    received.push(structuredClone(llmRequest));
     let call: RecordedCall;
     try {
       const next = cursor.peek();
@@ -255,6 +262,7 @@ export async function startReplayServer(
     port,
     recording,
     failures: () => [...failures],
+    requests: () => [...received],
     remaining: () => cursor.remaining(),
     assertAllConsumed: () => cursor.assertAllConsumed(),
     async close() {
