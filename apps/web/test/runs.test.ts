@@ -13,7 +13,7 @@ import {
   startServer,
   type WebApp,
 } from "../src/server/index";
-import { scriptedProvider, textAnswer, toolCall } from "./scripted-provider";
+import { type ScriptedCall, scriptedProvider, textAnswer, toolCall } from "./scripted-provider";
 import { type SeededHome, seedHome } from "./seed";
 import { readSse, type SseMessage } from "./sse";
 
@@ -23,11 +23,14 @@ let web: WebApp;
 let server: RunningServer;
 
 /** A real server whose model asks to run a hidden-character command, then answers. */
-async function serve(runIdleMs?: number): Promise<void> {
-  const provider = scriptedProvider([
+async function serve(
+  runIdleMs?: number,
+  calls: readonly ScriptedCall[] = [
     toolCall("call_hidden", "run_command", { command: "echo safe \u202E; 00 peels #\u202C" }),
     textAnswer("Ran it."),
-  ]);
+  ],
+): Promise<void> {
+  const provider = scriptedProvider(calls);
   web = createApp({
     store,
     index: createMemoryIndex(store),
@@ -227,5 +230,42 @@ describe("runs owned by the server", () => {
     expect((await response.json()).error.code).toBe("NO_SUCH_RUN");
     expect(await sessionRun(seeded.english)).toBeNull();
     expect((await fetch(`${server.url}/api/sessions/..%2Fx/run`)).status).toBe(400);
+  });
+});
+
+describe("slash commands from the composer (read once, by the host)", () => {
+  it("/goal on a session records the goal, runs no turn, and the stream still starts and ends", async () => {
+    await serve(undefined, []);
+    const before = (await store.readSession(seeded.english)).events.length;
+    const events = await readUntil(
+      await post({ input: "/goal Ship the kettle", sessionId: seeded.english }),
+    );
+    expect(events.map((message) => message.event)).toEqual(["run_started", "run_finished"]);
+    expect(JSON.parse(events[1]?.data ?? "{}").status).toBe("completed");
+    const session = await store.readSession(seeded.english);
+    expect(session.goal).toBe("Ship the kettle");
+    expect(session.events.slice(before).map((event) => event.type)).toEqual(["goal/set"]);
+  });
+
+  it("/compact compacts the session with trigger user instead of sending /compact to the model", async () => {
+    await serve(undefined, [textAnswer("Summary: a kettle README was read.")]);
+    const events = await readUntil(await post({ input: "/compact", sessionId: seeded.english }));
+    expect(events[0]?.event).toBe("run_started");
+    expect(events.at(-1)?.event).toBe("run_finished");
+    const session = await store.readSession(seeded.english);
+    const messages = session.events.filter((event) => event.type === "message");
+    expect(messages.some((event) => "content" in event && event.content === "/compact")).toBe(
+      false,
+    );
+    expect(session.events.filter((event) => event.type === "compaction").at(-1)).toMatchObject({
+      trigger: "user",
+    });
+  });
+
+  it("/goal without a session is refused (400) and creates nothing", async () => {
+    await serve(undefined, []);
+    const response = await post({ input: "/goal Ship it" });
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.code).toBe("SLASH_COMMAND_NEEDS_SESSION");
   });
 });

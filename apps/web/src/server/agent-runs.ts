@@ -211,6 +211,14 @@ export class ServerRuns {
           }
         },
       })
+      .then(({ runId, sessionId, status, stopReason, usage }) => {
+        // `/goal …` on a session is recorded by startRun without a turn, so nothing was emitted:
+        // the page still sees the run start and end (and re-reads the session).
+        if (run.events.length > 0) return;
+        const { resumed, policy, model } = run.info;
+        emit({ type: "run_started", runId, sessionId, resumed, policy, model });
+        emit({ type: "run_finished", runId, status, stopReason, usage });
+      })
       .catch((error: unknown) => {
         const { status, body } = toHttpError(error);
         if (status === 500) console.error(error);
