@@ -200,6 +200,34 @@ describe("composer", () => {
 });
 
 describe("a run belongs to the server", () => {
+  it("shows a live run in a second page that opens its session, which can cancel it", async () => {
+    const chunks = Array.from({ length: 40 }, (_, index) => `part${index} `);
+    await useModel(
+      scriptedRecording({ chunkIntervalMs: 300 })
+        .system("s")
+        .user("q")
+        .text(chunks.join(""), { chunks })
+        .end()
+        .build(),
+      true,
+    );
+    const first = await open(`?session=${seeded.rich}`);
+    await first.getByRole("button", { name: "Continue this session" }).click();
+    await first.getByRole("textbox", { name: "Message" }).fill("Take your time");
+    await first.getByRole("button", { name: "Send" }).click();
+    await expect.poll(() => first.getByTestId("run-status").innerText()).toBe("running");
+    await first.close();
+
+    // The first page is gone; the run is not. A page that opens the session follows it.
+    const second = await open(`?session=${seeded.rich}`);
+    await expect.poll(() => second.getByTestId("run-status").innerText()).toBe("running");
+    await expect.poll(() => second.getByTestId("live-run").innerText()).toContain("part0 part1");
+    await second.getByRole("button", { name: "Cancel" }).click();
+    await expect.poll(() => second.getByTestId("run-status").innerText()).toBe("cancelled");
+    const session = await createSessionStore({ home: seeded.home }).readSession(seeded.rich);
+    expect(session.events.at(-1)).toMatchObject({ type: "turn/end", status: "cancelled" });
+  });
+
   it("survives a reload during an approval: the approval card comes back and approving completes the run", async () => {
     const command = "echo reattached > reattached.txt #\u202E hidden";
     await useModel(
