@@ -5,7 +5,7 @@ import {
   type SessionEvent,
   type SessionHeader,
 } from "@tapedeck/session";
-import type { Damage } from "./summary";
+import type { Damage, SessionAggregate } from "./summary";
 
 /**
  * Checks events while they are indexed, recording the first damage. Reading a non-fork log from
@@ -28,6 +28,26 @@ export class IndexValidator {
       options.fromStart && header.parent === undefined && options.damage === null
         ? Session.create(header.sessionId, [], header)
         : null;
+  }
+
+  /**
+   * The validator that goes on where an index left a session: after its aggregate's last seq,
+   * keeping the stored damage — except a torn tail, checked again (the writer may have finished
+   * the line since).
+   */
+  static resume(
+    header: SessionHeader,
+    aggregate: SessionAggregate,
+    stored: { damage_code: string | null; damage_message: string | null },
+  ): IndexValidator {
+    return new IndexValidator(header, {
+      lastSeq: aggregate.lastSeq,
+      fromStart: aggregate.eventCount === 0,
+      damage:
+        stored.damage_code === null || stored.damage_code === "TORN_TAIL"
+          ? null
+          : { code: stored.damage_code, message: stored.damage_message ?? "" },
+    });
   }
 
   /** Checks one event (in file order). */

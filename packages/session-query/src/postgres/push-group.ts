@@ -349,15 +349,7 @@ async function pushLogEvents(
     aggregate.eventCount > 0 && (state === undefined || aggregate.lastSeq > state.last_seq)
       ? aggregate.lastSeq
       : Number.NEGATIVE_INFINITY;
-  const validator = new IndexValidator(header, {
-    lastSeq: aggregate.lastSeq,
-    fromStart: aggregate.eventCount === 0,
-    // A torn tail is checked again: the writer may have finished the line since.
-    damage:
-      row.damage_code === null || row.damage_code === "TORN_TAIL"
-        ? null
-        : { code: row.damage_code, message: row.damage_message ?? "" },
-  });
+  const validator = IndexValidator.resume(header, aggregate, row);
   const promptBefore = aggregate.firstPrompt;
   let offset = state === undefined ? headerLine.end : Number(state.file_offset);
   let line = state === undefined ? 2 : state.file_line;

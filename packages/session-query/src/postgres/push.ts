@@ -32,7 +32,6 @@ export type {
   PushStore,
 } from "./push-types";
 
-
 /** Pushes every log of `store` that changed since this home's last push. */
 export async function pushStore(
   db: Connection,

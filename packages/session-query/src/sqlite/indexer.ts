@@ -560,15 +560,7 @@ export class Indexer {
     const header = parseStored<SessionHeader>(row.header);
     const aggregate = parseStored<SessionAggregate>(row.aggregate);
     const promptBefore = aggregate.firstPrompt;
-    const validator = new IndexValidator(header, {
-      lastSeq: aggregate.lastSeq,
-      fromStart: aggregate.eventCount === 0,
-      // A torn tail is re-checked: the writer may have finished the line since.
-      damage:
-        row.damage_code === null || row.damage_code === "TORN_TAIL"
-          ? null
-          : { code: row.damage_code, message: row.damage_message ?? "" },
-    });
+    const validator = IndexValidator.resume(header, aggregate, row);
     const parentRow =
       header.parent === undefined
         ? undefined
