@@ -202,6 +202,56 @@ describe("importSessions", () => {
     expect((await store.readSession(branch!.sessionId)).events).toHaveLength(8);
   });
 
+  it("writes a Claude Code edited message's old continuation as a fork by reference of the main session", async () => {
+    const { store, dir } = setup();
+    const project = join(dir, "-work");
+    mkdirSync(project, { recursive: true });
+    const id = "cccccccc-0000-4000-8000-000000000001";
+    const line = (uuid: string, parentUuid: string | null, role: string, text: string) => ({
+      type: role,
+      uuid,
+      parentUuid,
+      sessionId: id,
+      cwd: "/tmp",
+      isSidechain: false,
+      timestamp: `2026-01-01T00:00:0${uuid.length}.000Z`,
+      message:
+        role === "user"
+          ? { role, content: text }
+          : { role, model: "claude-sonnet-4-5", content: [{ type: "text", text }] },
+    });
+    writeFileSync(
+      join(project, `${id}.jsonl`),
+      jsonl([
+        line("u1", null, "user", "one"),
+        line("a1", "u1", "assistant", "first"),
+        line("u2", "a1", "user", "original"),
+        line("a2", "u2", "assistant", "original answer"),
+        line("u3", "a1", "user", "edited"),
+        line("a3", "u3", "assistant", "edited answer"),
+      ]),
+    );
+    const summary = await importSessions({ store, source: "claude-code", paths: [dir] });
+    expect(summary.counts).toEqual({ created: 2, appended: 0, forked: 0, unchanged: 0 });
+    const [main, branch] = summary.files[0]!.sessions;
+    expect(main).toMatchObject({ key: { sessionId: id }, newEvents: 8 });
+    expect(branch).toMatchObject({
+      key: { sessionId: `${id}#a2` },
+      forkedFrom: { sessionId: main!.sessionId, seq: 4 },
+      newEvents: 4,
+    });
+    expect((await store.readHeader(branch!.sessionId)).parent).toEqual({
+      sessionId: main!.sessionId,
+      seq: 4,
+    });
+    const replayed = await store.readSession(branch!.sessionId);
+    expect(replayed.events.flatMap((event) => ("content" in event ? [event.content] : []))).toEqual(
+      ["one", "first", "original", "original answer"],
+    );
+    const again = await importSessions({ store, source: "claude-code", paths: [dir] });
+    expect(again.counts).toEqual({ created: 0, appended: 0, forked: 0, unchanged: 2 });
+  });
+
   it("is safe when two imports of the same folder run at once", async () => {
     const { store } = setup();
     const paths = [join(samples, "pi")];

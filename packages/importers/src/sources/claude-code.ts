@@ -19,6 +19,7 @@ import {
   type SourceFile,
   stringField,
 } from "./common";
+import { buildTree, type TreeShape, treeSessions } from "./entry-tree";
 
 const entrySchema = z.looseObject({
   type: z.string(),
@@ -35,12 +36,16 @@ const entrySchema = z.looseObject({
   content: z.unknown().optional(),
   summary: z.string().optional(),
   leafUuid: z.string().optional(),
+  logicalParentUuid: z.string().nullish(),
   message: z.unknown().optional(),
 });
 type Entry = z.infer<typeof entrySchema>;
 
 /** Entry types that are bookkeeping, not conversation: read and deliberately not imported. */
 const ignoredTypes = new Set(["file-history-snapshot", "progress", "queue-operation"]);
+
+/** How Claude Code records that the person stopped a turn. */
+const interruptPrefix = "[Request interrupted by user";
 
 /** Text that Claude Code writes for slash commands and their output. */
 const commandPattern =
@@ -76,7 +81,7 @@ export function convertClaudeCode(
     const own = convertChain(
       agent === undefined ? key : { tool: "claude-code", sessionId: `${sessionId}/agent-${agent}` },
       main.path,
-      entries,
+      entries.map((entry) => entry.value),
       [],
     );
     if (own !== undefined) sessions.push(own);
@@ -85,7 +90,13 @@ export function convertClaudeCode(
 
   for (const chain of sidechains(entries)) {
     const childKey: SourceKey = { tool: "claude-code", sessionId: `${sessionId}/${chain.name}` };
-    const child = convertChain(childKey, main.path, chain.entries, [], key);
+    const child = convertChain(
+      childKey,
+      main.path,
+      chain.entries.map((entry) => entry.value),
+      [],
+      key,
+    );
     if (child !== undefined) children.push(child);
   }
   for (const file of subagents) {
@@ -95,13 +106,75 @@ export function convertClaudeCode(
       tool: "claude-code",
       sessionId: `${sessionId}/${baseName(file.path)}`,
     };
-    const child = convertChain(childKey, file.path, childEntries, [], key);
+    const child = convertChain(
+      childKey,
+      file.path,
+      childEntries.map((entry) => entry.value),
+      [],
+      key,
+    );
     if (child !== undefined) children.push(child);
   }
-  const parent = convertChain(key, main.path, mainEntries, children);
-  if (parent !== undefined) sessions.push(parent);
+  for (const tree of treeSessions(key, buildTree(mainEntries, claudeTree), opensBranch)) {
+    // A branch links the sub-agents that started before it parted from the main session.
+    const parted = isoTime(tree.divergence?.entry.timestamp);
+    const links =
+      tree.forkOf === undefined
+        ? children
+        : children.filter((child) => parted !== undefined && child.createdAt <= parted);
+    const entries = tree.nodes.map((node) => node.entry);
+    const converted = convertChain(tree.key, main.path, entries, links, undefined, key);
+    if (converted === undefined) continue;
+    sessions.push(tree.forkOf === undefined ? converted : { ...converted, forkOf: tree.forkOf });
+  }
   sessions.push(...children);
   return { sessions, skipped, entries: count };
+}
+
+/**
+ * The `parentUuid` chain as a tree. A parent that is not in the file (a sidechain, a skipped
+ * line) or missing after the first entry (`compact_boundary` names its `logicalParentUuid`)
+ * falls back to the entry before, as file order always did.
+ */
+const claudeTree: TreeShape<Entry> = {
+  id: (entry) => entry.uuid,
+  parentId: (entry, known, previous) => {
+    if (typeof entry.parentUuid === "string" && known.has(entry.parentUuid))
+      return entry.parentUuid;
+    if (typeof entry.logicalParentUuid === "string" && known.has(entry.logicalParentUuid))
+      return entry.logicalParentUuid;
+    return previous;
+  },
+};
+
+/**
+ * Only a prompt typed again starts a branch: an edited and resent message (or a rewind) gives
+ * its entry the parent of the one it replaces. Results of parallel tool calls also hang from
+ * their own calls, and those stay in the session they belong to.
+ */
+function opensBranch(entry: Entry): boolean {
+  if (entry.type !== "user" || entry.isMeta === true || entry.isCompactSummary === true)
+    return false;
+  const text = promptText(isRecord(entry.message) ? entry.message.content : undefined);
+  return (
+    text !== undefined &&
+    text.trim() !== "" &&
+    !text.startsWith(interruptPrefix) &&
+    !commandPattern.test(text)
+  );
+}
+
+/** The text a person typed in a user entry's content (`undefined` for tool results only). */
+function promptText(content: unknown): string | undefined {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  const texts: string[] = [];
+  for (const block of content) {
+    if (!isRecord(block)) continue;
+    if (block.type === "text" && typeof block.text === "string") texts.push(block.text);
+    else if (block.type === "image") texts.push("[image]");
+  }
+  return texts.length > 0 ? texts.join("\n") : undefined;
 }
 
 /** An entry only Claude Code writes: conversation entries carry `uuid` and `sessionId`. */
@@ -147,25 +220,29 @@ function sidechains(
   return [...groups].map(([root, group]) => ({ name: `sidechain-${root}`, entries: group }));
 }
 
-/** One session from a list of entries; `undefined` when it holds nothing to import. */
+/**
+ * One session from a list of entries; `undefined` when it holds nothing to import. A branch
+ * passes its main session as `runKey`, so the turns they share have the same run ids.
+ */
 function convertChain(
   key: SourceKey,
   path: string,
-  entries: SourceEntry<Entry>[],
+  entries: readonly Entry[],
   children: readonly ConvertedSession[],
   parentOf?: SourceKey,
+  runKey: SourceKey = key,
 ): ConvertedSession | undefined {
-  const first = entries.find((entry) => isoTime(entry.value.timestamp) !== undefined);
-  if (first === undefined && entries.every((entry) => ignoredTypes.has(entry.value.type)))
+  const first = entries.find((entry) => isoTime(entry.timestamp) !== undefined);
+  if (first === undefined && entries.every((entry) => ignoredTypes.has(entry.type)))
     return undefined;
-  const createdAt = isoTime(first?.value.timestamp) ?? new Date(0).toISOString();
-  const cwd = entries.find((entry) => entry.value.cwd !== undefined)?.value.cwd ?? "/";
-  const builder = new DraftBuilder(key, createdAt);
+  const createdAt = isoTime(first?.timestamp) ?? new Date(0).toISOString();
+  const cwd = entries.find((entry) => entry.cwd !== undefined)?.cwd ?? "/";
+  const builder = new DraftBuilder(key, createdAt, undefined, runKey);
   const links = children
     .map((child) => ({ child, start: child.createdAt }))
     .sort((a, b) => a.start.localeCompare(b.start));
   let title: string | undefined;
-  for (const { value } of entries) {
+  for (const value of entries) {
     const time = isoTime(value.timestamp);
     while (links.length > 0 && time !== undefined && links[0]!.start <= time) {
       link(builder, links.shift()!.child);
@@ -250,28 +327,19 @@ function convertUser(
     builder.extension("meta", blocksText(content), source);
     return;
   }
-  if (typeof content === "string") {
-    userText(builder, content, source);
-    return;
-  }
-  if (!Array.isArray(content)) return;
-  const texts: string[] = [];
-  for (const block of content) {
-    if (!isRecord(block)) continue;
-    if (block.type === "tool_result") {
+  if (Array.isArray(content)) {
+    for (const block of content) {
+      if (!isRecord(block) || block.type !== "tool_result") continue;
       const callId = stringField(block, "tool_use_id") ?? "";
       builder.output(callId, blocksText(block.content), block.is_error === true, source);
-    } else if (block.type === "text" && typeof block.text === "string") {
-      texts.push(block.text);
-    } else if (block.type === "image") {
-      texts.push("[image]");
     }
   }
-  if (texts.length > 0) userText(builder, texts.join("\n"), source);
+  const text = promptText(content);
+  if (text !== undefined) userText(builder, text, source);
 }
 
 function userText(builder: DraftBuilder, text: string, source: Record<string, unknown>): void {
-  if (text.startsWith("[Request interrupted by user")) {
+  if (text.startsWith(interruptPrefix)) {
     builder.markTurn("cancelled");
     builder.extension("interrupt", text, source);
   } else if (commandPattern.test(text)) {

@@ -13,10 +13,10 @@ import {
   json,
   notTheFormat,
   parseEntries,
-  type SourceEntry,
   type SourceFile,
   stringField,
 } from "./common";
+import { buildTree, type TreeNode, treeSessions } from "./entry-tree";
 
 const entrySchema = z.looseObject({
   type: z.string(),
@@ -26,13 +26,7 @@ const entrySchema = z.looseObject({
 });
 type Entry = z.infer<typeof entrySchema>;
 
-interface Node {
-  id: string;
-  parentId: string | undefined;
-  /** Position among the entries (v1 compactions name the first kept entry by index). */
-  index: number;
-  entry: Entry;
-}
+type Node = TreeNode<Entry>;
 
 /**
  * Converts one pi session file. v1 files are linear; v2/v3 files are a tree (`id`/`parentId`):
@@ -57,55 +51,27 @@ export function convertPi(file: SourceFile): Conversion {
   const createdAt =
     isoTime(header.timestamp) ?? isoTime(parsed[1]?.value.timestamp) ?? new Date(0).toISOString();
   const cwd = stringField(header, "cwd") ?? "/";
-  const nodes = buildTree(parsed.filter((entry) => entry !== headerEntry));
+  const nodes = buildTree(
+    parsed.filter((entry) => entry !== headerEntry),
+    {
+      id: (entry) => entry.id,
+      parentId: (entry) => entry.parentId ?? undefined,
+    },
+  );
   const sessions: ConvertedSession[] = [];
-  const last = nodes.at(-1);
-  if (last === undefined) return { sessions, skipped, entries: parsed.length };
-  const byId = new Map(nodes.map((node) => [node.id, node]));
-  const referenced = new Set(nodes.map((node) => node.parentId));
-  const leaves = nodes.filter((node) => !referenced.has(node.id));
   const base = { path: file.path, cwd, createdAt };
-  const main = convertPath(key, key, pathTo(last, byId), createdAt, header);
-  if (main.events.length > 0) sessions.push({ ...base, key, events: main.events, ...main.title });
-  for (const leaf of leaves) {
-    if (leaf === last) continue;
-    const branchKey: SourceKey = { tool: "pi", sessionId: `${sessionId}#${leaf.id}` };
-    const branch = convertPath(branchKey, key, pathTo(leaf, byId), createdAt, header);
-    if (branch.events.length > 0)
-      sessions.push({
-        ...base,
-        key: branchKey,
-        events: branch.events,
-        forkOf: key,
-        ...branch.title,
-      });
+  for (const tree of treeSessions(key, nodes)) {
+    const converted = convertPath(tree.key, key, tree.nodes, createdAt, header);
+    if (converted.events.length === 0) continue;
+    sessions.push({
+      ...base,
+      key: tree.key,
+      events: converted.events,
+      ...(tree.forkOf === undefined ? {} : { forkOf: tree.forkOf }),
+      ...converted.title,
+    });
   }
   return { sessions, skipped, entries: parsed.length };
-}
-
-/** Entries as tree nodes; entries without ids (v1) chain to the one before. */
-function buildTree(entries: SourceEntry<Entry>[]): Node[] {
-  const nodes: Node[] = [];
-  let previous: string | undefined;
-  for (const [index, { value, line }] of entries.entries()) {
-    const id = value.id ?? `line-${line}`;
-    const parentId = value.id === undefined ? previous : (value.parentId ?? undefined);
-    nodes.push({ id, parentId, index, entry: value });
-    previous = id;
-  }
-  return nodes;
-}
-
-/** The root-to-`leaf` path (a cycle or a missing parent ends it). */
-function pathTo(leaf: Node, byId: Map<string, Node>): Node[] {
-  const path: Node[] = [];
-  const seen = new Set<string>();
-  for (let node: Node | undefined = leaf; node !== undefined && !seen.has(node.id); ) {
-    seen.add(node.id);
-    path.push(node);
-    node = node.parentId === undefined ? undefined : byId.get(node.parentId);
-  }
-  return path.reverse();
 }
 
 function convertPath(

@@ -1,0 +1,150 @@
+/**
+ * Sources whose entries form a tree (pi's `id`/`parentId`, Claude Code's `uuid`/`parentUuid`):
+ * which entries make up the main session and which make up each branch. One rule for both: the
+ * path to the last entry of the file is the session, and every other leaf is a branch, imported as
+ * its own session that forks the main one by reference where they part.
+ */
+import type { SourceKey } from "../types";
+import type { SourceEntry } from "./common";
+
+/** One entry placed in the tree. */
+export interface TreeNode<T> {
+  id: string;
+  /** `undefined` for a root. */
+  parentId: string | undefined;
+  /** Position among the entries, in file order. */
+  index: number;
+  /** 1-based line of the entry in its file. */
+  line: number;
+  entry: T;
+}
+
+/** How a source names an entry and its parent. */
+export interface TreeShape<T> {
+  /** The entry's id; `undefined` when it has none (the entry follows the one before). */
+  id(entry: T): string | undefined;
+  /**
+   * The entry's parent id, given the ids seen so far and the id of the entry before it in the
+   * file; `undefined` makes it a root.
+   */
+  parentId(entry: T, known: ReadonlySet<string>, previous: string | undefined): string | undefined;
+}
+
+/** Entries as tree nodes, in file order. An entry without an id is named after its line. */
+export function buildTree<T>(
+  entries: readonly SourceEntry<T>[],
+  shape: TreeShape<T>,
+): TreeNode<T>[] {
+  const nodes: TreeNode<T>[] = [];
+  const known = new Set<string>();
+  let previous: string | undefined;
+  for (const [index, { value, line }] of entries.entries()) {
+    const own = shape.id(value);
+    const id = own ?? `line-${line}`;
+    const parentId = own === undefined ? previous : shape.parentId(value, known, previous);
+    nodes.push({ id, parentId, index, line, entry: value });
+    known.add(id);
+    previous = id;
+  }
+  return nodes;
+}
+
+/** The root-to-`leaf` path (a cycle or a missing parent ends it). */
+export function pathTo<T>(
+  leaf: TreeNode<T>,
+  byId: ReadonlyMap<string, TreeNode<T>>,
+): TreeNode<T>[] {
+  const path: TreeNode<T>[] = [];
+  const seen = new Set<string>();
+  for (let node: TreeNode<T> | undefined = leaf; node !== undefined && !seen.has(node.id); ) {
+    seen.add(node.id);
+    path.push(node);
+    node = node.parentId === undefined ? undefined : byId.get(node.parentId);
+  }
+  return path.reverse();
+}
+
+/** The entries of one session read from a tree. */
+export interface TreeSession<T> {
+  /** The main session's key, or the branch's (`<id>#<leaf id>`). */
+  key: SourceKey;
+  /** Its entries in file order. */
+  nodes: TreeNode<T>[];
+  /** Set on branches: the main session, which the branch forks. */
+  forkOf?: SourceKey;
+  /** Set on branches: the last entry they share with the main session (where they part). */
+  divergence?: TreeNode<T>;
+}
+
+/**
+ * The sessions of a tree: the main one (the path to the last entry, under `key`) first, then one
+ * per other leaf, in file order (`<sessionId>#<leaf id>`, forking the main session).
+ *
+ * With `opensBranch`, a side subtree in which no entry opens a branch is not a branch: its entries
+ * belong to the session whose path it hangs from, in file order (Claude Code chains the results of
+ * parallel tool calls to their own calls, so each looks like a fork; only a prompt the person
+ * typed again starts a conversation of its own). Without it every leaf is a branch.
+ */
+export function treeSessions<T>(
+  key: SourceKey,
+  nodes: readonly TreeNode<T>[],
+  opensBranch?: (entry: T) => boolean,
+): TreeSession<T>[] {
+  const last = nodes.at(-1);
+  if (last === undefined) return [];
+  const byId = new Map(nodes.map((node) => [node.id, node]));
+  const children = new Map<string, TreeNode<T>[]>();
+  for (const node of nodes) {
+    if (node.parentId === undefined || !byId.has(node.parentId)) continue;
+    const siblings = children.get(node.parentId) ?? [];
+    siblings.push(node);
+    children.set(node.parentId, siblings);
+  }
+  const branching = new Set<string>();
+  if (opensBranch !== undefined) {
+    // Children come after their parents in a file: one backward pass marks every subtree that
+    // holds an entry opening a branch.
+    for (let index = nodes.length - 1; index >= 0; index -= 1) {
+      const node = nodes[index]!;
+      const below = children.get(node.id) ?? [];
+      if (opensBranch(node.entry) || below.some((child) => branching.has(child.id)))
+        branching.add(node.id);
+    }
+  }
+  const merges = (node: TreeNode<T>) => opensBranch !== undefined && !branching.has(node.id);
+  const covered = new Set<string>();
+  const sessionOf = (leaf: TreeNode<T>, extra: TreeNode<T>[] = []): TreeNode<T>[] => {
+    const path = pathTo(leaf, byId);
+    const members = new Set(path);
+    const stack = path.flatMap((node) =>
+      (children.get(node.id) ?? []).filter((child) => !members.has(child) && merges(child)),
+    );
+    stack.push(...extra.filter((node) => !members.has(node) && merges(node)));
+    for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+      members.add(node);
+      stack.push(...(children.get(node.id) ?? []));
+    }
+    const sorted = [...members].sort((a, b) => a.index - b.index);
+    for (const node of sorted) covered.add(node.id);
+    return sorted;
+  };
+  // Other roots that open no branch (bookkeeping before the first entry) belong to the main one.
+  const roots = nodes.filter((node) => node.parentId === undefined || !byId.has(node.parentId));
+  const main = sessionOf(last, roots);
+  const mainIds = new Set(main.map((node) => node.id));
+  const branches: TreeSession<T>[] = [];
+  // The newest entry no session holds yet is a leaf (its children would have covered it).
+  for (let index = nodes.length - 1; index >= 0; index -= 1) {
+    const leaf = nodes[index]!;
+    if (covered.has(leaf.id)) continue;
+    const members = sessionOf(leaf);
+    const divergence = pathTo(leaf, byId).findLast((node) => mainIds.has(node.id));
+    branches.push({
+      key: { tool: key.tool, sessionId: `${key.sessionId}#${leaf.id}` },
+      nodes: members,
+      forkOf: key,
+      ...(divergence === undefined ? {} : { divergence }),
+    });
+  }
+  return [{ key, nodes: main }, ...branches.reverse()];
+}
