@@ -3,7 +3,8 @@ import { TapedeckError } from "@tapedeck/session";
 /**
  * Why a model call failed. `invalid_request` (a 400/404/422 that is not a context overflow: bad
  * model name, malformed tool schema) extends the six codes of the design so such a failure is
- * not reported as a server fault.
+ * not reported as a server fault. `idle_timeout`: the stream sent no data for the idle timeout
+ * (`TAPEDECK_STREAM_IDLE_TIMEOUT_MS`).
  */
 export type LlmErrorCode =
   | "auth"
@@ -12,7 +13,8 @@ export type LlmErrorCode =
   | "server"
   | "network"
   | "aborted"
-  | "invalid_request";
+  | "invalid_request"
+  | "idle_timeout";
 
 /** Every {@link LlmErrorCode}, for validation and exhaustive tests. */
 export const llmErrorCodes: readonly LlmErrorCode[] = [
@@ -23,6 +25,7 @@ export const llmErrorCodes: readonly LlmErrorCode[] = [
   "network",
   "aborted",
   "invalid_request",
+  "idle_timeout",
 ];
 
 /** Structured fields of an {@link LlmError}. */

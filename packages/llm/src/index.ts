@@ -13,6 +13,11 @@ export {
   type LlmErrorFields,
   llmErrorCodes,
 } from "./errors";
+export {
+  DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+  IdleWatchdog,
+  streamIdleTimeoutFromEnv,
+} from "./idle-timeout";
 export type {
   LlmOutputItem,
   LlmProvider,

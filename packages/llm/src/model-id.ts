@@ -1,4 +1,5 @@
 import { LlmConfigError, LlmError } from "./errors";
+import { streamIdleTimeoutFromEnv } from "./idle-timeout";
 import type { LlmProvider } from "./llm-provider";
 import { createOpenAIChatProvider } from "./openai-chat";
 import { createOpenAIResponsesProvider } from "./openai-responses";
@@ -99,6 +100,7 @@ export function resolveProvider(
     ...(baseURL === undefined ? {} : { baseURL }),
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
     ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+    streamIdleTimeoutMs: streamIdleTimeoutFromEnv(env),
   };
   const provider =
     parsed.provider === "openai"

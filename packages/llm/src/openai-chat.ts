@@ -1,5 +1,6 @@
 import type { FinishReason, Usage } from "@tapedeck/session";
 import { LlmError } from "./errors";
+import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, IdleWatchdog } from "./idle-timeout";
 import type {
   LlmOutputItem,
   LlmProvider,
@@ -43,6 +44,10 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): Ll
       let refusal: string | undefined;
       let finish: string | undefined;
       let usage: Usage | undefined;
+      const watchdog = new IdleWatchdog(
+        options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+        signal,
+      );
       try {
         if (signal?.aborted === true)
           throw new LlmError("aborted", "The model call was cancelled.");
@@ -58,7 +63,7 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): Ll
             ...(options.includeUsage === false ? {} : { stream_options: { include_usage: true } }),
             stream: true,
           },
-          signal === undefined ? {} : { signal },
+          watchdog.requestOptions(),
         );
         for await (const chunk of stream) {
           if (chunk.usage !== undefined && chunk.usage !== null) {
@@ -106,9 +111,13 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): Ll
           }
         }
       } catch (error) {
-        throw toLlmError(error, context);
+        throw watchdog.error(id) ?? toLlmError(error, context);
+      } finally {
+        watchdog.dispose();
       }
       if (isAborted(signal)) throw toLlmError(signal?.reason, context);
+      const idle = watchdog.error(id);
+      if (idle !== undefined) throw idle;
       if (finish === undefined) {
         throw new LlmError(
           "network",

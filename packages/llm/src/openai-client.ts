@@ -1,4 +1,5 @@
 import OpenAI from "openai";
+import { watchedFetch } from "./idle-timeout";
 
 /** Options shared by both OpenAI providers. */
 export interface OpenAIProviderOptions {
@@ -12,6 +13,12 @@ export interface OpenAIProviderOptions {
   maxRetries?: number;
   /** Request timeout in ms; default the client's (10 minutes). */
   timeout?: number;
+  /**
+   * A stream that sends no data (no headers, no event) for this many ms fails with an
+   * `LlmError` `idle_timeout` ("the model server sent no data for 120 s"); default 120 000
+   * (`DEFAULT_STREAM_IDLE_TIMEOUT_MS`), 0 turns it off.
+   */
+  streamIdleTimeoutMs?: number;
 }
 
 /** A base URL without its `user:pass@` part, and the Basic authorization those credentials mean. */
@@ -56,7 +63,8 @@ export function createClient(options: OpenAIProviderOptions): OpenAI {
     ...(base?.authorization === undefined
       ? {}
       : { defaultHeaders: { authorization: base.authorization } }),
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    // Every response body reports its bytes to the call's idle watchdog.
+    fetch: watchedFetch(options.fetch ?? ((input, init) => globalThis.fetch(input, init))),
     ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
   });
 }

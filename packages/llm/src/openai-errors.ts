@@ -116,6 +116,7 @@ const labels: Record<LlmErrorCode, string> = {
   network: "The connection to the model server failed",
   aborted: "The model call was cancelled",
   invalid_request: "The model server rejected the request",
+  idle_timeout: "The model server sent no data for too long",
 };
 
 /** A one-line message: what happened in plain words, then the server's own text. */

@@ -1,6 +1,7 @@
 import type { FinishReason, Usage } from "@tapedeck/session";
 import type OpenAI from "openai";
 import { LlmError } from "./errors";
+import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, IdleWatchdog } from "./idle-timeout";
 import type {
   LlmOutputItem,
   LlmProvider,
@@ -36,6 +37,10 @@ export function createOpenAIResponsesProvider(options: OpenAIProviderOptions): L
       // Refusal text as streamed; the final response's refusal parts take precedence.
       let streamedRefusal = "";
       let final: ResponsePart | undefined;
+      const watchdog = new IdleWatchdog(
+        options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+        signal,
+      );
       try {
         if (signal?.aborted === true)
           throw new LlmError("aborted", "The model call was cancelled.");
@@ -51,7 +56,7 @@ export function createOpenAIResponsesProvider(options: OpenAIProviderOptions): L
             store: false,
             stream: true,
           },
-          signal === undefined ? {} : { signal },
+          watchdog.requestOptions(),
         );
         for await (const event of stream) {
           switch (event.type) {
@@ -113,9 +118,13 @@ export function createOpenAIResponsesProvider(options: OpenAIProviderOptions): L
           }
         }
       } catch (error) {
-        throw toLlmError(error, context);
+        throw watchdog.error(id) ?? toLlmError(error, context);
+      } finally {
+        watchdog.dispose();
       }
       if (isAborted(signal)) throw toLlmError(signal?.reason, context);
+      const idle = watchdog.error(id);
+      if (idle !== undefined) throw idle;
       if (final === undefined) {
         throw new LlmError(
           "network",

@@ -164,16 +164,23 @@ export class FileSessionWriter implements SessionWriter {
     return this.enqueue(async () => {
       if (this.closed) return;
       this.closed = true;
+      let failed: unknown;
       try {
         if (this.failure === undefined) await fsyncAsync(this.fd);
-      } finally {
-        fs.closeSync(this.fd);
-        try {
-          this.beforeRelease?.();
-        } finally {
-          releaseLock(this.lock);
-        }
+      } catch (error) {
+        failed = toStorageFault(error, { path: this.path }) ?? error;
       }
+      fs.closeSync(this.fd);
+      try {
+        this.beforeRelease?.();
+      } catch (error) {
+        // After a failed write the first error is what the caller reports; the journal's
+        // closing record is a hint (readers saw the opening one), so its failure is dropped.
+        if (this.failure === undefined) failed ??= error;
+      } finally {
+        releaseLock(this.lock);
+      }
+      if (failed !== undefined) throw failed;
     });
   }
 

@@ -15,7 +15,8 @@ Usage:
 
 Environment: TAPEDECK_HOME (default ~/.tapedeck), TAPEDECK_MODEL (default openai:gpt-4.1-mini),
 OPENAI_API_KEY, OPENAI_BASE_URL (any OpenAI-compatible server), TAPEDECK_INDEX_URL
-(postgres://…: query and push to a team index instead of the home's own).`;
+(postgres://…: query and push to a team index instead of the home's own),
+TAPEDECK_STREAM_IDLE_TIMEOUT_MS (default 120000: a model stream silent this long fails).`;
 
 /** The process's own Io. */
 export function processIo(): Io {

@@ -117,12 +117,17 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     });
   const json = values.json === true;
   const printer = runPrinter(io, json);
-  const result = await prepared.run({
-    onEvent: printer.onEvent,
-    approve: terminalApprover(io, onSigint),
-    signal: controller.signal,
-  });
-  printer.finish();
+  let result: Awaited<ReturnType<typeof prepared.run>>;
+  try {
+    result = await prepared.run({
+      onEvent: printer.onEvent,
+      approve: terminalApprover(io, onSigint),
+      signal: controller.signal,
+    });
+  } finally {
+    // A run that throws (the disk filled up) still ends the partial answer's line first.
+    printer.finish();
+  }
   if (!json) {
     if (prepared.command?.name === "goal") {
       io.stderr.write(

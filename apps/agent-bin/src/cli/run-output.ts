@@ -5,6 +5,10 @@ import type { Io } from "./io";
 /** Prints run events: JSON lines with `--json`, else the answer on stdout and progress on stderr. */
 export function runPrinter(io: Io, json: boolean) {
   let atLineStart = true;
+  const endAnswerLine = () => {
+    if (!atLineStart) io.stdout.write("\n");
+    atLineStart = true;
+  };
   const onEvent = (event: RunEvent) => {
     if (json) {
       io.stdout.write(`${JSON.stringify(event)}\n`);
@@ -18,10 +22,7 @@ export function runPrinter(io: Io, json: boolean) {
         atLineStart = event.text.endsWith("\n");
         break;
       case "tool_call":
-        if (!atLineStart) {
-          io.stdout.write("\n");
-          atLineStart = true;
-        }
+        endAnswerLine();
         io.stderr.write(`● ${event.title}\n`);
         break;
       case "tool_result": {
@@ -34,6 +35,8 @@ export function runPrinter(io: Io, json: boolean) {
         io.stderr.write(`(compacted ${event.replaces.length} earlier items)\n`);
         break;
       case "error":
+        // A partial answer ends its line first: the error is never glued to the model's words.
+        endAnswerLine();
         io.stderr.write(`Error [${event.code}]: ${event.message}\n`);
         break;
       default:

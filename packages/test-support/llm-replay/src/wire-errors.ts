@@ -8,7 +8,10 @@ export interface WireError {
   type: string;
 }
 
-const wireErrors: Record<Exclude<LlmErrorCode, "network" | "aborted">, WireError> = {
+const wireErrors: Record<
+  Exclude<LlmErrorCode, "network" | "aborted" | "idle_timeout">,
+  WireError
+> = {
   auth: { status: 401, code: "invalid_api_key", type: "invalid_request_error" },
   rate_limit: { status: 429, code: "rate_limit_exceeded", type: "requests" },
   context_length: { status: 400, code: "context_length_exceeded", type: "invalid_request_error" },
@@ -17,11 +20,12 @@ const wireErrors: Record<Exclude<LlmErrorCode, "network" | "aborted">, WireError
 };
 
 /**
- * The HTTP status and provider code a recorded error replays as; `undefined` for `network` and
- * `aborted`, which replay as a dropped connection. A status in the log (`error.status`) wins.
+ * The HTTP status and provider code a recorded error replays as; `undefined` for `network`,
+ * `aborted` and `idle_timeout`, which replay as a dropped connection. A status in the log
+ * (`error.status`) wins.
  */
 export function wireErrorFor(code: LlmErrorCode, status?: number): WireError | undefined {
-  if (code === "network" || code === "aborted") return undefined;
+  if (code === "network" || code === "aborted" || code === "idle_timeout") return undefined;
   const wire = wireErrors[code];
   return status === undefined ? wire : { ...wire, status };
 }

@@ -1,0 +1,142 @@
+/**
+ * Faults end in one clear sentence (issue #11 item 7), over the spawned binary: a disk that fills
+ * up (a real 64 KB tmpfs as the home), a model stream that never ends, and a partial answer
+ * followed by its error.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { afterEach, describe, expect, it } from "vitest";
+import { spawnAcp } from "./binary";
+import { hostileModel } from "./hostile";
+import { smallDisk } from "./small-disk";
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function model(...args: Parameters<typeof hostileModel>) {
+  const context = await hostileModel(...args);
+  cleanups.push(context.close);
+  return context;
+}
+
+/** Every file under `dir` whose name says it is temporary. */
+function tempFiles(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((name) =>
+    /\.tmp$|\.copy$|\.partial$/.test(name),
+  );
+}
+
+/** A home on a 64 KB file system, for a model that answers with `bytes` of text. */
+async function fullHome(bytes: number) {
+  const context = await model(Array(3).fill({ text: "y".repeat(bytes) }));
+  const disk = smallDisk(context.workspace.home, 64 * 1024);
+  cleanups.push(() => disk.unmount());
+  if (disk.how === "injected") {
+    console.info("faults.test: no tmpfs could be mounted here; disk full is injected instead");
+  }
+  return { ...context, disk, env: { ...context.env, ...disk.env } };
+}
+
+describe("a full disk (the home on a 64 KB tmpfs)", () => {
+  it("tapedeck run says 'disk full (ENOSPC) writing PATH' in one line; the log stays whole; no .tmp", async () => {
+    const { cli, workspace, disk } = await fullHome(100_000);
+    const result = await cli(["run", "--approve", "write a lot"], { env: disk.env });
+    expect(result.code).toBe(1);
+    const errors = result.stderr.trimEnd().split("\n");
+    const last = errors.at(-1) ?? "";
+    expect(last).toMatch(
+      new RegExp(
+        `^tapedeck: disk full \\(ENOSPC\\) writing ${workspace.home}/sessions/[0-9a-f-]{36}\\.jsonl$`,
+      ),
+    );
+    expect(result.stderr).not.toMatch(/earlier write|at .*\.mjs|Error:|SqliteError/);
+    expect(tempFiles(workspace.home)).toEqual([]);
+    // The log ends at its last whole line: verify says ok, nothing to repair.
+    const verify = await cli(["sessions", "verify", "--all"], { env: disk.env });
+    expect(verify.stdout).toMatch(/^ok {7}[0-9a-f-]{36}\n$/);
+    expect(verify.code).toBe(0);
+  });
+
+  it("ACP session/prompt fails with the same sentence", async () => {
+    const { workspace, env } = await fullHome(100_000);
+    const agent = spawnAcp(env, workspace.cwd);
+    cleanups.push(() => agent.close());
+    await agent.agent.request(acp.methods.agent.initialize, {
+      protocolVersion: 1,
+      clientCapabilities: {},
+    });
+    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, {
+      cwd: workspace.cwd,
+      mcpServers: [],
+    });
+    await expect(
+      agent.agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: "write a lot" }],
+      }),
+    ).rejects.toMatchObject({
+      message: `disk full (ENOSPC) writing ${workspace.home}/sessions/${sessionId}.jsonl`,
+    });
+    expect(tempFiles(workspace.home)).toEqual([]);
+  });
+});
+
+describe("a model stream that never ends", () => {
+  const stalled = () => model([{ text: "partial answer", stall: true }]);
+  const idle = { TAPEDECK_STREAM_IDLE_TIMEOUT_MS: "700" };
+
+  it("fails after TAPEDECK_STREAM_IDLE_TIMEOUT_MS with one sentence; answer and error on separate lines", async () => {
+    const { cli, workspace } = await stalled();
+    const started = Date.now();
+    const result = await cli(["run", "hi"], { env: idle });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("partial answer\n");
+    expect(result.stderr).toContain(
+      "Error [idle_timeout]: the model server sent no data for 700 ms (TAPEDECK_STREAM_IDLE_TIMEOUT_MS sets how long to wait)\n",
+    );
+    // The log says the same, and keeps the words that were shown.
+    const [file] = readdirSync(path.join(workspace.home, "sessions"));
+    const events = readFileSync(path.join(workspace.home, "sessions", file as string), "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(events.at(-1)).toMatchObject({
+      type: "turn/end",
+      status: "failed",
+      error: { code: "idle_timeout" },
+    });
+    expect(events.some((event) => event.type === "assistant/chunk")).toBe(true);
+  });
+
+  it("on a terminal, the partial answer's line ends before the error", async () => {
+    const { cli } = await stalled();
+    const result = await cli(["run", "hi"], { env: idle, terminal: { answer: "n" } });
+    expect(result.stdout).toMatch(/partial answer\r?\nError \[idle_timeout\]: the model server/);
+  });
+
+  it("ACP session/prompt fails with the sentence", async () => {
+    const { workspace, env } = await stalled();
+    const agent = spawnAcp({ ...env, ...idle }, workspace.cwd);
+    cleanups.push(() => agent.close());
+    await agent.agent.request(acp.methods.agent.initialize, {
+      protocolVersion: 1,
+      clientCapabilities: {},
+    });
+    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, {
+      cwd: workspace.cwd,
+      mcpServers: [],
+    });
+    await expect(
+      agent.agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: "hi" }],
+      }),
+    ).rejects.toMatchObject({
+      message: expect.stringMatching(/^the model server sent no data for 700 ms/),
+    });
+  });
+});
