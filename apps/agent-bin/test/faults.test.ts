@@ -6,10 +6,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
+import { smallDisk, spawnAcp } from "@tapedeck/test-harness";
 import { afterEach, describe, expect, it } from "vitest";
-import { spawnAcp } from "./binary";
 import { hostileModel } from "./hostile";
-import { smallDisk } from "./small-disk";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

@@ -15,6 +15,7 @@ export {
 export { type BinaryEnvOptions, binaryEnv, NO_MODEL_SERVER } from "./model-env";
 export { type CliResult, type RunCliOptions, runCli } from "./run-cli";
 export { type HomeLogs, homeLogs, jsonLines } from "./session-logs";
+export { type SmallDisk, smallDisk } from "./small-disk";
 export {
   type PermissionAnswer,
   type SpawnedAgent,

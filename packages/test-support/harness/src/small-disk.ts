@@ -17,7 +17,7 @@ export interface SmallDisk {
 
 const preload = path.join(
   path.dirname(fileURLToPath(import.meta.url)),
-  "__fixtures__/small-disk.cjs",
+  "../__fixtures__/small-disk.cjs",
 );
 
 /**
