@@ -47,7 +47,7 @@ const perKey = await sample(keystrokes.length, (run) =>
 const listing = await sample(20, async () => {
   await (await web.app.request("/api/sessions?limit=40")).json();
 });
-web.close();
+await web.close();
 index.close();
 rmSync(home, { recursive: true, force: true });
 

@@ -54,8 +54,8 @@ beforeEach(() => {
   store = createSessionStore({ home: seeded.home });
 });
 
-afterEach(() => {
-  web?.close();
+afterEach(async () => {
+  await web?.close();
   rmSync(seeded.home, { recursive: true, force: true });
   rmSync(seeded.work, { recursive: true, force: true });
 });

@@ -85,7 +85,7 @@ export async function serveHome(options: {
     web,
     server,
     async close() {
-      web.close();
+      await web.close();
       await server.close();
       if ("close" in index) index.close();
     },

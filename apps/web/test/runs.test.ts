@@ -3,7 +3,8 @@
  * cancels; the session's run and its pending approvals can be read back and re-attached to; a run
  * waiting for an approval with nobody attached is cancelled after the configured idle time.
  */
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
+import path from "node:path";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -96,7 +97,7 @@ beforeEach(() => {
 });
 
 afterEach(async () => {
-  web?.close();
+  await web?.close();
   await server?.close();
   rmSync(seeded.home, { recursive: true, force: true });
   rmSync(seeded.work, { recursive: true, force: true });
@@ -219,6 +220,20 @@ describe("runs owned by the server", () => {
     });
     const events = await seen;
     expect(JSON.parse(events.at(-1)?.data ?? "{}").status).toBe("completed");
+  });
+
+  it("closing the server cancels its runs and waits until their logs say so", async () => {
+    await serve();
+    const { sessionId } = await startAndDrop();
+    await web.close();
+    // Read at once, synchronously: close() itself must have waited for the log's last line.
+    const lines = readFileSync(path.join(seeded.home, "sessions", `${sessionId}.jsonl`), "utf8")
+      .trimEnd()
+      .split("\n");
+    expect(JSON.parse(lines.at(-1) ?? "{}")).toMatchObject({
+      type: "turn/end",
+      status: "cancelled",
+    });
   });
 
   it("answers 404 for re-attaching to a run that is not in progress, and null for an idle session", async () => {

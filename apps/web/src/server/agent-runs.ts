@@ -96,6 +96,8 @@ interface LiveRun {
   /** Approvals this run is waiting for right now. */
   waiting: number;
   idleTimer: NodeJS.Timeout | undefined;
+  /** Settles when the run has ended and its followers were told. */
+  done: Promise<void>;
 }
 
 const modelHelp =
@@ -188,6 +190,7 @@ export class ServerRuns {
       ended: false,
       waiting: 0,
       idleTimer: undefined,
+      done: Promise.resolve(),
     };
     this.#runs.set(run.info.runId, run);
     const emit = (event: RunEvent) => {
@@ -196,7 +199,7 @@ export class ServerRuns {
       for (const listener of run.listeners) listener.event(item);
     };
     const broker = this.#host.approvals;
-    void prepared
+    run.done = prepared
       .run({
         onEvent: emit,
         signal: run.controller.signal,
@@ -276,6 +279,19 @@ export class ServerRuns {
   /** Cancels every run (server shutdown). */
   cancelAll(): void {
     for (const runId of [...this.#runs.keys()]) this.cancel(runId);
+  }
+
+  /**
+   * Settles when every run now in progress has ended (its log closed with `turn/end`), or after
+   * `timeoutMs`, whichever comes first.
+   */
+  async settled(timeoutMs = 5000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    await Promise.race([Promise.all([...this.#runs.values()].map((run) => run.done)), timeout]);
+    clearTimeout(timer);
   }
 
   /** The idle rule: waiting for a person with nobody attached starts the clock; either ends it. */

@@ -81,8 +81,11 @@ export interface WebApp {
   app: Hono;
   live: LiveWatcher;
   runs: ServerRuns;
-  /** Stops the watcher and cancels the runs in progress. */
-  close(): void;
+  /**
+   * Stops the watcher, cancels the runs in progress and waits (up to 5 s) until their logs record
+   * the cancellation, then closes the host it built.
+   */
+  close(): Promise<void>;
 }
 
 /** Highlight markers of search snippets: private-use characters the client splits on. */
@@ -363,9 +366,10 @@ export function createApp(options: AppOptions): WebApp {
     app,
     live,
     runs,
-    close() {
+    async close() {
       live.stop();
       runs.cancelAll();
+      await runs.settled();
       runtime.close();
     },
   };

@@ -97,10 +97,15 @@ const model = web.runs.status();
 if (model.configured) console.log(`New sessions started here run in ${cwd}`);
 else console.log(`Agent composer disabled: ${model.message}`);
 
+// Runs in progress are cancelled and their logs closed (`turn/end` cancelled) before exiting.
 const stop = () => {
-  web.close();
-  index.close();
-  void server.close().then(() => process.exit(0));
+  void web
+    .close()
+    .then(() => {
+      index.close();
+      return server.close();
+    })
+    .then(() => process.exit(0));
 };
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
