@@ -63,6 +63,8 @@ export async function serveHome(options: {
   cwd?: string;
   /** Use the SQLite index (as `pnpm start` does) instead of the in-memory one. */
   sqlite?: boolean;
+  /** Where "Import" looks for the other agents' default folders (`HOME`, `CODEX_HOME`, …). */
+  importEnvironment?: Record<string, string | undefined>;
 }): Promise<{ web: WebApp; server: RunningServer; close(): Promise<void> }> {
   const store = createSessionStore({ home: options.home });
   const index = options.sqlite === true ? createSqliteIndex(store) : createMemoryIndex(store);
@@ -79,6 +81,9 @@ export async function serveHome(options: {
       ...(options.env === undefined ? {} : { env: options.env }),
     },
     ...(options.demoLogs === undefined ? {} : { demoLogs: options.demoLogs }),
+    ...(options.importEnvironment === undefined
+      ? {}
+      : { importEnvironment: options.importEnvironment }),
   });
   const server = await startServer(web.app, { port: 0 });
   return {

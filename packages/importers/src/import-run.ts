@@ -135,6 +135,9 @@ export async function importSessions(options: ImportOptions): Promise<ImportSumm
       bytesTotal,
       path: unit.path,
     });
+    // Let the event loop run between files: the progress reaches a stream (the viewer's SSE),
+    // and a server stays responsive during a long import.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   await flush();
   for (const { report, sessions } of deferred) {
