@@ -50,8 +50,25 @@ describe("viewer with TAPEDECK_INDEX_URL", () => {
       expect(response.status, url).toBe(200);
       return response;
     };
+    // A session logged here too: the workspaces count both machines' sessions.
+    const local = eventLogBuilder({ cwd: "/work/here" }).turn().user("hello").end();
+    writeFileSync(
+      path.join(store.home, "sessions", `${local.header.sessionId}.jsonl`),
+      local.jsonl(),
+    );
+    const workspaces = (await (await get("/api/workspaces")).json()) as {
+      items: { id: string; sessions: number }[];
+    };
+    expect(workspaces.items).toEqual(
+      [
+        { id: log.header.workspaceId, sessions: 1 },
+        { id: local.header.workspaceId, sessions: 1 },
+      ].sort((a, b) => a.id.localeCompare(b.id)),
+    );
     const list = (await (await get("/api/sessions")).json()) as { items: { id: string }[] };
-    expect(list.items.map((item) => item.id)).toEqual([sessionId]);
+    expect(list.items.map((item) => item.id).sort()).toEqual(
+      [sessionId, local.header.sessionId].sort(),
+    );
     const hits = (await (await get("/api/events?q=连接")).json()) as {
       items: { sessionId: string }[];
     };

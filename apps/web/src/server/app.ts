@@ -193,10 +193,14 @@ export function createApp(options: AppOptions): WebApp {
   });
 
   app.get("/api/workspaces", async (c) => {
-    const listings = await store.list();
+    // A team index counts every machine's sessions, like the other routes list them.
     const counts = new Map<string, number>();
-    for (const listing of listings) {
-      counts.set(listing.header.workspaceId, (counts.get(listing.header.workspaceId) ?? 0) + 1);
+    if (index.workspaces !== undefined) {
+      for (const { id, sessions } of await index.workspaces()) counts.set(id, sessions);
+    } else {
+      for (const listing of await store.list()) {
+        counts.set(listing.header.workspaceId, (counts.get(listing.header.workspaceId) ?? 0) + 1);
+      }
     }
     return c.json({
       items: [...counts]

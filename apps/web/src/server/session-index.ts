@@ -17,6 +17,11 @@ export interface SessionIndex {
    * Never throws for a damaged log (the engine reports it as `damaged`).
    */
   sync(): Promise<void>;
+  /**
+   * Sessions per workspace, when the index holds sessions the home has no log of (the team
+   * index: every machine's). Absent: the viewer counts the home's logs.
+   */
+  workspaces?(): Promise<{ id: string; sessions: number }[]>;
 }
 
 /** Size and modification time of one log file. */

@@ -19,5 +19,13 @@ export async function createTeamIndex(
   const sync = coalesce(async () => {
     await engine.push(store);
   });
-  return { engine, sync, close: () => void engine.close().catch(() => undefined) };
+  return {
+    engine,
+    sync,
+    workspaces: async () => {
+      await sync();
+      return engine.workspaces();
+    },
+    close: () => void engine.close().catch(() => undefined),
+  };
 }

@@ -14,5 +14,6 @@ export {
   createPostgresQueryEngine,
   type PostgresQueryEngine,
   type PostgresQueryEngineOptions,
+  type WorkspaceCount,
 } from "./postgres-engine";
 export type { HostStats, PushOptions, PushProgress, PushReport, PushStore } from "./push";

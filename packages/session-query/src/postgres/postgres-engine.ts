@@ -69,8 +69,16 @@ export interface PostgresQueryEngine extends SessionQueryEngine {
    * short id or a typed prefix is resolved against when logs live on other machines.
    */
   sessionIds(prefix?: string): Promise<string[]>;
+  /** Sessions per workspace in the index (every machine's), sorted by workspace id. */
+  workspaces(): Promise<WorkspaceCount[]>;
   /** Ends the pool when the engine created it. */
   close(): Promise<void>;
+}
+
+/** A workspace and how many sessions of it the index holds. */
+export interface WorkspaceCount {
+  id: string;
+  sessions: number;
 }
 
 interface SessionRow {
@@ -378,6 +386,14 @@ function postgresEngine(db: Connection): PostgresQueryEngine {
         [prefix.toLowerCase().replace(/[^0-9a-f-]/g, "")],
       );
       return rows.map((row) => row.id);
+    },
+
+    async workspaces() {
+      const { rows } = await db.query<{ id: string; sessions: number }>(
+        `SELECT workspace_id AS id, count(*)::int AS sessions FROM tapedeck_sessions
+         GROUP BY workspace_id ORDER BY workspace_id COLLATE "C"`,
+      );
+      return rows;
     },
 
     async close() {
