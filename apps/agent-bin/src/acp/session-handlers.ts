@@ -24,9 +24,13 @@ type Client = acp.AgentContext;
 /** `session/new`: a session in an existing directory, with the configured model and `ask`. */
 export async function newSession(context: AgentContext, params: acp.NewSessionRequest) {
   checkCwd(params.cwd);
+  // The seed carries the run that created the session (DESIGN), and a new session's first run is
+  // named after it: runId = sessionId, as when the CLI or the viewer create a session with its run.
+  const sessionId = uuidv7();
   const created = await context.host.store.create({
+    sessionId,
     cwd: params.cwd,
-    seed: [{ type: "message", runId: uuidv7(), role: "system", content: DEFAULT_SYSTEM_PROMPT }],
+    seed: [{ type: "message", runId: sessionId, role: "system", content: DEFAULT_SYSTEM_PROMPT }],
   });
   const state = register(context, created.sessionId, {
     cwd: params.cwd,

@@ -7,7 +7,7 @@ import {
 } from "@tapedeck/llm-replay";
 import { onTestFinished } from "vitest";
 import { type BinaryEnvOptions, binaryEnv } from "./model-env";
-import { type CliResult, runCli } from "./run-cli";
+import { type CliResult, type RunCliOptions, runCli } from "./run-cli";
 import { type HomeLogs, homeLogs } from "./session-logs";
 import { type PermissionAnswer, type SpawnedAgent, spawnAcp } from "./spawn-acp";
 import { type TempWorkspace, tempWorkspace } from "./temp-workspace";
@@ -19,11 +19,14 @@ export interface CliContext {
   server: ReplayServer | undefined;
   /** The environment every process of this context runs with. */
   env: Record<string, string>;
-  /** Runs `tapedeck …args` in the workspace (or `options.cwd`) to its end. */
+  /**
+   * Runs `tapedeck …args` in the workspace (or `options.cwd`) to its end; `options.terminal` runs
+   * it under a pseudo-terminal answering each approval prompt.
+   */
   cli(
     args: readonly string[],
     onStderr?: (stderr: string, child: ChildProcess) => void,
-    options?: { cwd?: string },
+    options?: Partial<Pick<RunCliOptions, "cwd" | "terminal" | "timeoutMs">>,
   ): Promise<CliResult>;
   /** Spawns `tapedeck acp` in the workspace; closed with the context. */
   acp(answer?: PermissionAnswer): SpawnedAgent;
@@ -81,6 +84,7 @@ export async function cliContext(
     env,
     cli: (args, onStderr, cliOptions = {}) =>
       runCli(args, {
+        ...cliOptions,
         cwd: cliOptions.cwd ?? workspace.cwd,
         env,
         ...(onStderr === undefined ? {} : { onStderr }),

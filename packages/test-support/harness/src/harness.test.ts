@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { tapedeckBinary } from "./binary";
 import { binaryEnv, NO_MODEL_SERVER } from "./model-env";
 import { homeLogs, jsonLines } from "./session-logs";
+import { readSseEvents } from "./sse";
 import { tempWorkspace } from "./temp-workspace";
 
 const saved = process.env.TAPEDECK_BINARY;
@@ -68,5 +69,26 @@ describe("homeLogs", () => {
     } finally {
       await workspace.cleanup();
     }
+  });
+});
+
+describe("readSseEvents", () => {
+  it("yields each event whole, however the bytes were cut, with its name, data and id", async () => {
+    const text =
+      'id: 0\nevent: run_started\ndata: {"a":1}\n\n: keep-alive\n\ndata: line 1\ndata: line 2\n\n';
+    const bytes = new TextEncoder().encode(text);
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let index = 0; index < bytes.length; index += 7)
+          controller.enqueue(bytes.slice(index, index + 7));
+        controller.close();
+      },
+    });
+    const events = [];
+    for await (const event of readSseEvents(body)) events.push(event);
+    expect(events).toEqual([
+      { event: "run_started", data: '{"a":1}', id: "0" },
+      { event: "message", data: "line 1\nline 2" },
+    ]);
   });
 });

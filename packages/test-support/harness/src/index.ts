@@ -23,4 +23,5 @@ export {
   updatesOf,
   waitFor,
 } from "./spawn-acp";
+export { readSseEvents, type SseEvent } from "./sse";
 export { type TempWorkspace, tempWorkspace } from "./temp-workspace";
