@@ -91,7 +91,7 @@ async function viaWeb(): Promise<Leg> {
   const http = await startServer(web.app, { port: 0 });
   onTestFinished(async () => {
     await http.close();
-    web.close();
+    await web.close();
   });
   const json = { "content-type": "application/json" };
   const response = await fetch(`${http.url}/api/agent/stream`, {
