@@ -1,35 +1,18 @@
-import {
-  createHost,
-  ModelNotConfiguredError,
-  sessionIdsOnDisk,
-  setSessionGoal,
-  shortIds,
-} from "@tapedeck/host";
+import { createHost, ModelNotConfiguredError } from "@tapedeck/host";
 import type { LlmProvider } from "@tapedeck/llm";
-import { type Session, SessionNotFoundError } from "@tapedeck/session";
-import { type QueryScope, settleActiveSessions } from "@tapedeck/session-query";
 import type { SessionStore } from "@tapedeck/session-store";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import { sessionView } from "../shared/session-view";
 import { registerAgentRoutes } from "./agent-routes";
 import { DEFAULT_RUN_IDLE_MS, type RunsHost, ServerRuns } from "./agent-runs";
 import { loadDemoSessions } from "./demo";
-import { jsonBody, parseInput, toHttpError } from "./http-errors";
+import { toHttpError } from "./http-errors";
 import { apiGuard, hostGuard } from "./http-guard";
 import { registerImportRoutes } from "./import-routes";
 import { LiveWatcher } from "./live";
 import { registerPage } from "./page";
-import {
-  eventsQuerySchema,
-  forkBodySchema,
-  goalBodySchema,
-  seqSchema,
-  sessionIdSchema,
-  sessionQuerySchema,
-  sessionsQuerySchema,
-} from "./schemas";
 import type { SessionIndex } from "./session-index";
+import { registerSessionRoutes } from "./session-routes";
 import { addSessionStreamRoute } from "./session-stream";
 
 /** How the server reaches a model; the host is built from these unless one is given. */
@@ -86,15 +69,6 @@ export interface WebApp {
    * the cancellation, then closes the host it built.
    */
   close(): Promise<void>;
-}
-
-/** Highlight markers of search snippets: private-use characters the client splits on. */
-export const HIGHLIGHT = { open: "\uE000", close: "\uE001" } as const;
-
-const allScope: QueryScope = { all: true };
-
-function scopeFor(workspace: string | undefined): QueryScope {
-  return workspace === undefined ? allScope : { workspaceIds: [workspace] };
 }
 
 /**
@@ -157,157 +131,7 @@ export function createApp(options: AppOptions): WebApp {
     }),
   );
 
-  app.get("/api/sessions", async (c) => {
-    const query = parseInput(sessionsQuerySchema, c.req.query(), "query");
-    await index.sync();
-    const scope = scopeFor(query.workspace);
-    const paging = {
-      ...(query.limit === undefined ? {} : { limit: query.limit }),
-      ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
-      ...(query.orderBy === undefined ? {} : { orderBy: query.orderBy }),
-      ...(query.status === undefined ? {} : { status: query.status }),
-    };
-    const page =
-      query.q !== undefined || query.since !== undefined || query.until !== undefined
-        ? await index.engine.searchSessions(scope, {
-            ...paging,
-            ...(query.q === undefined ? {} : { text: query.q }),
-            ...(query.prefix === undefined ? {} : { prefix: query.prefix }),
-            ...(query.since === undefined ? {} : { since: query.since }),
-            ...(query.until === undefined ? {} : { until: query.until }),
-          })
-        : await index.engine.listSessions(scope, paging);
-    // A turn left open by a process that died is not running: show it as interrupted.
-    const items = await settleActiveSessions(
-      page.items,
-      async (id) => (await store.lockOwner(id)) !== undefined,
-    );
-    const shown =
-      query.status === "active" ? items.filter((item) => item.status === "active") : items;
-    // Short ids unique in the home (the host's one rule), accepted back by the CLI.
-    const short = shortIds(await sessionIdsOnDisk(store));
-    return c.json({
-      ...page,
-      items: shown.map((item) => ({ ...item, shortId: short.get(item.id) ?? item.id })),
-    });
-  });
-
-  app.get("/api/workspaces", async (c) => {
-    // A team index counts every machine's sessions, like the other routes list them.
-    const counts = new Map<string, number>();
-    if (index.workspaces !== undefined) {
-      for (const { id, sessions } of await index.workspaces()) counts.set(id, sessions);
-    } else {
-      for (const listing of await store.list()) {
-        counts.set(listing.header.workspaceId, (counts.get(listing.header.workspaceId) ?? 0) + 1);
-      }
-    }
-    return c.json({
-      items: [...counts]
-        .map(([id, sessions]) => ({ id, sessions }))
-        .sort((a, b) => a.id.localeCompare(b.id)),
-    });
-  });
-
-  /**
-   * A session from its log, or — logged on another machine of a team index — from the index,
-   * which replays it through the same invariants.
-   */
-  const readSession = async (id: string): Promise<Session> => {
-    try {
-      return await store.readSession(id);
-    } catch (error) {
-      if (!SessionNotFoundError.isInstance(error)) throw error;
-      return index.engine.readSession(allScope, id);
-    }
-  };
-
-  app.get("/api/sessions/:id", async (c) => {
-    const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
-    // Read from the file itself: always current, and damage comes with its line and offset.
-    const session = await readSession(id);
-    const chunks = parseInput(sessionQuerySchema, c.req.query(), "query").chunks === "true";
-    return c.json(sessionView(session, { chunks }));
-  });
-
-  app.get("/api/events", async (c) => {
-    const query = parseInput(eventsQuerySchema, c.req.query(), "query");
-    await index.sync();
-    const page = await index.engine.searchEvents(scopeFor(query.workspace), {
-      highlight: HIGHLIGHT,
-      ...(query.q === undefined ? {} : { text: query.q }),
-      ...(query.prefix === undefined ? {} : { prefix: query.prefix }),
-      ...(query.sessionId === undefined ? {} : { sessionId: query.sessionId }),
-      ...(query.types === undefined ? {} : { types: query.types }),
-      ...(query.roles === undefined ? {} : { roles: query.roles }),
-      ...(query.tool === undefined ? {} : { toolName: query.tool }),
-      ...(query.callId === undefined ? {} : { callId: query.callId }),
-      ...(query.since === undefined ? {} : { since: query.since }),
-      ...(query.until === undefined ? {} : { until: query.until }),
-      ...(query.currentOnly === undefined ? {} : { currentOnly: query.currentOnly === "true" }),
-      ...(query.order === undefined ? {} : { order: query.order }),
-      ...(query.limit === undefined ? {} : { limit: query.limit }),
-      ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
-    });
-    return c.json(page);
-  });
-
-  app.get("/api/sessions/:id/events/:seq/trace", async (c) => {
-    const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
-    const seq = parseInput(seqSchema, c.req.param("seq"), "seq");
-    await index.sync();
-    return c.json(await index.engine.traceEvent(allScope, id, seq));
-  });
-
-  app.get("/api/sessions/:id/lineage", async (c) => {
-    const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
-    await index.sync();
-    return c.json(await index.engine.traceLineage(allScope, id));
-  });
-
-  app.get("/api/sessions/:id/export", async (c) => {
-    const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
-    // Replayed from the file itself (an index may hold only the readable prefix of a damaged
-    // log): a damaged log throws (422) and nothing is sent. Same format as `exportSession`:
-    // header, then every event with a fork's parent prefix inlined.
-    const session = await readSession(id);
-    const jsonl = `${[session.header, ...session.events].map((line) => JSON.stringify(line)).join("\n")}\n`;
-    return c.body(jsonl, 200, {
-      "content-type": "application/x-ndjson; charset=utf-8",
-      "content-disposition": `attachment; filename="${id}.jsonl"`,
-    });
-  });
-
-  app.get("/api/sessions/:id/export/html", async (c) => {
-    const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
-    // Same source as the JSONL export (the file, replay-validated: damaged → 422, nothing sent).
-    const session = await store.readSession(id);
-    await index.sync();
-    const lineage = await index.engine.traceLineage(allScope, id).catch(() => null);
-    // React's server renderer is only needed here: loaded on the first export.
-    const { renderSessionHtml } = await import("../export/render-html");
-    return c.body(renderSessionHtml({ session, lineage }), 200, {
-      "content-type": "text/html; charset=utf-8",
-      "content-disposition": `attachment; filename="${id}.html"`,
-    });
-  });
-
-  app.put("/api/sessions/:id/goal", async (c) => {
-    const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
-    const body = parseInput(goalBodySchema, await jsonBody(c), "body");
-    // The same operation as the CLI's --goal and ACP's /goal; busy while a run holds the log (409).
-    await setSessionGoal(store, id, body.goal);
-    await index.sync();
-    return c.json({ goal: body.goal });
-  });
-
-  app.post("/api/sessions/:id/fork", async (c) => {
-    const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
-    const body = parseInput(forkBodySchema, await jsonBody(c), "body");
-    const forked = await store.fork(id, body.seq === undefined ? {} : { atSeq: body.seq });
-    await index.sync();
-    return c.json({ sessionId: forked.sessionId, parent: forked.header.parent }, 201);
-  });
+  registerSessionRoutes(app, { store, index });
 
   app.post("/api/demo", async (c) => {
     if (options.demoLogs === undefined) {

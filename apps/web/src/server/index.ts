@@ -12,7 +12,7 @@ export {
   type RunsHost,
   ServerRuns,
 } from "./agent-runs";
-export { type AgentModelOptions, type AppOptions, createApp, HIGHLIGHT, type WebApp } from "./app";
+export { type AgentModelOptions, type AppOptions, createApp, type WebApp } from "./app";
 export { DEMO_WORKSPACE, type DemoReport, loadDemoSessions } from "./demo";
 export { DEMO_FIXTURES, demoLogsFromFixtures } from "./demo-fixtures";
 export { type ErrorBody, toHttpError } from "./http-errors";
@@ -24,5 +24,6 @@ export {
   type SessionIndex,
   scanLogFiles,
 } from "./session-index";
+export { HIGHLIGHT } from "./session-routes";
 export { createSqliteIndex, sqliteIndexPath } from "./sqlite-index";
 export { createTeamIndex } from "./team-index";
