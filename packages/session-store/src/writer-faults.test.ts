@@ -95,6 +95,24 @@ describe("writer: a disk fault ends in one sentence naming the cause and the fil
     },
   );
 
+  it("cuts at the byte after the last whole line when earlier appends held non-ASCII text", async () => {
+    const store = createSessionStore({ home: temp.home });
+    const { sessionId } = await store.create({ cwd: temp.root });
+    const path = store.pathOf(sessionId);
+    const run = drafts(uuidv7());
+    const writer = await store.openWriter(sessionId);
+    // Multi-byte UTF-8: a size counted in UTF-16 units would cut into this line.
+    await writer.append([run.start(), run.user("résumé — 日本語のテキスト 🎉".repeat(20))]);
+    const before = fs.statSync(path).size;
+    Object.assign(injected, { fault: "ENOSPC", partialBytes: 5 });
+    await writer.append([run.assistant("answer")]).catch((e) => e);
+    delete injected.fault;
+    await writer.close();
+    expect(fs.statSync(path).size).toBe(before);
+    const session = await store.readSession(sessionId);
+    expect(session.events.map((event) => event.type)).toEqual(["turn/start", "message"]);
+  });
+
   it("a failed fsync at turn/end is reported the same way and its bytes are cut", async () => {
     const store = createSessionStore({ home: temp.home });
     const { sessionId } = await store.create({ cwd: temp.root });

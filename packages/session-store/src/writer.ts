@@ -139,16 +139,22 @@ export class FileSessionWriter implements SessionWriter {
         this.current = rollBack(this.current, before);
         throw error;
       }
+      // Bytes, not string lengths: the size a failed write cuts back to counts UTF-8 bytes.
+      let written = 0;
       try {
         // One write() per line: a crash leaves whole lines and at most one torn tail.
-        for (const line of applied.lines) writeAll(this.fd, Buffer.from(line));
+        for (const line of applied.lines) {
+          const bytes = Buffer.from(line);
+          writeAll(this.fd, bytes);
+          written += bytes.length;
+        }
         if (this.durability === "every-event" || needsSync(applied.events)) {
           await fsyncAsync(this.fd);
         }
       } catch (error) {
         throw this.fail(error);
       }
-      this.size += applied.lines.reduce((total, line) => total + line.length, 0);
+      this.size += written;
       return applied.events;
     });
   }
