@@ -3,10 +3,10 @@
  * up (a real 64 KB tmpfs as the home), a model stream that never ends, and a partial answer
  * followed by its error.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { smallDisk, spawnAcp } from "@tapedeck/test-harness";
+import { homeLogs, smallDisk, spawnAcp } from "@tapedeck/test-harness";
 import { afterEach, describe, expect, it } from "vitest";
 import { hostileModel } from "./hostile";
 
@@ -98,11 +98,9 @@ describe("a model stream that never ends", () => {
       "Error [idle_timeout]: the model server sent no data for 700 ms (TAPEDECK_STREAM_IDLE_TIMEOUT_MS sets how long to wait)\n",
     );
     // The log says the same, and keeps the words that were shown.
-    const [file] = readdirSync(path.join(workspace.home, "sessions"));
-    const events = readFileSync(path.join(workspace.home, "sessions", file as string), "utf8")
-      .trimEnd()
-      .split("\n")
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const logs = homeLogs(workspace.home);
+    const [sessionId = ""] = await logs.sessionIds();
+    const events = await logs.lines(sessionId);
     expect(events.at(-1)).toMatchObject({
       type: "turn/end",
       status: "failed",

@@ -1,7 +1,6 @@
-import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { spawnAcp } from "@tapedeck/test-harness";
+import { homeLogs, spawnAcp } from "@tapedeck/test-harness";
 import { afterEach, describe, expect, it } from "vitest";
 import { hostileModel } from "./hostile";
 
@@ -54,15 +53,15 @@ describe("ACP requests refused up front (issue #11 item 10)", () => {
       cwd: model.workspace.cwd,
       mcpServers: [],
     });
-    const log = path.join(model.workspace.home, "sessions", `${sessionId}.jsonl`);
-    const before = readFileSync(log, "utf8");
+    const logs = homeLogs(model.workspace.home);
+    const before = await logs.text(sessionId);
     for (const prompt of [[], [{ type: "text" as const, text: "  \n " }]]) {
       await expect(
         agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt }),
       ).rejects.toMatchObject({ message: expect.stringContaining("Invalid params") });
     }
     expect(model.server.requests()).toEqual([]);
-    expect(readFileSync(log, "utf8")).toBe(before);
-    expect(readdirSync(path.join(model.workspace.home, "sessions"))).toHaveLength(1);
+    expect(await logs.text(sessionId)).toBe(before);
+    expect(await logs.sessionIds()).toEqual([sessionId]);
   });
 });

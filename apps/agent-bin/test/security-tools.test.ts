@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { homeLogs } from "@tapedeck/test-harness";
 import { afterEach, describe, expect, it } from "vitest";
 import { hostileModel } from "./hostile";
 
@@ -15,19 +16,15 @@ async function attacker(...args: Parameters<typeof hostileModel>) {
   return context;
 }
 
-/** The tool outputs of every session in `home`, in order. */
-function toolOutputs(home: string): { output: string; isError: boolean }[] {
-  const sessions = path.join(home, "sessions");
-  return readdirSync(sessions)
-    .filter((name) => name.endsWith(".jsonl"))
-    .flatMap((name) =>
-      readFileSync(path.join(sessions, name), "utf8")
-        .trimEnd()
-        .split("\n")
-        .map((line) => JSON.parse(line) as { type?: string; output?: string; isError?: boolean })
-        .filter((event) => event.type === "function_call_output")
-        .map((event) => ({ output: event.output ?? "", isError: event.isError === true })),
-    );
+/** The tool outputs of every session in `home`, in order (the logs read through the store). */
+async function toolOutputs(home: string): Promise<{ output: string; isError: boolean }[]> {
+  const logs = homeLogs(home);
+  const outputs: { output: string; isError: boolean }[] = [];
+  for (const sessionId of await logs.sessionIds())
+    for (const event of await logs.lines(sessionId))
+      if (event.type === "function_call_output")
+        outputs.push({ output: String(event.output ?? ""), isError: event.isError === true });
+  return outputs;
 }
 
 describe("tools a hostile model calls (spawned CLI, scripted model)", () => {
@@ -42,7 +39,7 @@ describe("tools a hostile model calls (spawned CLI, scripted model)", () => {
     const result = await attack.cli(["run", "--approve", "write it"]);
     expect(result.code).toBe(0);
     expect(existsSync(path.join(outside, "new.txt"))).toBe(false);
-    const [output] = toolOutputs(attack.workspace.home);
+    const [output] = await toolOutputs(attack.workspace.home);
     expect(output?.isError).toBe(true);
     expect(output?.output).toContain("leads through a symlink out of the workspace");
     expect(output?.output).not.toContain("new.txt");
@@ -66,7 +63,7 @@ describe("tools a hostile model calls (spawned CLI, scripted model)", () => {
     });
     expect(result.code).toBe(0);
     const home = path.join(attack.workspace.root, ".tapedeck");
-    const outputs = toolOutputs(home);
+    const outputs = await toolOutputs(home);
     // The calls run in parallel: their outputs are logged in the order they finish.
     expect(outputs).toHaveLength(3);
     expect(outputs.filter((output) => output.isError)).toEqual([
@@ -125,14 +122,12 @@ describe("tools a hostile model calls (spawned CLI, scripted model)", () => {
       },
     });
     expect(result.code).toBe(0);
-    const [output] = toolOutputs(attack.workspace.home);
+    const [output] = await toolOutputs(attack.workspace.home);
     expect(output?.output).toContain("[redacted OPENAI_API_KEY]");
     const everything = [
       result.stdout,
       result.stderr,
-      readdirSync(path.join(attack.workspace.home, "sessions"))
-        .map((name) => readFileSync(path.join(attack.workspace.home, "sessions", name), "utf8"))
-        .join(""),
+      [...(await homeLogs(attack.workspace.home).all()).values()].join(""),
       JSON.stringify(attack.server.requests()),
     ].join("\n");
     for (const secret of [key, token, password]) expect(everything).not.toContain(secret);
@@ -151,7 +146,7 @@ describe("tools a hostile model calls (spawned CLI, scripted model)", () => {
     await writeFile(path.join(attack.workspace.cwd, "visible.txt"), "x");
     const result = await attack.cli(["run", "go"]);
     expect(result).toMatchObject({ code: 0, stdout: "done\n" });
-    const outputs = toolOutputs(attack.workspace.home);
+    const outputs = await toolOutputs(attack.workspace.home);
     expect(outputs).toHaveLength(2);
     expect(outputs).toContainEqual({
       output: expect.stringContaining("This tool call had an empty name"),
