@@ -4,7 +4,6 @@
  * followed by its error.
  */
 import { readdirSync } from "node:fs";
-import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { homeLogs, smallDisk, spawnAcp } from "@tapedeck/test-harness";
 import { afterEach, describe, expect, it } from "vitest";
