@@ -1,3 +1,5 @@
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+
 /** One server-sent event. */
 export interface SseMessage {
   event: string;
@@ -5,33 +7,29 @@ export interface SseMessage {
 }
 
 /**
- * Parses a server-sent event stream as it arrives (used by the page, which cannot use
- * EventSource for POSTs, and by the server's tests). Releases the reader when done.
+ * Reads a server-sent event stream as it arrives, with `eventsource-parser` (the WHATWG rules:
+ * CR, LF or CRLF line ends, multi-line `data`, comments, events split across chunks). Used by the
+ * page, which cannot use EventSource for POSTs, and by the server's tests. An event without a
+ * name is a `message`; an event without data is not dispatched. Returning early (a `break`, or
+ * `return()` on the generator) cancels the body, which closes the connection.
  */
 export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  let buffer = "";
+  const parsed: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (message) => parsed.push(message) });
+  let done = false;
   try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      let boundary = buffer.indexOf("\n\n");
-      while (boundary !== -1) {
-        const block = buffer.slice(0, boundary);
-        buffer = buffer.slice(boundary + 2);
-        let event = "message";
-        const data: string[] = [];
-        for (const line of block.split("\n")) {
-          if (line.startsWith("event:")) event = line.slice(6).trim();
-          else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
-        }
-        if (data.length > 0) yield { event, data: data.join("\n") };
-        boundary = buffer.indexOf("\n\n");
+    while (!done) {
+      const next = await reader.read();
+      done = next.done;
+      parser.feed(done ? decoder.decode() : decoder.decode(next.value, { stream: true }));
+      for (const message of parsed.splice(0)) {
+        yield { event: message.event ?? "message", data: message.data };
       }
     }
   } finally {
-    reader.releaseLock();
+    if (done) reader.releaseLock();
+    else await reader.cancel().catch(() => undefined);
   }
 }
