@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LlmProvider } from "@tapedeck/llm";
-import { createSessionStore } from "@tapedeck/session-store";
+import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
 import { type Browser, chromium } from "playwright-core";
 import { build } from "vite";
 import {
@@ -65,7 +65,15 @@ export async function serveHome(options: {
   sqlite?: boolean;
   /** Where "Import" looks for the other agents' default folders (`HOME`, `CODEX_HOME`, …). */
   importEnvironment?: Record<string, string | undefined>;
-}): Promise<{ web: WebApp; server: RunningServer; close(): Promise<void> }> {
+  /** Poll interval of the live feed (default 200 ms; the store's watch wakes it sooner). */
+  liveIntervalMs?: number;
+}): Promise<{
+  web: WebApp;
+  server: RunningServer;
+  /** The server's store (tests count its reads). */
+  store: SessionStore;
+  close(): Promise<void>;
+}> {
   const store = createSessionStore({ home: options.home });
   const index = options.sqlite === true ? createSqliteIndex(store) : createMemoryIndex(store);
   await index.sync();
@@ -73,7 +81,7 @@ export async function serveHome(options: {
     store,
     index,
     clientDir: options.clientDir,
-    liveIntervalMs: 200,
+    liveIntervalMs: options.liveIntervalMs ?? 200,
     agent: {
       model: options.model ?? "openai:gpt-4.1-mini",
       cwd: options.cwd ?? options.home,
@@ -89,6 +97,7 @@ export async function serveHome(options: {
   return {
     web,
     server,
+    store,
     async close() {
       await web.close();
       await server.close();

@@ -204,3 +204,23 @@ describe("changesSince", () => {
     expect(after.cursor?.split(":")[0]).not.toBe(generation);
   });
 });
+
+describe("watch", () => {
+  it("is null until the sessions folder exists", () => {
+    expect(store.watch(() => undefined)).toBeNull();
+  });
+
+  it("names a session soon after its log is appended to, until stopped", async () => {
+    const sessionId = await newSession();
+    const seen: Array<string | null> = [];
+    const stop = store.watch((id) => seen.push(id));
+    expect(stop).not.toBeNull();
+    await appendTurn(sessionId);
+    await expect.poll(() => seen, { timeout: 5000 }).toContain(sessionId);
+    stop?.();
+    const count = seen.length;
+    await appendTurn(sessionId);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(seen).toHaveLength(count);
+  });
+});

@@ -341,6 +341,27 @@ class FileSessionStore implements SessionStore {
     return changes;
   }
 
+  watch(listener: (sessionId: string | null) => void): (() => void) | null {
+    let watcher: fs.FSWatcher;
+    try {
+      // Not persistent: a watch alone never keeps the process alive.
+      watcher = fs.watch(this.sessionsDir, { persistent: false });
+    } catch (error) {
+      if (hasErrorCode(error, "ENOENT") || hasErrorCode(error, "ENOSPC")) return null;
+      throw error;
+    }
+    watcher.on("change", (_kind, name) => {
+      if (name === null) listener(null);
+      else {
+        const sessionId = sessionIdOfFileName(String(name));
+        if (sessionId !== undefined) listener(sessionId);
+      }
+    });
+    // A watch that fails (the folder removed, the watch limit reached) just goes quiet.
+    watcher.on("error", () => watcher.close());
+    return () => watcher.close();
+  }
+
   announceChange(sessionId: string): void {
     this.journal.record("n", assertSessionId(sessionId));
   }

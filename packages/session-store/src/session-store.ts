@@ -324,6 +324,15 @@ export interface SessionStore {
    */
   changesSince(cursor?: string | null): Promise<ChangeSet>;
   /**
+   * Calls `listener` soon after a log of the folder is created, appended to, renamed or removed
+   * (by this process or another), with its session id (`null`: the platform did not say which).
+   * A hint for long-running readers that want changes within milliseconds, never the truth: they
+   * still ask `changesSince`, and keep polling it, since a watch can miss changes (network
+   * filesystems) or stop. Returns the function that stops watching, or `null` when the folder
+   * cannot be watched (not created yet, no watches left).
+   */
+  watch(listener: (sessionId: string | null) => void): (() => void) | null;
+  /**
    * Records in the change journal that a log changed outside the store (a program that appended
    * to or replaced the file itself), so that readers following the journal look at it.
    */

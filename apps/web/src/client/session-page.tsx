@@ -6,23 +6,20 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { preview, Row, type RowLinks } from "../render/timeline-row";
 import { TokenChart } from "../render/token-chart";
 import { Visible } from "../render/visible";
-import { ApiError, api } from "./api";
+import { ApiError, api, subscribeSession } from "./api";
 import { GoalControl } from "./goal";
 import { OriginNote } from "./import-panel";
 import { useTurnKeys } from "./keyboard";
+import { LiveSession } from "./live-session";
 import { SidePanel } from "./panels";
-import {
-  buildTimeline,
-  type SessionViewData,
-  sessionTitle,
-  type TimelineRow,
-  tokensPerTurn,
-} from "./timeline";
+import { sessionTitle, type TimelineRow, type TurnTokens, tokensPerTurn } from "./timeline";
+
+const emptyBySeq = new Map<number, SessionEvent>();
 
 interface Props {
   sessionId: string;
   seq: number | null;
-  /** Bumped when the live stream says this session changed. */
+  /** Bumped when the live feed says this session changed: the side panel asks again. */
   refreshKey: number;
   /** A run of this session is in progress: keep its newest turn in view. */
   following?: boolean;
@@ -41,7 +38,9 @@ export function SessionPage({
   onOpen,
   onContinue,
 }: Props) {
-  const [data, setData] = useState<SessionViewData | null>(null);
+  const [data, setData] = useState<LiveSession | null>(null);
+  /** Bumped when the stream appends to `data` (which grows in place). */
+  const [version, setVersion] = useState(0);
   const [error, setError] = useState<ApiError | Error | null>(null);
   const [panel, setPanel] = useState<"trace" | "lineage" | "closed">(() =>
     seq !== null || window.innerWidth >= 1200 ? "trace" : "closed",
@@ -49,15 +48,25 @@ export function SessionPage({
   const [forkError, setForkError] = useState<string | null>(null);
   const [reloadKey, setReloadKey] = useState(0);
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: refreshKey reloads on live changes
+  // The session is read once; afterwards its stream delivers only the events after the last one
+  // held, and each batch appends rows (never a re-read or a rebuilt timeline).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reloadKey reads the session again
   useEffect(() => {
     let live = true;
+    let unsubscribe = () => {};
     api
       .session(sessionId)
       .then((view) => {
         if (!live) return;
-        setData(view);
+        const session = new LiveSession(view);
+        setData(session);
         setError(null);
+        unsubscribe = subscribeSession(sessionId, session.lastSeq, (events) => {
+          const result = session.append(events);
+          if (result === "appended") setVersion((value) => value + 1);
+          // Events missing between what the page holds and what arrived: read it all again.
+          else if (result === "gap") setReloadKey((key) => key + 1);
+        });
       })
       .catch((caught: unknown) => {
         if (!live) return;
@@ -66,23 +75,37 @@ export function SessionPage({
       });
     return () => {
       live = false;
+      unsubscribe();
     };
-  }, [sessionId, refreshKey, reloadKey]);
+  }, [sessionId, reloadKey]);
 
-  const replacedBy = useMemo(() => new Map(data?.replacedBy ?? []), [data]);
-  const rows = useMemo(
-    () => (data === null ? [] : buildTimeline(data.events, replacedBy, new Map(data.streamedText))),
-    [data, replacedBy],
-  );
-  const bySeq = useMemo(
-    () => new Map((data?.events ?? []).map((event) => [event.seq, event])),
-    [data],
-  );
+  // biome-ignore lint/correctness/useExhaustiveDependencies: version marks an append to data
+  const rows = useMemo(() => data?.rows ?? [], [data, version]);
+  const bySeq = data?.bySeq ?? emptyBySeq;
 
-  const tokenBars = useMemo(() => tokensPerTurn(rows), [rows]);
   const seqHref = useCallback(
     (target: number) => `?session=${encodeURIComponent(sessionId)}&seq=${target}`,
     [sessionId],
+  );
+  // The chart has a bar per turn (thousands in a long session): redrawn only when a bar changed,
+  // not on each streamed event.
+  const barsHeld = useRef<TurnTokens[]>([]);
+  const tokenBars = useMemo(() => {
+    const next = tokensPerTurn(rows);
+    if (!sameBars(barsHeld.current, next)) barsHeld.current = next;
+    return barsHeld.current;
+  }, [rows]);
+  const selectSeq = useRef(onSelectSeq);
+  selectSeq.current = onSelectSeq;
+  const chart = useMemo(
+    () => (
+      <TokenChart
+        bars={tokenBars}
+        href={seqHref}
+        onSelect={(target) => selectSeq.current(target)}
+      />
+    ),
+    [tokenBars, seqHref],
   );
   // Picking an event (a #seq, a turn with j/k) shows its trace, even if the panel was closed.
   useEffect(() => {
@@ -159,10 +182,11 @@ export function SessionPage({
           <GoalControl
             sessionId={sessionId}
             goal={data.goal}
-            onChanged={() => setReloadKey((key) => key + 1)}
+            // The goal/set event arrives on the session stream like any other.
+            onChanged={() => undefined}
           />
         </div>
-        <TokenChart bars={tokenBars} href={seqHref} onSelect={onSelectSeq} />
+        {chart}
         <div className="actions">
           <button type="button" onClick={() => onContinue(sessionId)}>
             Continue this session
@@ -224,6 +248,20 @@ interface TimelineProps {
   following: boolean;
 }
 
+function sameBars(before: readonly TurnTokens[], after: readonly TurnTokens[]): boolean {
+  if (before.length !== after.length) return false;
+  return before.every((bar, index) => {
+    const other = after[index];
+    return (
+      other !== undefined &&
+      bar.seq === other.seq &&
+      bar.input === other.input &&
+      bar.cached === other.cached &&
+      bar.output === other.output
+    );
+  });
+}
+
 function rowIndexOf(rows: TimelineRow[], seq: number): number {
   let best = -1;
   for (let index = 0; index < rows.length; index++) {
@@ -275,8 +313,24 @@ function Timeline({ rows, bySeq, seq, links, following }: TimelineProps) {
     virtualizer.scrollToIndex(lastTurn >= 0 ? lastTurn : rows.length - 1, { align: "start" });
   }, [following, rows, virtualizer]);
 
+  // Scrolled to the end, the timeline stays at the end as streamed rows arrive.
+  const atEnd = useRef(false);
+  useEffect(() => {
+    if (!following && atEnd.current && rows.length > 0) {
+      virtualizer.scrollToIndex(rows.length - 1, { align: "end" });
+    }
+  }, [following, rows, virtualizer]);
+
   return (
-    <div className="timeline" ref={parent} data-testid="timeline">
+    <div
+      className="timeline"
+      ref={parent}
+      data-testid="timeline"
+      onScroll={(event) => {
+        const element = event.currentTarget;
+        atEnd.current = element.scrollTop + element.clientHeight >= element.scrollHeight - 24;
+      }}
+    >
       <div style={{ height: virtualizer.getTotalSize(), position: "relative", width: "100%" }}>
         {virtualizer.getVirtualItems().map((item) => {
           const row = rows[item.index];

@@ -1,7 +1,8 @@
 import { analyzeEventLog } from "@tapedeck/session";
 import { eventLogBuilder } from "@tapedeck/session/testing";
 import { describe, expect, it } from "vitest";
-import { buildTimeline, modelInput, truncate } from "./timeline";
+import { modelInput, truncate } from "./timeline";
+import { buildTimeline } from "./timeline-builder";
 
 function english() {
   const log = eventLogBuilder();

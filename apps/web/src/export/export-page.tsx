@@ -3,12 +3,12 @@ import type { SessionEvent } from "@tapedeck/session";
 import type { Lineage, LineageNode } from "@tapedeck/session-query";
 import type { ReactNode } from "react";
 import {
-  buildTimeline,
   type SessionViewData,
   sessionTitle,
   type TimelineRow,
   tokensPerTurn,
 } from "../client/timeline";
+import { buildTimeline } from "../client/timeline-builder";
 import { preview, Row, type RowLinks } from "../render/timeline-row";
 import { TokenChart } from "../render/token-chart";
 import { Visible } from "../render/visible";

@@ -1,6 +1,9 @@
 /** Tokens per turn as stacked bars: fresh input, cached input, output. Plain SVG, no library. */
 import type { TurnTokens } from "../client/timeline";
 
+/** One formatter for every label: `toLocaleString` builds one per call (slow by thousands of bars). */
+const numbers = new Intl.NumberFormat("en-US");
+
 const HEIGHT = 56;
 const BAR = 10;
 const GAP = 3;
@@ -45,7 +48,7 @@ export function TokenChart({
               }}
             >
               <title>
-                {`Turn ${bar.turn}: ${bar.input.toLocaleString("en-US")} input, ${bar.cached.toLocaleString("en-US")} cached, ${bar.output.toLocaleString("en-US")} output tokens`}
+                {`Turn ${bar.turn}: ${numbers.format(bar.input)} input, ${numbers.format(bar.cached)} cached, ${numbers.format(bar.output)} output tokens`}
               </title>
               <rect className="bar-hit" x={x} y={0} width={BAR} height={HEIGHT} />
               <rect className="bar-input" x={x} y={HEIGHT - input} width={BAR} height={input} />

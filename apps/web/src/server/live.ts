@@ -1,6 +1,9 @@
 import type { SessionStore } from "@tapedeck/session-store";
 import type { LogFileState, SessionIndex } from "./session-index";
 
+/** How long after a watch hint the tick runs (appends in between share it). */
+const WAKE_DELAY_MS = 5;
+
 /** What `GET /api/live` sends when a log appears or grows. */
 export interface LiveChange {
   sessionId: string;
@@ -14,8 +17,9 @@ export interface LiveChange {
  * Follows the store's change feed (`changesSince`): each tick reads the change journal from its
  * cursor and looks only at the sessions named there, so a quiet tick costs a `stat` of the folder
  * and a read of the journal's tail, not a `stat` of every log. When a log appears, grows or goes,
- * it syncs the index and tells the subscribers. Polling (not `fs.watch`) because it behaves the
- * same on every platform and filesystem.
+ * it syncs the index and tells the subscribers. A tick runs on the store's `watch` hint a few
+ * milliseconds after a log is written (so an open page shows an appended event at once), and on
+ * a slow poll besides, which alone behaves the same on every platform and filesystem.
  */
 export class LiveWatcher {
   readonly #store: SessionStore;
@@ -27,6 +31,10 @@ export class LiveWatcher {
   #cursor: string | null = null;
   #timer: NodeJS.Timeout | null = null;
   #ticking = false;
+  /** A wake came while a tick ran: tick again when it ends. */
+  #again = false;
+  #wakeTimer: NodeJS.Timeout | null = null;
+  #unwatch: (() => void) | null = null;
 
   constructor(store: SessionStore, index: SessionIndex, intervalMs: number) {
     this.#store = store;
@@ -34,17 +42,47 @@ export class LiveWatcher {
     this.#intervalMs = intervalMs;
   }
 
-  /** Starts polling (idempotent). */
+  /** Starts watching and polling (idempotent). */
   start(): void {
     if (this.#timer !== null) return;
-    this.#timer = setInterval(() => void this.tick(), this.#intervalMs);
+    this.#timer = setInterval(() => {
+      // The folder may not have existed at start (a new home): try to watch it again.
+      this.#watch();
+      void this.tick();
+    }, this.#intervalMs);
     this.#timer.unref();
+    this.#watch();
   }
 
-  /** Stops polling. */
+  /** Stops watching and polling. */
   stop(): void {
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
+    if (this.#wakeTimer !== null) clearTimeout(this.#wakeTimer);
+    this.#wakeTimer = null;
+    this.#unwatch?.();
+    this.#unwatch = null;
+  }
+
+  #watch(): void {
+    if (this.#unwatch === null) this.#unwatch = this.#store.watch(() => this.#wake());
+  }
+
+  /**
+   * A log was written: tick soon. The short delay lets a burst of appends (a streamed answer)
+   * share one tick.
+   */
+  #wake(): void {
+    if (this.#ticking) {
+      this.#again = true;
+      return;
+    }
+    if (this.#wakeTimer !== null || this.#timer === null) return;
+    this.#wakeTimer = setTimeout(() => {
+      this.#wakeTimer = null;
+      void this.tick();
+    }, WAKE_DELAY_MS);
+    this.#wakeTimer.unref();
   }
 
   /** Registers a subscriber; returns the function that removes it. */
@@ -55,8 +93,12 @@ export class LiveWatcher {
 
   /** One look at the change feed: sync the index if anything changed, then notify. For tests. */
   async tick(): Promise<LiveChange[]> {
-    if (this.#ticking) return [];
+    if (this.#ticking) {
+      this.#again = true;
+      return [];
+    }
     this.#ticking = true;
+    this.#again = false;
     try {
       const feed = await this.#store.changesSince(this.#cursor);
       this.#cursor = feed.cursor;
@@ -97,13 +139,18 @@ export class LiveWatcher {
       return await this.#publish(changes);
     } finally {
       this.#ticking = false;
+      if (this.#again) {
+        this.#again = false;
+        this.#wake();
+      }
     }
   }
 
   async #publish(changes: LiveChange[]): Promise<LiveChange[]> {
     if (changes.length > 0) {
-      await this.#index.sync();
+      // Streams first (they read the logs, not the index); readers of the index sync it anyway.
       for (const listener of this.#subscribers) listener(changes);
+      await this.#index.sync();
     }
     return changes;
   }
