@@ -250,18 +250,24 @@ describe("ACP agent (in-process)", () => {
     expect(loaded.modes?.currentModeId).toBe("auto");
     expect(loaded.configOptions?.[0]).toMatchObject({ id: "model" });
     const kinds = h.updates.map((notification) => notification.update.sessionUpdate);
+    // usage_update after each model call, as the live turn sent it (one projection of the log).
     expect(kinds).toEqual([
       "user_message_chunk",
+      "usage_update",
       "tool_call",
       "tool_call_update",
       "agent_message_chunk",
+      "usage_update",
       "user_message_chunk",
+      "usage_update",
       "tool_call",
       "tool_call_update",
       "agent_message_chunk",
+      "usage_update",
       "compaction_update",
       "user_message_chunk",
       "agent_message_chunk",
+      "usage_update",
       "session_info_update",
       "available_commands_update",
     ]);

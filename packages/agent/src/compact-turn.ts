@@ -48,6 +48,7 @@ export async function compactTurn(context: TurnContext, options: CompactOptions)
     replaces,
     toolsDigest([]),
     undefined,
+    "compaction",
   );
   addUsage(options.total, response.usage);
   const summary = response.items

@@ -3,6 +3,7 @@ export {
   createApprovalBroker,
   type PendingApproval,
 } from "./approval-broker";
+export { describeToolCall, type ToolCallDescription } from "./call-description";
 export { COMPACTION_INSTRUCTIONS, estimateTokens, selectCompaction } from "./compaction";
 export {
   type AgentConfig,

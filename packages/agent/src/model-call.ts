@@ -21,8 +21,9 @@ async function cancelledCall(
 
 /**
  * One recorded model call: `model/request` (digests, `inputItems`), one `assistant/chunk` per
- * streamed delta (`index` 0-based), `model/response` (with `refusal` when the model declined). `onText` marks text the person sees (the
- * answer, not a compaction summary).
+ * streamed delta (`index` 0-based), `model/response` (with `refusal` when the model declined).
+ * `onText` marks text the person sees (the answer); a compaction's call has no `onText` and is
+ * logged with `purpose: "compaction"`, so a projection of the log does not show its text either.
  *
  * @returns the final response part.
  * @throws RunCancelled when the run was cancelled; the provider's error after recording it.
@@ -34,6 +35,7 @@ export async function recordedModelCall(
   inputItems: number[],
   digestTools: string,
   onText: ((requestId: string, text: string) => void) | undefined,
+  purpose?: "compaction",
 ): Promise<{ response: ResponsePart; requestId: string }> {
   const { runId, write, signal } = context;
   const requestId = uuidv7();
@@ -48,6 +50,7 @@ export async function recordedModelCall(
       toolsDigest: digestTools,
       inputItems,
       toolNames: request.tools.map((tool) => tool.name),
+      ...(purpose === undefined ? {} : { purpose }),
     },
   ]);
   let index = 0;

@@ -1,26 +1,26 @@
-import path from "node:path";
 import type { LlmOutputItem, LlmProvider, LlmRequest } from "@tapedeck/llm";
 import { toolsDigest } from "@tapedeck/llm";
 import {
   type ApprovalPolicy,
   type FunctionCallEvent,
   type Session,
+  type SessionEvent,
   type SessionEventDraft,
   sessionCallId,
   TapedeckError,
   type TurnStatus,
   type Usage,
 } from "@tapedeck/session";
+import { describeToolCall } from "./call-description";
 import { compactTurn } from "./compact-turn";
 import { splitModelId } from "./config";
 import type { InitializedRun } from "./initialize-run";
 import { recordedModelCall } from "./model-call";
 import type { RunEvent, StopReason } from "./run-events";
 import { type KnownSecret, knownSecrets } from "./secrets";
-import { argumentsForDisplay, runToolCalls, UNNAMED_TOOL } from "./tool-calls";
+import { runToolCalls, UNNAMED_TOOL } from "./tool-calls";
 import { toolDefinitions } from "./tool-set";
 import { type AnyAgentTool, DEFAULT_OUTPUT_CAP } from "./tools/agent-tool";
-import { toolTitle } from "./tools/tool-title";
 import {
   type Approver,
   addUsage,
@@ -56,6 +56,12 @@ export interface RunTurnOptions {
   signal?: AbortSignal;
   /** Receives run events, in order. Exceptions thrown here are ignored. */
   onEvent?: (event: RunEvent) => void;
+  /**
+   * Receives each batch of events this turn writes, as committed (seq and ts assigned), in log
+   * order, before the turn goes on; what a surface shows live is projected from these (the same
+   * projection that shows the session on load). Exceptions thrown here are ignored.
+   */
+  onCommit?: (events: readonly SessionEvent[]) => void;
   /** Asked for write/execute tools when the policy is `ask`; without one, such calls are rejected. */
   approve?: Approver;
   /** Tool names the person allowed "always" (shared across runs of one session by the caller). */
@@ -151,7 +157,13 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
       // a surface that fails to render must not break the log
     }
   };
-  const write = serialWriter(writer);
+  const write = serialWriter(writer, (events) => {
+    try {
+      options.onCommit?.(events);
+    } catch {
+      // a surface that fails to render must not break the log
+    }
+  });
   const context: TurnContext = { runId, sessionId, writer, signal, write, emit };
   const fs = options.fs ?? localWorkspaceFs;
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
@@ -248,22 +260,8 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
           (event): event is FunctionCallEvent => event.type === "function_call",
         );
         for (const call of calls_) {
-          const tool = tools.get(call.name);
-          const input = argumentsForDisplay(call.arguments);
-          const safe = tool?.argsSchema.safeParse(input);
-          emit({
-            type: "tool_call",
-            runId,
-            callId: call.callId,
-            name: call.name,
-            input,
-            ...toolTitle(tool !== undefined && safe?.success ? tool.title(safe.data) : call.name),
-            kind: tool?.kind ?? "other",
-            locations:
-              tool !== undefined && safe?.success
-                ? tool.locations(safe.data).map((location) => path.resolve(options.cwd, location))
-                : [],
-          });
+          const { recognised: _, ...description } = describeToolCall(call, tools, options.cwd);
+          emit({ type: "tool_call", runId, callId: call.callId, name: call.name, ...description });
         }
         if (refusal !== undefined) {
           if (refusal !== "") emit({ type: "text_delta", runId, requestId, text: refusal });

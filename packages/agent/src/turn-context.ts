@@ -62,13 +62,21 @@ export class RunCancelled extends TapedeckError {
   }
 }
 
-/** Serializes appends: the writer takes one batch at a time, in call order. */
+/**
+ * Serializes appends: the writer takes one batch at a time, in call order. `onCommit` sees each
+ * batch once written, before the caller's `await` resumes.
+ */
 export function serialWriter(
   writer: SessionWriter,
+  onCommit: (events: SessionEvent[]) => void = () => undefined,
 ): (drafts: SessionEventDraft[]) => Promise<SessionEvent[]> {
   let chain: Promise<unknown> = Promise.resolve();
   return (drafts) => {
-    const next = chain.then(() => writer.append(drafts));
+    const next = chain.then(async () => {
+      const events = await writer.append(drafts);
+      onCommit(events);
+      return events;
+    });
     chain = next.catch(() => undefined);
     return next;
   };

@@ -1,3 +1,11 @@
+export {
+  type AcpProjectionOptions,
+  acpProjection,
+  acpUpdatesOfLog,
+  compactionUpdate,
+  joinTextChunks,
+  visibleStrings,
+} from "./acp-projection";
 export { createHost, type Host, type HostOptions, standardTools } from "./create-host";
 export {
   AmbiguousSessionIdError,

@@ -10,7 +10,7 @@ import {
   type WorkspaceFs,
 } from "@tapedeck/agent";
 import type { LlmProvider } from "@tapedeck/llm";
-import { type ApprovalPolicy, TapedeckError, uuidv7 } from "@tapedeck/session";
+import { type ApprovalPolicy, type SessionEvent, TapedeckError, uuidv7 } from "@tapedeck/session";
 import { defaultWorkspaceId, type SessionStore } from "@tapedeck/session-store";
 import { NoSessionToContinueError, SessionCwdMissingError } from "./errors";
 import type { McpServerConfig } from "./mcp/server-config";
@@ -63,6 +63,11 @@ export interface RunHost {
 /** How a surface takes part in a run: events out, approvals in, cancellation. */
 export interface RunHandlers {
   onEvent?: (event: RunEvent) => void;
+  /**
+   * Each batch of events the run writes, as committed, in log order: a surface projects what it
+   * shows live from these (`acpProjection`), the same projection that shows the session on load.
+   */
+  onCommit?: (events: readonly SessionEvent[]) => void;
   approve?: Approver;
   signal?: AbortSignal;
   /** Tool names allowed "always" (kept across the runs of one session by the surface). */

@@ -128,6 +128,11 @@ export const modelRequestEventSchema = z.looseObject({
   inputItems: z.array(seqSchema),
   /** Names of the tools offered, in order (lets replay tell which tool changed). */
   toolNames: z.array(z.string()).optional(),
+  /**
+   * What the call is for: `compaction` (its text becomes a compaction's summary, never shown as
+   * the agent's words). Absent: an answer (older logs: a call offering no tools was a compaction).
+   */
+  purpose: z.literal("compaction").optional(),
 });
 
 /** A fragment of streamed assistant text. */

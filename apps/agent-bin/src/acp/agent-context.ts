@@ -1,7 +1,12 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { type Host, type McpSettings, SLASH_COMMANDS } from "@tapedeck/host";
+import {
+  type AcpProjectionOptions,
+  type Host,
+  type McpSettings,
+  SLASH_COMMANDS,
+} from "@tapedeck/host";
 import { mcpServersFromAcp } from "./mcp-servers";
 import { SESSION_MODES, type SessionState } from "./session-state";
 
@@ -16,6 +21,22 @@ export interface AgentContext {
   log: (message: string) => void;
   /** The model list, asked of the server once per process (configured default first). */
   models(): Promise<string[]>;
+}
+
+/**
+ * How the host's projection shows this connection's sessions (live turns and `session/load`
+ * alike): the tools of the session's workspace, this client's compaction capability.
+ */
+export function projectionOptions(
+  context: AgentContext,
+  place: { cwd: string; workspaceId: string },
+): AcpProjectionOptions {
+  return {
+    tools: context.host.toolsFor(place),
+    cwd: place.cwd,
+    compactionUpdates: context.clientCapabilities.session?.compaction != null,
+    contextWindow: context.contextWindow,
+  };
 }
 
 /** The open session, or a not-found error that says how to open it. */

@@ -1,11 +1,9 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import type { AnyAgentTool, ApprovalRequest, RunEvent, WorkspaceFs } from "@tapedeck/agent";
-import { type McpConnector, titleOfPrompt } from "@tapedeck/host";
-import type { ApprovalDecision } from "@tapedeck/session";
-import { type AgentContext, advertiseCommands } from "./agent-context";
-import { compactionUpdate } from "./replay-updates";
+import type { ApprovalRequest, RunEvent, WorkspaceFs } from "@tapedeck/agent";
+import { acpProjection, type McpConnector, titleOfPrompt, visibleStrings } from "@tapedeck/host";
+import type { ApprovalDecision, SessionEvent } from "@tapedeck/session";
+import { type AgentContext, advertiseCommands, projectionOptions } from "./agent-context";
 import type { SessionState } from "./session-state";
-import { toolCallFields, visibleStrings } from "./tool-updates";
 
 /** The prompt's content blocks as the user message text. */
 export function promptText(blocks: readonly acp.ContentBlock[]): string {
@@ -65,8 +63,7 @@ export async function promptTurn(
     model: state.model,
     ...(state.mcpServers === undefined ? {} : { mcpServers: state.mcpServers }),
   });
-  const tools = new Map(context.host.toolsFor(prepared).map((tool) => [tool.name, tool] as const));
-  const onEvent = liveUpdates(context, state, tools, send);
+  const live = liveUpdates(context, prepared, send);
   if (!prepared.resumed && prepared.command === undefined) {
     const title = titleOfPrompt(input);
     if (title !== undefined) send({ sessionUpdate: "session_info_update", title });
@@ -75,7 +72,7 @@ export async function promptTurn(
   const result = await prepared.run({
     connectMcp: mcpConnector(context, state, send),
     signal: controller.signal,
-    onEvent,
+    ...live,
     approve: permissionAsker(state, client, () => chain),
     alwaysAllowed: state.alwaysAllowed,
     ...(fs === undefined ? {} : { fs }),
@@ -131,65 +128,25 @@ function mcpConnector(
   };
 }
 
-/** Run events of a live turn as `session/update`s. */
+/**
+ * A live turn's `session/update`s: the host's projection of each batch the run commits (the
+ * same one `session/load` shows the log with), plus the one status no log event records, a tool
+ * call starting (`in_progress`).
+ */
 function liveUpdates(
   context: AgentContext,
-  state: SessionState,
-  tools: ReadonlyMap<string, AnyAgentTool>,
+  prepared: { cwd: string; workspaceId: string },
   send: (update: acp.SessionUpdate) => void,
 ) {
-  const compaction = context.clientCapabilities.session?.compaction != null;
-  return (event: RunEvent) => {
-    switch (event.type) {
-      case "text_delta":
-        send({
-          sessionUpdate: "agent_message_chunk",
-          content: { type: "text", text: event.text },
-          messageId: event.requestId,
-        });
-        break;
-      case "tool_call":
-        send({
-          sessionUpdate: "tool_call",
-          ...toolCallFields(
-            event.callId,
-            event.name,
-            JSON.stringify(event.input),
-            tools,
-            state.cwd,
-          ),
-          status: "pending",
-        });
-        break;
-      case "tool_started":
-        send({
-          sessionUpdate: "tool_call_update",
-          toolCallId: event.callId,
-          status: "in_progress",
-        });
-        break;
-      case "tool_result":
-        send({
-          sessionUpdate: "tool_call_update",
-          toolCallId: event.callId,
-          status: event.isError ? "failed" : "completed",
-          content: [{ type: "content", content: { type: "text", text: event.output } }],
-          rawOutput: { output: event.output, isError: event.isError },
-        });
-        break;
-      case "compaction":
-        send(compactionUpdate(String(event.seq), event.summary, compaction));
-        break;
-      case "usage":
-        send({
-          sessionUpdate: "usage_update",
-          used: event.usage.inputTokens + event.usage.outputTokens,
-          size: context.contextWindow,
-        });
-        break;
-      default:
-        break;
-    }
+  const project = acpProjection(projectionOptions(context, prepared));
+  return {
+    onCommit: (events: readonly SessionEvent[]) => {
+      for (const event of events) for (const update of project(event)) send(update);
+    },
+    onEvent: (event: RunEvent) => {
+      if (event.type !== "tool_started") return;
+      send({ sessionUpdate: "tool_call_update", toolCallId: event.callId, status: "in_progress" });
+    },
   };
 }
 

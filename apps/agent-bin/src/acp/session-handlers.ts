@@ -1,6 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { DEFAULT_SYSTEM_PROMPT } from "@tapedeck/agent";
-import { lastTurnSettings, sessionTitle } from "@tapedeck/host";
+import { acpUpdatesOfLog, lastTurnSettings, sessionTitle } from "@tapedeck/host";
 import { parseModelId } from "@tapedeck/llm";
 import { uuidv7 } from "@tapedeck/session";
 import {
@@ -9,12 +9,12 @@ import {
   checkCwd,
   closeMcp,
   isDirectory,
+  projectionOptions,
   register,
   sessionSettings,
   stateOf,
   useMcp,
 } from "./agent-context";
-import { replayUpdates } from "./replay-updates";
 import { isMode, type SessionState } from "./session-state";
 
 const PAGE_SIZE = 50;
@@ -66,19 +66,14 @@ export async function loadSession(
   client: Client,
 ) {
   const { session, state } = await openStored(context, params.sessionId, params.cwd);
-  const tools = context.host.toolsFor({
-    cwd: state.cwd,
-    workspaceId: session.header.workspaceId,
-  });
-  const compaction = context.clientCapabilities.session?.compaction != null;
+  const updates = acpUpdatesOfLog(
+    session.events,
+    projectionOptions(context, { cwd: state.cwd, workspaceId: session.header.workspaceId }),
+  );
   // Notifications are written in call order; waiting for each before the next would only add a
   // round of the event loop per update (a 10,000-event load sends thousands).
   const sent: Promise<void>[] = [];
-  for (const update of replayUpdates(session, {
-    tools,
-    cwd: state.cwd,
-    compactionUpdates: compaction,
-  })) {
+  for (const update of updates) {
     sent.push(
       client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update }),
     );
