@@ -22,9 +22,9 @@ function modelCall(
     inputItems: [],
     ...extra,
   });
-  chunks.forEach((text, index) =>
-    log.push({ type: "assistant/chunk", runId, requestId, index, delta: { text } }),
-  );
+  for (const [index, text] of chunks.entries()) {
+    log.push({ type: "assistant/chunk", runId, requestId, index, delta: { text } });
+  }
   log.push({
     type: "model/response",
     runId,
