@@ -104,6 +104,38 @@ describe("tapedeck with TAPEDECK_INDEX_URL", () => {
     expect(exported.stdout.trim().split("\n")).toHaveLength(1 + 7 + child.events.length);
   });
 
+  it("a session continued differently on two machines: the second push says it made a fork", async () => {
+    const database = await createTestDatabase(inject("postgresUrl"));
+    cleanups.push(() => database.drop());
+    const laptop = await machine();
+    const runner = await machine();
+    const id = "0193b6e2-7c1a-7d3e-9f00-0000000000d4";
+    const continued = (next: string, runId: string) =>
+      eventLogBuilder({ sessionId: id, cwd: "/work/shared", start: new Date(0) })
+        .turn({ runId: "shared" })
+        .user("plan the migration")
+        .assistant("three steps")
+        .end()
+        .turn({ runId })
+        .user(next)
+        .assistant("ok")
+        .end();
+    const file = (home: string) => path.join(home, "sessions", `${id}.jsonl`);
+    await writeFile(file(laptop.home), continued("use a shadow table", "laptop").jsonl());
+    await writeFile(file(runner.home), continued("take the downtime", "runner").jsonl());
+    expect((await cli(laptop, database.url)(["index"])).stderr).toBe("");
+    const pushed = await cli(runner, database.url)(["index"]);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    expect(pushed.stderr).toMatch(
+      new RegExp(
+        `^Session ${id} was continued differently here and on .+ \\(the events differ from seq 5 on\\): this machine's continuation is in the team index as [0-9a-f-]{36}, a fork of ${id} at seq 4\\.\n$`,
+      ),
+    );
+    const everyone = await cli(runner, database.url)(["sessions", "list", "--all"]);
+    expect(everyone.stdout).toContain("plan the migration");
+    expect(everyone.stdout).toContain("take the downtime");
+  });
+
   it("says in one sentence that the team index cannot be reached", async () => {
     const laptop = await machine();
     const port = await freePort();

@@ -114,6 +114,11 @@ async function teamIndexCommand(
   io.stdout.write(
     `Pushed ${host.store.home} to the team index ${team.where} in ${Date.now() - started} ms: ${report.sessionsAdded} added, ${report.sessionsUpdated} updated, ${report.sessionsRemoved} removed, ${report.eventsPushed} events (${report.bytesPushed} bytes).\n`,
   );
+  for (const fork of report.diverged) {
+    io.stderr.write(
+      `Session ${fork.sessionId} was continued differently here and on ${fork.host} (the events differ from seq ${fork.seq} on): this machine's continuation is in the team index as ${fork.storedAs}, a fork of ${fork.sessionId} at seq ${fork.seq - 1}.\n`,
+    );
+  }
   if (report.conflicts.length > 0) {
     io.stderr.write(
       `${report.conflicts.length} session(s) not pushed: the team index holds a different log under the same id (${report.conflicts.slice(0, 3).join(", ")}${report.conflicts.length > 3 ? ", …" : ""}).\n`,

@@ -16,4 +16,11 @@ export {
   type PostgresQueryEngineOptions,
   type WorkspaceCount,
 } from "./postgres-engine";
-export type { HostStats, PushOptions, PushProgress, PushReport, PushStore } from "./push";
+export type {
+  DivergedSession,
+  HostStats,
+  PushOptions,
+  PushProgress,
+  PushReport,
+  PushStore,
+} from "./push";

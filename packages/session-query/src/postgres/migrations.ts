@@ -80,6 +80,12 @@ CREATE TABLE tapedeck_push_cursor (
 );
 `,
   },
+  {
+    // A home whose copy of a session diverged from the stored one (two machines continued it
+    // from the same point) pushes its continuation as a fork: the seq where it diverged.
+    version: 2,
+    sql: "ALTER TABLE tapedeck_push_state ADD COLUMN diverged_at integer",
+  },
 ];
 
 /** The schema version this code writes. */

@@ -7,12 +7,13 @@
  * and this home's progress. A statement's failure surfaces before the commit (a transaction whose
  * statement failed is never committed).
  */
-import { EventLogCorruptError, type SessionEvent, type SessionHeader } from "@tapedeck/session";
+import { EventLogCorruptError, parseEventLine } from "@tapedeck/session";
 import { logOffsetSchema } from "@tapedeck/session-store";
 import type pg from "pg";
 import { IndexValidator } from "../index-validator";
 import { addEvent, type Damage, emptyAggregate, type SessionAggregate, statusOf } from "../summary";
-import { eventText } from "../text";
+import { divergedJob, divergedSessionId } from "./diverge";
+import { EventBatch, Pipeline, Progress } from "./push-batches";
 import type { LogJob, PushContext, PushReport } from "./push-types";
 import { toTsvector } from "./text-search";
 
@@ -23,190 +24,8 @@ interface LockedSession {
   damage_code: string | null;
   damage_message: string | null;
   source: string;
+  host: string;
   inserted: boolean;
-}
-
-/** Statements sent without waiting for their answers; every answer is checked by `drain`. */
-class Pipeline {
-  private pending: Promise<unknown>[] = [];
-  private last: Promise<unknown> = Promise.resolve();
-
-  constructor(private readonly client: pg.PoolClient) {}
-
-  /** Queues a statement: it goes to the server when the previous one is answered. */
-  send(sql: string, params: unknown[]): void {
-    // After a failure nothing more is sent: every later answer is that failure.
-    const answer = this.last.then(() => this.client.query(sql, params));
-    // Checked in order by `wait`/`drain`; until then a failure must not be an unhandled rejection.
-    answer.catch(() => undefined);
-    this.last = answer;
-    this.pending.push(answer);
-  }
-
-  /** Waits until at most `inFlight` statements are unanswered (bounds memory). */
-  async wait(inFlight: number): Promise<void> {
-    while (this.pending.length > inFlight) await this.pending.shift();
-  }
-
-  drain(): Promise<void> {
-    return this.wait(0);
-  }
-}
-
-/** Events of a group of logs waiting to be inserted. */
-class EventBatch {
-  sessions: string[] = [];
-  workspaces: string[] = [];
-  seqs: number[] = [];
-  times: number[] = [];
-  types: string[] = [];
-  roles: (string | null)[] = [];
-  tools: (string | null)[] = [];
-  callIds: (string | null)[] = [];
-  lines: string[] = [];
-  bodies: (string | null)[] = [];
-
-  get size(): number {
-    return this.seqs.length;
-  }
-
-  /** Sends the batch (if any) and starts a new one. */
-  flush(pipeline: Pipeline): void {
-    if (this.size === 0) return;
-    pipeline.send(
-      `INSERT INTO tapedeck_events
-         (session_id, workspace_id, seq, ts_ms, type, role, tool, call_id, line, body)
-       SELECT session_id, workspace_id, seq, ts_ms, type, role, tool, call_id, line, body::tsvector
-       FROM unnest($1::uuid[], $2::text[], $3::int[], $4::bigint[], $5::text[], $6::text[],
-         $7::text[], $8::text[], $9::text[], $10::text[])
-         AS t(session_id, workspace_id, seq, ts_ms, type, role, tool, call_id, line, body)
-       ON CONFLICT (session_id, seq) DO NOTHING`,
-      [
-        this.sessions,
-        this.workspaces,
-        this.seqs,
-        this.times,
-        this.types,
-        this.roles,
-        this.tools,
-        this.callIds,
-        this.lines,
-        this.bodies,
-      ],
-    );
-    this.sessions = [];
-    this.workspaces = [];
-    this.seqs = [];
-    this.times = [];
-    this.types = [];
-    this.roles = [];
-    this.tools = [];
-    this.callIds = [];
-    this.lines = [];
-    this.bodies = [];
-  }
-
-  /** Adds one event's row. */
-  add(
-    sessionId: string,
-    workspaceId: string,
-    event: SessionEvent,
-    ms: number,
-    callTools: Map<string, string>,
-  ): void {
-    let tool: string | null = null;
-    let callId: string | null = null;
-    let role: string | null = null;
-    if (event.type === "function_call") {
-      tool = event.name;
-      callId = event.callId;
-      callTools.set(callId, tool);
-    } else if (event.type === "function_call_output") {
-      callId = event.callId;
-      tool = callTools.get(callId) ?? null;
-    } else if (event.type === "message") {
-      role = event.role;
-    } else if (typeof (event as { callId?: unknown }).callId === "string") {
-      callId = (event as { callId: string }).callId;
-    }
-    this.sessions.push(sessionId);
-    this.workspaces.push(workspaceId);
-    this.seqs.push(event.seq);
-    this.times.push(ms);
-    this.types.push(event.type);
-    this.roles.push(role);
-    this.tools.push(tool);
-    this.callIds.push(callId);
-    this.lines.push(JSON.stringify(event));
-    this.bodies.push(toTsvector(eventText(event)));
-  }
-}
-
-/** Each session's new totals and this home's progress in its file, sent as one statement. */
-class Progress {
-  ids: string[] = [];
-  updated: string[] = [];
-  statuses: string[] = [];
-  aggregates: string[] = [];
-  damageCodes: (string | null)[] = [];
-  damageMessages: (string | null)[] = [];
-  bytes: number[] = [];
-  searches: (string | null)[] = [];
-  setSearch: boolean[] = [];
-  headers: string[] = [];
-  offsets: number[] = [];
-  lines: number[] = [];
-  sizes: number[] = [];
-  inodes: number[] = [];
-  mtimes: number[] = [];
-  lastSeqs: number[] = [];
-
-  send(pipeline: Pipeline, source: string): void {
-    if (this.ids.length === 0) return;
-    pipeline.send(
-      `WITH f AS (
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[],
-           $6::text[], $7::bigint[], $8::text[], $9::boolean[], $10::text[], $11::bigint[],
-           $12::int[], $13::bigint[], $14::numeric[], $15::float8[], $16::int[])
-           AS f(session_id, updated_at, status, aggregate, damage_code, damage_message, bytes,
-             search, set_search, header, file_offset, file_line, file_size, file_ino, file_mtime,
-             last_seq)
-       ), updated AS (
-         UPDATE tapedeck_sessions s SET updated_at = f.updated_at, status = f.status,
-           aggregate = f.aggregate::jsonb, damage_code = f.damage_code,
-           damage_message = f.damage_message, bytes = s.bytes + f.bytes, pushed_at = now(),
-           search = CASE WHEN f.set_search THEN f.search::tsvector ELSE s.search END
-         FROM f WHERE s.session_id = f.session_id
-       )
-       INSERT INTO tapedeck_push_state (source, session_id, header, file_offset, file_line,
-         file_size, file_ino, file_mtime, last_seq)
-       SELECT $17, session_id, header, file_offset, file_line, file_size, file_ino, file_mtime,
-         last_seq FROM f
-       ON CONFLICT (source, session_id) DO UPDATE SET header = EXCLUDED.header,
-         file_offset = EXCLUDED.file_offset, file_line = EXCLUDED.file_line,
-         file_size = EXCLUDED.file_size, file_ino = EXCLUDED.file_ino,
-         file_mtime = EXCLUDED.file_mtime, last_seq = EXCLUDED.last_seq`,
-      [
-        this.ids,
-        this.updated,
-        this.statuses,
-        this.aggregates,
-        this.damageCodes,
-        this.damageMessages,
-        this.bytes,
-        this.searches,
-        this.setSearch,
-        this.headers,
-        this.offsets,
-        this.lines,
-        this.sizes,
-        this.inodes,
-        this.mtimes,
-        this.lastSeqs,
-        source,
-      ],
-    );
-  }
 }
 
 /**
@@ -214,7 +33,7 @@ class Progress {
  * returns them: one round trip. The no-op update is what takes the lock when a row exists.
  */
 async function lockSessions(
-  client: pg.PoolClient,
+  pipeline: Pipeline,
   context: PushContext,
   jobs: readonly LogJob[],
 ): Promise<Map<string, LockedSession>> {
@@ -229,7 +48,7 @@ async function lockSessions(
     aggregates: [] as string[],
     searches: [] as (string | null)[],
   };
-  for (const { header, headerLine } of jobs) {
+  for (const { header, headerText } of jobs) {
     const fresh = emptyAggregate(header);
     columns.ids.push(header.sessionId);
     columns.workspaces.push(header.workspaceId);
@@ -237,11 +56,11 @@ async function lockSessions(
     columns.created.push(header.createdAt);
     columns.parents.push(header.parent?.sessionId ?? null);
     columns.statuses.push(statusOf(fresh, false));
-    columns.headers.push(headerLine.text);
+    columns.headers.push(headerText);
     columns.aggregates.push(JSON.stringify(fresh));
     columns.searches.push(toTsvector(`\n${header.cwd}`));
   }
-  const { rows } = await client.query<LockedSession>(
+  const { rows } = await pipeline.query<LockedSession>(
     `INSERT INTO tapedeck_sessions (session_id, workspace_id, cwd, created_at, updated_at,
        parent_id, status, header, aggregate, search, host, source)
      SELECT id, workspace_id, cwd, created_at, created_at, parent_id, status, header,
@@ -251,7 +70,7 @@ async function lockSessions(
        AS t(id, workspace_id, cwd, created_at, parent_id, status, header, aggregate, search, n)
      ORDER BY n
      ON CONFLICT (session_id) DO UPDATE SET session_id = EXCLUDED.session_id
-     RETURNING session_id, header, aggregate, damage_code, damage_message, source,
+     RETURNING session_id, header, aggregate, damage_code, damage_message, source, host,
        (xmax = 0) AS inserted`,
     [
       columns.ids,
@@ -282,18 +101,32 @@ export async function pushGroup(
   jobs: readonly LogJob[],
   reset = false,
 ): Promise<void> {
-  const locked = await lockSessions(client, context, jobs);
   const pipeline = new Pipeline(client);
-  const batch = new EventBatch();
-  const progress = new Progress();
+  const writer = { pipeline, batch: new EventBatch(), progress: new Progress() };
   try {
+    const locked = await lockSessions(pipeline, context, jobs);
     for (const job of jobs) {
-      const row = locked.get(job.header.sessionId);
-      if (row === undefined) continue;
-      await pushLogEvents(context, report, { pipeline, batch, progress }, job, row, reset);
+      let next: LogJob | null = job;
+      let row = locked.get(job.header.sessionId);
+      let restart = reset;
+      while (next !== null && row !== undefined) {
+        const then: LogJob | null = await pushLogEvents(
+          context,
+          report,
+          writer,
+          next,
+          row,
+          restart,
+        );
+        restart = false;
+        next = then;
+        // A divergence fork (or the log again from its start): its row locked after the group's.
+        if (then !== null)
+          row = (await lockSessions(pipeline, context, [then])).get(then.header.sessionId);
+      }
     }
-    batch.flush(pipeline);
-    progress.send(pipeline, context.source);
+    writer.batch.flush(pipeline);
+    writer.progress.send(pipeline, context.source);
   } finally {
     // Every statement sent is answered before the commit or rollback; the first failure throws.
     await pipeline.drain();
@@ -306,7 +139,18 @@ interface GroupWriter {
   progress: Progress;
 }
 
-/** One log of a group: its new events into the batch, its totals into the progress. */
+/** Whether a stored event line holds the same event as one read here. */
+function sameEvent(stored: string | undefined, json: string): boolean {
+  if (stored === undefined) return false;
+  return stored === json || JSON.stringify(parseEventLine(stored)) === json;
+}
+
+/**
+ * One log of a group: its new events into the batch, its totals into the progress. Returns what
+ * to push next in this transaction: the fork holding this home's continuation when it diverges
+ * from the stored session, or the log compared again from its start when its fork is dropped
+ * (the log was replaced); else `null`.
+ */
 async function pushLogEvents(
   context: PushContext,
   report: PushReport,
@@ -314,8 +158,8 @@ async function pushLogEvents(
   job: LogJob,
   row: LockedSession,
   forceReset: boolean,
-): Promise<void> {
-  const { header, headerLine, file } = job;
+): Promise<LogJob | null> {
+  const { header, file, local } = job;
   const { pipeline, batch, progress } = writer;
   let state = forceReset ? undefined : job.state;
   const sessionId = header.sessionId;
@@ -325,18 +169,27 @@ async function pushLogEvents(
     (state !== undefined &&
       (Number(state.file_ino) !== file.ino ||
         file.size < Number(state.file_offset) ||
-        state.header !== headerLine.text));
-  if (row.header !== headerLine.text || replaced) {
+        state.header !== local.headerText));
+  if (row.header !== job.headerText || replaced) {
     if (row.source !== context.source) {
-      report.conflicts.push(sessionId);
-      return;
+      report.conflicts.push(local.sessionId);
+      return null;
+    }
+    if (job.state?.diverged_at != null) {
+      // This home's diverged log was replaced: its fork goes, the log is compared again.
+      pipeline.send("DELETE FROM tapedeck_sessions WHERE session_id = $1", [sessionId]);
+      pipeline.send("DELETE FROM tapedeck_push_state WHERE source = $1 AND session_id = $2", [
+        context.source,
+        local.sessionId,
+      ]);
+      return { ...job, header: local.header, headerText: local.headerText, state: undefined };
     }
     // This home's log was replaced: its rows start over.
     pipeline.send("DELETE FROM tapedeck_events WHERE session_id = $1", [sessionId]);
     pipeline.send(
       `UPDATE tapedeck_sessions SET header = $2, aggregate = $3, damage_code = NULL,
          damage_message = NULL, bytes = 0 WHERE session_id = $1`,
-      [sessionId, headerLine.text, fresh],
+      [sessionId, job.headerText, fresh],
     );
     row.aggregate = structuredClone(fresh);
     row.damage_code = null;
@@ -344,14 +197,24 @@ async function pushLogEvents(
     state = undefined;
   }
   const aggregate = row.aggregate;
-  // Events another home already stored (a copied session pushed from two homes) are skipped.
-  const skipUpTo =
-    aggregate.eventCount > 0 && (state === undefined || aggregate.lastSeq > state.last_seq)
+  // The last seq this home pushed; the index may hold more, from other homes with a copy.
+  let ownLast = state?.last_seq ?? header.parent?.seq ?? 0;
+  const compareUpTo =
+    aggregate.eventCount > 0 && aggregate.lastSeq > ownLast
       ? aggregate.lastSeq
       : Number.NEGATIVE_INFINITY;
+  let stored = new Map<number, string>();
+  if (compareUpTo > ownLast) {
+    // Events another home stored after ours: ours are compared with them, not stored twice.
+    const { rows } = await pipeline.query<{ seq: number; line: string }>(
+      "SELECT seq, line FROM tapedeck_events WHERE session_id = $1 AND seq > $2 AND seq <= $3",
+      [sessionId, ownLast, compareUpTo],
+    );
+    stored = new Map(rows.map((stored) => [stored.seq, stored.line]));
+  }
   const validator = IndexValidator.resume(header, aggregate, row);
   const promptBefore = aggregate.firstPrompt;
-  let offset = state === undefined ? headerLine.end : Number(state.file_offset);
+  let offset = state === undefined ? local.eventsStart : Number(state.file_offset);
   let line = state === undefined ? 2 : state.file_line;
   let lastMs = Date.parse(aggregate.lastEventAt ?? header.createdAt) || 0;
   let count = 0;
@@ -360,15 +223,26 @@ async function pushLogEvents(
   const compactions: { seq: number; replaces: number[] }[] = [];
   let unresolvedOutputs = false;
   let tornTail: Damage | null = null;
+  let diverged: { seq: number; offset: number; line: number } | null = null;
   try {
-    for await (const read of context.store.read(sessionId, {
+    for await (const read of context.store.read(local.sessionId, {
       fromOffset: logOffsetSchema.parse(offset),
       fromLine: line,
     })) {
       const { event } = read;
+      if (event.seq <= compareUpTo) {
+        if (!sameEvent(stored.get(event.seq), JSON.stringify(event))) {
+          diverged = { seq: event.seq, offset: read.offset, line: read.line };
+          break;
+        }
+        offset = read.end;
+        line = read.line + 1;
+        ownLast = event.seq;
+        continue;
+      }
       offset = read.end;
       line = read.line + 1;
-      if (event.seq <= skipUpTo) continue;
+      ownLast = event.seq;
       validator.check(event, { line: read.line, offset: read.offset });
       addEvent(aggregate, event);
       const ms = Date.parse(event.ts);
@@ -393,6 +267,26 @@ async function pushLogEvents(
     if (error.code === "TORN_TAIL") tornTail = { code: error.code, message: error.message };
     else validator.damage ??= { code: error.code, message: error.message };
   }
+  if (diverged !== null) {
+    // Seqs before the divergence are all compared, never stored: nothing of this log was added.
+    report.diverged.push({
+      sessionId: local.sessionId,
+      seq: diverged.seq,
+      storedAs: divergedSessionId(local.sessionId, context.source, diverged.seq),
+      host: row.host,
+    });
+    return divergedJob(job, local.header, context.source, {
+      session_id: local.sessionId,
+      header: local.headerText,
+      file_offset: String(diverged.offset),
+      file_line: diverged.line,
+      file_size: String(file.size),
+      file_ino: String(file.ino),
+      file_mtime: file.mtime,
+      last_seq: diverged.seq - 1,
+      diverged_at: diverged.seq,
+    });
+  }
   if (compactions.length > 0 || unresolvedOutputs) batch.flush(pipeline);
   for (const compaction of compactions) {
     pipeline.send(
@@ -411,40 +305,41 @@ async function pushLogEvents(
     );
   }
   const damage = validator.damage ?? tornTail;
-  const search = aggregate.firstPrompt !== promptBefore;
   addProgress(progress, {
-    header,
-    headerText: headerLine.text,
+    job,
     aggregate,
     damage,
     bytes,
-    search,
+    search: aggregate.firstPrompt !== promptBefore,
     offset,
     line,
-    file: job.file,
+    ownLast,
   });
   if (row.inserted) report.sessionsAdded += 1;
   else if (count > 0) report.sessionsUpdated += 1;
   report.eventsPushed += count;
   report.bytesPushed += bytes;
+  return null;
 }
 
 function addProgress(
   progress: Progress,
   log: {
-    header: SessionHeader;
-    headerText: string;
+    job: LogJob;
     aggregate: SessionAggregate;
     damage: Damage | null;
     bytes: number;
     search: boolean;
     offset: number;
     line: number;
-    file: LogJob["file"];
+    ownLast: number;
   },
 ): void {
-  const { header, aggregate, damage } = log;
+  const { job, aggregate, damage } = log;
+  const { header } = job;
   progress.ids.push(header.sessionId);
+  progress.localIds.push(job.local.sessionId);
+  progress.divergedAt.push(job.state?.diverged_at ?? null);
   progress.updated.push(aggregate.lastEventAt ?? header.createdAt);
   progress.statuses.push(statusOf(aggregate, damage !== null));
   progress.aggregates.push(JSON.stringify(aggregate));
@@ -455,11 +350,11 @@ function addProgress(
     log.search ? toTsvector(`${aggregate.firstPrompt ?? ""}\n${header.cwd}`) : null,
   );
   progress.setSearch.push(log.search);
-  progress.headers.push(log.headerText);
+  progress.headers.push(job.local.headerText);
   progress.offsets.push(log.offset);
   progress.lines.push(log.line);
-  progress.sizes.push(log.file.size);
-  progress.inodes.push(log.file.ino);
-  progress.mtimes.push(log.file.mtime);
-  progress.lastSeqs.push(aggregate.lastSeq);
+  progress.sizes.push(job.file.size);
+  progress.inodes.push(job.file.ino);
+  progress.mtimes.push(job.file.mtime);
+  progress.lastSeqs.push(log.ownLast);
 }

@@ -46,6 +46,23 @@ export interface PushReport {
    * pushed from another home).
    */
   conflicts: string[];
+  /**
+   * Sessions whose copy in this home diverged from the one stored (another machine pushed
+   * different events from the same seq on): this home's continuation is stored as `storedAs`, a
+   * fork of `sessionId` at `seq - 1`. Listed on the push that made the fork.
+   */
+  diverged: DivergedSession[];
+}
+
+/** A session this home continued differently from another machine. */
+export interface DivergedSession {
+  sessionId: string;
+  /** The first seq whose event differs. */
+  seq: number;
+  /** The fork holding this home's events from `seq` on. */
+  storedAs: string;
+  /** The host that pushed the stored session. */
+  host: string;
 }
 
 /** One row of `tapedeck index --stats`. */
@@ -66,7 +83,10 @@ export interface PushState {
   file_size: string;
   file_ino: string;
   file_mtime: number;
+  /** The last seq this home had pushed from the file (its own, not another machine's). */
   last_seq: number;
+  /** Set when this home's copy diverged: its events from this seq on are a fork. */
+  diverged_at: number | null;
 }
 
 /** What identifies a version of a log file. */
@@ -87,8 +107,12 @@ export interface PushContext {
 
 /** A log with something to push. */
 export interface LogJob {
+  /** The session row the events go to: the log's own header, or a divergence fork's. */
   header: SessionHeader;
-  headerLine: { text: string; end: number };
+  /** The stored header text of that row. */
+  headerText: string;
+  /** The log: its id in this home, its header line as written, where the events begin. */
+  local: { sessionId: string; header: SessionHeader; headerText: string; eventsStart: number };
   file: FileState;
   state: PushState | undefined;
 }

@@ -13,6 +13,7 @@ import { hostname } from "node:os";
 import { SessionNotFoundError } from "@tapedeck/session";
 import { InvalidOffsetError, type LogEntry } from "@tapedeck/session-store";
 import type { Connection } from "./connection";
+import { divergedJob, divergedSessionId } from "./diverge";
 import { pushGroup } from "./push-group";
 import type {
   FileState,
@@ -25,6 +26,7 @@ import type {
 } from "./push-types";
 
 export type {
+  DivergedSession,
   HostStats,
   PushOptions,
   PushProgress,
@@ -47,13 +49,17 @@ export async function pushStore(
     eventsPushed: 0,
     bytesPushed: 0,
     conflicts: [],
+    diverged: [],
   };
   const work = await planPush(db, store, source, options);
   for (const state of work.removed) {
+    const stored = work.states.get(state)?.diverged_at;
+    // This home's rows: the session, or the fork its diverged copy was pushed as.
+    const ids = [state, ...(stored == null ? [] : [divergedSessionId(state, source, stored)])];
     await db.transaction(async (client) => {
       const removed = await client.query(
-        "DELETE FROM tapedeck_sessions WHERE session_id = $1 AND source = $2",
-        [state, source],
+        "DELETE FROM tapedeck_sessions WHERE session_id = ANY($1::uuid[]) AND source = $2",
+        [ids, source],
       );
       await client.query("DELETE FROM tapedeck_push_state WHERE session_id = $1 AND source = $2", [
         state,
@@ -70,7 +76,7 @@ export async function pushStore(
     batchSize: options.batchSize ?? 1000,
   };
   const jobs = work.logs
-    .map(({ sessionId, entry }) => changedLog(sessionId, entry, work.states.get(sessionId)))
+    .map(({ sessionId, entry }) => changedLog(sessionId, entry, source, work.states.get(sessionId)))
     .filter((job): job is LogJob => job !== null);
   let done = 0;
   for (let next = 0; next < jobs.length; ) {
@@ -202,7 +208,12 @@ const maxSessionsPerTransaction = 100;
 const maxBytesPerTransaction = 8 << 20;
 
 /** The job for a log that changed since this home's last push, else `null`. */
-function changedLog(sessionId: string, entry: LogEntry | null, state?: PushState): LogJob | null {
+function changedLog(
+  sessionId: string,
+  entry: LogEntry | null,
+  source: string,
+  state?: PushState,
+): LogJob | null {
   // A log without a readable header cannot be placed in a workspace: left out, as everywhere.
   if (entry === null || entry.header === undefined || entry.header.sessionId !== sessionId) {
     return null;
@@ -216,12 +227,21 @@ function changedLog(sessionId: string, entry: LogEntry | null, state?: PushState
   ) {
     return null;
   }
-  return {
+  const job: LogJob = {
     header: entry.header,
-    headerLine: { text: entry.headerText, end: entry.headerEnd as number },
+    headerText: entry.headerText,
+    local: {
+      sessionId,
+      header: entry.header,
+      headerText: entry.headerText,
+      eventsStart: entry.headerEnd as number,
+    },
     file,
     state,
   };
+  return state?.diverged_at == null
+    ? job
+    : divergedJob(job, entry.header, source, { ...state, diverged_at: state.diverged_at });
 }
 
 /** Errors after which a log is pushed again on its own (the file changed under the reader). */
@@ -237,6 +257,7 @@ function emptyReport(): PushReport {
     eventsPushed: 0,
     bytesPushed: 0,
     conflicts: [],
+    diverged: [],
   };
 }
 
@@ -247,6 +268,7 @@ function mergeReport(into: PushReport, from: PushReport): void {
   into.eventsPushed += from.eventsPushed;
   into.bytesPushed += from.bytesPushed;
   into.conflicts.push(...from.conflicts);
+  into.diverged.push(...from.diverged);
 }
 
 /** Pushes one log in its own transaction; a log rewritten in place starts over. */
