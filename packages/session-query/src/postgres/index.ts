@@ -23,4 +23,4 @@ export type {
   PushProgress,
   PushReport,
   PushStore,
-} from "./push";
+} from "./push-types";

@@ -41,13 +41,8 @@ import { buildLineage, traceSessionEvent } from "../trace";
 import { type Connection, openConnection, type PostgresConnectionOptions } from "./connection";
 import { describeDriverError } from "./errors";
 import { migrate } from "./migrations";
-import {
-  type HostStats,
-  type PushOptions,
-  type PushReport,
-  type PushStore,
-  pushStore,
-} from "./push";
+import { pushStore } from "./push";
+import type { HostStats, PushOptions, PushReport, PushStore } from "./push-types";
 import { toTsquery } from "./text-search";
 
 /** Options of {@link createPostgresQueryEngine}: `{ url }` or `{ pool }`. */

@@ -25,15 +25,6 @@ import type {
   PushStore,
 } from "./push-types";
 
-export type {
-  DivergedSession,
-  HostStats,
-  PushOptions,
-  PushProgress,
-  PushReport,
-  PushStore,
-} from "./push-types";
-
 /** Pushes every log of `store` that changed since this home's last push. */
 export async function pushStore(
   db: Connection,
