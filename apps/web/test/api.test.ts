@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { type ScriptStep, scriptedProvider } from "@tapedeck/agent/testing";
 import { replayLogText } from "@tapedeck/session";
 import { eventLogBuilder } from "@tapedeck/session/testing";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
@@ -13,7 +14,6 @@ import {
   startServer,
   type WebApp,
 } from "../src/server/index";
-import { type ScriptedCall, scriptedProvider, textAnswer, toolCall } from "./scripted-provider";
 import { type SeededHome, seedHome } from "./seed";
 import { readSse, type SseMessage } from "./sse";
 
@@ -21,8 +21,8 @@ let seeded: SeededHome;
 let store: SessionStore;
 let web: WebApp;
 
-function makeApp(calls: readonly ScriptedCall[] = [], extra: { token?: string } = {}) {
-  const provider = scriptedProvider(calls);
+function makeApp(calls: readonly ScriptStep[] = [], extra: { token?: string } = {}) {
+  const provider = scriptedProvider([...calls]);
   web = createApp({
     store,
     index: createMemoryIndex(store),
@@ -45,8 +45,9 @@ async function collect(response: Response): Promise<SseMessage[]> {
   return events;
 }
 
-function sessionFiles(): string[] {
-  return readdirSync(path.join(seeded.home, "sessions")).filter((name) => name.endsWith(".jsonl"));
+/** The sessions of the home, as the store lists them. */
+function sessionIds(): Promise<string[]> {
+  return store.sessionIds();
 }
 
 beforeEach(() => {
@@ -109,7 +110,7 @@ describe("sessions API", () => {
   });
 
   it("leaves token chunks out of a session unless asked, with their text per request", async () => {
-    const { app } = makeApp([textAnswer("Hel", "lo")]);
+    const { app } = makeApp([{ text: "Hello", chunks: 2 }]);
     const events = await collect(
       await app.request("/api/agent/stream", json({ input: "hi", policy: "auto" })),
     );
@@ -339,8 +340,8 @@ describe("token rule", () => {
 
 describe("agent API", () => {
   it("streams a new run with run_started first and run_finished last", async () => {
-    const { app } = makeApp([textAnswer("Hello", " there")]);
-    const before = sessionFiles().length;
+    const { app } = makeApp([{ text: "Hello there" }]);
+    const before = (await sessionIds()).length;
     const response = await app.request(
       "/api/agent/stream",
       json({ input: "Say hello", policy: "auto" }),
@@ -353,13 +354,13 @@ describe("agent API", () => {
     expect(started).toMatchObject({ resumed: false, policy: { approval: "auto" } });
     const text = events.filter((e) => e.event === "text_delta").map((e) => JSON.parse(e.data).text);
     expect(text.join("")).toBe("Hello there");
-    expect(sessionFiles().length).toBe(before + 1);
+    expect((await sessionIds()).length).toBe(before + 1);
     const session = await store.readSession(started.sessionId);
     expect(session.events.at(-1)).toMatchObject({ type: "turn/end", status: "completed" });
   });
 
   it("offers the model the same tools as the CLI and editors, session_query included", async () => {
-    const { app, provider } = makeApp([textAnswer("Hi.")]);
+    const { app, provider } = makeApp([{ text: "Hi." }]);
     await collect(await app.request("/api/agent/stream", json({ input: "Which tools?" })));
     const names = provider.requests[0]?.tools.map((tool) => tool.name);
     expect(names).toContain("session_query");
@@ -367,7 +368,7 @@ describe("agent API", () => {
   });
 
   it("continues a session: resumed run, same sessionId, both turns sent to the model", async () => {
-    const { app, provider } = makeApp([textAnswer("Still the kettle.")]);
+    const { app, provider } = makeApp([{ text: "Still the kettle." }]);
     const events = await collect(
       await app.request(
         "/api/agent/stream",
@@ -384,7 +385,7 @@ describe("agent API", () => {
   });
 
   it("forks and runs in the child with forkFrom, leaving the parent untouched", async () => {
-    const { app } = makeApp([textAnswer("From the fork.")]);
+    const { app } = makeApp([{ text: "From the fork." }]);
     const before = (await store.readSession(seeded.english)).lastSeq;
     const events = await collect(
       await app.request(
@@ -404,8 +405,8 @@ describe("agent API", () => {
   });
 
   it("answers an unknown sessionId with one SSE error and creates nothing", async () => {
-    const { app } = makeApp([textAnswer("never")]);
-    const before = sessionFiles();
+    const { app } = makeApp([{ text: "never" }]);
+    const before = await sessionIds();
     const events = await collect(
       await app.request(
         "/api/agent/stream",
@@ -414,11 +415,11 @@ describe("agent API", () => {
     );
     expect(events.map((e) => e.event)).toEqual(["error"]);
     expect(JSON.parse(events[0]?.data ?? "{}").code).toBe("SESSION_NOT_FOUND");
-    expect(sessionFiles()).toEqual(before);
+    expect(await sessionIds()).toEqual(before);
   });
 
   it("answers 409 for a session another writer holds", async () => {
-    const { app } = makeApp([textAnswer("never")]);
+    const { app } = makeApp([{ text: "never" }]);
     const writer = await store.openWriter(seeded.chinese);
     try {
       const response = await app.request(
@@ -434,8 +435,16 @@ describe("agent API", () => {
 
   it("asks for approval, runs the tool once approved, then finishes", async () => {
     const { app } = makeApp([
-      toolCall("call_w1", "write_file", { path: "notes.txt", content: "hi" }),
-      textAnswer("Wrote notes.txt"),
+      {
+        calls: [
+          {
+            callId: "call_w1",
+            name: "write_file",
+            arguments: { path: "notes.txt", content: "hi" },
+          },
+        ],
+      },
+      { text: "Wrote notes.txt" },
     ]);
     const response = await app.request(
       "/api/agent/stream",
@@ -475,7 +484,7 @@ describe("agent API", () => {
   });
 
   it("cancels a run in progress", async () => {
-    const { app } = makeApp(["hang"]);
+    const { app } = makeApp([{ hang: true, text: "Thinking" }]);
     const response = await app.request("/api/agent/stream", json({ input: "think hard" }));
     if (response.body === null) throw new Error("no body");
     let finished: { status: string } | undefined;
@@ -532,15 +541,15 @@ describe("agent API", () => {
   });
 
   it("POST /api/agent ignores a sessionId (stateless) instead of answering 400", async () => {
-    const { app } = makeApp([textAnswer("4")]);
-    const before = sessionFiles();
+    const { app } = makeApp([{ text: "4" }]);
+    const before = await sessionIds();
     const response = await app.request(
       "/api/agent",
       json({ input: "2+2?", sessionId: seeded.english }),
     );
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ text: "4" });
-    expect(sessionFiles()).toEqual(before);
+    expect(await sessionIds()).toEqual(before);
   });
 
   it("session lists carry short ids unique in the home", async () => {
@@ -555,11 +564,11 @@ describe("agent API", () => {
   });
 
   it("answers one stateless prompt without creating a session", async () => {
-    const { app } = makeApp([textAnswer("4")]);
-    const before = sessionFiles();
+    const { app } = makeApp([{ text: "4" }]);
+    const before = await sessionIds();
     const response = await app.request("/api/agent", json({ input: "2+2?" }));
     expect(await response.json()).toEqual({ text: "4" });
-    expect(sessionFiles()).toEqual(before);
+    expect(await sessionIds()).toEqual(before);
   });
 });
 
@@ -573,12 +582,12 @@ describe("demo sessions", () => {
       agent: { model: "openai:gpt-4.1-mini", env: {} },
       demoLogs,
     });
-    const before = sessionFiles().length;
+    const before = (await sessionIds()).length;
     expect((await (await web.app.request("/api/config")).json()).demoAvailable).toBe(true);
-    expect(sessionFiles()).toHaveLength(before);
+    expect(await sessionIds()).toHaveLength(before);
     const first = await (await web.app.request("/api/demo", json({}))).json();
     expect(first.added).toHaveLength(DEMO_FIXTURES.length);
-    expect(sessionFiles()).toHaveLength(before + DEMO_FIXTURES.length);
+    expect(await sessionIds()).toHaveLength(before + DEMO_FIXTURES.length);
     const second = await (await web.app.request("/api/demo", json({}))).json();
     expect(second).toEqual({ added: [], skipped: expect.arrayContaining(first.added) });
     const listed = await (await web.app.request("/api/sessions?workspace=demo&limit=50")).json();
@@ -591,7 +600,7 @@ describe("demo sessions", () => {
     const good = eventLogBuilder().turn().user("fine").end().jsonl();
     const bad = eventLogBuilder().turn().user("broken").jsonl().replace('"seq":2', '"seq":5');
     await expect(loadDemoSessions(store, [good, bad])).rejects.toThrow(/SEQ_GAP/);
-    expect(sessionFiles()).toHaveLength(6);
+    expect(await sessionIds()).toHaveLength(6);
     const { app } = makeApp();
     expect((await app.request("/api/demo", json({}))).status).toBe(404);
   });

@@ -2,10 +2,10 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { scriptedProvider } from "@tapedeck/agent/testing";
 import { createSessionStore } from "@tapedeck/session-store";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp, createMemoryIndex, type WebApp } from "../src/server/index";
-import { scriptedProvider } from "./scripted-provider";
 import { readSse, type SseMessage } from "./sse";
 
 const samples = fileURLToPath(

@@ -5,6 +5,7 @@
  */
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
+import { type ScriptStep, scriptedProvider } from "@tapedeck/agent/testing";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -14,7 +15,6 @@ import {
   startServer,
   type WebApp,
 } from "../src/server/index";
-import { type ScriptedCall, scriptedProvider, textAnswer, toolCall } from "./scripted-provider";
 import { type SeededHome, seedHome } from "./seed";
 import { readSse, type SseMessage } from "./sse";
 
@@ -26,12 +26,20 @@ let server: RunningServer;
 /** A real server whose model asks to run a hidden-character command, then answers. */
 async function serve(
   runIdleMs?: number,
-  calls: readonly ScriptedCall[] = [
-    toolCall("call_hidden", "run_command", { command: "echo safe \u202E; 00 peels #\u202C" }),
-    textAnswer("Ran it."),
+  calls: readonly ScriptStep[] = [
+    {
+      calls: [
+        {
+          callId: "call_hidden",
+          name: "run_command",
+          arguments: { command: "echo safe \u202E; 00 peels #\u202C" },
+        },
+      ],
+    },
+    { text: "Ran it." },
   ],
 ): Promise<void> {
-  const provider = scriptedProvider(calls);
+  const provider = scriptedProvider([...calls]);
   web = createApp({
     store,
     index: createMemoryIndex(store),
@@ -263,7 +271,7 @@ describe("slash commands from the composer (read once, by the host)", () => {
   });
 
   it("/compact compacts the session with trigger user instead of sending /compact to the model", async () => {
-    await serve(undefined, [textAnswer("Summary: a kettle README was read.")]);
+    await serve(undefined, [{ text: "Summary: a kettle README was read." }]);
     const events = await readUntil(await post({ input: "/compact", sessionId: seeded.english }));
     expect(events[0]?.event).toBe("run_started");
     expect(events.at(-1)?.event).toBe("run_finished");
