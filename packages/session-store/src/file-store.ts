@@ -20,7 +20,13 @@ import {
 import { catalogEntry, listLogNames, scanFolder, sessionIdOfFileName } from "./catalog";
 import { type ChangeCursor, ChangeJournal, cursorOf, parseChangeCursor } from "./change-journal";
 import { InvalidForkPointError, InvalidOffsetError, SessionHasForksError } from "./errors";
-import { createFileExclusive, faultWriting, fsyncDirectory, hasErrorCode } from "./fs-util";
+import {
+  createFileExclusive,
+  encodeLines,
+  faultWriting,
+  fsyncDirectory,
+  hasErrorCode,
+} from "./fs-util";
 import { acquireLock, type HeldLock, liveLockOwner, releaseLock } from "./lock";
 import { readHeaderLine, replayLog } from "./log-file";
 import { readEvents } from "./read-events";
@@ -186,7 +192,7 @@ class FileSessionStore implements SessionStore {
     return new Date(time).toISOString();
   }
 
-  /** Writes a new log (header + lines) atomically; it never existed before. */
+  /** Writes a new log (header + event lines, JSON text) atomically; it never existed before. */
   private writeNewLog(
     sessionId: string,
     header: SessionHeader,
@@ -194,8 +200,7 @@ class FileSessionStore implements SessionStore {
     durable = true,
   ): void {
     fs.mkdirSync(this.sessionsDir, { recursive: true, mode: 0o700 });
-    // One string, encoded once: no buffer per line and no second copy to concatenate them.
-    const data = Buffer.from(`${JSON.stringify(header)}\n${lines.join("")}`);
+    const data = encodeLines([JSON.stringify(header), ...lines]);
     try {
       createFileExclusive(this.pathOf(sessionId), data, durable);
     } catch (error) {

@@ -121,3 +121,21 @@ export function replaceFile(path: string, data: Uint8Array, mode = 0o600): void 
     throw error;
   }
 }
+
+/**
+ * Lines of text as UTF-8, each followed by "\n", in one buffer: encoded straight into place (no
+ * joined string, no buffer per line, no concatenated copy: a new log of many MB is written once).
+ */
+export function encodeLines(lines: readonly string[]): Buffer {
+  let units = 0;
+  for (const line of lines) units += line.length + 1;
+  // A UTF-16 code unit never takes more than 3 bytes of UTF-8.
+  const buffer = Buffer.allocUnsafe(units * 3);
+  let offset = 0;
+  for (const line of lines) {
+    offset += buffer.write(line, offset);
+    buffer[offset] = 10;
+    offset += 1;
+  }
+  return buffer.subarray(0, offset);
+}

@@ -15,7 +15,8 @@ import type { AppendOptions, Durability, SessionWriter } from "./session-store";
 /**
  * Completes drafts into events (`seq` after `session.lastSeq`, `ts` from `now`), zod-validates
  * each, checks it against `session` and applies it. Returns the events and their serialised
- * lines (strings: a new log is written as one buffer, an append encodes line by line). When a draft is invalid it throws, and the drafts before it stay applied to `session`:
+ * lines (JSON text without the newline: a new log is encoded into one buffer, an append line
+ * by line). When a draft is invalid it throws, and the drafts before it stay applied to `session`:
  * callers that keep the session use {@link rollBack}.
  */
 export function applyDrafts(
@@ -38,7 +39,7 @@ export function applyDrafts(
       const event = parseEvent(completed);
       session.append(event);
       events.push(event);
-      lines.push(`${JSON.stringify(event)}\n`);
+      lines.push(JSON.stringify(event));
     }
   } catch (error) {
     throw EventLogCorruptError.isInstance(error)
@@ -144,7 +145,7 @@ export class FileSessionWriter implements SessionWriter {
       try {
         // One write() per line: a crash leaves whole lines and at most one torn tail.
         for (const line of applied.lines) {
-          const bytes = Buffer.from(line);
+          const bytes = Buffer.from(`${line}\n`);
           writeAll(this.fd, bytes);
           written += bytes.length;
         }
