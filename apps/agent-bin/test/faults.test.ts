@@ -14,12 +14,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function model(...args: Parameters<typeof hostileModel>) {
-  const context = await hostileModel(...args);
-  cleanups.push(context.close);
-  return context;
-}
-
 /** Every file under `dir` whose name says it is temporary. */
 function tempFiles(dir: string): string[] {
   return (readdirSync(dir, { recursive: true }) as string[]).filter((name) =>
@@ -29,7 +23,7 @@ function tempFiles(dir: string): string[] {
 
 /** A home on a 64 KB file system, for a model that answers with `bytes` of text. */
 async function fullHome(bytes: number) {
-  const context = await model(Array(3).fill({ text: "y".repeat(bytes) }));
+  const context = await hostileModel(Array(3).fill({ text: "y".repeat(bytes) }));
   const disk = smallDisk(context.workspace.home, 64 * 1024);
   cleanups.push(() => disk.unmount());
   if (disk.how === "injected") {
@@ -83,7 +77,7 @@ describe("a full disk (the home on a 64 KB tmpfs)", () => {
 });
 
 describe("a model stream that never ends", () => {
-  const stalled = () => model([{ text: "partial answer", stall: true }]);
+  const stalled = () => hostileModel([{ text: "partial answer", stall: true }]);
   const idle = { TAPEDECK_STREAM_IDLE_TIMEOUT_MS: "700" };
 
   it("fails after TAPEDECK_STREAM_IDLE_TIMEOUT_MS with one sentence; answer and error on separate lines", async () => {

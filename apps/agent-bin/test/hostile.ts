@@ -6,6 +6,7 @@ import {
   runCli,
   tempWorkspace,
 } from "@tapedeck/test-harness";
+import { onTestFinished } from "vitest";
 
 /** Options of one CLI run against the hostile model. */
 export interface HostileRunOptions
@@ -17,10 +18,16 @@ export interface HostileRunOptions
 /**
  * A temporary home and workspace and a scripted model server that emits the given responses:
  * the attacker of the security tests. `cli()` runs the real binary against it (killed after 20 s).
+ * Both are removed when the current test finishes (after its `afterEach` hooks), so call it inside
+ * a test.
  */
 export async function hostileModel(responses: readonly ScriptedResponse[]) {
   const workspace = await tempWorkspace();
   const server = await startScriptedServer(responses);
+  onTestFinished(async () => {
+    await server.close();
+    await workspace.cleanup();
+  });
   const baseEnv = binaryEnv(workspace, {
     baseUrl: server.url,
     model: "openai-chat:scripted",
@@ -38,9 +45,5 @@ export async function hostileModel(responses: readonly ScriptedResponse[]) {
     server,
     env: baseEnv,
     cli,
-    async close() {
-      await server.close();
-      await workspace.cleanup();
-    },
   };
 }

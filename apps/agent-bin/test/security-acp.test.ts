@@ -11,7 +11,6 @@ afterEach(async () => {
 
 async function started() {
   const model = await hostileModel([{ text: "should never be asked" }]);
-  cleanups.push(model.close);
   const agent = spawnAcp(model.env, model.workspace.cwd);
   cleanups.push(() => agent.close());
   await agent.agent.request(acp.methods.agent.initialize, {

@@ -10,17 +10,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function attacker(...args: Parameters<typeof hostileModel>) {
-  const context = await hostileModel(...args);
-  cleanups.push(context.close);
-  return context;
-}
-
 describe("approval prompts show exactly what runs (issue #11 item 1)", () => {
   it("CLI: an ESC[2K + CR command is shown with its escapes visible and flagged", async () => {
     const marker = "ANSI_SPOOF_RAN";
     const command = `touch ${marker}\u001b[2K\rRun npm test`;
-    const attack = await attacker([
+    const attack = await hostileModel([
       { toolCalls: [{ name: "run_command", arguments: { command } }] },
       { text: "done" },
     ]);
@@ -37,7 +31,7 @@ describe("approval prompts show exactly what runs (issue #11 item 1)", () => {
   it("CLI: a command longer than 80 characters is shown whole, its tail included", async () => {
     const command = `${"echo harmless && ".repeat(5)}echo ok; touch TAIL_RAN`;
     expect(command.length).toBeGreaterThan(80);
-    const attack = await attacker([
+    const attack = await hostileModel([
       { toolCalls: [{ name: "run_command", arguments: { command } }] },
       { text: "done" },
     ]);
@@ -48,7 +42,7 @@ describe("approval prompts show exactly what runs (issue #11 item 1)", () => {
 
   it("ACP: the permission request's title and rawInput show a bidi override as \\u{202E}", async () => {
     const command = "echo safe \u202E; 00 peels #\u202C";
-    const attack = await attacker([
+    const attack = await hostileModel([
       { toolCalls: [{ name: "run_command", arguments: { command } }] },
       { text: "done" },
     ]);

@@ -2,19 +2,8 @@ import { existsSync } from "node:fs";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { homeLogs } from "@tapedeck/test-harness";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hostileModel } from "./hostile";
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function attacker(...args: Parameters<typeof hostileModel>) {
-  const context = await hostileModel(...args);
-  cleanups.push(context.close);
-  return context;
-}
 
 /** The tool outputs of every session in `home`, in order (the logs read through the store). */
 async function toolOutputs(home: string): Promise<{ output: string; isError: boolean }[]> {
@@ -29,7 +18,7 @@ async function toolOutputs(home: string): Promise<{ output: string; isError: boo
 
 describe("tools a hostile model calls (spawned CLI, scripted model)", () => {
   it("write_file to a dangling symlink pointing outside is refused under --approve (item 2)", async () => {
-    const attack = await attacker([
+    const attack = await hostileModel([
       { toolCalls: [{ name: "write_file", arguments: { path: "dangle", content: "pwned" } }] },
       { text: "done" },
     ]);
@@ -46,7 +35,7 @@ describe("tools a hostile model calls (spawned CLI, scripted model)", () => {
   });
 
   it("with the home inside the workspace, read_file, list_dir and search_files never reach it (item 3)", async () => {
-    const attack = await attacker([
+    const attack = await hostileModel([
       {
         toolCalls: [
           { name: "list_dir", arguments: { path: ".tapedeck/sessions" } },
@@ -76,7 +65,7 @@ describe("tools a hostile model calls (spawned CLI, scripted model)", () => {
   });
 
   it("a catastrophic search pattern does not freeze the CLI: Ctrl-C ends the run within a second (item 4)", async () => {
-    const attack = await attacker([
+    const attack = await hostileModel([
       { toolCalls: [{ name: "search_files", arguments: { pattern: "(a+)+$" } }] },
       { text: "never reached" },
     ]);
@@ -100,7 +89,7 @@ describe("tools a hostile model calls (spawned CLI, scripted model)", () => {
   });
 
   it("secrets never reach a command's environment, the log or the model, /proc/$PPID/environ included (item 5)", async () => {
-    const attack = await attacker([
+    const attack = await hostileModel([
       {
         toolCalls: [
           {
@@ -134,7 +123,7 @@ describe("tools a hostile model calls (spawned CLI, scripted model)", () => {
   });
 
   it("a tool call with an empty name gets an error output and the other calls still run (item 8)", async () => {
-    const attack = await attacker([
+    const attack = await hostileModel([
       {
         toolCalls: [
           { name: "", arguments: "{}" },
