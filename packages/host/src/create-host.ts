@@ -12,6 +12,7 @@ import type { Session } from "@tapedeck/session";
 import { createSessionQueryTool, type SessionQueryEngine } from "@tapedeck/session-query";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
 import { ModelNotConfiguredError } from "./errors";
+import { assertHomeWritable } from "./home-access";
 import { listModels } from "./models";
 import { openSession } from "./open-session";
 import { syncedEngine, type Warn } from "./query-index";
@@ -60,8 +61,18 @@ export interface Host {
   providerFor(model: string): LlmProvider;
   /** The built-in tools working in `cwd` plus `session_query` bound to `workspaceId`. */
   toolsFor(workspace: { cwd: string; workspaceId: string }): AnyAgentTool[];
-  /** See {@link startRun}. */
+  /**
+   * See {@link startRun}.
+   * @throws StorageFaultError ("the Tapedeck home PATH is read-only") before anything else when
+   * the home cannot be written.
+   */
   startRun(options: StartRunOptions): Promise<PreparedRun>;
+  /**
+   * For commands that must write (index, import): throws the `StorageFaultError` "the Tapedeck
+   * home PATH is read-only" when the home cannot be written. Reading commands need not call it:
+   * `engine` answers from the logs on such a home.
+   */
+  assertWritable(): void;
   /** See {@link openSession}. */
   openSession(sessionId: string): Promise<Session>;
   /** A full id or a unique prefix (any short id shown) to the session id. */
@@ -114,7 +125,9 @@ export function createHost(options: HostOptions): Host {
     approvals: createApprovalBroker(),
     providerFor,
     toolsFor,
+    assertWritable: () => assertHomeWritable(store.home),
     startRun: async (run) => {
+      assertHomeWritable(store.home);
       // A session logged on another machine is copied here first (a fork needs its ancestors).
       const wanted = run.sessionId ?? run.forkFrom?.sessionId;
       if (team !== null && wanted !== undefined) {

@@ -13,6 +13,7 @@ export {
   NoSessionToContinueError,
   SessionCwdMissingError,
 } from "./errors";
+export { assertHomeWritable, homeReadOnly } from "./home-access";
 export {
   MCP_SERVERS_EVENT,
   McpConfigError,
@@ -21,6 +22,13 @@ export {
   readMcpConfigFile,
   serversFromLog,
 } from "./mcp/server-config";
+export {
+  coalesce,
+  createMemoryIndex,
+  type LogFileState,
+  type SessionIndex,
+  scanLogFiles,
+} from "./memory-index";
 export { FALLBACK_OPENAI_MODELS, listModels, type ModelListOptions } from "./models";
 export { lastTurnSettings, openSession } from "./open-session";
 export { indexPath, openIndex, syncedEngine, type Warn } from "./query-index";

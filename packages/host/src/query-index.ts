@@ -1,8 +1,11 @@
-import { closeSync, existsSync, mkdirSync, openSync, renameSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
+import { StorageFaultError, toStorageFault } from "@tapedeck/session";
 import type { SessionQueryEngine } from "@tapedeck/session-query";
 import { createSqliteQueryEngine, type SqliteQueryEngine } from "@tapedeck/session-query/sqlite";
 import type { SessionStore } from "@tapedeck/session-store";
+import { homeReadOnly } from "./home-access";
+import { createMemoryIndex, type SessionIndex } from "./memory-index";
 
 /** Path of the search index in a Tapedeck home. */
 export function indexPath(home: string): string {
@@ -25,10 +28,35 @@ const toStderr: Warn = (text) => {
  * `-shm`) and a new one is built instead, with a line through `warn`.
  */
 export function openIndex(store: SessionStore, warn: Warn = toStderr): SqliteQueryEngine {
-  mkdirSync(store.home, { recursive: true, mode: 0o700 });
   const file = indexPath(store.home);
-  // Created private before SQLite opens it (its -wal and -shm files take the same mode).
-  if (!existsSync(file)) closeSync(openSync(file, "a", 0o600));
+  let created = false;
+  try {
+    mkdirSync(store.home, { recursive: true, mode: 0o700 });
+    // Created private before SQLite opens it (its -wal and -shm files take the same mode).
+    if (!existsSync(file)) {
+      closeSync(openSync(file, "a", 0o600));
+      created = true;
+    }
+    return openOrRebuild(store, file, warn);
+  } catch (error) {
+    // A home that is full or read-only keeps no empty index behind.
+    if (created)
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(`${file}${suffix}`, { force: true });
+    throw indexFault(error, store);
+  }
+}
+
+/** A disk fault of the index (`SQLITE_FULL`, `EROFS`…) as a `StorageFaultError`, else `error`. */
+function indexFault(error: unknown, store: SessionStore): unknown {
+  const fault = toStorageFault(error, { path: indexPath(store.home), home: store.home });
+  if (fault !== undefined) return fault;
+  // SQLite cannot open a WAL database it may not write; on a read-only home that is the cause.
+  if ((error as { code?: unknown }).code === "SQLITE_CANTOPEN")
+    return homeReadOnly(store.home) ?? error;
+  return error;
+}
+
+function openOrRebuild(store: SessionStore, file: string, warn: Warn): SqliteQueryEngine {
   try {
     return createSqliteQueryEngine({ path: file, store });
   } catch (error) {
@@ -47,17 +75,47 @@ export function openIndex(store: SessionStore, warn: Warn = toStderr): SqliteQue
 
 /**
  * A query engine that opens the index on first use and syncs it (only new bytes) before every
- * query, so answers always include the latest runs.
+ * query, so answers always include the latest runs. When the index cannot be written (a
+ * read-only or full home) it says so once through `warn` and answers from the logs instead
+ * (`createMemoryIndex`, which writes nothing): reading commands keep working.
  */
 export function syncedEngine(
   store: SessionStore,
   warn: Warn = toStderr,
 ): SessionQueryEngine & { close(): void } {
   let engine: SqliteQueryEngine | undefined;
-  const ready = async (): Promise<SqliteQueryEngine> => {
-    engine ??= openIndex(store, warn);
-    await engine.sync();
-    return engine;
+  let fromLogs: SessionIndex | undefined;
+  const readLogs = (fault: StorageFaultError): SessionIndex => {
+    warn(`tapedeck: ${fault.message}; reading the logs directly, without the search index.\n`);
+    fromLogs = createMemoryIndex(store);
+    return fromLogs;
+  };
+  const indexed = async (): Promise<SessionQueryEngine | undefined> => {
+    try {
+      engine ??= openIndex(store, warn);
+      await engine.sync();
+      return engine;
+    } catch (error) {
+      const fault = indexFault(error, store);
+      if (!StorageFaultError.isInstance(fault)) throw fault;
+      engine?.close();
+      engine = undefined;
+      readLogs(fault);
+      return undefined;
+    }
+  };
+  const ready = async (): Promise<SessionQueryEngine> => {
+    if (fromLogs === undefined && engine === undefined) {
+      const readOnly = homeReadOnly(store.home);
+      if (readOnly !== undefined) readLogs(readOnly);
+    }
+    if (fromLogs === undefined) {
+      const answer = await indexed();
+      if (answer !== undefined) return answer;
+    }
+    const index = fromLogs as SessionIndex;
+    await index.sync();
+    return index.engine;
   };
   return {
     searchSessions: async (scope, query) => (await ready()).searchSessions(scope, query),

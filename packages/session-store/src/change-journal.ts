@@ -77,7 +77,7 @@ export class ChangeJournal {
   readonly path: string;
 
   constructor(
-    home: string,
+    private readonly home: string,
     private readonly maxBytes = DEFAULT_JOURNAL_MAX_BYTES,
   ) {
     this.path = join(home, JOURNAL_FILE);
@@ -92,7 +92,7 @@ export class ChangeJournal {
     try {
       this.tryRecord(kind, sessionId);
     } catch (error) {
-      throw faultWriting(error, this.path);
+      throw faultWriting(error, this.path, this.home);
     }
   }
 

@@ -125,7 +125,7 @@ class FileSessionStore implements SessionStore {
   }
 
   private takeLock(sessionId: string): HeldLock {
-    return acquireLock(this.lockPathOf(sessionId), sessionId);
+    return acquireLock(this.lockPathOf(sessionId), sessionId, this.home);
   }
 
   async create(
@@ -209,7 +209,7 @@ class FileSessionStore implements SessionStore {
           cause: error,
         });
       }
-      throw faultWriting(error, this.pathOf(sessionId));
+      throw faultWriting(error, this.pathOf(sessionId), this.home);
     }
   }
 
@@ -238,6 +238,7 @@ class FileSessionStore implements SessionStore {
         session: replayed.session,
         fd,
         path,
+        home: this.home,
         lock,
         durability: this.durability,
         now: this.now,

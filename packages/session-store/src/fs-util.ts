@@ -8,11 +8,12 @@ import { toStorageFault } from "@tapedeck/session";
 export const fsyncAsync: (fd: number) => Promise<void> = promisify(fs.fsync);
 
 /**
- * `error` as a `StorageFaultError` naming `path` when it is a disk fault (full, quota, I/O,
- * read-only), else `error` itself: what the store throws for a failed write.
+ * `error` as a `StorageFaultError` naming `path` when it is a disk fault (full, quota, I/O), or
+ * naming the Tapedeck `home` when it is read-only; else `error` itself: what the store throws
+ * for a failed write.
  */
-export function faultWriting(error: unknown, path: string): unknown {
-  return toStorageFault(error, { path }) ?? error;
+export function faultWriting(error: unknown, path: string, home: string): unknown {
+  return toStorageFault(error, { path, home }) ?? error;
 }
 
 /** True when `error` is a Node system error with this `code`. */

@@ -140,7 +140,7 @@ function reclaim(path: string, judged: LockOwner | null): void {
  * exclusively. A stale lock (dead pid on this host) is reclaimed; a live one — including one held
  * by this very process — throws `SessionBusyError` naming its owner.
  */
-export function acquireLock(path: string, sessionId: string): HeldLock {
+export function acquireLock(path: string, sessionId: string, home: string): HeldLock {
   fs.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const owner: LockOwner = {
     pid: process.pid,
@@ -155,7 +155,7 @@ export function acquireLock(path: string, sessionId: string): HeldLock {
       heldTokens.add(token);
       return { path, owner, token };
     } catch (error) {
-      if (!hasErrorCode(error, "EEXIST")) throw faultWriting(error, path);
+      if (!hasErrorCode(error, "EEXIST")) throw faultWriting(error, path, home);
     }
     const current = readLockRecord(path);
     if (current === undefined) continue; // released meanwhile: try again

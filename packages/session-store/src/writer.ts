@@ -91,6 +91,7 @@ export class FileSessionWriter implements SessionWriter {
   private current: Session;
   private readonly fd: number;
   private readonly path: string;
+  private readonly home: string;
   /** Bytes in the file after the last complete append. */
   private size: number;
   private readonly lock: HeldLock;
@@ -106,6 +107,8 @@ export class FileSessionWriter implements SessionWriter {
     fd: number;
     /** The log's path (named in errors). */
     path: string;
+    /** The Tapedeck home (named when it is read-only). */
+    home: string;
     lock: HeldLock;
     durability: Durability;
     now: () => Date;
@@ -117,6 +120,7 @@ export class FileSessionWriter implements SessionWriter {
     this.current = options.session;
     this.fd = options.fd;
     this.path = options.path;
+    this.home = options.home;
     this.size = fs.fstatSync(options.fd).size;
     this.lock = options.lock;
     this.durability = options.durability;
@@ -175,7 +179,7 @@ export class FileSessionWriter implements SessionWriter {
       try {
         if (this.failure === undefined) await fsyncAsync(this.fd);
       } catch (error) {
-        failed = toStorageFault(error, { path: this.path }) ?? error;
+        failed = toStorageFault(error, { path: this.path, home: this.home }) ?? error;
       }
       fs.closeSync(this.fd);
       try {
@@ -211,7 +215,7 @@ export class FileSessionWriter implements SessionWriter {
       // The bytes stay as a torn tail, which resume moves aside.
     }
     this.failure =
-      toStorageFault(error, { path: this.path }) ??
+      toStorageFault(error, { path: this.path, home: this.home }) ??
       new TapedeckError(
         "WRITE_FAILED",
         `writing to session ${this.sessionId} failed (${(error as Error)?.message ?? String(error)}); reopen it`,

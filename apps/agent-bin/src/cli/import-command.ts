@@ -61,6 +61,7 @@ export async function importCommand(argv: string[], io: Io): Promise<number> {
   }
   const host = createHost({ env: io.env, warn: (text) => io.stderr.write(text) });
   try {
+    if (values["dry-run"] !== true) host.assertWritable();
     const progress = progressWriter(io);
     const summary = await importSessions({
       store: host.store,

@@ -38,6 +38,7 @@ export async function indexCommand(argv: string[], io: Io): Promise<number> {
       "index --stats reports on the team index: set TAPEDECK_INDEX_URL=postgres://… first.",
     );
   }
+  host.assertWritable();
   const engine = openIndex(host.store, (text) => io.stderr.write(text));
   try {
     const onProgress = io.interactive

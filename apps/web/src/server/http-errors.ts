@@ -3,6 +3,7 @@ import {
   InvalidSessionIdError,
   SessionBusyError,
   SessionNotFoundError,
+  StorageFaultError,
   TapedeckError,
 } from "@tapedeck/session";
 import { EventNotFoundError, InvalidQueryError } from "@tapedeck/session-query";
@@ -86,6 +87,10 @@ export function toHttpError(error: unknown): {
     if (error.offset !== undefined) body.error.offset = error.offset;
     if (error.seq !== undefined) body.error.seq = error.seq;
     return { status: 422, body };
+  }
+  if (StorageFaultError.isInstance(error)) {
+    // The disk is full or the home read-only: the request was fine, the server cannot serve it.
+    return { status: 503, body: { error: { code: error.code, message: error.message } } };
   }
   if (TapedeckError.isInstance(error)) {
     return { status: 400, body: { error: { code: error.code, message: error.message } } };

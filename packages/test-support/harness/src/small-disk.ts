@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -10,8 +11,11 @@ export interface SmallDisk {
   how: "tmpfs" | "injected";
   /** Extra environment for the spawned binary (the injection preload, when used). */
   env: Record<string, string>;
-  /** Makes the file system read-only (tmpfs only). */
-  makeReadOnly(): void;
+  /**
+   * For tests that write from their own process: with `injected`, installs the ENOSPC injection
+   * in this process until the returned function is called; with `tmpfs`, does nothing.
+   */
+  injectHere(): () => void;
   unmount(): void;
 }
 
@@ -23,8 +27,9 @@ const preload = path.join(
 /**
  * A real small file system at `dir`: a tmpfs of `bytes` (tests run as root on Linux in CI, where
  * `mount -t tmpfs` works). Where mounting is impossible (not root, no mount namespace), the
- * spawned binary gets a preload instead that fails its writes under `dir` with `ENOSPC` once
- * `bytes` were written (`how: "injected"`), so the test still runs and says which it was.
+ * spawned binary gets a preload instead (`env`), and the test's own process `injectHere()`, that
+ * fail writes under `dir` with `ENOSPC` once `bytes` were written (`how: "injected"`), so the test
+ * still runs and says which it was.
  */
 export function smallDisk(dir: string, bytes: number): SmallDisk {
   mkdirSync(dir, { recursive: true });
@@ -39,9 +44,12 @@ export function smallDisk(dir: string, bytes: number): SmallDisk {
         TAPEDECK_TEST_DISK_DIR: dir,
         TAPEDECK_TEST_DISK_BYTES: String(bytes),
       },
-      makeReadOnly: () => {
-        throw new Error("a read-only file system needs mount (run the tests as root)");
-      },
+      injectHere: () =>
+        (
+          createRequire(import.meta.url)(preload) as {
+            install(dir: string, bytes: number): () => void;
+          }
+        ).install(dir, bytes),
       unmount: () => undefined,
     };
   }
@@ -49,9 +57,7 @@ export function smallDisk(dir: string, bytes: number): SmallDisk {
     dir,
     how: "tmpfs",
     env: {},
-    makeReadOnly: () => {
-      execFileSync("mount", ["-o", "remount,ro", dir], { stdio: "pipe" });
-    },
+    injectHere: () => () => undefined,
     unmount: () => {
       execFileSync("umount", ["-l", dir], { stdio: "pipe" });
     },
