@@ -9,13 +9,13 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { scriptedProvider } from "@tapedeck/agent/testing";
 import { createMemoryIndex } from "@tapedeck/host";
 import { createOpenAIChatProvider, type LlmProvider } from "@tapedeck/llm";
 import { createSessionStore } from "@tapedeck/session-store";
 import { smallDisk } from "@tapedeck/test-harness";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp, type WebApp } from "../src/server/index";
-import { textAnswer } from "./scripted-provider";
 import { readSse, type SseMessage } from "./sse";
 
 const cleanups: (() => void)[] = [];
@@ -86,12 +86,7 @@ describe("the viewer's run error", () => {
     const disk = smallDisk(home, 64 * 1024);
     cleanups.push(() => disk.unmount());
     cleanups.push(disk.injectHere());
-    const events = await runIn(home, {
-      id: "scripted",
-      async *stream() {
-        yield* textAnswer("y".repeat(100_000));
-      },
-    });
+    const events = await runIn(home, scriptedProvider([{ text: "y".repeat(100_000) }]));
     const error = events.find((event) => event.event === "error");
     expect(error).toMatchObject({ code: "STORAGE_FAULT" });
     expect(String(error?.message)).toMatch(
