@@ -18,8 +18,8 @@ afterEach(async () => {
 
 /** A home with one session (and its index), then made read-only. */
 async function readOnlyHome() {
+  // Its server and workspace go when the test finishes, after the afterEach that restores the home.
   const context = await hostileModel([{ text: "the answer is forty-two" }]);
-  cleanups.push(context.close);
   const first = await context.cli(["run", "what is the answer"]);
   expect(first.code).toBe(0);
   const indexed = await context.cli(["index"]);
