@@ -54,10 +54,3 @@ export function resolveConfig(
   if (baseUrl !== undefined) config.baseUrl = baseUrl;
   return config;
 }
-
-/** Splits `provider:model` into its parts. */
-export function splitModelId(modelId: string): { provider: string; model: string } {
-  const colon = modelId.indexOf(":");
-  if (colon <= 0) return { provider: "openai", model: modelId };
-  return { provider: modelId.slice(0, colon), model: modelId.slice(colon + 1) };
-}

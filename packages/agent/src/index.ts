@@ -10,7 +10,6 @@ export {
   type ConfigFlags,
   DEFAULT_MODEL,
   resolveConfig,
-  splitModelId,
 } from "./config";
 export {
   type InitializedRun,

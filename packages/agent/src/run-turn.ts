@@ -1,5 +1,5 @@
 import type { LlmOutputItem, LlmProvider, LlmRequest } from "@tapedeck/llm";
-import { toolsDigest } from "@tapedeck/llm";
+import { parseModelId, toolsDigest } from "@tapedeck/llm";
 import {
   type ApprovalPolicy,
   type FunctionCallEvent,
@@ -13,7 +13,6 @@ import {
 } from "@tapedeck/session";
 import { describeToolCall } from "./call-description";
 import { compactTurn } from "./compact-turn";
-import { splitModelId } from "./config";
 import type { InitializedRun } from "./initialize-run";
 import { recordedModelCall } from "./model-call";
 import type { RunEvent, StopReason } from "./run-events";
@@ -169,7 +168,7 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
   const definitions = toolDefinitions(options.tools);
   const definitionsDigest = toolsDigest(definitions);
-  const providerModel = splitModelId(options.model).model;
+  const providerModel = parseModelId(options.model).model;
   const maxModelCalls = options.maxModelCalls ?? DEFAULT_MAX_MODEL_CALLS;
   const total: Usage = { inputTokens: 0, outputTokens: 0 };
   const alwaysAllowed = options.alwaysAllowed ?? new Set<string>();

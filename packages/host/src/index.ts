@@ -29,7 +29,12 @@ export {
   type SessionIndex,
   scanLogFiles,
 } from "./memory-index";
-export { FALLBACK_OPENAI_MODELS, listModels, type ModelListOptions } from "./models";
+export {
+  checkModelId,
+  FALLBACK_OPENAI_MODELS,
+  listModels,
+  type ModelListOptions,
+} from "./models";
 export { lastTurnSettings, openSession } from "./open-session";
 export { indexPath, openIndex, syncedEngine, type Warn } from "./query-index";
 export {

@@ -1,7 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { LlmConfigError } from "@tapedeck/llm";
 import { afterEach, describe, expect, it } from "vitest";
-import { FALLBACK_OPENAI_MODELS, listModels } from "./models";
+import { checkModelId, FALLBACK_OPENAI_MODELS, listModels } from "./models";
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -44,5 +45,19 @@ describe("listModels", () => {
       "openai:gpt-5",
       ...FALLBACK_OPENAI_MODELS,
     ]);
+  });
+});
+
+describe("checkModelId", () => {
+  it("splits provider and model, a bare name meaning the Responses API", () => {
+    expect(checkModelId("openai-chat:qwen2.5-coder:7b")).toEqual({
+      provider: "openai-chat",
+      model: "qwen2.5-coder:7b",
+    });
+    expect(checkModelId("gpt-4.1")).toEqual({ provider: "openai", model: "gpt-4.1" });
+  });
+
+  it.each(["anthropic:claude", "openai:"])("refuses %s with an LlmConfigError", (id) => {
+    expect(() => checkModelId(id)).toThrow(LlmConfigError);
   });
 });

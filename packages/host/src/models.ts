@@ -1,5 +1,16 @@
-import { parseModelId, splitBaseUrl } from "@tapedeck/llm";
+import { type ModelId, parseModelId, splitBaseUrl } from "@tapedeck/llm";
 import { z } from "zod";
+
+/**
+ * The one model-id rule surfaces use (ACP `session/set_config_option`, the web's stateless
+ * answer): `provider:model` (a bare name means `openai:`), the provider one Tapedeck knows and the
+ * model named. Returns the parts; an app never splits an id itself.
+ *
+ * @throws LlmConfigError (code `LLM_CONFIG`) naming the id and how to write it.
+ */
+export function checkModelId(modelId: string): ModelId {
+  return parseModelId(modelId);
+}
 
 /** Offered when the server has no model list (OpenAI's API: its common models). */
 export const FALLBACK_OPENAI_MODELS = [
@@ -32,7 +43,7 @@ export interface ModelListOptions {
  * configured model, plus OpenAI's common models when the provider is OpenAI's Responses API.
  */
 export async function listModels(options: ModelListOptions): Promise<string[]> {
-  const { provider } = parseModelId(options.model);
+  const { provider } = checkModelId(options.model);
   const fallback =
     provider === "openai" && options.baseUrl === undefined
       ? [options.model, ...FALLBACK_OPENAI_MODELS]

@@ -1,7 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { DEFAULT_SYSTEM_PROMPT } from "@tapedeck/agent";
-import { acpUpdatesOfLog, lastTurnSettings, sessionTitle } from "@tapedeck/host";
-import { parseModelId } from "@tapedeck/llm";
+import { acpUpdatesOfLog, checkModelId, lastTurnSettings, sessionTitle } from "@tapedeck/host";
 import { uuidv7 } from "@tapedeck/session";
 import {
   type AgentContext,
@@ -207,7 +206,7 @@ export async function setConfigOption(
     );
   }
   try {
-    parseModelId(params.value);
+    checkModelId(params.value);
   } catch (error) {
     throw acp.RequestError.invalidParams({ value: params.value }, (error as Error).message);
   }

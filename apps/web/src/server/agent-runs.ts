@@ -6,8 +6,8 @@
  * and the idle rule (a run waiting for an approval with nobody attached is cancelled after
  * `idleMs`). See `architecture/web-runs.md`.
  */
-import { type RunEvent, splitModelId } from "@tapedeck/agent";
-import type { Host } from "@tapedeck/host";
+import type { RunEvent } from "@tapedeck/agent";
+import { checkModelId, type Host } from "@tapedeck/host";
 import type { LlmProvider } from "@tapedeck/llm";
 import type { ApprovalDecision, ApprovalPolicy } from "@tapedeck/session";
 import { toHttpError } from "./http-errors";
@@ -345,7 +345,7 @@ export async function answerOnce(
   let text = "";
   for await (const part of provider.stream(
     {
-      model: splitModelId(model).model,
+      model: checkModelId(model).model,
       input: [{ type: "message", role: "user", content: input }],
       tools: [],
     },
