@@ -8,7 +8,7 @@ import type {
   LlmStreamOptions,
   ResponsePart,
 } from "./llm-provider";
-import { createClient, type OpenAIProviderOptions } from "./openai-client";
+import { lazyClient, type OpenAIProviderOptions } from "./openai-client";
 import { isAborted, toLlmError } from "./openai-errors";
 import { toChatMessages, toChatTools } from "./wire-chat";
 
@@ -32,13 +32,15 @@ interface OpenCall {
  * `openai-chat`: for OpenAI-compatible servers such as vLLM, Ollama or LM Studio.
  */
 export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): LlmProvider {
-  const client = createClient(options);
+  // The `openai` module is loaded by the first call, not by making the provider.
+  const client = lazyClient(options);
   const id = "openai-chat";
   return {
     id,
     async *stream(request: LlmRequest, streamOptions: LlmStreamOptions = {}) {
       const { signal } = streamOptions;
-      const context = { provider: id, apiKey: options.apiKey, signal, baseURL: client.baseURL };
+      const openai = await client();
+      const context = { provider: id, apiKey: options.apiKey, signal, baseURL: openai.baseURL };
       const calls = new Map<number, OpenCall>();
       let text: string | undefined;
       let refusal: string | undefined;
@@ -52,7 +54,7 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): Ll
         if (signal?.aborted === true)
           throw new LlmError("aborted", "The model call was cancelled.");
         const tools = toChatTools(request.tools);
-        const stream = await client.chat.completions.create(
+        const stream = await openai.chat.completions.create(
           {
             model: request.model,
             messages: toChatMessages(request),

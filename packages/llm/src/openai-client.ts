@@ -1,5 +1,30 @@
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { watchedFetch } from "./idle-timeout";
+
+type OpenAIModule = typeof import("openai");
+
+let loading: Promise<OpenAIModule> | undefined;
+let loaded: OpenAIModule | undefined;
+
+/**
+ * The `openai` module, imported when a provider first makes a call: commands that never call a
+ * model (`tapedeck sessions …`, `--version`) neither read nor evaluate its ≈ 300 KB.
+ */
+export function loadOpenAI(): Promise<OpenAIModule> {
+  loading ??= import("openai").then((module) => {
+    loaded = module;
+    return module;
+  });
+  return loading;
+}
+
+/**
+ * The `openai` module if a provider loaded it, else `undefined`: an error can only be one of the
+ * client's once the client exists.
+ */
+export function openAIIfLoaded(): OpenAIModule | undefined {
+  return loaded;
+}
 
 /** Options shared by both OpenAI providers. */
 export interface OpenAIProviderOptions {
@@ -53,10 +78,20 @@ export function splitBaseUrl(baseURL: string): BaseUrlParts {
   };
 }
 
-/** The `openai` client for provider options. */
-export function createClient(options: OpenAIProviderOptions): OpenAI {
+/** The `openai` client for provider options, made on the first call of the returned function. */
+export function lazyClient(options: OpenAIProviderOptions): () => Promise<OpenAI> {
+  let client: Promise<OpenAI> | undefined;
+  return () => {
+    client ??= createClient(options);
+    return client;
+  };
+}
+
+/** The `openai` client for provider options (loads the module). */
+export async function createClient(options: OpenAIProviderOptions): Promise<OpenAI> {
+  const { default: OpenAIClient } = await loadOpenAI();
   const base = options.baseURL === undefined ? undefined : splitBaseUrl(options.baseURL);
-  return new OpenAI({
+  return new OpenAIClient({
     apiKey: options.apiKey,
     maxRetries: options.maxRetries ?? 2,
     ...(base === undefined ? {} : { baseURL: base.url }),

@@ -1,12 +1,6 @@
-import {
-  APIConnectionError,
-  APIError,
-  APIUserAbortError,
-  AuthenticationError,
-  PermissionDeniedError,
-  RateLimitError,
-} from "openai";
+import type { APIError } from "openai";
 import { LlmError, type LlmErrorCode } from "./errors";
+import { openAIIfLoaded } from "./openai-client";
 
 /** What the error mapper needs to know about the call that failed. */
 export interface ErrorContext {
@@ -31,10 +25,16 @@ const contextPattern =
 export function toLlmError(error: unknown, context: ErrorContext): LlmError {
   if (LlmError.isInstance(error)) return error;
   const fields = { provider: context.provider };
-  if (context.signal?.aborted === true || error instanceof APIUserAbortError || isAbort(error)) {
+  // The client's error classes (loaded with the client; before that no error can be one of them).
+  const sdk = openAIIfLoaded();
+  if (
+    context.signal?.aborted === true ||
+    (sdk !== undefined && error instanceof sdk.APIUserAbortError) ||
+    isAbort(error)
+  ) {
     return new LlmError("aborted", "The model call was cancelled.", fields);
   }
-  if (error instanceof APIConnectionError) {
+  if (sdk !== undefined && error instanceof sdk.APIConnectionError) {
     return new LlmError(
       "network",
       redact(
@@ -44,7 +44,7 @@ export function toLlmError(error: unknown, context: ErrorContext): LlmError {
       { ...fields, cause: error.cause ?? undefined },
     );
   }
-  if (error instanceof APIError) {
+  if (sdk !== undefined && error instanceof sdk.APIError) {
     const body = (error.error ?? {}) as { code?: unknown; type?: unknown; message?: unknown };
     const providerCode =
       typeof body.code === "string"
@@ -52,7 +52,7 @@ export function toLlmError(error: unknown, context: ErrorContext): LlmError {
         : typeof body.type === "string"
           ? body.type
           : undefined;
-    const code = codeFor(error, providerCode);
+    const code = codeFor(sdk, error, providerCode);
     const status = typeof error.status === "number" ? error.status : undefined;
     const message =
       typeof body.message === "string" && body.message !== "" ? body.message : error.message;
@@ -98,9 +98,15 @@ export function codeForProviderError(
   return "server";
 }
 
-function codeFor(error: APIError, providerCode: string | undefined): LlmErrorCode {
-  if (error instanceof AuthenticationError || error instanceof PermissionDeniedError) return "auth";
-  if (error instanceof RateLimitError) return "rate_limit";
+function codeFor(
+  sdk: typeof import("openai"),
+  error: APIError,
+  providerCode: string | undefined,
+): LlmErrorCode {
+  if (error instanceof sdk.AuthenticationError || error instanceof sdk.PermissionDeniedError) {
+    return "auth";
+  }
+  if (error instanceof sdk.RateLimitError) return "rate_limit";
   return codeForProviderError(
     typeof error.status === "number" ? error.status : undefined,
     providerCode,

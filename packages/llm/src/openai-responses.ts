@@ -9,7 +9,7 @@ import type {
   LlmStreamOptions,
   ResponsePart,
 } from "./llm-provider";
-import { createClient, type OpenAIProviderOptions } from "./openai-client";
+import { lazyClient, type OpenAIProviderOptions } from "./openai-client";
 import { codeForProviderError, describe, isAborted, redact, toLlmError } from "./openai-errors";
 import { toResponsesInput, toResponsesTools } from "./wire-responses";
 
@@ -26,13 +26,15 @@ interface OpenCall {
  * `openai`. Requests are sent with `store: false`: the session log is the history.
  */
 export function createOpenAIResponsesProvider(options: OpenAIProviderOptions): LlmProvider {
-  const client = createClient(options);
+  // The `openai` module is loaded by the first call, not by making the provider.
+  const client = lazyClient(options);
   const id = "openai";
   return {
     id,
     async *stream(request: LlmRequest, streamOptions: LlmStreamOptions = {}) {
       const { signal } = streamOptions;
-      const context = { provider: id, apiKey: options.apiKey, signal, baseURL: client.baseURL };
+      const openai = await client();
+      const context = { provider: id, apiKey: options.apiKey, signal, baseURL: openai.baseURL };
       const calls = new Map<string, OpenCall>();
       // Refusal text as streamed; the final response's refusal parts take precedence.
       let streamedRefusal = "";
@@ -44,7 +46,7 @@ export function createOpenAIResponsesProvider(options: OpenAIProviderOptions): L
       try {
         if (signal?.aborted === true)
           throw new LlmError("aborted", "The model call was cancelled.");
-        const stream = await client.responses.create(
+        const stream = await openai.responses.create(
           {
             model: request.model,
             input: toResponsesInput(request.input),
