@@ -21,23 +21,14 @@ import {
   eventPosition,
   type NormalizedEventQuery,
   type NormalizedSessionQuery,
-  normalizeEventQuery,
-  normalizeSessionQuery,
   sessionCursor,
   sessionPosition,
 } from "../normalize-query";
-import type {
-  EventHit,
-  EventTrace,
-  Lineage,
-  Page,
-  SessionQueryEngine,
-  SessionSummary,
-} from "../query-engine";
-import { type ParsedScope, parseScope, parseSeq, parseSessionId } from "../query-schema";
+import { queryEngine } from "../query-backend";
+import type { EventHit, Page, SessionQueryEngine, SessionSummary } from "../query-engine";
+import type { ParsedScope } from "../query-schema";
 import { type SessionAggregate, toSummary } from "../summary";
 import { eventText, snippet } from "../text";
-import { buildLineage, traceSessionEvent } from "../trace";
 import { type Connection, openConnection, type PostgresConnectionOptions } from "./connection";
 import { describeDriverError } from "./errors";
 import { migrate } from "./migrations";
@@ -104,10 +95,6 @@ class Params {
     this.values.push(value);
     return `$${this.values.length}`;
   }
-}
-
-function compareDesc(a: string, b: string): number {
-  return a < b ? 1 : a > b ? -1 : 0;
 }
 
 /**
@@ -352,6 +339,43 @@ function postgresEngine(db: Connection): PostgresQueryEngine {
   };
 
   const engine: PostgresQueryEngine = {
+    ...queryEngine({
+      listSessions,
+      searchEvents,
+      async readSession(scope, id) {
+        const row = await sessionInScope(scope, id);
+        if (row === null) throw new SessionNotFoundError(id);
+        try {
+          return await replay(row);
+        } catch (error) {
+          if (EventLogCorruptError.isInstance(error) && row.damage_code === null) {
+            await db.query(
+              `UPDATE tapedeck_sessions SET damage_code = $2, damage_message = $3, status = 'damaged'
+               WHERE session_id = $1 AND damage_code IS NULL`,
+              [id, error.code, error.message],
+            );
+          }
+          throw error;
+        }
+      },
+      async summary(scope, id) {
+        const row = await sessionInScope(scope, id);
+        return row === null ? null : summaryOf(row);
+      },
+      async forks(scope, id) {
+        const workspaces = workspacesOf(scope);
+        const params = new Params();
+        const forks = forkCountSql(params, workspaces);
+        const where = [`s.parent_id = ${params.add(id)}`];
+        if (workspaces !== null) where.push(`s.workspace_id = ANY(${params.add(workspaces)})`);
+        const { rows } = await db.query<SessionRow>(
+          `SELECT ${sessionColumns}, ${forks} FROM tapedeck_sessions s WHERE ${where.join(" AND ")}`,
+          params.values,
+        );
+        return rows.map(summaryOf);
+      },
+    }),
+
     push: (store, pushOptions = {}) => pushStore(db, store, pushOptions),
 
     async stats() {
@@ -393,69 +417,6 @@ function postgresEngine(db: Connection): PostgresQueryEngine {
 
     async close() {
       if (db.owned) await db.pool.end();
-    },
-
-    async searchSessions(scope, query = {}) {
-      return listSessions(parseScope(scope), normalizeSessionQuery(query, true));
-    },
-
-    async listSessions(scope, options = {}) {
-      return listSessions(parseScope(scope), normalizeSessionQuery(options, false));
-    },
-
-    async searchEvents(scope, query) {
-      return searchEvents(parseScope(scope), normalizeEventQuery(query));
-    },
-
-    async readSession(scope, sessionId) {
-      const parsedScope = parseScope(scope);
-      const id = parseSessionId(sessionId);
-      const row = await sessionInScope(parsedScope, id);
-      if (row === null) throw new SessionNotFoundError(id);
-      try {
-        return await replay(row);
-      } catch (error) {
-        if (EventLogCorruptError.isInstance(error) && row.damage_code === null) {
-          await db.query(
-            `UPDATE tapedeck_sessions SET damage_code = $2, damage_message = $3, status = 'damaged'
-             WHERE session_id = $1 AND damage_code IS NULL`,
-            [id, error.code, error.message],
-          );
-        }
-        throw error;
-      }
-    },
-
-    async traceEvent(scope, sessionId, seq): Promise<EventTrace> {
-      const parsedSeq = parseSeq(seq);
-      return traceSessionEvent(await engine.readSession(scope, sessionId), parsedSeq);
-    },
-
-    async traceLineage(scope, sessionId): Promise<Lineage> {
-      const parsedScope = parseScope(scope);
-      const id = parseSessionId(sessionId);
-      const row = await sessionInScope(parsedScope, id);
-      if (row === null) throw new SessionNotFoundError(id);
-      const workspaces = workspacesOf(parsedScope);
-      return buildLineage(summaryOf(row), {
-        summary: async (parentId) => {
-          const parent = await sessionInScope(parsedScope, parentId);
-          return parent === null ? null : summaryOf(parent);
-        },
-        children: async (parentId) => {
-          const params = new Params();
-          const forks = forkCountSql(params, workspaces);
-          const where = [`s.parent_id = ${params.add(parentId)}`];
-          if (workspaces !== null) where.push(`s.workspace_id = ANY(${params.add(workspaces)})`);
-          const { rows } = await db.query<SessionRow>(
-            `SELECT ${sessionColumns}, ${forks} FROM tapedeck_sessions s WHERE ${where.join(" AND ")}`,
-            params.values,
-          );
-          return rows
-            .map(summaryOf)
-            .sort((a, b) => compareDesc(b.createdAt, a.createdAt) || compareDesc(b.id, a.id));
-        },
-      });
     },
   };
   return engine;

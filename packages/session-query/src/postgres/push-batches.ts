@@ -55,7 +55,8 @@ export class EventBatch {
   tools: (string | null)[] = [];
   callIds: (string | null)[] = [];
   lines: string[] = [];
-  bodies: (string | null)[] = [];
+  /** tsvector literals, `""` for an event without text. */
+  bodies: string[] = [];
 
   get size(): number {
     return this.seqs.length;
@@ -67,9 +68,10 @@ export class EventBatch {
     pipeline.send(
       `INSERT INTO tapedeck_events
          (session_id, workspace_id, seq, ts_ms, type, role, tool, call_id, line, body)
-       SELECT session_id, workspace_id, seq, ts_ms, type, role, tool, call_id, line, body::tsvector
+       SELECT session_id, workspace_id, seq, ts_ms, type, role, tool, call_id, line,
+         nullif(body, '')::tsvector
        FROM unnest($1::uuid[], $2::text[], $3::int[], $4::bigint[], $5::text[], $6::text[],
-         $7::text[], $8::text[], $9::text[], $10::text[])
+         $7::text[], $8::text[], string_to_array($9, E'\\n'), string_to_array($10, E'\\n'))
          AS t(session_id, workspace_id, seq, ts_ms, type, role, tool, call_id, line, body)
        ON CONFLICT (session_id, seq) DO NOTHING`,
       [
@@ -81,8 +83,10 @@ export class EventBatch {
         this.roles,
         this.tools,
         this.callIds,
-        this.lines,
-        this.bodies,
+        // One text each, a line per row: event JSON and tsvector literals hold no newline, and
+        // splitting costs both sides far less than escaping every element of a text[].
+        this.lines.join("\n"),
+        this.bodies.join("\n"),
       ],
     );
     this.sessions = [];
@@ -129,7 +133,7 @@ export class EventBatch {
     this.tools.push(tool);
     this.callIds.push(callId);
     this.lines.push(JSON.stringify(event));
-    this.bodies.push(toTsvector(eventText(event)));
+    this.bodies.push(toTsvector(eventText(event)) ?? "");
   }
 }
 

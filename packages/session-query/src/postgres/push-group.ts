@@ -92,17 +92,23 @@ async function lockSessions(
 /**
  * Inside a transaction: locks the group's session rows, adds each log's new events, records each
  * session's totals and this home's progress. `reset`: the logs were rewritten in place, their rows
- * start over.
+ * start over. `earlier`: settles when the group before this one is committed (or failed).
  */
 export async function pushGroup(
   context: PushContext,
   report: PushReport,
   client: pg.PoolClient,
   jobs: readonly LogJob[],
-  reset = false,
+  options: { reset?: boolean; earlier?: Promise<unknown> | undefined } = {},
 ): Promise<void> {
+  const { reset = false, earlier } = options;
   const pipeline = new Pipeline(client);
-  const writer = { pipeline, batch: new EventBatch(), progress: new Progress() };
+  const writer: GroupWriter = {
+    pipeline,
+    batch: new EventBatch(),
+    progress: new Progress(),
+    unresolved: [],
+  };
   try {
     const locked = await lockSessions(pipeline, context, jobs);
     for (const job of jobs) {
@@ -126,6 +132,20 @@ export async function pushGroup(
       }
     }
     writer.batch.flush(pipeline);
+    if (writer.unresolved.length > 0) {
+      // Outputs answering a call pushed earlier, or made in the parent before a fork — which an
+      // earlier group may hold: it is committed first, as if the groups ran one after the other.
+      await earlier;
+      pipeline.send(
+        `UPDATE tapedeck_events o SET tool = c.tool
+         FROM tapedeck_sessions s, tapedeck_events c
+         WHERE o.session_id = ANY($1::uuid[]) AND o.type = 'function_call_output'
+           AND o.tool IS NULL AND s.session_id = o.session_id
+           AND c.session_id IN (o.session_id, s.parent_id) AND c.type = 'function_call'
+           AND c.call_id = o.call_id`,
+        [writer.unresolved],
+      );
+    }
     writer.progress.send(pipeline, context.source);
   } finally {
     // Every statement sent is answered before the commit or rollback; the first failure throws.
@@ -137,6 +157,8 @@ interface GroupWriter {
   pipeline: Pipeline;
   batch: EventBatch;
   progress: Progress;
+  /** Sessions with outputs whose call was not among the events pushed with them. */
+  unresolved: string[];
 }
 
 /** Whether a stored event line holds the same event as one read here. */
@@ -287,7 +309,7 @@ async function pushLogEvents(
       diverged_at: diverged.seq,
     });
   }
-  if (compactions.length > 0 || unresolvedOutputs) batch.flush(pipeline);
+  if (compactions.length > 0) batch.flush(pipeline);
   for (const compaction of compactions) {
     pipeline.send(
       `UPDATE tapedeck_events SET replaced_by = $2
@@ -295,15 +317,7 @@ async function pushLogEvents(
       [sessionId, compaction.seq, compaction.replaces],
     );
   }
-  if (unresolvedOutputs) {
-    // Outputs answering a call pushed earlier, or made in the parent before a fork.
-    pipeline.send(
-      `UPDATE tapedeck_events o SET tool = c.tool FROM tapedeck_events c
-       WHERE o.session_id = $1 AND o.type = 'function_call_output' AND o.tool IS NULL
-         AND c.session_id = ANY($2::uuid[]) AND c.type = 'function_call' AND c.call_id = o.call_id`,
-      [sessionId, [sessionId, ...(header.parent === undefined ? [] : [header.parent.sessionId])]],
-    );
-  }
+  if (unresolvedOutputs) writer.unresolved.push(sessionId);
   const damage = validator.damage ?? tornTail;
   addProgress(progress, {
     job,

@@ -69,11 +69,11 @@ export async function pushStore(
   const jobs = work.logs
     .map(({ sessionId, entry }) => changedLog(sessionId, entry, source, work.states.get(sessionId)))
     .filter((job): job is LogJob => job !== null);
-  let done = 0;
+  // Groups of logs, each one transaction. Small logs share a transaction (a round trip per
+  // statement, not per log, dominates otherwise); they are taken in session id order, so
+  // concurrent pushers lock rows in one order and never deadlock.
+  const groups: LogJob[][] = [];
   for (let next = 0; next < jobs.length; ) {
-    // Small logs share a transaction (a round trip per statement, not per session, dominates
-    // otherwise); they are taken in session id order, so concurrent pushers lock rows in one
-    // order and never deadlock.
     const group: LogJob[] = [];
     let bytes = 0;
     while (
@@ -86,25 +86,56 @@ export async function pushStore(
       group.push(job);
       bytes += job.file.size - (job.state === undefined ? 0 : Number(job.state.file_offset));
     }
-    const before = report.eventsPushed;
-    const pending = emptyReport();
-    try {
-      await db.transaction((client) => pushGroup(context, pending, client, group), true);
-      mergeReport(report, pending);
-    } catch (error) {
-      if (!retryAlone(error)) throw error;
-      // A log rewritten or removed while we read it: each log of the group on its own.
-      for (const job of group) await pushLog(context, report, job);
-    }
-    done += group.length;
-    if (report.eventsPushed !== before || done === jobs.length) {
-      options.onProgress?.({
-        sessionsDone: done,
-        sessionsTotal: jobs.length,
-        eventsPushed: report.eventsPushed,
-      });
-    }
+    groups.push(group);
   }
+  let done = 0;
+  let taken = 0;
+  let failed = false;
+  const committed: Promise<void>[] = [];
+  // Two transactions at a time on two connections: while the server stores one group, this
+  // process reads and prepares the next (neither side waits for the other).
+  const worker = async (): Promise<void> => {
+    while (!failed && taken < groups.length) {
+      const index = taken;
+      const group = groups[index]!;
+      taken += 1;
+      const pending = emptyReport();
+      const earlier = committed[index - 1];
+      let settled = () => {};
+      committed[index] = new Promise<void>((resolve) => {
+        settled = resolve;
+      });
+      try {
+        await db.transaction(
+          (client) => pushGroup(context, pending, client, group, { earlier }),
+          true,
+        );
+        mergeReport(report, pending);
+      } catch (error) {
+        if (!retryAlone(error)) {
+          failed = true;
+          throw error;
+        }
+        // A log rewritten or removed while we read it: each log of the group on its own.
+        await earlier;
+        for (const job of group) await pushLog(context, report, job);
+      } finally {
+        settled();
+      }
+      done += group.length;
+      if (pending.eventsPushed > 0 || done === jobs.length) {
+        options.onProgress?.({
+          sessionsDone: done,
+          sessionsTotal: jobs.length,
+          eventsPushed: report.eventsPushed,
+        });
+      }
+    }
+  };
+  const workers = await Promise.allSettled(
+    Array.from({ length: Math.min(transactionsAtOnce, groups.length) }, worker),
+  );
+  for (const outcome of workers) if (outcome.status === "rejected") throw outcome.reason;
   if (work.cursor === null) {
     await db.query("DELETE FROM tapedeck_push_cursor WHERE source = $1", [source]);
   } else if (work.cursor !== undefined) {
@@ -193,6 +224,8 @@ async function planPush(
   };
 }
 
+/** Push transactions running at once (on as many connections). */
+const transactionsAtOnce = 2;
 /** Sessions per push transaction at most. */
 const maxSessionsPerTransaction = 100;
 /** New log bytes per push transaction at most (one larger log gets a transaction alone). */
@@ -267,7 +300,7 @@ async function pushLog(context: PushContext, report: PushReport, job: LogJob): P
   const attempt = async (reset: boolean) => {
     const pending = emptyReport();
     await context.db.transaction(
-      (client) => pushGroup(context, pending, client, [job], reset),
+      (client) => pushGroup(context, pending, client, [job], { reset }),
       true,
     );
     mergeReport(report, pending);
