@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { eventLogBuilder } from "@tapedeck/session/testing";
 import {
   cliContext,
+  homeLogs,
   jsonLines as lines,
   runCli,
   agentScript as script,
@@ -148,7 +149,6 @@ describe("tapedeck run", () => {
 
   it("an ambiguous id prefix lists the candidates; a short or unknown one is refused", async () => {
     const { cli, workspace } = await context();
-    await mkdir(path.join(workspace.home, "sessions"), { recursive: true });
     for (const sessionId of [
       "0193b6e2-7c1a-7d3e-9f00-000000000001",
       "0193b6e2-7c1a-7d3e-9f00-000000000002",
@@ -159,7 +159,7 @@ describe("tapedeck run", () => {
         .user("u")
         .assistant("a")
         .end();
-      await writeFile(path.join(workspace.home, "sessions", `${sessionId}.jsonl`), log.jsonl());
+      homeLogs(workspace.home).write(log.jsonl());
     }
     const ambiguous = await cli(["run", "-r", "0193b6e2", "x"]);
     expect(ambiguous.code).toBe(1);
@@ -186,7 +186,6 @@ describe("tapedeck run", () => {
 
   it("piped into a reader that stops early (| head), exits 0 without an EPIPE stack trace", async () => {
     const { workspace } = await context();
-    await mkdir(path.join(workspace.home, "sessions"), { recursive: true });
     for (let i = 1; i <= 3; i++) {
       const sessionId = `0193b6e2-7c1a-7d3e-9f00-00000000000${i}`;
       const log = eventLogBuilder({ sessionId, cwd: workspace.cwd })
@@ -194,7 +193,7 @@ describe("tapedeck run", () => {
         .turn()
         .user("u")
         .end();
-      await writeFile(path.join(workspace.home, "sessions", `${sessionId}.jsonl`), log.jsonl());
+      homeLogs(workspace.home).write(log.jsonl());
     }
     const child = spawn(process.execPath, [tapedeckBinary(), "sessions", "list", "--all"], {
       cwd: workspace.cwd,

@@ -1,14 +1,13 @@
 /** `tapedeck sessions export --html` over the built binary. */
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { eventLogBuilder } from "@tapedeck/session/testing";
-import { cliContext, tapedeckBinary } from "@tapedeck/test-harness";
+import { cliContext, homeLogs, tapedeckBinary } from "@tapedeck/test-harness";
 import { describe, expect, it } from "vitest";
 
 const SESSION = "0193b6e2-7c1a-7d3e-9f00-0000000000e1";
 
 async function seed(home: string, cwd: string) {
-  await mkdir(path.join(home, "sessions"), { recursive: true });
   const log = eventLogBuilder({ sessionId: SESSION, cwd })
     .system("You are Tapedeck.")
     .turn()
@@ -17,7 +16,7 @@ async function seed(home: string, cwd: string) {
     .output("\u001b[32mok\u001b[0m")
     .assistant("It boils.")
     .end();
-  await writeFile(path.join(home, "sessions", `${SESSION}.jsonl`), log.jsonl());
+  homeLogs(home).write(log.jsonl());
 }
 
 describe("sessions export --html", () => {

@@ -1,9 +1,9 @@
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createHost } from "@tapedeck/host";
 import { eventLogBuilder } from "@tapedeck/session/testing";
 import { createSessionStore, defaultWorkspaceId } from "@tapedeck/session-store";
-import { type TempWorkspace, tempWorkspace } from "@tapedeck/test-harness";
+import { homeLogs, type TempWorkspace, tempWorkspace } from "@tapedeck/test-harness";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { inProcessCli } from "./in-process-cli";
 
@@ -25,8 +25,7 @@ function cli(args: string[]) {
 }
 
 async function writeLogs(): Promise<void> {
-  const sessions = path.join(workspace.home, "sessions");
-  await mkdir(sessions, { recursive: true });
+  const logs = homeLogs(workspace.home);
   const parent = eventLogBuilder({ sessionId: PARENT, cwd: workspace.cwd })
     .system("You are Tapedeck.")
     .turn()
@@ -36,7 +35,7 @@ async function writeLogs(): Promise<void> {
     .assistant("The needle is in src/hay.ts.")
     .end();
   parent.compact("User looked for the needle; it is in src/hay.ts.", [3, 4, 5, 6]);
-  await writeFile(path.join(sessions, `${PARENT}.jsonl`), parent.jsonl());
+  logs.write(parent.jsonl());
   const child = eventLogBuilder({
     sessionId: CHILD,
     cwd: workspace.cwd,
@@ -46,13 +45,13 @@ async function writeLogs(): Promise<void> {
     .user("Now move it")
     .assistant("Moved.")
     .end();
-  await writeFile(path.join(sessions, `${CHILD}.jsonl`), child.jsonl());
+  logs.write(child.jsonl());
   const other = eventLogBuilder({ sessionId: OTHER, cwd: "/some/other/place" })
     .system("s")
     .turn()
     .user("elsewhere")
     .end();
-  await writeFile(path.join(sessions, `${OTHER}.jsonl`), other.jsonl());
+  logs.write(other.jsonl());
 }
 
 describe("tapedeck sessions", () => {
@@ -76,7 +75,7 @@ describe("tapedeck sessions", () => {
       .system("s")
       .turn()
       .user("Still going?");
-    await writeFile(path.join(workspace.home, "sessions", `${OPEN}.jsonl`), open.jsonl());
+    homeLogs(workspace.home).write(open.jsonl());
     const statusOf = async () => {
       const listed = JSON.parse((await cli(["sessions", "list", "--json"])).stdout) as {
         id: string;
@@ -130,7 +129,7 @@ describe("tapedeck sessions", () => {
 
   it("verify passes clean logs and exits 1 with code, line and offset on damage", async () => {
     expect((await cli(["sessions", "verify", "--all"])).code).toBe(0);
-    const file = path.join(workspace.home, "sessions", `${OTHER}.jsonl`);
+    const file = homeLogs(workspace.home).pathOf(OTHER);
     const text = await readFile(file, "utf8");
     const damaged = text.replace('"seq":3', '"seq":9');
     await writeFile(file, damaged);
@@ -144,7 +143,7 @@ describe("tapedeck sessions", () => {
   });
 
   it("repair moves a torn tail aside and closes an interrupted turn", async () => {
-    const file = path.join(workspace.home, "sessions", `${OTHER}.jsonl`);
+    const file = homeLogs(workspace.home).pathOf(OTHER);
     const open = eventLogBuilder({ sessionId: OTHER, cwd: "/some/other/place" })
       .system("s")
       .turn()
@@ -197,7 +196,7 @@ describe("tapedeck sessions", () => {
 
   it("verify --all and id prefixes see logs whose header is damaged", async () => {
     const broken = "0193d000-0000-7000-8000-00000000000d";
-    await writeFile(path.join(workspace.home, "sessions", `${broken}.jsonl`), "");
+    await writeFile(homeLogs(workspace.home).pathOf(broken), "");
     const all = await cli(["sessions", "verify", "--all"]);
     expect(all.code).toBe(1);
     expect(all.stdout).toContain(`DAMAGED  ${broken}  BAD_HEADER at line 1`);
@@ -249,7 +248,7 @@ describe("tapedeck sessions", () => {
   });
 
   it("repair of damage inside a log says what to do instead", async () => {
-    const file = path.join(workspace.home, "sessions", `${OTHER}.jsonl`);
+    const file = homeLogs(workspace.home).pathOf(OTHER);
     await writeFile(file, (await readFile(file, "utf8")).replace('"seq":3', '"seq":9'));
     const result = await cli(["sessions", "repair", OTHER]);
     expect(result.code).toBe(1);

@@ -1,13 +1,6 @@
-/**
- * The team index end to end through the CLI: two homes (a laptop and a CI runner) push into one
- * PostgreSQL server at once with `tapedeck index`, then the runner lists, searches, shows, traces,
- * exports and draws the lineage of the laptop's sessions, whose logs it does not have.
- */
-import { mkdir, writeFile } from "node:fs/promises";
-import path from "node:path";
 import { createTestDatabase, freePort } from "@tapedeck/postgres-server";
 import { eventLogBuilder } from "@tapedeck/session/testing";
-import { type TempWorkspace, tempWorkspace } from "@tapedeck/test-harness";
+import { homeLogs, type TempWorkspace, tempWorkspace } from "@tapedeck/test-harness";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { inProcessCli } from "./in-process-cli";
 
@@ -23,7 +16,6 @@ afterEach(async () => {
 async function machine(): Promise<TempWorkspace> {
   const workspace = await tempWorkspace();
   cleanups.push(workspace.cleanup);
-  await mkdir(path.join(workspace.home, "sessions"), { recursive: true });
   return workspace;
 }
 
@@ -48,7 +40,7 @@ describe("tapedeck with TAPEDECK_INDEX_URL", () => {
       .output("src/hay.ts:3: const needle = 1;")
       .assistant("The needle is in src/hay.ts.")
       .end();
-    await writeFile(path.join(laptop.home, "sessions", `${PARENT}.jsonl`), parent.jsonl());
+    homeLogs(laptop.home).write(parent.jsonl());
     const child = eventLogBuilder({
       sessionId: CHILD,
       cwd: laptop.cwd,
@@ -58,13 +50,13 @@ describe("tapedeck with TAPEDECK_INDEX_URL", () => {
       .user("Now move the needle")
       .assistant("Moved.")
       .end();
-    await writeFile(path.join(laptop.home, "sessions", `${CHILD}.jsonl`), child.jsonl());
+    homeLogs(laptop.home).write(child.jsonl());
     const ci = eventLogBuilder({ sessionId: RUNNER, cwd: runner.cwd })
       .turn()
       .user("run the flaky test again")
       .assistant("It passed.")
       .end();
-    await writeFile(path.join(runner.home, "sessions", `${RUNNER}.jsonl`), ci.jsonl());
+    homeLogs(runner.home).write(ci.jsonl());
 
     const onLaptop = cli(laptop, database.url);
     const onRunner = cli(runner, database.url);
@@ -120,9 +112,8 @@ describe("tapedeck with TAPEDECK_INDEX_URL", () => {
         .user(next)
         .assistant("ok")
         .end();
-    const file = (home: string) => path.join(home, "sessions", `${id}.jsonl`);
-    await writeFile(file(laptop.home), continued("use a shadow table", "laptop").jsonl());
-    await writeFile(file(runner.home), continued("take the downtime", "runner").jsonl());
+    homeLogs(laptop.home).write(continued("use a shadow table", "laptop").jsonl());
+    homeLogs(runner.home).write(continued("take the downtime", "runner").jsonl());
     expect((await cli(laptop, database.url)(["index"])).stderr).toBe("");
     const pushed = await cli(runner, database.url)(["index"]);
     expect(pushed.code, pushed.stderr).toBe(0);

@@ -1,6 +1,5 @@
-import path from "node:path";
 import { scriptedRecording } from "@tapedeck/llm-replay";
-import { type TempWorkspace, tempWorkspace } from "@tapedeck/test-harness";
+import { homeLogs, type TempWorkspace, tempWorkspace } from "@tapedeck/test-harness";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { inProcessCli } from "./in-process-cli";
 
@@ -28,7 +27,7 @@ describe("tapedeck sessions trace", () => {
       .text("One error, at line 3.")
       .end()
       .build();
-    log.write(path.join(workspace.home, "sessions", `${SESSION}.jsonl`));
+    homeLogs(workspace.home).write(log.jsonl());
     const seqOf = (type: string, nth = 0) =>
       log.events.filter((event) => event.type === type)[nth]?.seq ?? -1;
     const user = log.events.find((event) => event.type === "message" && event.role === "user");

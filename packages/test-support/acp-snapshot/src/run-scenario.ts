@@ -93,20 +93,12 @@ export async function runScenario(
     await mkdir(path.dirname(path.join(cwd, file)), { recursive: true });
     await writeFile(path.join(cwd, file), content);
   }
-  if (scenario.seedLogs.length > 0) {
-    // The store names the folder and the files (no path is built here).
-    const { store } = homeLogs(home);
-    await mkdir(store.sessionsDir, { recursive: true });
-    // Seeded logs are moved into the scenario's workspace, as if they had been recorded there.
-    for (const log of scenario.seedLogs) {
-      const [header, ...rest] = (await readFile(log, "utf8")).split("\n");
-      const parsed = JSON.parse(header!) as Record<string, unknown>;
-      const rebased = { ...parsed, cwd, workspaceId: cwd };
-      await writeFile(
-        store.pathOf(String(parsed.sessionId)),
-        [JSON.stringify(rebased), ...rest].join("\n"),
-      );
-    }
+  // Seeded logs are moved into the scenario's workspace, as if they had been recorded there.
+  for (const log of scenario.seedLogs) {
+    const [header, ...rest] = (await readFile(log, "utf8")).split("\n");
+    const parsed = JSON.parse(header!) as Record<string, unknown>;
+    const rebased = { ...parsed, cwd, workspaceId: cwd };
+    homeLogs(home).write([JSON.stringify(rebased), ...rest].join("\n"));
   }
   const server: ReplayServer | undefined = options.recording
     ? await startReplayServer(options.recording, { match: scenario.match })

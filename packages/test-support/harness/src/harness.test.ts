@@ -66,6 +66,11 @@ describe("homeLogs", () => {
       expect(jsonLines(text).map((line) => line.type)).toEqual(["session", "message"]);
       expect(await logs.all()).toEqual(new Map([[sessionId, text]]));
       expect(await logs.text("0193b6e2-7c1a-7d3e-9f00-00000000000a")).toBeUndefined();
+      // A fixture written into the home is found and read back as written.
+      const copy = text.replaceAll(sessionId, "0193b6e2-7c1a-7d3e-9f00-00000000000b");
+      expect(logs.write(copy)).toBe("0193b6e2-7c1a-7d3e-9f00-00000000000b");
+      expect(await logs.text("0193b6e2-7c1a-7d3e-9f00-00000000000b")).toBe(copy);
+      expect(logs.pathOf(sessionId)).toBe(store.pathOf(sessionId));
     } finally {
       await workspace.cleanup();
     }

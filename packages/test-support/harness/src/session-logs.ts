@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
 
 /**
@@ -15,6 +17,13 @@ export interface HomeLogs {
   all(): Promise<Map<string, string>>;
   /** One log as parsed JSON lines (header first); throws when there is no such log. */
   lines(sessionId: string): Promise<Record<string, unknown>[]>;
+  /**
+   * Puts a log into the home exactly as given (a fixture: `eventLogBuilder(…).jsonl()`, a damaged
+   * or hand-written log), where the store keeps it; returns its session id (from line 1).
+   */
+  write(text: string): string;
+  /** Where the store keeps a session's log, for tests that damage it on purpose. */
+  pathOf(sessionId: string): string;
 }
 
 /** The logs of `home` (a home that does not exist yet has none). */
@@ -50,6 +59,15 @@ export function homeLogs(home: string): HomeLogs {
       if (content === undefined) throw new Error(`no log for session ${sessionId}`);
       return jsonLines(content);
     },
+    write(content) {
+      const header = JSON.parse(content.slice(0, content.indexOf("\n"))) as { sessionId?: unknown };
+      if (typeof header.sessionId !== "string") throw new Error("write: line 1 has no sessionId");
+      const file = store.pathOf(header.sessionId);
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, content);
+      return header.sessionId;
+    },
+    pathOf: (sessionId) => store.pathOf(sessionId),
   };
 }
 
