@@ -8,6 +8,7 @@ import { DraftBuilder, isoTime } from "../draft-builder";
 import { importedSessionId } from "../ids";
 import type { Conversion, ConvertedSession, SkippedLine, SourceKey } from "../types";
 import {
+  assistantBlock,
   baseName,
   blocksText,
   excerpt,
@@ -349,6 +350,12 @@ function userText(builder: DraftBuilder, text: string, source: Record<string, un
   }
 }
 
+/** Claude Code's tool call: `tool_use` with its `input` object. */
+const claudeToolCall = {
+  type: "tool_use",
+  args: (block: Record<string, unknown>) => json(block.input ?? {}),
+};
+
 function convertAssistant(
   builder: DraftBuilder,
   message: Record<string, unknown> | undefined,
@@ -365,20 +372,9 @@ function convertAssistant(
         ? content
         : [];
   for (const block of blocks) {
-    if (!isRecord(block)) continue;
-    if (block.type === "text" && typeof block.text === "string") {
-      if (block.text.trim() !== "") builder.assistantText(block.text, source);
-    } else if (block.type === "thinking") {
-      builder.extension("thinking", stringField(block, "thinking") ?? "", source);
-    } else if (block.type === "redacted_thinking") {
+    if (!isRecord(block) || assistantBlock(builder, block, source, claudeToolCall)) continue;
+    if (block.type === "redacted_thinking") {
       builder.extension("thinking", "", { ...source, redacted: true });
-    } else if (block.type === "tool_use") {
-      builder.call(
-        stringField(block, "id") ?? "",
-        stringField(block, "name") ?? "",
-        json(block.input ?? {}),
-        source,
-      );
     } else {
       builder.extension("block", excerpt(json(block), 4000), { ...source, blockType: block.type });
     }

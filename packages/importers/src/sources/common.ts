@@ -1,5 +1,6 @@
 /** Helpers shared by the source converters. */
 import type { z } from "zod";
+import type { DraftBuilder } from "../draft-builder";
 import { parseJsonLine, type SourceLine } from "../lines";
 import type { Conversion, SkippedLine } from "../types";
 
@@ -109,4 +110,38 @@ export function notTheFormat(path: string, format: string): Conversion {
     skipped: [{ path, line: 0, offset: 0, reason: `not a ${format} file` }],
     entries: 0,
   };
+}
+
+/** How a source names its tool-call content block, and reads the call's arguments as JSON text. */
+export interface ToolCallBlock {
+  type: string;
+  args(block: Record<string, unknown>): string;
+}
+
+/**
+ * One content block of an assistant message in the Anthropic shape Claude Code and pi both write:
+ * `text` becomes assistant text (blank text is dropped), `thinking` an `x-<tool>-thinking` event,
+ * the source's tool-call block a `function_call` (`id`, `name`). False for any other block.
+ */
+export function assistantBlock(
+  builder: DraftBuilder,
+  block: Record<string, unknown>,
+  source: Record<string, unknown>,
+  toolCall: ToolCallBlock,
+): boolean {
+  if (block.type === "text" && typeof block.text === "string") {
+    if (block.text.trim() !== "") builder.assistantText(block.text, source);
+  } else if (block.type === "thinking") {
+    builder.extension("thinking", stringField(block, "thinking") ?? "", source);
+  } else if (block.type === toolCall.type) {
+    builder.call(
+      stringField(block, "id") ?? "",
+      stringField(block, "name") ?? "",
+      toolCall.args(block),
+      source,
+    );
+  } else {
+    return false;
+  }
+  return true;
 }

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { DraftBuilder, isoTime } from "../draft-builder";
 import type { Conversion, ConvertedSession, SkippedLine, SourceKey } from "../types";
 import {
+  assistantBlock,
   baseName,
   blocksText,
   excerpt,
@@ -147,6 +148,13 @@ function convertPath(
   return { events: builder.finish(), title: title === undefined ? {} : { title } };
 }
 
+/** pi's tool call: `toolCall` with `arguments` as an object (or, rarely, JSON text). */
+const piToolCall = {
+  type: "toolCall",
+  args: (block: Record<string, unknown>) =>
+    typeof block.arguments === "string" ? block.arguments : json(block.arguments ?? {}),
+};
+
 function modelOf(provider: unknown, model: unknown): string | undefined {
   if (typeof model !== "string" || model === "") return undefined;
   return `${typeof provider === "string" && provider !== "" ? provider : "pi"}:${model}`;
@@ -170,21 +178,7 @@ function convertMessage(
         ? message.content
         : [{ type: "text", text: blocksText(message.content) }];
       for (const block of content) {
-        if (!isRecord(block)) continue;
-        if (block.type === "text" && typeof block.text === "string") {
-          if (block.text.trim() !== "") builder.assistantText(block.text, source);
-        } else if (block.type === "thinking") {
-          builder.extension("thinking", stringField(block, "thinking") ?? "", source);
-        } else if (block.type === "toolCall") {
-          const args =
-            typeof block.arguments === "string" ? block.arguments : json(block.arguments ?? {});
-          builder.call(
-            stringField(block, "id") ?? "",
-            stringField(block, "name") ?? "",
-            args,
-            source,
-          );
-        }
+        if (isRecord(block)) assistantBlock(builder, block, source, piToolCall);
       }
       const stop = stringField(message, "stopReason");
       if (stop === "aborted") builder.markTurn("cancelled");
