@@ -20,30 +20,12 @@ import {
   eventPosition,
   type NormalizedEventQuery,
   type NormalizedSessionQuery,
-  normalizeEventQuery,
-  normalizeSessionQuery,
   sessionCursor,
   sessionPosition,
 } from "../normalize-query";
-import type {
-  EventHit,
-  EventSearchQuery,
-  EventTrace,
-  Lineage,
-  ListSessionsOptions,
-  Page,
-  QueryScope,
-  SessionQueryEngine,
-  SessionSearchQuery,
-  SessionSummary,
-} from "../query-engine";
-import {
-  type ParsedScope,
-  parseScope,
-  parseSeq,
-  parseSessionId,
-  scopeAllows,
-} from "../query-schema";
+import { queryEngine } from "../query-backend";
+import type { EventHit, Page, SessionQueryEngine, SessionSummary } from "../query-engine";
+import { type ParsedScope, scopeAllows } from "../query-schema";
 import {
   addEvent,
   type Damage,
@@ -52,7 +34,6 @@ import {
   toSummary,
 } from "../summary";
 import { countMatches, eventText, type MatchableText, matchable, snippet } from "../text";
-import { buildLineage, traceSessionEvent } from "../trace";
 
 /** The in-memory engine: a {@link SessionQueryEngine} you feed with whole logs. */
 export interface MemoryQueryEngine extends SessionQueryEngine {
@@ -199,6 +180,21 @@ export function createMemoryQueryEngine(): MemoryQueryEngine {
   };
 
   const engine: MemoryQueryEngine = {
+    ...queryEngine({
+      listSessions: listSorted,
+      searchEvents,
+      readSession(scope, id) {
+        const record = visible(scope, id);
+        if (record === null) throw new SessionNotFoundError(id);
+        return replay(record);
+      },
+      summary(scope, id) {
+        const record = visible(scope, id);
+        return record === null ? null : summaryOf(scope, record);
+      },
+      forks: (scope, id) => forksOf(scope, id).map((child) => summaryOf(scope, child)),
+    }),
+
     ingest(header, events) {
       const parsedHeader = parseHeader(clone(header), { line: 1, offset: 0 });
       const aggregate = emptyAggregate(parsedHeader);
@@ -250,51 +246,6 @@ export function createMemoryQueryEngine(): MemoryQueryEngine {
     remove(sessionId) {
       unlinkFork(sessions.get(sessionId));
       sessions.delete(sessionId);
-    },
-
-    async searchSessions(scope: QueryScope, query: SessionSearchQuery = {}) {
-      return listSorted(parseScope(scope), normalizeSessionQuery(query, true));
-    },
-
-    async listSessions(scope: QueryScope, options: ListSessionsOptions = {}) {
-      return listSorted(parseScope(scope), normalizeSessionQuery(options, false));
-    },
-
-    async searchEvents(scope: QueryScope, query: EventSearchQuery) {
-      const parsedScope = parseScope(scope);
-      const normalized = normalizeEventQuery(query);
-      return searchEvents(parsedScope, normalized);
-    },
-
-    async readSession(scope, sessionId) {
-      const parsedScope = parseScope(scope);
-      const id = parseSessionId(sessionId);
-      const record = visible(parsedScope, id);
-      if (record === null) throw new SessionNotFoundError(id);
-      return replay(record);
-    },
-
-    async traceEvent(scope, sessionId, seq): Promise<EventTrace> {
-      const parsedSeq = parseSeq(seq);
-      const session = await engine.readSession(scope, sessionId);
-      return traceSessionEvent(session, parsedSeq);
-    },
-
-    async traceLineage(scope, sessionId): Promise<Lineage> {
-      const parsedScope = parseScope(scope);
-      const id = parseSessionId(sessionId);
-      const record = visible(parsedScope, id);
-      if (record === null) throw new SessionNotFoundError(id);
-      return buildLineage(summaryOf(parsedScope, record), {
-        summary: async (parentId) => {
-          const parent = visible(parsedScope, parentId);
-          return parent === null ? null : summaryOf(parsedScope, parent);
-        },
-        children: async (parentId) =>
-          forksOf(parsedScope, parentId)
-            .map((child) => summaryOf(parsedScope, child))
-            .sort((a, b) => compareDesc(b.createdAt, a.createdAt) || compareDesc(b.id, a.id)),
-      });
     },
   };
 

@@ -23,27 +23,14 @@ import {
   eventPosition,
   type NormalizedEventQuery,
   type NormalizedSessionQuery,
-  normalizeEventQuery,
-  normalizeSessionQuery,
   sessionCursor,
   sessionPosition,
 } from "../normalize-query";
-import type {
-  EventHit,
-  EventSearchQuery,
-  EventTrace,
-  Lineage,
-  ListSessionsOptions,
-  Page,
-  QueryScope,
-  SessionQueryEngine,
-  SessionSearchQuery,
-  SessionSummary,
-} from "../query-engine";
-import { type ParsedScope, parseScope, parseSeq, parseSessionId } from "../query-schema";
+import { queryEngine } from "../query-backend";
+import type { EventHit, Page, SessionQueryEngine, SessionSummary } from "../query-engine";
+import type { ParsedScope } from "../query-schema";
 import { type SessionAggregate, toSummary } from "../summary";
 import { eventText, snippet } from "../text";
-import { buildLineage, traceSessionEvent } from "../trace";
 import {
   type IndexedStore,
   Indexer,
@@ -102,10 +89,6 @@ interface EventRow {
   offset: number;
   length: number;
   rank?: number;
-}
-
-function compareDesc(a: string, b: string): number {
-  return a < b ? 1 : a > b ? -1 : 0;
 }
 
 /** Opens (creating if needed) an index at `path` over `store`'s logs. */
@@ -419,6 +402,37 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
   };
 
   const engine: SqliteQueryEngine = {
+    ...queryEngine({
+      listSessions,
+      searchEvents,
+      async readSession(scope, id): Promise<Session> {
+        const exists = await indexer.exclusive(() => indexer.syncOne(id));
+        if (!exists || sessionInScope(scope, id) === null) throw new SessionNotFoundError(id);
+        try {
+          return await store.readSession(id);
+        } catch (error) {
+          if (EventLogCorruptError.isInstance(error)) {
+            indexer.recordDamage(id, { code: error.code, message: error.message }, error.seq);
+          }
+          throw error;
+        }
+      },
+      summary(scope, id) {
+        const row = sessionInScope(scope, id);
+        return row === null ? null : summaryOf(row);
+      },
+      forks(scope, id) {
+        const workspaces = workspacesOf(scope);
+        return prepared<SummaryRow>(
+          `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s WHERE s.parent_id = ?${
+            workspaces === null ? "" : ` AND s.workspace IN (${workspaces.join(",")})`
+          }`,
+        )
+          .all(id)
+          .map(summaryOf);
+      },
+    }),
+
     sync(syncOptions = {}) {
       return indexer.exclusive(() => indexer.syncAll(syncOptions.onProgress));
     },
@@ -443,62 +457,6 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
 
     close() {
       db.close();
-    },
-
-    async searchSessions(scope: QueryScope, query: SessionSearchQuery = {}) {
-      return listSessions(parseScope(scope), normalizeSessionQuery(query, true));
-    },
-
-    async listSessions(scope: QueryScope, listOptions: ListSessionsOptions = {}) {
-      return listSessions(parseScope(scope), normalizeSessionQuery(listOptions, false));
-    },
-
-    async searchEvents(scope: QueryScope, query: EventSearchQuery) {
-      return searchEvents(parseScope(scope), normalizeEventQuery(query));
-    },
-
-    async readSession(scope, sessionId): Promise<Session> {
-      const parsedScope = parseScope(scope);
-      const id = parseSessionId(sessionId);
-      const exists = await indexer.exclusive(() => indexer.syncOne(id));
-      if (!exists || sessionInScope(parsedScope, id) === null) throw new SessionNotFoundError(id);
-      try {
-        return await store.readSession(id);
-      } catch (error) {
-        if (EventLogCorruptError.isInstance(error)) {
-          indexer.recordDamage(id, { code: error.code, message: error.message }, error.seq);
-        }
-        throw error;
-      }
-    },
-
-    async traceEvent(scope, sessionId, seq): Promise<EventTrace> {
-      const parsedSeq = parseSeq(seq);
-      return traceSessionEvent(await engine.readSession(scope, sessionId), parsedSeq);
-    },
-
-    async traceLineage(scope, sessionId): Promise<Lineage> {
-      const parsedScope = parseScope(scope);
-      const id = parseSessionId(sessionId);
-      const row = sessionInScope(parsedScope, id);
-      if (row === null) throw new SessionNotFoundError(id);
-      const workspaces = workspacesOf(parsedScope);
-      const children = prepared<SummaryRow>(
-        `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s WHERE s.parent_id = ?${
-          workspaces === null ? "" : ` AND s.workspace IN (${workspaces.join(",")})`
-        } ORDER BY s.created_at, s.session_id`,
-      );
-      return buildLineage(summaryOf(row), {
-        summary: async (parentId) => {
-          const parent = sessionInScope(parsedScope, parentId);
-          return parent === null ? null : summaryOf(parent);
-        },
-        children: async (parentId) =>
-          children
-            .all(parentId)
-            .map(summaryOf)
-            .sort((a, b) => compareDesc(b.createdAt, a.createdAt) || compareDesc(b.id, a.id)),
-      });
     },
   };
   return engine;
