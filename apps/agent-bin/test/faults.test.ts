@@ -3,7 +3,9 @@
  * up (a real 64 KB tmpfs as the home), a model stream that never ends, and a partial answer
  * followed by its error.
  */
+
 import { readdirSync } from "node:fs";
+import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { homeLogs, smallDisk, spawnAcp } from "@tapedeck/test-harness";
 import { afterEach, describe, expect, it } from "vitest";
@@ -73,6 +75,25 @@ describe("a full disk (the home on a 64 KB tmpfs)", () => {
       message: `disk full (ENOSPC) writing ${workspace.home}/sessions/${sessionId}.jsonl`,
     });
     expect(tempFiles(workspace.home)).toEqual([]);
+  });
+});
+
+describe("an export to a full disk", () => {
+  it("says 'disk full (ENOSPC) writing FILE' and leaves neither the file nor a temp file", async () => {
+    const { cli, workspace } = await hostileModel([{ text: "z".repeat(100_000) }]);
+    expect((await cli(["run", "write a lot"])).code).toBe(0);
+    const sessionId = /^([0-9a-f-]{36})/.exec((await cli(["sessions", "list"])).stdout)?.[1];
+    const disk = smallDisk(path.join(workspace.root, "out"), 64 * 1024);
+    cleanups.push(() => disk.unmount());
+    const file = path.join(disk.dir, "session.jsonl");
+    const result = await cli(["sessions", "export", String(sessionId), "-o", file], {
+      env: disk.env,
+    });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({
+      code: 1,
+      stderr: `tapedeck: disk full (ENOSPC) writing ${file}\n`,
+    });
+    expect(readdirSync(disk.dir)).toEqual([]);
   });
 });
 

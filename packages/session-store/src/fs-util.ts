@@ -104,22 +104,28 @@ export function writeTemp(temp: string, data: Uint8Array, durable = true): void 
 
 /**
  * Replaces `path` with exactly `data`, all or nothing: a temp file beside it is written, fsynced
- * and renamed over it; on failure the temp file is removed and `path` is untouched.
+ * and renamed over it; on failure (a full disk) the temp file is removed and `path` is untouched,
+ * and a disk fault is a `StorageFaultError` naming `path` ("disk full (ENOSPC) writing PATH").
+ * `mode` applies to a new file, through the umask (exports: `0o666`, like any file a user writes).
  */
-export function replaceFile(path: string, data: Uint8Array, mode = 0o600): void {
+export function writeFileAtomically(path: string, data: Uint8Array | string, mode = 0o600): void {
   const temp = tempPathBeside(path);
-  const fd = fs.openSync(temp, "wx", mode);
   try {
+    const fd = fs.openSync(temp, "wx", mode);
     try {
-      writeAll(fd, data);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
+      try {
+        writeAll(fd, typeof data === "string" ? Buffer.from(data) : data);
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.renameSync(temp, path);
+    } catch (error) {
+      fs.rmSync(temp, { force: true });
+      throw error;
     }
-    fs.renameSync(temp, path);
   } catch (error) {
-    fs.rmSync(temp, { force: true });
-    throw error;
+    throw toStorageFault(error, { path }) ?? error;
   }
 }
 

@@ -2,6 +2,7 @@ export { logOffsetSchema } from "./catalog";
 export { type ChangeCursor, changeCursorSchema, JOURNAL_FILE } from "./change-journal";
 export { InvalidForkPointError, InvalidOffsetError, SessionHasForksError } from "./errors";
 export { createSessionStore, defaultAgent, defaultHome } from "./file-store";
+export { writeFileAtomically } from "./fs-util";
 export { type LogEntryKind, LogNotAFileError, logEntryKind } from "./log-not-a-file";
 export type {
   AppendOptions,

@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { repairInterruptedRun } from "@tapedeck/agent";
 import { createHost, sessionIdsOnDisk } from "@tapedeck/host";
@@ -16,7 +16,11 @@ import {
   type SessionSummary,
   settleActiveSessions,
 } from "@tapedeck/session-query";
-import { defaultWorkspaceId, type SessionStore } from "@tapedeck/session-store";
+import {
+  defaultWorkspaceId,
+  type SessionStore,
+  writeFileAtomically,
+} from "@tapedeck/session-store";
 import { CliUsageError, type Io } from "./io";
 
 export const SESSIONS_USAGE = `Usage: tapedeck sessions <command>
@@ -292,7 +296,8 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
           ? await exportHtml(store, engine, fullScope, sessionId, remote(sessionId))
           : await exportSession(engine, fullScope, sessionId);
       if (values.output !== undefined) {
-        await writeFile(values.output, text);
+        // All or nothing: a full disk leaves neither a half export nor a temp file.
+        writeFileAtomically(path.resolve(io.cwd, values.output), text, 0o666);
         io.stderr.write(`Exported ${sessionId} to ${values.output}\n`);
       } else {
         io.stdout.write(text);
