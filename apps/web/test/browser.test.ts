@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { shortIds } from "@tapedeck/host";
 import { type ReplayServer, scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
 import { replayLogText } from "@tapedeck/session";
 import { eventLogBuilder } from "@tapedeck/session/testing";
@@ -300,18 +301,20 @@ describe("agent composer", () => {
     await page.goto(`${served.server.url}/?session=${seeded.english}`);
     await page.getByRole("button", { name: "Continue this session" }).click();
     const banner = page.getByTestId("continue-banner");
+    // The host's short id (unique in the home), not an 8-character prefix.
+    const short = shortIds(await createSessionStore({ home: seeded.home }).sessionIds()).get(
+      seeded.english,
+    );
     await expect
       .poll(() => banner.innerText())
-      .toBe(`Continuing session ${seeded.english.slice(0, 8)} · Start new session`);
+      .toBe(`Continuing session ${short} · Start new session`);
     await page.getByRole("textbox", { name: "Message" }).fill("When does the kettle whistle?");
     await page.getByRole("button", { name: "Send" }).click();
     await expect
       .poll(() => page.getByTestId("live-run").innerText())
       .toContain("The kettle whistles at one hundred degrees.");
     const card = page.getByTestId("current-run");
-    await expect
-      .poll(() => card.innerText())
-      .toContain(`continuing session ${seeded.english.slice(0, 8)}`);
+    await expect.poll(() => card.innerText()).toContain(`continuing session ${short}`);
     await expect.poll(() => page.getByTestId("run-status").innerText()).toBe("completed");
     // The highlighted session is still the continued one, and its timeline shows the new turn.
     expect(new URL(page.url()).searchParams.get("session")).toBe(seeded.english);

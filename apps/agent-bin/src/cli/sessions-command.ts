@@ -1,7 +1,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { repairInterruptedRun } from "@tapedeck/agent";
-import { createHost, sessionIdsOnDisk } from "@tapedeck/host";
+import { createHost, sessionIdsOnDisk, shortIds } from "@tapedeck/host";
 import {
   EventLogCorruptError,
   type Session,
@@ -380,10 +380,11 @@ async function exportHtml(
       `sessions export --html needs the log on this machine; ${sessionId} is only in the team index (export it as JSONL).`,
     );
   }
-  const [{ renderSessionHtml }, session, lineage] = await Promise.all([
+  const [{ renderSessionHtml }, session, lineage, onDisk] = await Promise.all([
     import("@tapedeck/web/export"),
     store.readSession(sessionId),
     engine.traceLineage(scope, sessionId).catch(() => null),
+    sessionIdsOnDisk(store),
   ]);
-  return renderSessionHtml({ session, lineage });
+  return renderSessionHtml({ session, lineage, shortIds: Object.fromEntries(shortIds(onDisk)) });
 }

@@ -144,7 +144,14 @@ export const api = {
   session: (id: string) => getJson<SessionViewData>(`/api/sessions/${encodeURIComponent(id)}`),
   trace: (id: string, seq: number) =>
     getJson<EventTrace>(`/api/sessions/${encodeURIComponent(id)}/events/${seq}/trace`),
-  lineage: (id: string) => getJson<Lineage>(`/api/sessions/${encodeURIComponent(id)}/lineage`),
+  lineage: (id: string) =>
+    getJson<Lineage & { shortIds: Record<string, string> }>(
+      `/api/sessions/${encodeURIComponent(id)}/lineage`,
+    ),
+  shortIds: (ids: readonly string[]) =>
+    getJson<{ shortIds: Record<string, string> }>(
+      `/api/short-ids?ids=${ids.map(encodeURIComponent).join(",")}`,
+    ),
   fork: (id: string, seq: number) =>
     postJson<{ sessionId: string }>(`/api/sessions/${encodeURIComponent(id)}/fork`, { seq }),
   setGoal: (id: string, goal: string | null) =>

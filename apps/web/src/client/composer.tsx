@@ -5,6 +5,7 @@ import { INPUT_LIMIT } from "../shared/limits";
 import type { AgentRun } from "./agent-run";
 import type { ServerConfig } from "./api";
 import { FINISHED_STATUSES, type RunState, shownStatus } from "./run-state";
+import { ShortId } from "./short-ids";
 import { LongText, preview } from "./text";
 
 /** The sidebar card: runId, what it continues, status. */
@@ -20,7 +21,7 @@ export function CurrentRunCard({
     <div className="run-card" data-testid="current-run">
       <div className="run-card-title">Current run</div>
       <div className="small">
-        run <code>{run.runId?.slice(0, 8) ?? "…"}</code>
+        run <code>{run.runId !== null ? <ShortId id={run.runId} /> : "…"}</code>
       </div>
       <div className="small">
         {run.continuing !== null ? (
@@ -31,7 +32,7 @@ export function CurrentRunCard({
               className="link"
               onClick={() => run.continuing && onOpen(run.continuing)}
             >
-              {run.continuing.slice(0, 8)}
+              <ShortId id={run.continuing} />
             </button>
           </>
         ) : run.sessionId !== null ? (
@@ -42,7 +43,7 @@ export function CurrentRunCard({
               className="link"
               onClick={() => run.sessionId && onOpen(run.sessionId)}
             >
-              {run.sessionId.slice(0, 8)}
+              <ShortId id={run.sessionId} />
             </button>
           </>
         ) : (
@@ -102,7 +103,7 @@ export function Composer({
     <div className="composer" data-testid="composer">
       {continuing !== null ? (
         <div className="banner" data-testid="continue-banner">
-          Continuing session {continuing.slice(0, 8)} ·{" "}
+          Continuing session <ShortId id={continuing} /> ·{" "}
           <button type="button" className="link" onClick={onStartNew}>
             Start new session
           </button>
@@ -113,9 +114,9 @@ export function Composer({
           {openSession !== null ? (
             <>
               {" "}
-              (not {openSession.slice(0, 8)}, the one open above) ·{" "}
+              (not <ShortId id={openSession} />, the one open above) ·{" "}
               <button type="button" className="link" onClick={() => onContinue(openSession)}>
-                Continue {openSession.slice(0, 8)} instead
+                Continue <ShortId id={openSession} /> instead
               </button>
             </>
           ) : null}

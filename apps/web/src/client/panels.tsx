@@ -9,6 +9,7 @@ import {
 import { type ReactNode, useEffect, useState } from "react";
 import { SeqLink } from "../render/timeline-row";
 import { api } from "./api";
+import { rememberShortIds, ShortId } from "./short-ids";
 import { LongText, preview } from "./text";
 import { eventLabel, modelInput } from "./timeline";
 
@@ -169,7 +170,10 @@ function LineagePanel({ sessionId, onOpen, refreshKey }: Props) {
     let live = true;
     api
       .lineage(sessionId)
-      .then((answer) => live && setLineage(answer))
+      .then((answer) => {
+        rememberShortIds(answer.shortIds);
+        if (live) setLineage(answer);
+      })
       .catch(
         (caught: unknown) =>
           live && setError(caught instanceof Error ? caught.message : String(caught)),
@@ -185,7 +189,7 @@ function LineagePanel({ sessionId, onOpen, refreshKey }: Props) {
       title={id}
       onClick={() => onOpen(id)}
     >
-      {id.slice(0, 8)} {preview(title ?? "(no prompt)", 50)} {extra}
+      <ShortId id={id} /> {preview(title ?? "(no prompt)", 50)} {extra}
     </button>
   );
   const tree = (nodes: LineageNode[]) => (

@@ -12,6 +12,7 @@ import { OriginNote } from "./import-panel";
 import { useTurnKeys } from "./keyboard";
 import { LiveSession } from "./live-session";
 import { SidePanel } from "./panels";
+import { useShortId } from "./short-ids";
 import { sessionTitle, type TimelineRow, type TurnTokens, tokensPerTurn } from "./timeline";
 
 const emptyBySeq = new Map<number, SessionEvent>();
@@ -112,6 +113,7 @@ export function SessionPage({
     if (seq !== null) setPanel((current) => (current === "closed" ? "trace" : current));
   }, [seq]);
   useTurnKeys(rows, seq, onSelectSeq);
+  const parentShortId = useShortId(data?.header.parent?.sessionId);
 
   const fork = async (atSeq: number) => {
     setForkError(null);
@@ -148,7 +150,7 @@ export function SessionPage({
   const title =
     sessionTitle(data.events, data.header.parent) ??
     (data.header.parent !== undefined
-      ? `Fork of ${data.header.parent.sessionId.slice(0, 8)} at #${data.header.parent.seq}`
+      ? `Fork of ${parentShortId} at #${data.header.parent.seq}`
       : "(no prompt yet)");
   const togglePanel = (next: "trace" | "lineage") =>
     setPanel((current) => (current === next ? "closed" : next));
@@ -174,7 +176,7 @@ export function SessionPage({
                     onOpen(data.header.parent.sessionId, data.header.parent.seq)
                   }
                 >
-                  {data.header.parent.sessionId.slice(0, 8)} at #{data.header.parent.seq}
+                  {parentShortId} at #{data.header.parent.seq}
                 </button>
               </>
             ) : null}

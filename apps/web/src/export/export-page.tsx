@@ -32,10 +32,19 @@ function anchorsOf(row: TimelineRow, rowSeqs: ReadonlySet<number>): number[] {
   return [];
 }
 
-function LineageView({ lineage }: { lineage: Lineage }) {
+/** A session id as the page shows it: the host's short id when known, else the whole id. */
+const shown = (shortIds: Readonly<Record<string, string>>, id: string) => shortIds[id] ?? id;
+
+function LineageView({
+  lineage,
+  shortIds,
+}: {
+  lineage: Lineage;
+  shortIds: Readonly<Record<string, string>>;
+}) {
   const node = (id: string, title: string | null, extra: string) => (
     <>
-      <code>{id.slice(0, 8)}</code> <Visible text={preview(title ?? "(no prompt)", 60)} />{" "}
+      <code>{shown(shortIds, id)}</code> <Visible text={preview(title ?? "(no prompt)", 60)} />{" "}
       <span className="muted small">{extra}</span>
     </>
   );
@@ -76,10 +85,13 @@ export function ExportPage({
   view,
   lineage,
   generatedAt,
+  shortIds = {},
 }: {
   view: SessionViewData;
   lineage: Lineage | null;
   generatedAt: string;
+  /** Short ids of the sessions shown (the host's `shortIds`); an id without one is shown whole. */
+  shortIds?: Readonly<Record<string, string>>;
 }) {
   const replacedBy = new Map(view.replacedBy);
   const rows = buildTimeline(view.events, replacedBy, new Map(view.streamedText));
@@ -88,7 +100,7 @@ export function ExportPage({
   const title =
     sessionTitle(view.events, view.header.parent) ??
     (view.header.parent !== undefined
-      ? `Fork of ${view.header.parent.sessionId.slice(0, 8)} at #${view.header.parent.seq}`
+      ? `Fork of ${shown(shortIds, view.header.parent.sessionId)} at #${view.header.parent.seq}`
       : "(no prompt yet)");
   return (
     <div className="export">
@@ -163,7 +175,7 @@ export function ExportPage({
               and the events that cite it.
             </div>
           </div>
-          {lineage !== null ? <LineageView lineage={lineage} /> : null}
+          {lineage !== null ? <LineageView lineage={lineage} shortIds={shortIds} /> : null}
         </aside>
       </div>
     </div>

@@ -24,6 +24,11 @@ export interface RenderSessionHtmlOptions {
   lineage?: Lineage | null;
   /** Shown in the header; default: now. */
   generatedAt?: Date;
+  /**
+   * Short ids of the sessions the page names (the host's `shortIds`, unique in the home); an id
+   * without one is printed whole, never cut to a prefix another session may share.
+   */
+  shortIds?: Readonly<Record<string, string>>;
 }
 
 /** Styles only the export needs (turn sections, search hits, a fixed trace panel). */
@@ -55,7 +60,12 @@ export function renderSessionHtml(options: RenderSessionHtmlOptions): string {
     .replace("T", " ");
   const body = renderToStaticMarkup(
     <HighlighterContext.Provider value={ready}>
-      <ExportPage view={view} lineage={options.lineage ?? null} generatedAt={generatedAt} />
+      <ExportPage
+        view={view}
+        lineage={options.lineage ?? null}
+        generatedAt={generatedAt}
+        shortIds={options.shortIds ?? {}}
+      />
     </HighlighterContext.Provider>,
   );
   const data = scriptJson({ events: traceData(view.events, new Map(view.replacedBy)) });

@@ -139,3 +139,8 @@ export const callIdSchema = z.string().regex(/^[A-Za-z0-9_.:-]{1,200}$/, "not a 
 export const goalBodySchema = z.strictObject({
   goal: z.string().trim().min(1, "goal must not be empty").max(2000).nullable(),
 });
+
+/** `GET /api/short-ids`: up to 100 session ids, comma-separated. */
+export const shortIdsQuerySchema = z.object({
+  ids: csv(sessionIdSchema).pipe(z.array(z.string()).max(100)),
+});

@@ -1,4 +1,4 @@
-import { sessionIdsOnDisk, setSessionGoal, shortIds } from "@tapedeck/host";
+import { setSessionGoal } from "@tapedeck/host";
 import { type Session, SessionNotFoundError } from "@tapedeck/session";
 import { type QueryScope, settleActiveSessions } from "@tapedeck/session-query";
 import type { SessionStore } from "@tapedeck/session-store";
@@ -16,6 +16,7 @@ import {
   sessionsQuerySchema,
 } from "./schemas";
 import type { SessionIndex } from "./session-index";
+import { lineageIds, registerShortIdRoute, shortIdsOf } from "./short-ids";
 
 /** Highlight markers of search snippets: private-use characters the client splits on. */
 export const HIGHLIGHT = { open: "\uE000", close: "\uE001" } as const;
@@ -58,10 +59,13 @@ async function listSessions(
   const shown =
     query.status === "active" ? items.filter((item) => item.status === "active") : items;
   // Short ids unique in the home (the host's one rule), accepted back by the CLI.
-  const short = shortIds(await sessionIdsOnDisk(store));
+  const short = await shortIdsOf(
+    store,
+    shown.map((item) => item.id),
+  );
   return {
     ...page,
-    items: shown.map((item) => ({ ...item, shortId: short.get(item.id) ?? item.id })),
+    items: shown.map((item) => ({ ...item, shortId: short[item.id] ?? item.id })),
   };
 }
 
@@ -74,6 +78,7 @@ export function registerSessionRoutes(
   app: Hono,
   { store, index }: { store: SessionStore; index: SessionIndex },
 ): void {
+  registerShortIdRoute(app, store);
   app.get("/api/sessions", async (c) =>
     c.json(
       await listSessions(store, index, parseInput(sessionsQuerySchema, c.req.query(), "query")),
@@ -115,7 +120,9 @@ export function registerSessionRoutes(
     // Read from the file itself: always current, and damage comes with its line and offset.
     const session = await readSession(id);
     const chunks = parseInput(sessionQuerySchema, c.req.query(), "query").chunks === "true";
-    return c.json(sessionView(session, { chunks }));
+    const parent = session.header.parent?.sessionId;
+    const shortIds = await shortIdsOf(store, parent === undefined ? [id] : [id, parent]);
+    return c.json({ ...sessionView(session, { chunks }), shortIds });
   });
 
   app.get("/api/events", async (c) => {
@@ -150,7 +157,8 @@ export function registerSessionRoutes(
   app.get("/api/sessions/:id/lineage", async (c) => {
     const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
     await index.sync();
-    return c.json(await index.engine.traceLineage(allScope, id));
+    const lineage = await index.engine.traceLineage(allScope, id);
+    return c.json({ ...lineage, shortIds: await shortIdsOf(store, lineageIds(lineage)) });
   });
 
   app.get("/api/sessions/:id/export", async (c) => {
@@ -174,7 +182,13 @@ export function registerSessionRoutes(
     const lineage = await index.engine.traceLineage(allScope, id).catch(() => null);
     // React's server renderer is only needed here: loaded on the first export.
     const { renderSessionHtml } = await import("../export/render-html");
-    return c.body(renderSessionHtml({ session, lineage }), 200, {
+    const parent = session.header.parent?.sessionId;
+    const shortIds = await shortIdsOf(store, [
+      id,
+      ...(parent === undefined ? [] : [parent]),
+      ...(lineage === null ? [] : lineageIds(lineage)),
+    ]);
+    return c.body(renderSessionHtml({ session, lineage, shortIds }), 200, {
       "content-type": "text/html; charset=utf-8",
       "content-disposition": `attachment; filename="${id}.html"`,
     });

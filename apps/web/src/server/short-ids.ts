@@ -1,0 +1,39 @@
+import { sessionIdsOnDisk, shortIds } from "@tapedeck/host";
+import type { Lineage } from "@tapedeck/session-query";
+import type { SessionStore } from "@tapedeck/session-store";
+import type { Hono } from "hono";
+import { parseInput } from "./http-errors";
+import { shortIdsQuerySchema } from "./schemas";
+
+/** Short id of each session id a payload shows: `{ [id]: shortId }`. */
+export type ShortIdMap = Record<string, string>;
+
+/**
+ * The host's short ids (unique in the home, accepted back by the CLI) of the given session ids;
+ * an id the store does not hold (another machine's, in a team index) keeps its full form.
+ */
+export async function shortIdsOf(store: SessionStore, ids: Iterable<string>): Promise<ShortIdMap> {
+  const short = shortIds(await sessionIdsOnDisk(store));
+  return Object.fromEntries([...new Set(ids)].map((id) => [id, short.get(id) ?? id]));
+}
+
+/** Every session id a lineage shows: the session, its ancestors and its forks. */
+export function lineageIds(lineage: Lineage): string[] {
+  const ids = [lineage.session.id, ...lineage.ancestors.map((ancestor) => ancestor.session.id)];
+  const walk = (nodes: Lineage["descendants"]) => {
+    for (const node of nodes) {
+      ids.push(node.session.id);
+      walk(node.children);
+    }
+  };
+  walk(lineage.descendants);
+  return ids;
+}
+
+/** `GET /api/short-ids?ids=a,b`: short ids of sessions a page shows (the composer's run card). */
+export function registerShortIdRoute(app: Hono, store: SessionStore): void {
+  app.get("/api/short-ids", async (c) => {
+    const { ids } = parseInput(shortIdsQuerySchema, c.req.query(), "query");
+    return c.json({ shortIds: await shortIdsOf(store, ids) });
+  });
+}
