@@ -28,6 +28,22 @@ describe("approval prompts show exactly what runs (issue #11 item 1)", () => {
     expect(existsSync(path.join(attack.workspace.cwd, marker))).toBe(false);
   });
 
+  it("CLI piped (no terminal): the same escaped, flagged title; no raw escape reaches any stream", async () => {
+    const marker = "ANSI_SPOOF_RAN";
+    const command = `touch ${marker}\u001b[2K\rRun npm test \u202Eevil\u0007`;
+    const attack = await hostileModel([
+      { toolCalls: [{ name: "run_command", arguments: { command } }] },
+      { text: "done" },
+    ]);
+    const result = await attack.cli(["run", "check it"]);
+    const title = `Run touch ${marker}\\e[2K\\rRun npm test \\u{202E}evil\\x07 [contains hidden characters]`;
+    expect(result.stderr).toContain(`● ${title}\n`);
+    expect(result.stderr).toContain(`  ✗ ${title}: needs approval, but there is no terminal`);
+    // Escaped whether or not stdout/stderr are terminals: nothing raw to rewrite a later line.
+    expect(`${result.stdout}${result.stderr}`).not.toMatch(/[\u001b\r\u0007\u202E]/);
+    expect(existsSync(path.join(attack.workspace.cwd, marker))).toBe(false);
+  });
+
   it("CLI: a command longer than 80 characters is shown whole, its tail included", async () => {
     const command = `${"echo harmless && ".repeat(5)}echo ok; touch TAIL_RAN`;
     expect(command.length).toBeGreaterThan(80);

@@ -1,0 +1,105 @@
+// biome-ignore-all lint/performance/useDomNodeTextContent: these are Playwright locators; innerText is the visible text on purpose.
+/**
+ * What a person approves is what runs, in Debian's Chromium (issue #11 item 1, leftover of item
+ * 7): the approval card shows a command holding bidi overrides, ANSI escapes and control
+ * characters whole and exactly, each hidden character as a visible escape, flagged "contains
+ * hidden characters"; denying it runs nothing.
+ */
+import { existsSync, rmSync } from "node:fs";
+import path from "node:path";
+import { type ReplayServer, scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
+import { hasHiddenCharacters, toVisibleText } from "@tapedeck/session";
+import { createSessionStore } from "@tapedeck/session-store";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { buildClient, launchChromium, serveHome } from "./browser-harness";
+import { type SeededHome, seedHome } from "./seed";
+
+let browser: Browser;
+let clientDir: string;
+let seeded: SeededHome;
+let served: Awaited<ReturnType<typeof serveHome>>;
+const env: Record<string, string | undefined> = { OPENAI_API_KEY: "test-key-not-real" };
+const replays: ReplayServer[] = [];
+const pages: Page[] = [];
+
+beforeAll(async () => {
+  [clientDir, browser] = await Promise.all([buildClient(), launchChromium()]);
+  seeded = seedHome();
+  served = await serveHome({ home: seeded.home, clientDir, env, cwd: seeded.work });
+});
+
+afterEach(async () => {
+  for (const page of pages.splice(0)) await page.close();
+  for (const replay of replays.splice(0)) await replay.close();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await served?.close();
+  rmSync(seeded.home, { recursive: true, force: true });
+  rmSync(seeded.work, { recursive: true, force: true });
+  rmSync(clientDir, { recursive: true, force: true });
+});
+
+describe("the approval card", () => {
+  it("shows bidi overrides, ANSI escapes and control characters visibly escaped, flagged, nothing cut", async () => {
+    // What the terminal attack of issue #11 used: erase the line, return, a harmless-looking
+    // command, a right-to-left override, a bell, a zero-width space, and a tail past 80 characters.
+    const command = `echo safe\u001b[2K\r npm test \u202Etxt.ssap\u202C \u0007\u200B; ${"#".repeat(80)}; touch SPOOF_RAN`;
+    expect(hasHiddenCharacters(command)).toBe(true);
+    const recording = scriptedRecording()
+      .system("s")
+      .user("q")
+      .toolCall("run_command", { command })
+      .toolResult("Command was not approved")
+      .text("Not run.")
+      .end()
+      .build();
+    const replay = await startReplayServer(recording.recording(), { match: "off" });
+    replays.push(replay);
+    env.OPENAI_BASE_URL = replay.url;
+
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    pages.push(page);
+    await page.goto(`${served.server.url}/`);
+    await page.getByRole("textbox", { name: "Message" }).fill("Run the tests");
+    await page.getByRole("button", { name: "Send" }).click();
+    const card = page.getByTestId("approval");
+    await expect
+      .poll(() => card.innerText().catch(() => ""), { timeout: 20_000 })
+      .toContain("run_command");
+
+    const shown = page.getByTestId("approval-command");
+    const text = await shown.innerText();
+    const visible = toVisibleText(command).text;
+    // Whole and exact: every character of the command, each hidden one as its escape.
+    expect(text).toContain(visible);
+    for (const escape of ["\\e[2K", "\\r", "\\u{202E}", "\\u{202C}", "\\x07", "\\u{200B}"]) {
+      expect(text).toContain(escape);
+    }
+    expect(text).toContain("; touch SPOOF_RAN");
+    // Nothing hidden reaches the page's text (no raw escape, override or zero-width character).
+    const raw = await shown.evaluate((element) => element.textContent ?? "");
+    expect(hasHiddenCharacters(raw)).toBe(false);
+    expect(await page.getByTestId("approval-warning").innerText()).toContain(
+      "contains hidden characters",
+    );
+    // Shown isolated from the surrounding text's direction, in monospace.
+    const style = await shown.evaluate((element) => {
+      const computed = getComputedStyle(element);
+      return { unicodeBidi: computed.unicodeBidi, fontFamily: computed.fontFamily };
+    });
+    expect(style.unicodeBidi).toMatch(/isolate/);
+    expect(style.fontFamily).toMatch(/mono/i);
+
+    await card.getByRole("button", { name: "Deny" }).click();
+    await expect.poll(() => page.getByTestId("run-status").innerText()).toBe("completed");
+    expect(existsSync(path.join(seeded.work, "SPOOF_RAN"))).toBe(false);
+    const sessionId = new URL(page.url()).searchParams.get("session") ?? "";
+    const session = await createSessionStore({ home: seeded.home }).readSession(sessionId);
+    expect(session.events.find((event) => event.type === "approval/decision")).toMatchObject({
+      decision: "reject",
+    });
+  });
+});
