@@ -40,7 +40,8 @@ describe("approval prompts show exactly what runs (issue #11 item 1)", () => {
     expect(result.stderr).toContain(`● ${title}\n`);
     expect(result.stderr).toContain(`  ✗ ${title}: needs approval, but there is no terminal`);
     // Escaped whether or not stdout/stderr are terminals: nothing raw to rewrite a later line.
-    expect(`${result.stdout}${result.stderr}`).not.toMatch(/[\u001b\r\u0007\u202E]/);
+    const printed = `${result.stdout}${result.stderr}`;
+    for (const raw of ["\u001b", "\r", "\u0007", "\u202E"]) expect(printed).not.toContain(raw);
     expect(existsSync(path.join(attack.workspace.cwd, marker))).toBe(false);
   });
 

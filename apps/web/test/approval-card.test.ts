@@ -75,13 +75,13 @@ describe("the approval card", () => {
     const visible = toVisibleText(command).text;
     // Whole and exact: every character of the command, each hidden one as its escape.
     expect(text).toContain(visible);
-    for (const escape of ["\\e[2K", "\\r", "\\u{202E}", "\\u{202C}", "\\x07", "\\u{200B}"]) {
-      expect(text).toContain(escape);
+    for (const visibleEscape of ["\\e[2K", "\\r", "\\u{202E}", "\\u{202C}", "\\x07", "\\u{200B}"]) {
+      expect(text).toContain(visibleEscape);
     }
     expect(text).toContain("; touch SPOOF_RAN");
     // Nothing hidden reaches the page's text (no raw escape, override or zero-width character).
-    const raw = await shown.evaluate((element) => element.textContent ?? "");
-    expect(hasHiddenCharacters(raw)).toBe(false);
+    const content = await shown.evaluate((element) => element.textContent ?? "");
+    expect(hasHiddenCharacters(content)).toBe(false);
     expect(await page.getByTestId("approval-warning").innerText()).toContain(
       "contains hidden characters",
     );
