@@ -1,9 +1,9 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { AGENT_NAME, AGENT_VERSION, type Host, type McpSettings } from "@tapedeck/host";
-import { type AgentContext, stateOf } from "./agent-context";
+import type { AgentContext } from "./agent-context";
 import { toRequestError } from "./errors";
 import { MCP_CAPABILITIES } from "./mcp-servers";
-import { promptText, promptTurn } from "./prompt-turn";
+import { prompt } from "./prompt-turn";
 import {
   closeSession,
   deleteSession,
@@ -37,20 +37,7 @@ export interface AcpAgentOptions {
  * (`session-handlers.ts`, `prompt-turn.ts`). See `architecture/acp-mapping.md`.
  */
 export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
-  let models: Promise<string[]> | undefined;
-  const context: AgentContext = {
-    host: options.host,
-    sessions: new Map(),
-    clientCapabilities: {},
-    contextWindow: options.contextWindow ?? 128_000,
-    compactAt: options.compactAt,
-    mcp: options.mcp ?? { env: {} },
-    log: options.log ?? ((message: string) => process.stderr.write(`[tapedeck] ${message}\n`)),
-    models: () => {
-      models ??= options.host.listModels();
-      return models;
-    },
-  };
+  const context = createAgentContext(options);
   const guard =
     <P, R>(handler: (params: P, client: acp.AgentContext) => R | Promise<R>) =>
     async ({ params, client }: { params: P; client: acp.AgentContext }): Promise<R> => {
@@ -65,17 +52,7 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
     .agent({ name: AGENT_NAME })
     .onRequest(acp.methods.agent.initialize, ({ params }) => {
       context.clientCapabilities = params.clientCapabilities ?? {};
-      return {
-        protocolVersion: acp.PROTOCOL_VERSION,
-        agentCapabilities: {
-          loadSession: true,
-          promptCapabilities: { image: false, audio: false, embeddedContext: true },
-          mcpCapabilities: MCP_CAPABILITIES,
-          sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, fork: {} },
-        },
-        agentInfo: { name: AGENT_NAME, title: "Tapedeck", version: AGENT_VERSION },
-        authMethods: [],
-      };
+      return initializeResponse();
     })
     .onRequest(
       session.new,
@@ -115,34 +92,42 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
     )
     .onRequest(
       session.prompt,
-      guard(async (params, client) => {
-        const state = stateOf(context, params.sessionId);
-        if (promptText(params.prompt).trim() === "") {
-          // Nothing to answer: no model turn is run and nothing is written.
-          throw acp.RequestError.invalidParams(
-            { prompt: params.prompt },
-            "the prompt is empty; send some text.",
-          );
-        }
-        if (state.active !== undefined) {
-          throw new acp.RequestError(
-            -32603,
-            `Session ${state.sessionId} is busy: a prompt is already running on it. Cancel it or wait for it to finish.`,
-            { code: "SESSION_BUSY", sessionId: state.sessionId },
-          );
-        }
-        const controller = new AbortController();
-        let finish: (value: unknown) => void = () => undefined;
-        state.active = { controller, done: new Promise((resolve) => (finish = resolve)) };
-        try {
-          return await promptTurn(context, state, params, client, controller);
-        } finally {
-          state.active = undefined;
-          finish(undefined);
-        }
-      }),
+      guard((params, client) => prompt(context, params, client)),
     )
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
       context.sessions.get(params.sessionId)?.active?.controller.abort();
     });
+}
+
+/** What `initialize` answers: the capabilities of this agent. */
+function initializeResponse(): acp.InitializeResponse {
+  return {
+    protocolVersion: acp.PROTOCOL_VERSION,
+    agentCapabilities: {
+      loadSession: true,
+      promptCapabilities: { image: false, audio: false, embeddedContext: true },
+      mcpCapabilities: MCP_CAPABILITIES,
+      sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, fork: {} },
+    },
+    agentInfo: { name: AGENT_NAME, title: "Tapedeck", version: AGENT_VERSION },
+    authMethods: [],
+  };
+}
+
+/** This connection's context: the host, its open sessions, the model list asked once. */
+function createAgentContext(options: AcpAgentOptions): AgentContext {
+  let models: Promise<string[]> | undefined;
+  return {
+    host: options.host,
+    sessions: new Map(),
+    clientCapabilities: {},
+    contextWindow: options.contextWindow ?? 128_000,
+    compactAt: options.compactAt,
+    mcp: options.mcp ?? { env: {} },
+    log: options.log ?? ((message: string) => process.stderr.write(`[tapedeck] ${message}\n`)),
+    models: () => {
+      models ??= options.host.listModels();
+      return models;
+    },
+  };
 }

@@ -2,7 +2,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { ApprovalRequest, RunEvent, WorkspaceFs } from "@tapedeck/agent";
 import { acpProjection, type McpConnector, titleOfPrompt, visibleStrings } from "@tapedeck/host";
 import type { ApprovalDecision, SessionEvent } from "@tapedeck/session";
-import { type AgentContext, advertiseCommands, projectionOptions } from "./agent-context";
+import { type AgentContext, advertiseCommands, projectionOptions, stateOf } from "./agent-context";
 import type { SessionState } from "./session-state";
 
 /** The prompt's content blocks as the user message text. */
@@ -28,6 +28,41 @@ export function promptText(blocks: readonly acp.ContentBlock[]): string {
     }
   }
   return parts.join("\n");
+}
+
+/**
+ * `session/prompt`: refuses an empty prompt and a second prompt while one runs on the session,
+ * then runs {@link promptTurn}, cancellable with `session/cancel`.
+ */
+export async function prompt(
+  context: AgentContext,
+  params: acp.PromptRequest,
+  client: acp.AgentContext,
+): Promise<acp.PromptResponse> {
+  const state = stateOf(context, params.sessionId);
+  if (promptText(params.prompt).trim() === "") {
+    // Nothing to answer: no model turn is run and nothing is written.
+    throw acp.RequestError.invalidParams(
+      { prompt: params.prompt },
+      "the prompt is empty; send some text.",
+    );
+  }
+  if (state.active !== undefined) {
+    throw new acp.RequestError(
+      -32603,
+      `Session ${state.sessionId} is busy: a prompt is already running on it. Cancel it or wait for it to finish.`,
+      { code: "SESSION_BUSY", sessionId: state.sessionId },
+    );
+  }
+  const controller = new AbortController();
+  let finish: (value: unknown) => void = () => undefined;
+  state.active = { controller, done: new Promise((resolve) => (finish = resolve)) };
+  try {
+    return await promptTurn(context, state, params, client, controller);
+  } finally {
+    state.active = undefined;
+    finish(undefined);
+  }
 }
 
 /**
