@@ -208,6 +208,9 @@ export async function openRunEvents(
   return sseOf(response);
 }
 
+/** The longest wait between two attempts to open a session stream. */
+const RETRY_MAX_MS = 30_000;
+
 /**
  * Subscribes to one session's new events: the server sends the events after `afterSeq`, then
  * each event as the log grows (never the whole session again). Returns the function that closes
@@ -221,11 +224,16 @@ export function subscribeSession(
   let after = afterSeq;
   let source: EventSource | null = null;
   let closed = false;
+  /** Errors since the stream last opened. */
+  let failures = 0;
   const open = () => {
     if (closed) return;
     source = new EventSource(
       withToken(`/api/sessions/${encodeURIComponent(sessionId)}/stream?after=${after}`),
     );
+    source.addEventListener("ready", () => {
+      failures = 0;
+    });
     source.addEventListener("events", (message) => {
       const { events } = JSON.parse((message as MessageEvent<string>).data) as {
         events: SessionEvent[];
@@ -235,10 +243,12 @@ export function subscribeSession(
       onEvents(events);
     });
     // Reconnect by hand, after the last seq received (EventSource's own retry would reuse the
-    // first URL and send events twice).
+    // first URL and send events twice). A stream that keeps failing (a session the server cannot
+    // stream: deleted, or known only to a team index) is retried less and less often.
     source.onerror = () => {
       source?.close();
-      setTimeout(open, 1000);
+      failures += 1;
+      setTimeout(open, Math.min(RETRY_MAX_MS, 1000 * 2 ** (failures - 1)));
     };
   };
   open();
