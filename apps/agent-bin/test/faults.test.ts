@@ -23,6 +23,26 @@ function tempFiles(dir: string): string[] {
   );
 }
 
+/** A spawned `tapedeck acp` with a new session in `cwd`; `prompt(text)` sends one prompt. */
+async function acpSession(env: Record<string, string>, cwd: string) {
+  const agent = spawnAcp(env, cwd);
+  cleanups.push(() => agent.close());
+  await agent.agent.request(acp.methods.agent.initialize, {
+    protocolVersion: 1,
+    clientCapabilities: {},
+  });
+  const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, {
+    cwd,
+    mcpServers: [],
+  });
+  const prompt = (text: string) =>
+    agent.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text }],
+    });
+  return { sessionId, prompt };
+}
+
 /** A home on a 64 KB file system, for a model that answers with `bytes` of text. */
 async function fullHome(bytes: number) {
   const context = await hostileModel(Array(3).fill({ text: "y".repeat(bytes) }));
@@ -56,22 +76,8 @@ describe("a full disk (the home on a 64 KB tmpfs)", () => {
 
   it("ACP session/prompt fails with the same sentence", async () => {
     const { workspace, env } = await fullHome(100_000);
-    const agent = spawnAcp(env, workspace.cwd);
-    cleanups.push(() => agent.close());
-    await agent.agent.request(acp.methods.agent.initialize, {
-      protocolVersion: 1,
-      clientCapabilities: {},
-    });
-    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, {
-      cwd: workspace.cwd,
-      mcpServers: [],
-    });
-    await expect(
-      agent.agent.request(acp.methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: "text", text: "write a lot" }],
-      }),
-    ).rejects.toMatchObject({
+    const { sessionId, prompt } = await acpSession(env, workspace.cwd);
+    await expect(prompt("write a lot")).rejects.toMatchObject({
       message: `disk full (ENOSPC) writing ${workspace.home}/sessions/${sessionId}.jsonl`,
     });
     expect(tempFiles(workspace.home)).toEqual([]);
@@ -131,22 +137,8 @@ describe("a model stream that never ends", () => {
 
   it("ACP session/prompt fails with the sentence", async () => {
     const { workspace, env } = await stalled();
-    const agent = spawnAcp({ ...env, ...idle }, workspace.cwd);
-    cleanups.push(() => agent.close());
-    await agent.agent.request(acp.methods.agent.initialize, {
-      protocolVersion: 1,
-      clientCapabilities: {},
-    });
-    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, {
-      cwd: workspace.cwd,
-      mcpServers: [],
-    });
-    await expect(
-      agent.agent.request(acp.methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: "text", text: "hi" }],
-      }),
-    ).rejects.toMatchObject({
+    const { prompt } = await acpSession({ ...env, ...idle }, workspace.cwd);
+    await expect(prompt("hi")).rejects.toMatchObject({
       message: expect.stringMatching(/^the model server sent no data for 700 ms/),
     });
   });
