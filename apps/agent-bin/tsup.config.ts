@@ -1,4 +1,27 @@
-import { defineConfig } from "tsup";
+import path from "node:path";
+import { defineConfig, type Options } from "tsup";
+
+/**
+ * zod re-exports its 48 error-message locales (`z.locales`, ≈ 300 KB, half of zod's bytes in the
+ * bundle) from a namespace esbuild cannot tree-shake; every command read and compiled them. The
+ * CLI uses only English (zod's default, `en`, which `zod/v4/classic` imports itself), so the
+ * bundle's `z.locales` holds only `en`. Validation is untouched.
+ */
+const zodEnglishOnly: NonNullable<Options["esbuildPlugins"]>[number] = {
+  name: "zod-english-only",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/](classic|core|mini)[\\/]/.test(args.importer)
+        ? { path: path.join(path.dirname(args.importer), "../locales"), namespace: "zod-en" }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "zod-en" }, (args) => ({
+      contents: 'export { default as en } from "./en.js";',
+      resolveDir: args.path,
+      loader: "js",
+    }));
+  },
+};
 
 /**
  * Bundles the `tapedeck` binary into one ESM file: Node 20 cannot run the workspace's `.ts`
@@ -19,6 +42,7 @@ export default defineConfig({
   // Lazily imported commands (`tapedeck mcp` and the MCP SDK) go to their own chunks, so the
   // other commands neither read nor compile them.
   splitting: true,
+  esbuildPlugins: [zodEnglishOnly],
   sourcemap: false,
   // Cold start is dominated by reading and compiling the bundle: drop whitespace and simplify
   // syntax (about half the bytes) but keep identifiers, so stack traces stay readable.
