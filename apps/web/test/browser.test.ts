@@ -251,9 +251,12 @@ describe("viewer", () => {
     const forkId = new URL(page.url()).searchParams.get("session") ?? "";
     const header = await createSessionStore({ home: seeded.home }).readHeader(forkId);
     expect(header.parent).toEqual({ sessionId: seeded.chinese, seq: 4 });
+    // The parent is named by the host's short id (unique in the home, fork included).
+    const store = createSessionStore({ home: seeded.home });
+    const parentShort = shortIds(await store.sessionIds()).get(seeded.chinese);
     await expect
       .poll(() => page.locator(".session-header").innerText())
-      .toContain(`fork of ${seeded.chinese.slice(0, 8)} at #4`);
+      .toContain(`fork of ${parentShort} at #4`);
   });
 
   it("shows sessions another process appends without a reload", async () => {

@@ -125,7 +125,13 @@ export function writeFileAtomically(path: string, data: Uint8Array | string, mod
       throw error;
     }
   } catch (error) {
-    throw toStorageFault(error, { path }) ?? error;
+    // The temp file is ours, not the caller's: an error names the file they asked for.
+    const failure = error as NodeJS.ErrnoException;
+    if (failure?.path === temp) {
+      failure.path = path;
+      failure.message = failure.message.replaceAll(temp, path);
+    }
+    throw toStorageFault(failure, { path }) ?? failure;
   }
 }
 
