@@ -4,8 +4,12 @@
  * re-attaches to it (`attach`), replaying its events so the run card and approvals come back.
  */
 import { useCallback, useRef, useState } from "react";
-import { ApiError, api, openRunEvents, postSse, type SseMessage } from "./api";
+import type { BodyOf } from "../shared/api-contract";
+import { ApiError, api, openRunEvents, openSse, type RunStreamEvent } from "./api";
 import { applyRunEvent, type RunState, startingRun } from "./run-state";
+
+/** How a run's tool calls are approved (`ask`, `auto`, `deny`). */
+export type RunPolicy = NonNullable<BodyOf<"POST /api/agent/stream">["policy"]>;
 
 /** What {@link useAgentRun} returns. */
 export interface AgentRun {
@@ -14,7 +18,7 @@ export interface AgentRun {
   start(
     input: string,
     continuing: string | null,
-    policy: string,
+    policy: RunPolicy,
     onAccepted?: () => void,
   ): Promise<void>;
   /**
@@ -38,7 +42,7 @@ export function useAgentRun(
 
   const follow = useCallback(
     async (
-      stream: () => AsyncIterable<SseMessage>,
+      stream: () => Promise<AsyncIterable<RunStreamEvent>>,
       initial: RunState,
       abort: AbortController,
       onAccepted?: () => void,
@@ -47,13 +51,10 @@ export function useAgentRun(
       setRun(initial);
       let sessionId = initial.sessionId;
       try {
-        for await (const message of stream()) {
-          const data = JSON.parse(message.data) as Record<string, unknown>;
-          setRun((current) =>
-            current === null ? current : applyRunEvent(current, message.event, data),
-          );
+        for await (const message of await stream()) {
+          setRun((current) => (current === null ? current : applyRunEvent(current, message)));
           if (message.event === "run_started") {
-            sessionId = String(data.sessionId);
+            sessionId = message.data.sessionId;
             onAccepted?.();
             onStarted(sessionId);
           }
@@ -65,9 +66,12 @@ export function useAgentRun(
           setRun((current) =>
             current === null
               ? current
-              : applyRunEvent(current, "error", {
-                  code: caught instanceof ApiError ? caught.code : "NETWORK",
-                  message: caught instanceof ApiError ? caught.message : message,
+              : applyRunEvent(current, {
+                  event: "error",
+                  data: {
+                    code: caught instanceof ApiError ? caught.code : "NETWORK",
+                    message: caught instanceof ApiError ? caught.message : message,
+                  },
                 }),
           );
           setRun((current) =>
@@ -83,13 +87,18 @@ export function useAgentRun(
   );
 
   const start = useCallback(
-    async (input: string, continuing: string | null, policy: string, onAccepted?: () => void) => {
+    async (
+      input: string,
+      continuing: string | null,
+      policy: RunPolicy,
+      onAccepted?: () => void,
+    ) => {
       controller.current?.abort();
       const abort = new AbortController();
       controller.current = abort;
       const body = { input, policy, ...(continuing === null ? {} : { sessionId: continuing }) };
       await follow(
-        () => postSse("/api/agent/stream", body, abort.signal),
+        () => openSse(abort.signal, "POST /api/agent/stream", { body }),
         startingRun(continuing),
         abort,
         onAccepted,
@@ -111,7 +120,7 @@ export function useAgentRun(
         const abort = new AbortController();
         controller.current = abort;
         const events = await openRunEvents(active.runId, abort.signal);
-        await follow(() => events, startingRun(active.resumed ? sessionId : null), abort);
+        await follow(async () => events, startingRun(active.resumed ? sessionId : null), abort);
       } catch {
         // The run ended between the two requests (NO_SUCH_RUN): the session's log has it all.
       } finally {

@@ -1,11 +1,25 @@
-/** Fetch helpers for the server's JSON API, with the optional access token. */
+/**
+ * The client of the server's API, with the optional access token. Every request names its route
+ * (`"GET /api/sessions/:id"`); its parameters, query, body and answer are typed by the server's
+ * contract (`shared/api-contract.ts`), so a server change that the client does not follow fails
+ * `pnpm typecheck`.
+ */
 
 import type { SessionEvent } from "@tapedeck/session";
-import type { EventHit, EventTrace, Lineage, Page, SessionSummary } from "@tapedeck/session-query";
+import type {
+  AnswerOf,
+  ApiRoute,
+  ArgsOf,
+  EventsOf,
+  FileRoute,
+  JsonRoute,
+  QueryOf,
+  RequestOf,
+  ServerConfig,
+  SseEventOf,
+  SseRoute,
+} from "../shared/api-contract";
 import { readSse, type SseMessage } from "../shared/sse";
-import type { SessionViewData } from "./timeline";
-
-export type { SseMessage };
 
 const tokenKey = "tapedeck.token";
 
@@ -57,155 +71,166 @@ export function apiFetch(path: string, init: RequestInit = {}): Promise<Response
   return fetch(path, { ...init, headers });
 }
 
-async function getJson<T>(path: string, init: RequestInit = {}): Promise<T> {
-  const response = await apiFetch(path, init);
-  const body = (await response.json().catch(() => ({}))) as { error?: object };
-  if (!response.ok) throw new ApiError(response.status, body.error ?? {});
-  return body as T;
-}
-
-function postJson<T>(path: string, body: unknown): Promise<T> {
-  return getJson<T>(path, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
-
-function putJson<T>(path: string, body: unknown): Promise<T> {
-  return getJson<T>(path, {
-    method: "PUT",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
-
-function query(params: Record<string, string | undefined>): string {
+/** `METHOD /path/:name` → the method and the URL with the parameters and query filled in. */
+function target<R extends ApiRoute>(
+  route: R,
+  request: RequestOf<R> | undefined,
+): { method: string; url: string } {
+  const space = route.indexOf(" ");
+  const params = (request?.params ?? {}) as Record<string, string | number>;
+  const path = route
+    .slice(space + 1)
+    .replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(params[name])));
   const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params))
-    if (value !== undefined && value !== "") search.set(key, value);
+  for (const [key, value] of Object.entries((request?.query ?? {}) as Record<string, unknown>))
+    if (value !== undefined && value !== "") search.set(key, String(value));
   const text = search.toString();
-  return text === "" ? "" : `?${text}`;
+  return { method: route.slice(0, space), url: text === "" ? path : `${path}?${text}` };
 }
 
-/** What `GET /api/config` returns. */
-export interface ServerConfig {
-  model: { model: string; configured: boolean; message?: string };
-  home: string;
-  demoAvailable: boolean;
+/** Sends a request of `route` (its body as JSON, if it has one). */
+function send<R extends ApiRoute>(
+  route: R,
+  request: RequestOf<R> | undefined,
+  init: RequestInit = {},
+): Promise<Response> {
+  const { method, url } = target(route, request);
+  const body = request?.body;
+  const headers = new Headers(init.headers);
+  if (body !== undefined) headers.set("content-type", "application/json");
+  return apiFetch(url, {
+    ...init,
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
 }
 
-/** Session list filters. */
-export interface SessionFilters {
-  q?: string;
-  /** `last`: the last word of `q` matches as a prefix (search as you type). */
-  prefix?: "none" | "last";
-  workspace?: string;
-  status?: string;
-  since?: string;
+/** The error body of a failed answer as an {@link ApiError}. */
+async function errorOf(response: Response): Promise<ApiError> {
+  const body = (await response.json().catch(() => ({}))) as { error?: object };
+  return new ApiError(response.status, body.error ?? {});
 }
 
-/** Event search filters. */
-export interface EventFilters {
-  q?: string;
-  /** `last`: the last word of `q` matches as a prefix (search as you type). */
-  prefix?: "none" | "last";
-  workspace?: string;
-  types?: string;
-  tool?: string;
-  since?: string;
+/**
+ * Calls a JSON route of the server; the answer's type is the server's (`shared/api-contract.ts`).
+ * An error answer throws {@link ApiError}.
+ */
+export async function request<R extends JsonRoute>(
+  route: R,
+  ...[request]: ArgsOf<R>
+): Promise<AnswerOf<R>> {
+  const response = await send(route, request);
+  if (!response.ok) throw await errorOf(response);
+  return (await response.json()) as AnswerOf<R>;
 }
 
-/** A run in progress on the server (it belongs to the server: a reload does not end it). */
-export interface ActiveRun {
-  runId: string;
-  sessionId: string;
-  resumed: boolean;
-  status: string;
-  /** Run events so far. */
-  events: number;
-  /** Pages following it now. */
-  attached: number;
-  pendingApprovals: Array<{
-    callId: string;
-    name: string;
-    title: string;
-    hiddenCharacters: boolean;
-  }>;
-}
-
-export const api = {
-  config: () => getJson<ServerConfig>("/api/config"),
-  workspaces: () => getJson<{ items: Array<{ id: string; sessions: number }> }>("/api/workspaces"),
-  sessions: (filters: SessionFilters, cursor?: string) =>
-    getJson<Page<SessionSummary>>(`/api/sessions${query({ ...filters, limit: "40", cursor })}`),
-  events: (filters: EventFilters, cursor?: string) =>
-    getJson<Page<EventHit>>(`/api/events${query({ ...filters, limit: "30", cursor })}`),
-  session: (id: string) => getJson<SessionViewData>(`/api/sessions/${encodeURIComponent(id)}`),
-  trace: (id: string, seq: number) =>
-    getJson<EventTrace>(`/api/sessions/${encodeURIComponent(id)}/events/${seq}/trace`),
-  lineage: (id: string) =>
-    getJson<Lineage & { shortIds: Record<string, string> }>(
-      `/api/sessions/${encodeURIComponent(id)}/lineage`,
-    ),
-  shortIds: (ids: readonly string[]) =>
-    getJson<{ shortIds: Record<string, string> }>(
-      `/api/short-ids?ids=${ids.map(encodeURIComponent).join(",")}`,
-    ),
-  fork: (id: string, seq: number) =>
-    postJson<{ sessionId: string }>(`/api/sessions/${encodeURIComponent(id)}/fork`, { seq }),
-  setGoal: (id: string, goal: string | null) =>
-    putJson<{ goal: string | null }>(`/api/sessions/${encodeURIComponent(id)}/goal`, { goal }),
-  loadDemo: () => postJson<{ added: string[]; skipped: string[] }>("/api/demo", {}),
-  runs: () => getJson<{ items: ActiveRun[] }>("/api/agent/runs"),
-  sessionRun: (id: string) =>
-    getJson<{ run: ActiveRun | null }>(`/api/sessions/${encodeURIComponent(id)}/run`),
-  approve: (runId: string, callId: string, decision: "allow_once" | "reject") =>
-    postJson<{ ok: true }>(`/api/agent/approvals/${runId}/${encodeURIComponent(callId)}`, {
-      decision,
-    }),
-  cancel: (runId: string) => postJson<{ ok: true }>(`/api/agent/cancel/${runId}`, {}),
-  exportUrl: (id: string) => withToken(`/api/sessions/${encodeURIComponent(id)}/export`),
-  exportHtmlUrl: (id: string) => withToken(`/api/sessions/${encodeURIComponent(id)}/export/html`),
-};
-
-/** POSTs JSON and reads the answer as server-sent events (EventSource cannot POST). */
-export async function* postSse(
-  path: string,
-  body: unknown,
+/**
+ * Calls a route that answers with server-sent events (a POST too: EventSource cannot) and reads
+ * them with their data parsed. An error answer throws {@link ApiError} before any event.
+ */
+export async function openSse<R extends SseRoute>(
   signal: AbortSignal,
-): AsyncGenerator<SseMessage> {
-  const response = await apiFetch(path, {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "text/event-stream" },
-    body: JSON.stringify(body),
+  route: R,
+  ...[request]: ArgsOf<R>
+): Promise<AsyncGenerator<SseEventOf<R>>> {
+  const response = await send(route, request, {
+    headers: { accept: "text/event-stream" },
     signal,
   });
-  yield* await sseOf(response);
+  if (!response.ok || response.body === null) throw await errorOf(response);
+  return parsed<R>(readSse(response.body));
 }
 
-/** The events of an SSE answer; an error answer throws `ApiError`. */
-async function sseOf(response: Response): Promise<AsyncGenerator<SseMessage>> {
-  if (!response.ok || response.body === null) {
-    const error = ((await response.json().catch(() => ({}))) as { error?: object }).error ?? {};
-    throw new ApiError(response.status, error);
-  }
-  return readSse(response.body);
+async function* parsed<R extends SseRoute>(
+  messages: AsyncGenerator<SseMessage>,
+): AsyncGenerator<SseEventOf<R>> {
+  for await (const message of messages)
+    yield { event: message.event, data: JSON.parse(message.data) } as SseEventOf<R>;
 }
+
+/**
+ * Opens an `EventSource` on a GET route that answers with server-sent events, and calls `handlers`
+ * with the parsed data of the events they name. Returns the source (to close it, or for `onerror`).
+ */
+export function listenSse<R extends SseRoute>(
+  handlers: { [E in keyof EventsOf<R>]?: (data: EventsOf<R>[E]) => void },
+  route: R,
+  ...args: ArgsOf<R>
+): EventSource {
+  const source = new EventSource(urlOf(route, ...args));
+  for (const [event, handler] of Object.entries(handlers) as Array<
+    [string, (data: unknown) => void]
+  >)
+    source.addEventListener(event, (message) =>
+      handler(JSON.parse((message as MessageEvent<string>).data)),
+    );
+  return source;
+}
+
+/** The URL of a route for a plain link or `EventSource` (they cannot send headers). */
+export function urlOf<R extends FileRoute | SseRoute>(route: R, ...[request]: ArgsOf<R>): string {
+  return withToken(target(route, request).url);
+}
+
+/** Session list filters (the search box and the filter row). */
+export type SessionFilters = Pick<
+  QueryOf<"GET /api/sessions">,
+  "q" | "prefix" | "workspace" | "status" | "since"
+>;
+
+/** Event search filters. */
+export type EventFilters = Pick<
+  QueryOf<"GET /api/events">,
+  "q" | "prefix" | "workspace" | "types" | "tool" | "since"
+>;
+
+/** What `GET /api/config` returns. */
+export type { ServerConfig };
+
+/** One event of a run's stream (`POST /api/agent/stream` or a re-attached one). */
+export type RunStreamEvent = SseEventOf<"POST /api/agent/stream">;
+
+export const api = {
+  config: () => request("GET /api/config"),
+  workspaces: () => request("GET /api/workspaces"),
+  sessions: (filters: SessionFilters, cursor?: string) =>
+    request("GET /api/sessions", { query: { ...filters, limit: 40, cursor } }),
+  events: (filters: EventFilters, cursor?: string) =>
+    request("GET /api/events", { query: { ...filters, limit: 30, cursor } }),
+  session: (id: string) => request("GET /api/sessions/:id", { params: { id } }),
+  trace: (id: string, seq: number) =>
+    request("GET /api/sessions/:id/events/:seq/trace", { params: { id, seq } }),
+  lineage: (id: string) => request("GET /api/sessions/:id/lineage", { params: { id } }),
+  shortIds: (ids: readonly string[]) =>
+    request("GET /api/short-ids", { query: { ids: ids.join(",") } }),
+  fork: (id: string, seq: number) =>
+    request("POST /api/sessions/:id/fork", { params: { id }, body: { seq } }),
+  setGoal: (id: string, goal: string | null) =>
+    request("PUT /api/sessions/:id/goal", { params: { id }, body: { goal } }),
+  loadDemo: () => request("POST /api/demo"),
+  runs: () => request("GET /api/agent/runs"),
+  sessionRun: (id: string) => request("GET /api/sessions/:id/run", { params: { id } }),
+  approve: (runId: string, callId: string, decision: "allow_once" | "reject") =>
+    request("POST /api/agent/approvals/:runId/:callId", {
+      params: { runId, callId },
+      body: { decision },
+    }),
+  cancel: (runId: string) => request("POST /api/agent/cancel/:runId", { params: { runId } }),
+  importSources: () => request("GET /api/import/sources"),
+  exportUrl: (id: string) => urlOf("GET /api/sessions/:id/export", { params: { id } }),
+  exportHtmlUrl: (id: string) => urlOf("GET /api/sessions/:id/export/html", { params: { id } }),
+};
 
 /**
  * Re-attaches to a run in progress: every event it has sent so far (the server keeps them while it
  * runs), then the live ones until it ends. Throws `ApiError` `NO_SUCH_RUN` once it has ended.
  */
-export async function openRunEvents(
+export function openRunEvents(
   runId: string,
   signal: AbortSignal,
-): Promise<AsyncGenerator<SseMessage>> {
-  const response = await apiFetch(`/api/agent/runs/${encodeURIComponent(runId)}/events`, {
-    headers: { accept: "text/event-stream" },
-    signal,
-  });
-  return sseOf(response);
+): Promise<AsyncGenerator<RunStreamEvent>> {
+  return openSse(signal, "GET /api/agent/runs/:runId/events", { params: { runId } });
 }
 
 /** The longest wait between two attempts to open a session stream. */
@@ -228,20 +253,20 @@ export function subscribeSession(
   let failures = 0;
   const open = () => {
     if (closed) return;
-    source = new EventSource(
-      withToken(`/api/sessions/${encodeURIComponent(sessionId)}/stream?after=${after}`),
+    source = listenSse(
+      {
+        ready: () => {
+          failures = 0;
+        },
+        events: ({ events }) => {
+          const last = events.at(-1);
+          if (last !== undefined) after = last.seq;
+          onEvents(events);
+        },
+      },
+      "GET /api/sessions/:id/stream",
+      { params: { id: sessionId }, query: { after } },
     );
-    source.addEventListener("ready", () => {
-      failures = 0;
-    });
-    source.addEventListener("events", (message) => {
-      const { events } = JSON.parse((message as MessageEvent<string>).data) as {
-        events: SessionEvent[];
-      };
-      const last = events.at(-1);
-      if (last !== undefined) after = last.seq;
-      onEvents(events);
-    });
     // Reconnect by hand, after the last seq received (EventSource's own retry would reuse the
     // first URL and send events twice). A stream that keeps failing (a session the server cannot
     // stream: deleted, or known only to a team index) is retried less and less often.

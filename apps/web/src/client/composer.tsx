@@ -2,7 +2,7 @@
 import { HIDDEN_CHARACTERS_WARNING, toVisibleText } from "@tapedeck/session";
 import { useState } from "react";
 import { INPUT_LIMIT } from "../shared/limits";
-import type { AgentRun } from "./agent-run";
+import type { AgentRun, RunPolicy } from "./agent-run";
 import type { ServerConfig } from "./api";
 import { FINISHED_STATUSES, type RunState, shownStatus } from "./run-state";
 import { ShortId } from "./short-ids";
@@ -77,7 +77,7 @@ export function Composer({
   agent,
 }: ComposerProps) {
   const [input, setInput] = useState("");
-  const [policy, setPolicy] = useState("ask");
+  const [policy, setPolicy] = useState<RunPolicy>("ask");
   const { run } = agent;
   const busy = run !== null && !FINISHED_STATUSES.has(run.status);
   if (config !== null && !config.model.configured) {
@@ -178,7 +178,7 @@ export function Composer({
           <select
             aria-label="Approval policy"
             value={policy}
-            onChange={(event) => setPolicy(event.target.value)}
+            onChange={(event) => setPolicy(event.target.value as RunPolicy)}
           >
             <option value="ask">Ask before writes and commands</option>
             <option value="auto">Run everything</option>

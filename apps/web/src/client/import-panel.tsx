@@ -3,29 +3,12 @@
  * a progress line and a summary. Self-contained: its own requests, its own state.
  */
 import { useState } from "react";
-import { postSse, withToken } from "./api";
+import type { AnswerOf, EventsOf, ParamsOf } from "../shared/api-contract";
+import { api, openSse } from "./api";
 
-interface SourceListing {
-  source: string;
-  paths: string[];
-  files: number;
-  bytes: number;
-}
-
-interface Progress {
-  filesDone: number;
-  filesTotal: number;
-  bytesDone: number;
-  bytesTotal: number;
-}
-
-interface Summary {
-  counts: { created: number; appended: number; forked: number; unchanged: number };
-  newEvents: number;
-  skipped: number;
-  nothingRead: boolean;
-  files: Array<{ path: string; error?: string; skipped: unknown[] }>;
-}
+type SourceListing = AnswerOf<"GET /api/import/sources">["items"][number];
+type Progress = EventsOf<"POST /api/import/:source">["progress"];
+type Source = ParamsOf<"POST /api/import/:source">["source"];
 
 const labels: Record<string, string> = {
   "claude-code": "Claude Code",
@@ -51,31 +34,25 @@ export function ImportPanel({ onImported }: { onImported: () => void }) {
     setOpen(true);
     setMessage(null);
     try {
-      const response = await fetch(withToken("/api/import/sources"));
-      const body = (await response.json()) as {
-        items?: SourceListing[];
-        error?: { message?: string };
-      };
-      if (!response.ok) throw new Error(body.error?.message ?? `HTTP ${response.status}`);
-      setSources(body.items ?? []);
+      setSources((await api.importSources()).items);
     } catch (caught) {
       setMessage(caught instanceof Error ? caught.message : String(caught));
     }
   };
 
-  const run = async (source: string) => {
+  const run = async (source: Source) => {
     setBusy(source);
     setProgress(null);
     setMessage(null);
     try {
-      for await (const event of postSse(
-        `/api/import/${source}`,
-        {},
-        new AbortController().signal,
-      )) {
-        if (event.event === "progress") setProgress(JSON.parse(event.data) as Progress);
+      const events = await openSse(new AbortController().signal, "POST /api/import/:source", {
+        params: { source },
+        body: {},
+      });
+      for await (const event of events) {
+        if (event.event === "progress") setProgress(event.data);
         else if (event.event === "summary") {
-          const summary = JSON.parse(event.data) as Summary;
+          const summary = event.data;
           const { created, appended, forked, unchanged } = summary.counts;
           const unreadable = summary.files.filter((file) => file.error !== undefined).length;
           setMessage(
@@ -85,7 +62,7 @@ export function ImportPanel({ onImported }: { onImported: () => void }) {
           );
           onImported();
         } else if (event.event === "error") {
-          setMessage((JSON.parse(event.data) as { message?: string }).message ?? "Import failed.");
+          setMessage(event.data.message);
         }
       }
     } catch (caught) {

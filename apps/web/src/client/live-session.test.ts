@@ -9,7 +9,7 @@ import type { SessionViewData } from "./timeline";
 function viewOfPrefix(jsonl: string, count: number): SessionViewData {
   const lines = jsonl.trimEnd().split("\n");
   const text = `${lines.slice(0, count + 1).join("\n")}\n`;
-  return sessionView(replayLogText(text)) as unknown as SessionViewData;
+  return sessionView(replayLogText(text));
 }
 
 const logs = fixtureNames

@@ -4,6 +4,8 @@
  * (`approval_decision`, `run_finished`), so a late HTTP reply cannot undo what the stream said.
  */
 
+import type { RunStreamEvent } from "./api";
+
 /** The run the page follows (or last followed). */
 export interface RunState {
   runId: string | null;
@@ -45,76 +47,62 @@ export function startingRun(continuing: string | null): RunState {
   };
 }
 
-/** Folds one SSE event of `POST /api/agent/stream` (or a re-attached stream) into the state. */
-export function applyRunEvent(
-  run: RunState,
-  event: string,
-  data: Record<string, unknown>,
-): RunState {
+/**
+ * Folds one SSE event of `POST /api/agent/stream` (or a re-attached stream) into the state. An
+ * `error` event is a run's error, or one from the server before the run started or after it ended.
+ */
+export function applyRunEvent(run: RunState, message: RunStreamEvent): RunState {
   // Nothing changes a finished run but a new one.
-  if (FINISHED_STATUSES.has(run.status) && event !== "run_started") return run;
-  switch (event) {
-    case "run_started":
-      return {
-        ...run,
-        runId: String(data.runId),
-        sessionId: String(data.sessionId),
-        resumed: data.resumed === true,
-        status: "running",
-      };
+  if (FINISHED_STATUSES.has(run.status) && message.event !== "run_started") return run;
+  switch (message.event) {
+    case "run_started": {
+      const { runId, sessionId, resumed } = message.data;
+      return { ...run, runId, sessionId, resumed, status: "running" };
+    }
     case "text_delta":
-      return { ...run, text: run.text + String(data.text) };
-    case "tool_call":
+      return { ...run, text: run.text + message.data.text };
+    case "tool_call": {
+      const { callId, name, title } = message.data;
       return {
         ...run,
         tools: [
-          ...run.tools.filter((tool) => tool.callId !== data.callId),
-          {
-            callId: String(data.callId),
-            name: String(data.name),
-            title: String(data.title),
-            state: "pending",
-          },
+          ...run.tools.filter((tool) => tool.callId !== callId),
+          { callId, name, title, state: "pending" },
         ],
       };
-    case "tool_result":
+    }
+    case "tool_result": {
+      const { callId, isError, output } = message.data;
       return {
         ...run,
         tools: run.tools.map((tool) =>
-          tool.callId === data.callId
-            ? {
-                ...tool,
-                state: data.isError === true ? "error" : "done",
-                output: String(data.output),
-              }
-            : tool,
+          tool.callId === callId ? { ...tool, state: isError ? "error" : "done", output } : tool,
         ),
       };
-    case "approval_request":
+    }
+    case "approval_request": {
+      const { callId, name, title, hiddenCharacters } = message.data;
       return {
         ...run,
         status: "waiting_approval",
         approvals: [
-          ...run.approvals.filter((approval) => approval.callId !== data.callId),
-          {
-            callId: String(data.callId),
-            name: String(data.name),
-            title: String(data.title),
-            hiddenCharacters: data.hiddenCharacters === true,
-          },
+          ...run.approvals.filter((approval) => approval.callId !== callId),
+          { callId, name, title, hiddenCharacters },
         ],
       };
+    }
     case "approval_decision": {
-      const approvals = run.approvals.filter((approval) => approval.callId !== data.callId);
+      const { callId } = message.data;
+      const approvals = run.approvals.filter((approval) => approval.callId !== callId);
       return { ...run, status: approvals.length > 0 ? "waiting_approval" : "running", approvals };
     }
     case "run_finished":
-      return { ...run, status: String(data.status), approvals: [], cancelling: false };
+      return { ...run, status: message.data.status, approvals: [], cancelling: false };
     case "error":
       return {
         ...run,
         status: run.runId === null ? "error" : run.status,
-        error: `${String(data.code)}: ${String(data.message)}`,
+        error: `${message.data.code}: ${message.data.message}`,
       };
     default:
       return run;

@@ -28,7 +28,7 @@ function useDebounced<T>(value: T, ms: number): T {
 export function SessionList({ selected, refreshKey, onOpen, onEmpty }: Props) {
   const [text, setText] = useState("");
   const [workspace, setWorkspace] = useState("");
-  const [status, setStatus] = useState("");
+  const [status, setStatus] = useState<NonNullable<SessionFilters["status"]> | "">("");
   const [type, setType] = useState("");
   const [tool, setTool] = useState("");
   const [since, setSince] = useState("");
@@ -162,7 +162,7 @@ export function SessionList({ selected, refreshKey, onOpen, onEmpty }: Props) {
           <select
             aria-label="Status"
             value={status}
-            onChange={(event) => setStatus(event.target.value)}
+            onChange={(event) => setStatus(event.target.value as typeof status)}
           >
             <option value="">Any status</option>
             <option value="active">active</option>

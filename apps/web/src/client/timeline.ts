@@ -14,29 +14,13 @@ import type {
   TurnStartEvent,
   Usage,
 } from "@tapedeck/session";
+import type { SessionViewData } from "../shared/api-contract";
 
-/** What `GET /api/sessions/:id` returns. */
-export interface SessionViewData {
-  header: {
-    sessionId: string;
-    workspaceId: string;
-    cwd: string;
-    createdAt: string;
-    parent?: { sessionId: string; seq: number };
-  };
-  /** Without `assistant/chunk` events unless asked (see `streamedText`). */
-  events: SessionEvent[];
-  /** Every event of the log, chunks included. */
-  eventCount: number;
-  /** requestId → the text streamed for it. */
-  streamedText: Array<[string, string]>;
-  currentSeqs: number[];
-  replacedBy: Array<[number, number]>;
-  openTurn: unknown;
-  usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number };
-  goal: string | null;
-  lastSeq: number;
-}
+/**
+ * The session as `GET /api/sessions/:id` returns it (the server's `sessionView`): events without
+ * `assistant/chunk` unless asked, `streamedText` (requestId → the text streamed for it) instead.
+ */
+export type { SessionViewData };
 
 /** A tool call with everything that answers it. */
 export interface ToolRow {

@@ -6,7 +6,6 @@
 import type { Session } from "@tapedeck/session";
 import type { Lineage } from "@tapedeck/session-query";
 import { renderToStaticMarkup } from "react-dom/server";
-import type { SessionViewData } from "../client/timeline";
 import { HighlighterContext } from "../render/code-block";
 import { highlightCode } from "../render/highlight";
 import { STYLES } from "../render/styles";
@@ -53,7 +52,7 @@ const ready = { ready: highlightCode, load: () => Promise.resolve(highlightCode)
 
 /** The session as one HTML document (a string), safe to open from disk. */
 export function renderSessionHtml(options: RenderSessionHtmlOptions): string {
-  const view = sessionView(options.session) as unknown as SessionViewData;
+  const view = sessionView(options.session);
   const generatedAt = (options.generatedAt ?? new Date())
     .toISOString()
     .slice(0, 16)

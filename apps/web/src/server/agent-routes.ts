@@ -1,6 +1,7 @@
 import { ModelNotConfiguredError } from "@tapedeck/host";
 import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
+import type { AnswerOf } from "../shared/api-contract";
 import { answerOnce, type IndexedRunEvent, type ServerRuns } from "./agent-runs";
 import { jsonBody, parseInput, toHttpError } from "./http-errors";
 import {
@@ -12,6 +13,10 @@ import {
   runIdSchema,
   sessionIdSchema,
 } from "./schemas";
+import { sseMessage } from "./sse-message";
+
+/** The route whose events `followRun` sends (`POST /api/agent/stream` sends the same ones). */
+const runEvents = "GET /api/agent/runs/:runId/events";
 
 const noSuchRun = {
   error: { code: "NO_SUCH_RUN", message: "No run in progress with this id." },
@@ -34,7 +39,7 @@ function followRun(c: Context, runs: ServerRuns, runId: string, after: number): 
       end: () => wake?.(),
     });
     if (attachment === undefined) {
-      await stream.writeSSE({ event: "error", data: JSON.stringify(noSuchRun.error) });
+      await stream.writeSSE(sseMessage(runEvents, "error", noSuchRun.error));
       return;
     }
     queue.unshift(...attachment.backlog);
@@ -48,8 +53,7 @@ function followRun(c: Context, runs: ServerRuns, runId: string, after: number): 
         if (next !== undefined) {
           await stream.writeSSE({
             id: String(next.index),
-            event: next.event.type,
-            data: JSON.stringify(next.event),
+            ...sseMessage(runEvents, next.event.type, next.event),
           });
           continue;
         }
@@ -75,11 +79,15 @@ function followRun(c: Context, runs: ServerRuns, runId: string, after: number): 
  * runs in progress and the stateless `POST /api/agent`. See `architecture/web-runs.md`.
  */
 export function registerAgentRoutes(app: Hono, { runs }: { runs: ServerRuns }): void {
-  app.get("/api/agent/runs", (c) => c.json({ items: runs.list() }));
+  app.get("/api/agent/runs", (c) =>
+    c.json({ items: runs.list() } satisfies AnswerOf<"GET /api/agent/runs">),
+  );
 
   app.get("/api/sessions/:id/run", (c) => {
     const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
-    return c.json({ run: runs.ofSession(id) ?? null });
+    return c.json({
+      run: runs.ofSession(id) ?? null,
+    } satisfies AnswerOf<"GET /api/sessions/:id/run">);
   });
 
   app.get("/api/agent/runs/:runId/events", (c) => {
@@ -123,7 +131,7 @@ export function registerAgentRoutes(app: Hono, { runs }: { runs: ServerRuns }): 
       }
       // Unknown or damaged session: the stream answers with one `error` event; nothing was written.
       return streamSSE(c, async (stream) => {
-        await stream.writeSSE({ event: "error", data: JSON.stringify(mapped.body.error) });
+        await stream.writeSSE(sseMessage("POST /api/agent/stream", "error", mapped.body.error));
       });
     }
     return followRun(c, runs, started.runId, -1);
@@ -144,19 +152,19 @@ export function registerAgentRoutes(app: Hono, { runs }: { runs: ServerRuns }): 
         404,
       );
     }
-    return c.json({ ok: true });
+    return c.json({ ok: true } satisfies AnswerOf<"POST /api/agent/approvals/:runId/:callId">);
   });
 
   app.post("/api/agent/cancel/:runId", (c) => {
     const runId = parseInput(runIdSchema, c.req.param("runId"), "runId");
     if (!runs.cancel(runId)) return c.json(noSuchRun, 404);
-    return c.json({ ok: true });
+    return c.json({ ok: true } satisfies AnswerOf<"POST /api/agent/cancel/:runId">);
   });
 
   app.post("/api/agent", async (c) => {
     const body = parseInput(agentOnceBodySchema, await jsonBody(c), "body");
     const provider = runs.provider();
     const text = await answerOnce(provider, runs.model, body.input, c.req.raw.signal);
-    return c.json({ text });
+    return c.json({ text } satisfies AnswerOf<"POST /api/agent">);
   });
 }

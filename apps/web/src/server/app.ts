@@ -3,17 +3,19 @@ import type { LlmProvider } from "@tapedeck/llm";
 import type { SessionStore } from "@tapedeck/session-store";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
+import type { AnswerOf } from "../shared/api-contract";
 import { registerAgentRoutes } from "./agent-routes";
 import { DEFAULT_RUN_IDLE_MS, type RunsHost, ServerRuns } from "./agent-runs";
 import { loadDemoSessions } from "./demo";
 import { toHttpError } from "./http-errors";
 import { apiGuard, hostGuard } from "./http-guard";
 import { registerImportRoutes } from "./import-routes";
-import { LiveWatcher } from "./live";
+import { type LiveChange, LiveWatcher } from "./live";
 import { registerPage } from "./page";
 import type { SessionIndex } from "./session-index";
 import { registerSessionRoutes } from "./session-routes";
 import { addSessionStreamRoute } from "./session-stream";
+import { sseMessage } from "./sse-message";
 
 /** How the server reaches a model; the host is built from these unless one is given. */
 export interface AgentModelOptions {
@@ -121,14 +123,14 @@ export function createApp(options: AppOptions): WebApp {
   app.use("*", hostGuard(options.token));
   app.use("/api/*", ...apiGuard(options.token));
 
-  app.get("/api/health", (c) => c.json({ ok: true }));
+  app.get("/api/health", (c) => c.json({ ok: true } satisfies AnswerOf<"GET /api/health">));
 
   app.get("/api/config", (c) =>
     c.json({
       model: runs.status(),
       home: store.home,
       demoAvailable: options.demoLogs !== undefined,
-    }),
+    } satisfies AnswerOf<"GET /api/config">),
   );
 
   registerSessionRoutes(app, { store, index });
@@ -142,16 +144,16 @@ export function createApp(options: AppOptions): WebApp {
     }
     const report = await loadDemoSessions(store, await options.demoLogs());
     await index.sync();
-    return c.json(report);
+    return c.json(report satisfies AnswerOf<"POST /api/demo">);
   });
 
   app.get("/api/live", (c) =>
     streamSSE(c, async (stream) => {
       live.start();
-      const queue: string[] = [];
+      const queue: LiveChange[][] = [];
       let wake: (() => void) | null = null;
       const unsubscribe = live.subscribe((changes) => {
-        queue.push(JSON.stringify({ changes }));
+        queue.push(changes);
         wake?.();
       });
       let open = true;
@@ -159,12 +161,12 @@ export function createApp(options: AppOptions): WebApp {
         open = false;
         wake?.();
       });
-      await stream.writeSSE({ event: "ready", data: "{}" });
+      await stream.writeSSE(sseMessage("GET /api/live", "ready", {}));
       try {
         while (open) {
           const next = queue.shift();
           if (next !== undefined) {
-            await stream.writeSSE({ event: "changes", data: next });
+            await stream.writeSSE(sseMessage("GET /api/live", "changes", { changes: next }));
             continue;
           }
           await new Promise<void>((resolve) => {

@@ -7,15 +7,16 @@ import {
   defaultLocations,
   findUnits,
   type ImportEnvironment,
-  type ImportSource,
   importSessions,
 } from "@tapedeck/importers";
 import type { SessionStore } from "@tapedeck/session-store";
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
+import type { AnswerOf } from "../shared/api-contract";
 import { jsonBody, parseInput, toHttpError } from "./http-errors";
 import type { SessionIndex } from "./session-index";
+import { sseMessage } from "./sse-message";
 
 /** Sources the viewer offers (Tapedeck exports have no default folder). */
 const viewerSources = ["claude-code", "codex", "pi", "opencode"] as const;
@@ -23,9 +24,16 @@ const viewerSources = ["claude-code", "codex", "pi", "opencode"] as const;
 const sourceSchema = z.enum(viewerSources);
 const importBodySchema = z.strictObject({ dryRun: z.boolean().optional() });
 
+/** A source the viewer can import from (`POST /api/import/:source`). */
+export type ViewerSource = z.infer<typeof sourceSchema>;
+/** `POST /api/import/:source` body. */
+export type ImportBody = z.input<typeof importBodySchema>;
+
+const route = "POST /api/import/:source";
+
 /** One source as `GET /api/import/sources` lists it. */
 export interface ImportSourceListing {
-  source: ImportSource;
+  source: ViewerSource;
   /** The folders searched. */
   paths: string[];
   /** Files (sessions, for opencode storage) found there. */
@@ -54,7 +62,7 @@ export function registerImportRoutes(
         bytes: units.reduce((sum, unit) => sum + unit.bytes, 0),
       };
     });
-    return c.json({ items });
+    return c.json({ items } satisfies AnswerOf<"GET /api/import/sources">);
   });
 
   app.post("/api/import/:source", async (c) => {
@@ -75,16 +83,13 @@ export function registerImportRoutes(
           env: options.env,
           dryRun: body.dryRun === true,
           onProgress: (progress) => {
-            void stream.writeSSE({ event: "progress", data: JSON.stringify(progress) });
+            void stream.writeSSE(sseMessage(route, "progress", progress));
           },
         });
         await options.index.sync();
-        await stream.writeSSE({ event: "summary", data: JSON.stringify(summary) });
+        await stream.writeSSE(sseMessage(route, "summary", summary));
       } catch (error) {
-        await stream.writeSSE({
-          event: "error",
-          data: JSON.stringify(toHttpError(error).body.error),
-        });
+        await stream.writeSSE(sseMessage(route, "error", toHttpError(error).body.error));
       } finally {
         running = false;
       }

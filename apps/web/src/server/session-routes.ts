@@ -4,6 +4,7 @@ import { type QueryScope, settleActiveSessions } from "@tapedeck/session-query";
 import type { SessionStore } from "@tapedeck/session-store";
 import type { Hono } from "hono";
 import type { z } from "zod";
+import type { AnswerOf, ForkAnswer } from "../shared/api-contract";
 import { sessionView } from "../shared/session-view";
 import { jsonBody, parseInput } from "./http-errors";
 import {
@@ -69,6 +70,9 @@ async function listSessions(
   };
 }
 
+/** What `GET /api/sessions` answers: a page of sessions, each with its short id. */
+export type SessionList = Awaited<ReturnType<typeof listSessions>>;
+
 /**
  * The session routes: list and search sessions and events, workspaces, one session, trace,
  * lineage, JSONL and HTML export, goal and fork. Reads go to the index (synced first) or, for one
@@ -99,7 +103,7 @@ export function registerSessionRoutes(
       items: [...counts]
         .map(([id, sessions]) => ({ id, sessions }))
         .sort((a, b) => a.id.localeCompare(b.id)),
-    });
+    } satisfies AnswerOf<"GET /api/workspaces">);
   });
 
   /**
@@ -122,7 +126,10 @@ export function registerSessionRoutes(
     const chunks = parseInput(sessionQuerySchema, c.req.query(), "query").chunks === "true";
     const parent = session.header.parent?.sessionId;
     const shortIds = await shortIdsOf(store, parent === undefined ? [id] : [id, parent]);
-    return c.json({ ...sessionView(session, { chunks }), shortIds });
+    return c.json({
+      ...sessionView(session, { chunks }),
+      shortIds,
+    } satisfies AnswerOf<"GET /api/sessions/:id">);
   });
 
   app.get("/api/events", async (c) => {
@@ -144,21 +151,23 @@ export function registerSessionRoutes(
       ...(query.limit === undefined ? {} : { limit: query.limit }),
       ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
     });
-    return c.json(page);
+    return c.json(page satisfies AnswerOf<"GET /api/events">);
   });
 
   app.get("/api/sessions/:id/events/:seq/trace", async (c) => {
     const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
     const seq = parseInput(seqSchema, c.req.param("seq"), "seq");
     await index.sync();
-    return c.json(await index.engine.traceEvent(allScope, id, seq));
+    const trace = await index.engine.traceEvent(allScope, id, seq);
+    return c.json(trace satisfies AnswerOf<"GET /api/sessions/:id/events/:seq/trace">);
   });
 
   app.get("/api/sessions/:id/lineage", async (c) => {
     const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
     await index.sync();
     const lineage = await index.engine.traceLineage(allScope, id);
-    return c.json({ ...lineage, shortIds: await shortIdsOf(store, lineageIds(lineage)) });
+    const shortIds = await shortIdsOf(store, lineageIds(lineage));
+    return c.json({ ...lineage, shortIds } satisfies AnswerOf<"GET /api/sessions/:id/lineage">);
   });
 
   app.get("/api/sessions/:id/export", async (c) => {
@@ -200,7 +209,7 @@ export function registerSessionRoutes(
     // The same operation as the CLI's --goal and ACP's /goal; busy while a run holds the log (409).
     await setSessionGoal(store, id, body.goal);
     await index.sync();
-    return c.json({ goal: body.goal });
+    return c.json({ goal: body.goal } satisfies AnswerOf<"PUT /api/sessions/:id/goal">);
   });
 
   app.post("/api/sessions/:id/fork", async (c) => {
@@ -208,6 +217,7 @@ export function registerSessionRoutes(
     const body = parseInput(forkBodySchema, await jsonBody(c), "body");
     const forked = await store.fork(id, body.seq === undefined ? {} : { atSeq: body.seq });
     await index.sync();
-    return c.json({ sessionId: forked.sessionId, parent: forked.header.parent }, 201);
+    const answer: ForkAnswer = { sessionId: forked.sessionId, parent: forked.header.parent };
+    return c.json(answer, 201);
   });
 }

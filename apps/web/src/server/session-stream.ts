@@ -12,6 +12,9 @@ import { z } from "zod";
 import { parseInput } from "./http-errors";
 import type { LiveWatcher } from "./live";
 import { sessionIdSchema } from "./schemas";
+import { sseMessage } from "./sse-message";
+
+const route = "GET /api/sessions/:id/stream";
 
 /** `?after=SEQ`: the last seq the page holds (0: from the first event). */
 const streamQuerySchema = z.object({ after: z.coerce.number().int().min(0).default(0) });
@@ -53,7 +56,7 @@ export function addSessionStreamRoute(app: Hono, store: SessionStore, live: Live
         open = false;
         wake?.();
       });
-      await stream.writeSSE({ event: "ready", data: JSON.stringify({ after }) });
+      await stream.writeSSE(sseMessage(route, "ready", { after }));
       try {
         while (open) {
           if (pending) {
@@ -63,7 +66,7 @@ export function addSessionStreamRoute(app: Hono, store: SessionStore, live: Live
             if (last !== undefined) {
               after = last.seq;
               const message: SessionStreamMessage = { events };
-              await stream.writeSSE({ event: "events", data: JSON.stringify(message) });
+              await stream.writeSSE(sseMessage(route, "events", message));
             }
             continue;
           }
