@@ -2,6 +2,7 @@ import { sessionIdsOnDisk, shortIds } from "@tapedeck/host";
 import type { Lineage } from "@tapedeck/session-query";
 import type { SessionStore } from "@tapedeck/session-store";
 import type { Hono } from "hono";
+import type { AnswerOf } from "../shared/api-contract";
 import { parseInput } from "./http-errors";
 import { shortIdsQuerySchema } from "./schemas";
 
@@ -34,6 +35,7 @@ export function lineageIds(lineage: Lineage): string[] {
 export function registerShortIdRoute(app: Hono, store: SessionStore): void {
   app.get("/api/short-ids", async (c) => {
     const { ids } = parseInput(shortIdsQuerySchema, c.req.query(), "query");
-    return c.json({ shortIds: await shortIdsOf(store, ids) });
+    const shortIds = await shortIdsOf(store, ids);
+    return c.json({ shortIds } satisfies AnswerOf<"GET /api/short-ids">);
   });
 }
