@@ -5,41 +5,19 @@
  * characters whole and exactly, each hidden character as a visible escape, flagged "contains
  * hidden characters"; denying it runs nothing.
  */
-import { existsSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
-import { type ReplayServer, scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
+import { scriptedRecording } from "@tapedeck/llm-replay";
 import { hasHiddenCharacters, toVisibleText } from "@tapedeck/session";
 import { createSessionStore } from "@tapedeck/session-store";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { buildClient, launchChromium, serveHome } from "./browser-harness";
-import { type SeededHome, seedHome } from "./seed";
+import { describe, expect, it } from "vitest";
+import { setupBrowserSuite } from "./browser-harness";
+import { seedHome } from "./seed";
 
-let browser: Browser;
-let clientDir: string;
-let seeded: SeededHome;
-let served: Awaited<ReturnType<typeof serveHome>>;
-const env: Record<string, string | undefined> = { OPENAI_API_KEY: "test-key-not-real" };
-const replays: ReplayServer[] = [];
-const pages: Page[] = [];
-
-beforeAll(async () => {
-  [clientDir, browser] = await Promise.all([buildClient(), launchChromium()]);
-  seeded = seedHome();
-  served = await serveHome({ home: seeded.home, clientDir, env, cwd: seeded.work });
-});
-
-afterEach(async () => {
-  for (const page of pages.splice(0)) await page.close();
-  for (const replay of replays.splice(0)) await replay.close();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await served?.close();
-  rmSync(seeded.home, { recursive: true, force: true });
-  rmSync(seeded.work, { recursive: true, force: true });
-  rmSync(clientDir, { recursive: true, force: true });
+const suite = setupBrowserSuite({
+  seed: seedHome,
+  model: true,
+  serve: (seeded) => ({ cwd: seeded.work }),
 });
 
 describe("the approval card", () => {
@@ -56,13 +34,9 @@ describe("the approval card", () => {
       .text("Not run.")
       .end()
       .build();
-    const replay = await startReplayServer(recording.recording(), { match: "off" });
-    replays.push(replay);
-    env.OPENAI_BASE_URL = replay.url;
+    await suite.useModel(recording);
 
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    pages.push(page);
-    await page.goto(`${served.server.url}/`);
+    const page = await suite.open();
     await page.getByRole("textbox", { name: "Message" }).fill("Run the tests");
     await page.getByRole("button", { name: "Send" }).click();
     const card = page.getByTestId("approval");
@@ -95,9 +69,9 @@ describe("the approval card", () => {
 
     await card.getByRole("button", { name: "Deny" }).click();
     await expect.poll(() => page.getByTestId("run-status").innerText()).toBe("completed");
-    expect(existsSync(path.join(seeded.work, "SPOOF_RAN"))).toBe(false);
+    expect(existsSync(path.join(suite.seeded.work, "SPOOF_RAN"))).toBe(false);
     const sessionId = new URL(page.url()).searchParams.get("session") ?? "";
-    const session = await createSessionStore({ home: seeded.home }).readSession(sessionId);
+    const session = await createSessionStore({ home: suite.seeded.home }).readSession(sessionId);
     expect(session.events.find((event) => event.type === "approval/decision")).toMatchObject({
       decision: "reject",
     });

@@ -1,11 +1,13 @@
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LlmProvider } from "@tapedeck/llm";
+import { type ReplayServer, type ScriptedLog, startReplayServer } from "@tapedeck/llm-replay";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, type BrowserContextOptions, chromium, type Page } from "playwright-core";
 import { build } from "vite";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import {
   createApp,
   createMemoryIndex,
@@ -51,8 +53,8 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
-/** A real server over a home, listening on a free loopback port. */
-export async function serveHome(options: {
+/** What {@link serveHome} takes. */
+export interface ServeOptions {
   home: string;
   clientDir: string;
   provider?: () => LlmProvider;
@@ -67,13 +69,19 @@ export async function serveHome(options: {
   importEnvironment?: Record<string, string | undefined>;
   /** Poll interval of the live feed (default 200 ms; the store's watch wakes it sooner). */
   liveIntervalMs?: number;
-}): Promise<{
+}
+
+/** A server {@link serveHome} started. */
+export interface ServedHome {
   web: WebApp;
   server: RunningServer;
   /** The server's store (tests count its reads). */
   store: SessionStore;
   close(): Promise<void>;
-}> {
+}
+
+/** A real server over a home, listening on a free loopback port. */
+export async function serveHome(options: ServeOptions): Promise<ServedHome> {
   const store = createSessionStore({ home: options.home });
   const index = options.sqlite === true ? createSqliteIndex(store) : createMemoryIndex(store);
   await index.sync();
@@ -108,3 +116,142 @@ export async function serveHome(options: {
 
 /** Where screenshots go (git-ignored). */
 export const ARTIFACTS = path.resolve(here, "../../../.artifacts/web");
+
+/** The viewport every suite's pages get unless a test asks for another. */
+export const VIEWPORT = { width: 1400, height: 900 };
+
+/** The home a {@link setupBrowserSuite} serves: at least its directory. */
+export interface SuiteHome {
+  home: string;
+  /** A directory outside the home the suite also removes (a seeded home's `work`). */
+  work?: string;
+  /** Directories removed after the suite instead of `home` and `work` (a parent of both). */
+  removeAfter?: readonly string[];
+}
+
+/** What {@link setupBrowserSuite} takes. */
+export interface BrowserSuiteOptions<Home extends SuiteHome> {
+  /** Writes the home the server serves (runs while the client builds and Chromium starts). */
+  seed(): Home | Promise<Home>;
+  /**
+   * Server options besides the home and the client (default `env`: {@link BrowserSuite.env}, so
+   * no test reads the machine's model keys).
+   */
+  serve?(home: Home): Omit<ServeOptions, "home" | "clientDir">;
+  /** Give the server a fake `OPENAI_API_KEY` (tests point it at a replay with `useModel`). */
+  model?: boolean;
+  /** Timeout of the set-up (ms; default vitest's hook timeout). */
+  timeoutMs?: number;
+}
+
+/** Accessors of a {@link setupBrowserSuite}; valid inside tests and the hooks registered after it. */
+export interface BrowserSuite<Home extends SuiteHome> {
+  readonly browser: Browser;
+  /** The client built into a temp directory (for more servers a test starts itself). */
+  readonly clientDir: string;
+  /** What `seed` returned. */
+  readonly seeded: Home;
+  readonly served: ServedHome;
+  /** The environment the server resolves its model from (`useModel` sets its base URL). */
+  readonly env: Record<string, string | undefined>;
+  /** A new page ({@link VIEWPORT} unless `options` say otherwise), closed after the test. */
+  newPage(options?: BrowserContextOptions): Promise<Page>;
+  /** A new page at the served viewer's URL followed by `query` (`?session=…`). */
+  open(query?: string, options?: BrowserContextOptions): Promise<Page>;
+  /** Serves `log` as the model (stopped after the test); `slow` keeps the recorded timing. */
+  useModel(log: ScriptedLog, slow?: boolean): Promise<ReplayServer>;
+}
+
+/**
+ * One Chromium suite per test file: `beforeAll` builds the client, launches Chromium, seeds a home
+ * and serves it; `afterEach` closes the test's pages and replay servers; `afterAll` tears it all
+ * down and removes the temp directories.
+ */
+export function setupBrowserSuite<Home extends SuiteHome>(
+  options: BrowserSuiteOptions<Home>,
+): BrowserSuite<Home> {
+  const env: Record<string, string | undefined> =
+    options.model === true ? { OPENAI_API_KEY: "test-key-not-real" } : {};
+  const pages: Page[] = [];
+  const replays: ReplayServer[] = [];
+  let browser: Browser | undefined;
+  let clientDir: string | undefined;
+  let seeded: Home | undefined;
+  let served: ServedHome | undefined;
+  const ready = <T>(value: T | undefined, name: string): T => {
+    if (value === undefined) throw new Error(`the browser suite's ${name} is not set up yet`);
+    return value;
+  };
+
+  beforeAll(async () => {
+    // Settled, not all: what did start is still torn down when another part fails.
+    const [client, launched, home] = await Promise.allSettled([
+      buildClient(),
+      launchChromium(),
+      Promise.resolve().then(() => options.seed()),
+    ]);
+    if (client.status === "fulfilled") clientDir = client.value;
+    if (launched.status === "fulfilled") browser = launched.value;
+    if (home.status === "fulfilled") seeded = home.value;
+    for (const result of [client, launched, home]) {
+      if (result.status === "rejected") throw result.reason;
+    }
+    const prepared = ready(seeded, "home");
+    served = await serveHome({
+      env,
+      ...options.serve?.(prepared),
+      home: prepared.home,
+      clientDir: ready(clientDir, "client"),
+    });
+  }, options.timeoutMs);
+
+  afterEach(async () => {
+    for (const page of pages.splice(0)) await page.close();
+    for (const replay of replays.splice(0)) await replay.close();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await served?.close();
+    const directories = seeded?.removeAfter ?? [seeded?.home, seeded?.work];
+    for (const directory of [...directories, clientDir]) {
+      if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  const newPage = async (pageOptions: BrowserContextOptions = { viewport: VIEWPORT }) => {
+    const page = await ready(browser, "browser").newPage(pageOptions);
+    pages.push(page);
+    return page;
+  };
+  return {
+    get browser() {
+      return ready(browser, "browser");
+    },
+    get clientDir() {
+      return ready(clientDir, "client");
+    },
+    get seeded() {
+      return ready(seeded, "home");
+    },
+    get served() {
+      return ready(served, "server");
+    },
+    env,
+    newPage,
+    async open(query = "", pageOptions) {
+      const page = await newPage(pageOptions);
+      await page.goto(`${ready(served, "server").server.url}/${query}`);
+      return page;
+    },
+    async useModel(log, slow = false) {
+      const replay = await startReplayServer(log.recording(), {
+        match: "off",
+        ...(slow ? { timing: "recorded" as const } : {}),
+      });
+      replays.push(replay);
+      env.OPENAI_BASE_URL = replay.url;
+      return replay;
+    },
+  };
+}

@@ -7,81 +7,42 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { shortIds } from "@tapedeck/host";
-import { type ReplayServer, scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
+import { scriptedRecording } from "@tapedeck/llm-replay";
 import { replayLogText } from "@tapedeck/session";
 import { eventLogBuilder } from "@tapedeck/session/testing";
 import { createSessionStore } from "@tapedeck/session-store";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { writeSession } from "../bench/corpus";
 import { demoLogsFromFixtures } from "../src/server/index";
-import { ARTIFACTS, buildClient, launchChromium, serveHome } from "./browser-harness";
-import { HUGE_OUTPUT, type SeededHome, seedHome } from "./seed";
+import { ARTIFACTS, serveHome, setupBrowserSuite, VIEWPORT } from "./browser-harness";
+import { HUGE_OUTPUT, seedHome } from "./seed";
 
-let browser: Browser;
-let clientDir: string;
-let seeded: SeededHome;
-/** A 10,000-event session. */
-let bigSession: string;
-let served: Awaited<ReturnType<typeof serveHome>>;
-/** The environment the server resolves its model from; each test points it at its replay server. */
-const env: Record<string, string | undefined> = { OPENAI_API_KEY: "test-key-not-real" };
-const replays: ReplayServer[] = [];
-const pages: Page[] = [];
+const suite = setupBrowserSuite({
+  seed: () => {
+    const seeded = seedHome();
+    /** A 10,000-event session. */
+    const big = writeSession(seeded.home, 10_000, 7, new Date("2025-12-01T00:00:00Z"), {
+      chinese: false,
+    });
+    return { ...seeded, big };
+  },
+  model: true,
+  serve: (seeded) => ({ sqlite: true, cwd: seeded.work }),
+});
 
-async function newPage(): Promise<Page> {
-  const page = await browser.newPage({
-    viewport: { width: 1400, height: 900 },
-    acceptDownloads: true,
-  });
-  pages.push(page);
-  return page;
-}
+/** A page that accepts downloads, closed after the test. */
+const newPage = () => suite.newPage({ viewport: VIEWPORT, acceptDownloads: true });
 
 async function screenshot(page: Page, name: string) {
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
 }
 
-async function useModel(
-  build: () => ReturnType<ReturnType<typeof scriptedRecording>["build"]>,
-  slow = false,
-) {
-  const replay = await startReplayServer(build().recording(), {
-    match: "off",
-    ...(slow ? { timing: "recorded" as const } : {}),
-  });
-  replays.push(replay);
-  env.OPENAI_BASE_URL = replay.url;
-  return replay;
-}
-
-beforeAll(async () => {
-  [clientDir, browser] = await Promise.all([buildClient(), launchChromium()]);
-  seeded = seedHome();
-  bigSession = writeSession(seeded.home, 10_000, 7, new Date("2025-12-01T00:00:00Z"), {
-    chinese: false,
-  });
-  served = await serveHome({ home: seeded.home, clientDir, env, sqlite: true, cwd: seeded.work });
-});
-
-afterEach(async () => {
-  for (const page of pages.splice(0)) await page.close();
-  for (const replay of replays.splice(0)) await replay.close();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await served?.close();
-  rmSync(seeded.home, { recursive: true, force: true });
-  rmSync(seeded.work, { recursive: true, force: true });
-  rmSync(clientDir, { recursive: true, force: true });
-});
-
 describe("viewer", () => {
   it("opens a seeded session grouped by turn with tool output and compaction", async () => {
     const page = await newPage();
-    await page.goto(`${served.server.url}/?session=${seeded.english}`);
+    await page.goto(`${suite.served.server.url}/?session=${suite.seeded.english}`);
     const timeline = page.getByTestId("timeline");
     await expect.poll(() => timeline.innerText()).toContain("Turn 2");
     const text = await timeline.innerText();
@@ -95,12 +56,12 @@ describe("viewer", () => {
   });
 
   it("opens a 10,000-event session with only the visible rows in the DOM", async () => {
-    const store = createSessionStore({ home: seeded.home });
-    const session = await store.readSession(bigSession);
+    const store = createSessionStore({ home: suite.seeded.home });
+    const session = await store.readSession(suite.seeded.big);
     const last = session.events.findLast((event) => event.type === "message");
     const page = await newPage();
     const started = Date.now();
-    await page.goto(`${served.server.url}/?session=${bigSession}&seq=${last?.seq}`);
+    await page.goto(`${suite.served.server.url}/?session=${suite.seeded.big}&seq=${last?.seq}`);
     const selected = page.locator(
       `[data-testid="timeline"] .row.selected[data-seq="${last?.seq}"]`,
     );
@@ -119,7 +80,7 @@ describe("viewer", () => {
 
   it("follows a deep link to an event and shows its trace", async () => {
     const page = await newPage();
-    await page.goto(`${served.server.url}/?session=${seeded.english}&seq=6`);
+    await page.goto(`${suite.served.server.url}/?session=${suite.seeded.english}&seq=6`);
     const trace = page.getByTestId("trace");
     await expect.poll(() => trace.textContent().catch(() => "")).toContain("Replacement chain");
     expect(await trace.innerText()).toContain("#12");
@@ -131,7 +92,7 @@ describe("viewer", () => {
 
   it("shows the input items the model saw at a model call", async () => {
     const page = await newPage();
-    await page.goto(`${served.server.url}/?session=${seeded.english}`);
+    await page.goto(`${suite.served.server.url}/?session=${suite.seeded.english}`);
     await page.getByRole("link", { name: "Show input" }).click();
     const call = page.getByTestId("model-call");
     await expect.poll(() => call.textContent().catch(() => "")).toContain("Model input (2 items)");
@@ -142,7 +103,7 @@ describe("viewer", () => {
 
   it("searches English and Chinese with highlighted snippets", async () => {
     const page = await newPage();
-    await page.goto(served.server.url);
+    await page.goto(suite.served.server.url);
     const search = page.getByRole("searchbox", { name: "Search" });
     const hits = page.getByTestId("event-hits");
     // Half-typed: the word being typed matches as a prefix, the whole word is highlighted.
@@ -179,7 +140,9 @@ describe("viewer", () => {
       .toBe("鸣笛");
     expect(await hits.locator(".hit-item").count()).toBe(1);
     await hits.locator("button").first().click();
-    await expect.poll(() => new URL(page.url()).searchParams.get("session")).toBe(seeded.chinese);
+    await expect
+      .poll(() => new URL(page.url()).searchParams.get("session"))
+      .toBe(suite.seeded.chinese);
     await expect
       .poll(() => page.getByTestId("timeline").innerText())
       .toContain("茶壶模拟器由三个模块组成");
@@ -187,32 +150,34 @@ describe("viewer", () => {
 
   it("shows the lineage of a fork and links its nodes", async () => {
     const page = await newPage();
-    await page.goto(`${served.server.url}/?session=${seeded.fork}`);
+    await page.goto(`${suite.served.server.url}/?session=${suite.seeded.fork}`);
     await page.getByRole("button", { name: "Lineage", exact: true }).click();
     const lineage = page.getByTestId("lineage");
     await expect.poll(() => lineage.innerText().catch(() => "")).toContain("(this session)");
-    expect(await lineage.innerText()).toContain(seeded.english.slice(0, 8));
+    expect(await lineage.innerText()).toContain(suite.seeded.english.slice(0, 8));
     await screenshot(page, "lineage");
-    await lineage.locator(`button[title="${seeded.english}"]`).click();
-    await expect.poll(() => new URL(page.url()).searchParams.get("session")).toBe(seeded.english);
+    await lineage.locator(`button[title="${suite.seeded.english}"]`).click();
+    await expect
+      .poll(() => new URL(page.url()).searchParams.get("session"))
+      .toBe(suite.seeded.english);
   });
 
   it("exports validated JSONL", async () => {
     const page = await newPage();
-    await page.goto(`${served.server.url}/?session=${seeded.english}`);
+    await page.goto(`${suite.served.server.url}/?session=${suite.seeded.english}`);
     const [download] = await Promise.all([
       page.waitForEvent("download"),
       page.getByRole("link", { name: "Export JSONL" }).click(),
     ]);
-    expect(download.suggestedFilename()).toBe(`${seeded.english}.jsonl`);
+    expect(download.suggestedFilename()).toBe(`${suite.seeded.english}.jsonl`);
     const file = await download.path();
     const session = replayLogText(readFileSync(file, "utf8"));
-    expect(session.sessionId).toBe(seeded.english);
+    expect(session.sessionId).toBe(suite.seeded.english);
   });
 
   it("says where a damaged log is damaged", async () => {
     const page = await newPage();
-    await page.goto(`${served.server.url}/?session=${seeded.damaged}`);
+    await page.goto(`${suite.served.server.url}/?session=${suite.seeded.damaged}`);
     const error = page.getByTestId("session-error");
     await expect.poll(() => error.innerText().catch(() => "")).toContain("BAD_JSON at line 4");
   });
@@ -224,7 +189,7 @@ describe("viewer", () => {
       dialogs.push(dialog.message());
       void dialog.dismiss();
     });
-    await page.goto(`${served.server.url}/?session=${seeded.hostile}`);
+    await page.goto(`${suite.served.server.url}/?session=${suite.seeded.hostile}`);
     const timeline = page.getByTestId("timeline");
     await expect
       .poll(() => timeline.innerText())
@@ -242,18 +207,18 @@ describe("viewer", () => {
 
   it("forks from an event and opens the fork", async () => {
     const page = await newPage();
-    await page.goto(`${served.server.url}/?session=${seeded.chinese}`);
+    await page.goto(`${suite.served.server.url}/?session=${suite.seeded.chinese}`);
     const row = page.locator('[data-seq="4"]');
     await row.getByRole("button", { name: "Fork from here" }).click();
     await expect
       .poll(() => new URL(page.url()).searchParams.get("session"))
-      .not.toBe(seeded.chinese);
+      .not.toBe(suite.seeded.chinese);
     const forkId = new URL(page.url()).searchParams.get("session") ?? "";
-    const header = await createSessionStore({ home: seeded.home }).readHeader(forkId);
-    expect(header.parent).toEqual({ sessionId: seeded.chinese, seq: 4 });
+    const header = await createSessionStore({ home: suite.seeded.home }).readHeader(forkId);
+    expect(header.parent).toEqual({ sessionId: suite.seeded.chinese, seq: 4 });
     // The parent is named by the host's short id (unique in the home, fork included).
-    const store = createSessionStore({ home: seeded.home });
-    const parentShort = shortIds(await store.sessionIds()).get(seeded.chinese);
+    const store = createSessionStore({ home: suite.seeded.home });
+    const parentShort = shortIds(await store.sessionIds()).get(suite.seeded.chinese);
     await expect
       .poll(() => page.locator(".session-header").innerText())
       .toContain(`fork of ${parentShort} at #4`);
@@ -261,12 +226,12 @@ describe("viewer", () => {
 
   it("shows sessions another process appends without a reload", async () => {
     const page = await newPage();
-    await page.goto(served.server.url);
+    await page.goto(suite.served.server.url);
     await expect
       .poll(() => page.getByTestId("sessions").innerText())
       .toContain("Please read the README");
-    const store = createSessionStore({ home: seeded.home });
-    const created = await store.create({ cwd: seeded.home, workspaceId: "live-test" });
+    const store = createSessionStore({ home: suite.seeded.home });
+    const created = await store.create({ cwd: suite.seeded.home, workspaceId: "live-test" });
     await store.append(created.sessionId, [
       {
         type: "turn/start",
@@ -290,7 +255,7 @@ describe("viewer", () => {
 
 describe("agent composer", () => {
   it("continues a session: banner, streamed answer, current run card", async () => {
-    await useModel(() =>
+    await suite.useModel(
       scriptedRecording()
         .system("s")
         .user("q")
@@ -301,12 +266,12 @@ describe("agent composer", () => {
         .build(),
     );
     const page = await newPage();
-    await page.goto(`${served.server.url}/?session=${seeded.english}`);
+    await page.goto(`${suite.served.server.url}/?session=${suite.seeded.english}`);
     await page.getByRole("button", { name: "Continue this session" }).click();
     const banner = page.getByTestId("continue-banner");
     // The host's short id (unique in the home), not an 8-character prefix.
-    const short = shortIds(await createSessionStore({ home: seeded.home }).sessionIds()).get(
-      seeded.english,
+    const short = shortIds(await createSessionStore({ home: suite.seeded.home }).sessionIds()).get(
+      suite.seeded.english,
     );
     await expect
       .poll(() => banner.innerText())
@@ -320,15 +285,17 @@ describe("agent composer", () => {
     await expect.poll(() => card.innerText()).toContain(`continuing session ${short}`);
     await expect.poll(() => page.getByTestId("run-status").innerText()).toBe("completed");
     // The highlighted session is still the continued one, and its timeline shows the new turn.
-    expect(new URL(page.url()).searchParams.get("session")).toBe(seeded.english);
+    expect(new URL(page.url()).searchParams.get("session")).toBe(suite.seeded.english);
     await expect.poll(() => page.getByTestId("timeline").innerText()).toContain("Turn 3");
     await screenshot(page, "composer");
-    const session = await createSessionStore({ home: seeded.home }).readSession(seeded.english);
+    const session = await createSessionStore({ home: suite.seeded.home }).readSession(
+      suite.seeded.english,
+    );
     expect(session.events.at(-1)).toMatchObject({ type: "turn/end", status: "completed" });
   });
 
   it("asks for approval in the page and runs the tool once approved", async () => {
-    await useModel(() =>
+    await suite.useModel(
       scriptedRecording()
         .system("s")
         .user("q")
@@ -339,7 +306,7 @@ describe("agent composer", () => {
         .build(),
     );
     const page = await newPage();
-    await page.goto(served.server.url);
+    await page.goto(suite.served.server.url);
     await page.getByRole("textbox", { name: "Message" }).fill("Write a note");
     await page.getByRole("button", { name: "Send" }).click();
     const approval = page.getByTestId("approval");
@@ -349,7 +316,7 @@ describe("agent composer", () => {
     await approval.getByRole("button", { name: "Approve" }).click();
     await expect.poll(() => page.getByTestId("run-status").innerText()).toBe("completed");
     expect(await page.getByTestId("live-run").innerText()).toContain("Wrote approved-note.txt.");
-    expect(existsSync(path.join(seeded.work, "approved-note.txt"))).toBe(true);
+    expect(existsSync(path.join(suite.seeded.work, "approved-note.txt"))).toBe(true);
     // A new session was created and is now the highlighted one and the one continued next.
     const sessionId = new URL(page.url()).searchParams.get("session") ?? "";
     expect(await page.getByTestId("continue-banner").innerText()).toContain(sessionId.slice(0, 8));
@@ -357,18 +324,17 @@ describe("agent composer", () => {
 
   it("cancels a run in progress", async () => {
     const chunks = Array.from({ length: 40 }, (_, index) => `word${index} `);
-    await useModel(
-      () =>
-        scriptedRecording({ chunkIntervalMs: 400 })
-          .system("s")
-          .user("q")
-          .text(chunks.join(""), { chunks })
-          .end()
-          .build(),
+    await suite.useModel(
+      scriptedRecording({ chunkIntervalMs: 400 })
+        .system("s")
+        .user("q")
+        .text(chunks.join(""), { chunks })
+        .end()
+        .build(),
       true,
     );
     const page = await newPage();
-    await page.goto(served.server.url);
+    await page.goto(suite.served.server.url);
     await page.getByRole("textbox", { name: "Message" }).fill("Tell me a long story");
     await page.getByRole("button", { name: "Send" }).click();
     await expect
@@ -399,7 +365,7 @@ describe("long lists", () => {
       log.turn().user(`Session number ${index}`).assistant("ok").end();
       writeFileSync(path.join(home, "sessions", `${log.header.sessionId}.jsonl`), log.jsonl());
     }
-    const many = await serveHome({ home, clientDir, env: {} });
+    const many = await serveHome({ home, clientDir: suite.clientDir, env: {} });
     try {
       const page = await newPage();
       await page.goto(many.server.url);
@@ -426,7 +392,7 @@ describe("empty home", () => {
     const demoLogs = await demoLogsFromFixtures();
     const empty = await serveHome({
       home,
-      clientDir,
+      clientDir: suite.clientDir,
       env: {},
       ...(demoLogs === undefined ? {} : { demoLogs }),
     });

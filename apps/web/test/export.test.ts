@@ -8,23 +8,18 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeSession } from "../bench/corpus";
-import { buildClient, launchChromium, serveHome } from "./browser-harness";
-import { type SeededHome, seedHome } from "./seed";
+import { setupBrowserSuite } from "./browser-harness";
+import { seedHome } from "./seed";
 
-let browser: Browser;
-let clientDir: string;
-let seeded: SeededHome;
-let served: Awaited<ReturnType<typeof serveHome>>;
+const suite = setupBrowserSuite({ seed: seedHome });
+/** Where the exported files are written. */
 let out: string;
-const pages: Page[] = [];
 
 /** Opens a file from disk, recording console errors, page errors and any request. */
 async function openFile(file: string) {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  pages.push(page);
+  const page = await suite.newPage();
   const problems: string[] = [];
   const requests: string[] = [];
   page.on("console", (message) => {
@@ -38,7 +33,7 @@ async function openFile(file: string) {
 }
 
 async function exportOf(sessionId: string): Promise<string> {
-  const response = await served.web.app.request(`/api/sessions/${sessionId}/export/html`);
+  const response = await suite.served.web.app.request(`/api/sessions/${sessionId}/export/html`);
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toContain("text/html");
   const file = path.join(out, `${sessionId}.html`);
@@ -46,36 +41,22 @@ async function exportOf(sessionId: string): Promise<string> {
   return file;
 }
 
-beforeAll(async () => {
-  [clientDir, browser] = await Promise.all([buildClient(), launchChromium()]);
-  seeded = seedHome();
-  served = await serveHome({ home: seeded.home, clientDir, env: {} });
+beforeAll(() => {
   out = mkdtempSync(path.join(tmpdir(), "tapedeck-export-"));
 });
 
-afterEach(async () => {
-  for (const page of pages.splice(0)) await page.close();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await served?.close();
-  rmSync(seeded.home, { recursive: true, force: true });
-  rmSync(seeded.work, { recursive: true, force: true });
-  rmSync(clientDir, { recursive: true, force: true });
+afterAll(() => {
   rmSync(out, { recursive: true, force: true });
 });
 
 describe("Export HTML", () => {
   it("downloads one self-contained file from the session page", async () => {
-    const page = await browser.newPage({ acceptDownloads: true });
-    pages.push(page);
-    await page.goto(`${served.server.url}/?session=${seeded.rich}`);
+    const page = await suite.open(`?session=${suite.seeded.rich}`, { acceptDownloads: true });
     const [download] = await Promise.all([
       page.waitForEvent("download"),
       page.getByRole("link", { name: "Export HTML" }).click(),
     ]);
-    expect(download.suggestedFilename()).toBe(`${seeded.rich}.html`);
+    expect(download.suggestedFilename()).toBe(`${suite.seeded.rich}.html`);
     const html = readFileSync(await download.path(), "utf8");
     expect(html.startsWith("<!doctype html>")).toBe(true);
     // Nothing from elsewhere: no external script, stylesheet or image reference.
@@ -86,7 +67,7 @@ describe("Export HTML", () => {
   });
 
   it("opens from disk with no console errors and no network, rendered like the page", async () => {
-    const { page, problems, requests } = await openFile(await exportOf(seeded.rich));
+    const { page, problems, requests } = await openFile(await exportOf(suite.seeded.rich));
     await page.locator(".row").first().waitFor();
     expect(problems).toEqual([]);
     expect(requests.every((url) => url.startsWith("file:"))).toBe(true);
@@ -101,7 +82,7 @@ describe("Export HTML", () => {
   });
 
   it("collapses turns, searches in page and traces any event", async () => {
-    const { page, problems } = await openFile(await exportOf(seeded.english));
+    const { page, problems } = await openFile(await exportOf(suite.seeded.english));
     const turns = page.locator("details.turn");
     const second = turns.nth(2);
     expect(await second.getAttribute("open")).not.toBeNull();
@@ -129,17 +110,17 @@ describe("Export HTML", () => {
   });
 
   it("shows a fork's own title and its lineage", async () => {
-    const { page } = await openFile(await exportOf(seeded.fork));
+    const { page } = await openFile(await exportOf(suite.seeded.fork));
     expect(await page.getByTestId("session-title").innerText()).toBe(
       "Now check the teapot tests instead",
     );
     const lineage = page.getByTestId("lineage");
-    expect(await lineage.innerText()).toContain(seeded.english.slice(0, 8));
+    expect(await lineage.innerText()).toContain(suite.seeded.english.slice(0, 8));
     expect(await lineage.innerText()).toContain("(this session)");
   });
 
   it("keeps hostile content inert: markup as text, hidden characters visible", async () => {
-    const { page, problems } = await openFile(await exportOf(seeded.hostile));
+    const { page, problems } = await openFile(await exportOf(suite.seeded.hostile));
     const timeline = page.getByTestId("timeline");
     const text = await timeline.innerText();
     expect(text).toContain('<script>window.__pwned = "script"</script>');
@@ -152,7 +133,7 @@ describe("Export HTML", () => {
   });
 
   it("opens a 10,000-event export in under 2 s", async () => {
-    const big = writeSession(seeded.home, 10_000, 5, new Date("2025-12-03T00:00:00Z"), {
+    const big = writeSession(suite.seeded.home, 10_000, 5, new Date("2025-12-03T00:00:00Z"), {
       chinese: false,
     });
     const file = await exportOf(big);

@@ -4,14 +4,14 @@
  * ones under a temp HOME), an import with its progress line, and the imported session showing
  * where it came from.
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createSessionStore } from "@tapedeck/session-store";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildClient, launchChromium, serveHome } from "./browser-harness";
+import { setupBrowserSuite, VIEWPORT } from "./browser-harness";
 
 const samples = fileURLToPath(
   new URL("../../../packages/importers/__fixtures__/samples", import.meta.url),
@@ -20,10 +20,7 @@ const SAMPLE_ID = "55604662-cf2a-4331-851a-ec234028f8ca";
 /** Generated Claude Code transcripts beside the real one: enough files for several progress lines. */
 const MADE = 24;
 
-let browser: Browser;
-let clientDir: string;
-let root: string;
-let served: Awaited<ReturnType<typeof serveHome>>;
+/** The page of the suite: its init script records every progress line. */
 let page: Page;
 
 /** What the panel prints for a size (its own rule: KB rounded up below 1 MB). */
@@ -67,34 +64,43 @@ function writeClaudeSessions(projects: string): number {
   return bytes;
 }
 
-let claudeBytes: number;
-let codexBytes: number;
+const suite = setupBrowserSuite({
+  seed: () => {
+    const root = mkdtempSync(path.join(tmpdir(), "tapedeck-web-import-browser-"));
+    const userHome = path.join(root, "user");
+    const projects = path.join(userHome, ".claude", "projects");
+    cpSync(path.join(samples, "claude-code"), projects, { recursive: true });
+    const claudeBytes =
+      statSync(path.join(projects, "-home-marco-projects-spotter", `${SAMPLE_ID}.jsonl`)).size +
+      writeClaudeSessions(projects);
+    const codexSessions = path.join(root, "codex-home", "sessions");
+    cpSync(path.join(samples, "codex"), codexSessions, { recursive: true });
+    const codexBytes = statSync(
+      path.join(
+        codexSessions,
+        "2025/12/28/rollout-2025-12-28T12-18-30-019b64e5-57fa-7463-b644-fba7e456f905.jsonl",
+      ),
+    ).size;
+    return {
+      home: path.join(root, "tapedeck"),
+      root,
+      userHome,
+      claudeBytes,
+      codexBytes,
+      removeAfter: [root],
+    };
+  },
+  serve: (seeded) => ({
+    // pi and opencode: their default folders under this HOME do not exist.
+    importEnvironment: {
+      HOME: seeded.userHome,
+      CODEX_HOME: path.join(seeded.root, "codex-home"),
+    },
+  }),
+});
 
 beforeAll(async () => {
-  root = mkdtempSync(path.join(tmpdir(), "tapedeck-web-import-browser-"));
-  const userHome = path.join(root, "user");
-  const projects = path.join(userHome, ".claude", "projects");
-  cpSync(path.join(samples, "claude-code"), projects, { recursive: true });
-  claudeBytes =
-    statSync(path.join(projects, "-home-marco-projects-spotter", `${SAMPLE_ID}.jsonl`)).size +
-    writeClaudeSessions(projects);
-  const codexSessions = path.join(root, "codex-home", "sessions");
-  cpSync(path.join(samples, "codex"), codexSessions, { recursive: true });
-  codexBytes = statSync(
-    path.join(
-      codexSessions,
-      "2025/12/28/rollout-2025-12-28T12-18-30-019b64e5-57fa-7463-b644-fba7e456f905.jsonl",
-    ),
-  ).size;
-  [clientDir, browser] = await Promise.all([buildClient(), launchChromium()]);
-  served = await serveHome({
-    home: path.join(root, "tapedeck"),
-    clientDir,
-    env: {},
-    // pi and opencode: their default folders under this HOME do not exist.
-    importEnvironment: { HOME: userHome, CODEX_HOME: path.join(root, "codex-home") },
-  });
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page = await suite.browser.newPage({ viewport: VIEWPORT });
   // Every text the progress line shows, however briefly it is on screen.
   await page.addInitScript(() => {
     const seen: string[] = [];
@@ -109,14 +115,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await page?.close();
-  await browser?.close();
-  await served?.close();
-  rmSync(root, { recursive: true, force: true });
-  rmSync(clientDir, { recursive: true, force: true });
 });
 
 describe("Import panel", () => {
   it("lists the default folders' files and sizes, imports with progress, and the session shows its origin", async () => {
+    const { served, seeded } = suite;
+    const { claudeBytes, codexBytes } = seeded;
     await page.goto(served.server.url);
     await page.getByTestId("import-open").click();
     const claude = page.getByTestId("import-source-claude-code");
@@ -149,7 +153,7 @@ describe("Import panel", () => {
     // The list refreshed with the imported sessions.
     await expect.poll(() => page.getByTestId("sessions").innerText()).toContain("made session 23");
 
-    const store = createSessionStore({ home: path.join(root, "tapedeck") });
+    const store = createSessionStore({ home: seeded.home });
     const imported = (await store.list()).find(
       (listing) =>
         (listing.header as { origin?: { sessionId?: string } }).origin?.sessionId === SAMPLE_ID,

@@ -4,46 +4,15 @@
  * output, diffs, compact rows, turn summaries and the token chart, dark mode, 1024 px, keyboard,
  * grouped search hits and a fork's own title.
  */
-import { rmSync } from "node:fs";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { buildClient, launchChromium, serveHome } from "./browser-harness";
-import { type SeededHome, seedHome } from "./seed";
+import { describe, expect, it } from "vitest";
+import { setupBrowserSuite } from "./browser-harness";
+import { seedHome } from "./seed";
 
-let browser: Browser;
-let clientDir: string;
-let seeded: SeededHome;
-let served: Awaited<ReturnType<typeof serveHome>>;
-const pages: Page[] = [];
-
-async function open(query: string, viewport = { width: 1400, height: 900 }): Promise<Page> {
-  const page = await browser.newPage({ viewport });
-  pages.push(page);
-  await page.goto(`${served.server.url}/${query}`);
-  return page;
-}
-
-beforeAll(async () => {
-  [clientDir, browser] = await Promise.all([buildClient(), launchChromium()]);
-  seeded = seedHome();
-  served = await serveHome({ home: seeded.home, clientDir, env: {} });
-});
-
-afterEach(async () => {
-  for (const page of pages.splice(0)) await page.close();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await served?.close();
-  rmSync(seeded.home, { recursive: true, force: true });
-  rmSync(seeded.work, { recursive: true, force: true });
-  rmSync(clientDir, { recursive: true, force: true });
-});
+const suite = setupBrowserSuite({ seed: seedHome });
 
 describe("reading", () => {
   it("renders Markdown safely: http(s) links with their target, no images, raw HTML as text, highlighted code", async () => {
-    const page = await open(`?session=${seeded.rich}`);
+    const page = await suite.open(`?session=${suite.seeded.rich}`);
     const message = page.locator(".role-user .markdown").first();
     await message.waitFor();
     expect(await message.locator("strong").innerText()).toBe("this");
@@ -70,7 +39,7 @@ describe("reading", () => {
   });
 
   it("shows bidi overrides, ANSI colours and control characters as visible marks", async () => {
-    const page = await open(`?session=${seeded.hostile}`);
+    const page = await suite.open(`?session=${suite.seeded.hostile}`);
     const timeline = page.getByTestId("timeline");
     await expect.poll(() => timeline.innerText()).toContain("\\u{202E}");
     const text = await timeline.innerText();
@@ -88,7 +57,7 @@ describe("reading", () => {
   });
 
   it("numbers tool output lines, cuts long output with Show all, and diffs edit_file/write_file", async () => {
-    const page = await open(`?session=${seeded.rich}`);
+    const page = await suite.open(`?session=${suite.seeded.rich}`);
     const timeline = page.getByTestId("timeline");
     const command = timeline.locator(".row-tool", { hasText: "seq 120" });
     await command.locator("summary").click();
@@ -111,7 +80,7 @@ describe("reading", () => {
   });
 
   it("shows row actions only on hover or focus, and every #seq links to its trace", async () => {
-    const page = await open(`?session=${seeded.rich}`);
+    const page = await suite.open(`?session=${suite.seeded.rich}`);
     const row = page.locator(".row-message.role-user").first();
     await row.waitFor();
     const actions = row.locator(".row-actions");
@@ -137,15 +106,15 @@ describe("reading", () => {
   });
 
   it("opens and highlights a deep-linked tool output", async () => {
-    const page = await open(`?session=${seeded.rich}`);
+    const page = await suite.open(`?session=${suite.seeded.rich}`);
     await page.locator(".row-tool").first().waitFor();
     const outputSeq = await page.evaluate(async (id) => {
       const view = (await (await fetch(`/api/sessions/${id}`)).json()) as {
         events: Array<{ seq: number; type: string; output?: string }>;
       };
       return view.events.find((event) => event.output === "Wrote notes.md")?.seq;
-    }, seeded.rich);
-    await page.goto(`${served.server.url}/?session=${seeded.rich}&seq=${outputSeq}`);
+    }, suite.seeded.rich);
+    await page.goto(`${suite.served.server.url}/?session=${suite.seeded.rich}&seq=${outputSeq}`);
     const selected = page.locator(".row.selected");
     await selected.waitFor();
     expect(await selected.innerText()).toContain("write_file");
@@ -154,7 +123,7 @@ describe("reading", () => {
   });
 
   it("summarises each turn and charts tokens per turn", async () => {
-    const page = await open(`?session=${seeded.rich}`);
+    const page = await suite.open(`?session=${suite.seeded.rich}`);
     const summary = page.getByTestId("turn-summary").first();
     await summary.waitFor();
     expect(await summary.innerText()).toContain(
@@ -171,9 +140,7 @@ describe("reading", () => {
   });
 
   it("follows the system's dark mode and toggles it", async () => {
-    const page = await browser.newPage({ colorScheme: "dark" });
-    pages.push(page);
-    await page.goto(`${served.server.url}/?session=${seeded.rich}`);
+    const page = await suite.open(`?session=${suite.seeded.rich}`, { colorScheme: "dark" });
     await page.locator(".row").first().waitFor();
     const background = () =>
       page.evaluate(
@@ -198,7 +165,9 @@ describe("reading", () => {
   });
 
   it("fits 1024 px without horizontal scrolling and collapses the trace panel", async () => {
-    const page = await open(`?session=${seeded.rich}&seq=3`, { width: 1024, height: 768 });
+    const page = await suite.open(`?session=${suite.seeded.rich}&seq=3`, {
+      viewport: { width: 1024, height: 768 },
+    });
     await page.getByTestId("trace-panel").waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
       1024,
@@ -211,7 +180,7 @@ describe("reading", () => {
   });
 
   it("moves between turns with j and k and focuses the search with /", async () => {
-    const page = await open(`?session=${seeded.rich}`);
+    const page = await suite.open(`?session=${suite.seeded.rich}`);
     await page.locator(".row-turn").nth(2).waitFor();
     const turns = await page
       .locator(".row-turn")
@@ -234,7 +203,7 @@ describe("reading", () => {
   });
 
   it("groups search hits per session", async () => {
-    const page = await open("");
+    const page = await suite.open("");
     await page.getByRole("searchbox", { name: "Search" }).fill("teapot");
     const groups = page.getByTestId("event-hits").locator(".hit-group");
     await expect.poll(() => groups.count()).toBeGreaterThan(1);
@@ -242,7 +211,7 @@ describe("reading", () => {
       nodes.map((node) => node.getAttribute("data-session")),
     );
     expect(new Set(ids).size).toBe(ids.length);
-    const english = groups.and(page.locator(`[data-session="${seeded.english}"]`));
+    const english = groups.and(page.locator(`[data-session="${suite.seeded.english}"]`));
     expect(await english.locator(".hit-item").count()).toBeGreaterThan(1);
     expect(await english.locator(".hit-group-title").innerText()).toContain(
       "Please read the README",
@@ -250,7 +219,7 @@ describe("reading", () => {
   });
 
   it("titles a fork with its own first prompt, not its parent's", async () => {
-    const page = await open(`?session=${seeded.fork}`);
+    const page = await suite.open(`?session=${suite.seeded.fork}`);
     await expect
       .poll(() =>
         page
@@ -262,7 +231,7 @@ describe("reading", () => {
   });
 
   it("shows the session goal at the top", async () => {
-    const page = await open(`?session=${seeded.rich}`);
+    const page = await suite.open(`?session=${suite.seeded.rich}`);
     await expect
       .poll(() =>
         page

@@ -3,45 +3,37 @@
  * `pnpm start`), an event appended to a long session shows as a new row, and nothing reads the
  * session again (no request for the whole session, no replay, no read of the log from its start).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createSessionStore } from "@tapedeck/session-store";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { writeSession } from "../bench/corpus";
-import { buildClient, launchChromium, serveHome } from "./browser-harness";
+import { setupBrowserSuite } from "./browser-harness";
 import { appendUntilOnScreen, openTurn, scrollTimelineToEnd } from "./live-append";
 
 /** Events in the open session (the benchmark uses 100,000; see bench/live-append.ts). */
 const EVENTS = Number(process.env.TAPEDECK_STREAM_TEST_EVENTS ?? 100_000);
 
-let browser: Browser;
-let clientDir: string;
-let home: string;
-let sessionId: string;
-let generated: number;
-let served: Awaited<ReturnType<typeof serveHome>>;
-
-beforeAll(async () => {
-  home = mkdtempSync(path.join(tmpdir(), "tapedeck-web-stream-"));
-  sessionId = writeSession(home, EVENTS, 5, new Date("2026-02-01T00:00:00Z"), { chinese: false });
-  generated = (await createSessionStore({ home }).readSession(sessionId)).events.length;
-  [clientDir, browser] = await Promise.all([buildClient(), launchChromium()]);
+const suite = setupBrowserSuite({
+  seed: async () => {
+    const home = mkdtempSync(path.join(tmpdir(), "tapedeck-web-stream-"));
+    const sessionId = writeSession(home, EVENTS, 5, new Date("2026-02-01T00:00:00Z"), {
+      chinese: false,
+    });
+    const generated = (await createSessionStore({ home }).readSession(sessionId)).events.length;
+    return { home, sessionId, generated };
+  },
   // The default poll (1 s): a row shown sooner came through the store's watch.
-  served = await serveHome({ home, clientDir, sqlite: true, liveIntervalMs: 1000 });
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await served?.close();
-  rmSync(home, { recursive: true, force: true });
-  rmSync(clientDir, { recursive: true, force: true });
+  serve: () => ({ sqlite: true, liveIntervalMs: 1000 }),
+  timeoutMs: 180_000,
 });
 
 describe("session stream in the page", () => {
   it(`appends the row of an event appended to a ${EVENTS.toLocaleString("en-US")}-event session, reading nothing again`, async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const { sessionId, generated } = suite.seeded;
+    const served = suite.served;
+    const page = await suite.newPage();
     const wholeSession: string[] = [];
     page.on("request", (request) => {
       if (new URL(request.url()).pathname === `/api/sessions/${sessionId}`) {
@@ -81,7 +73,6 @@ describe("session stream in the page", () => {
       reads.mockRestore();
     } finally {
       await turn.writer.close();
-      await page.close();
     }
     // Opening a 100,000-event session in Chromium takes seconds on a loaded 2-core machine: the
     // row latency is asserted above; this bounds the whole test, not the figure.

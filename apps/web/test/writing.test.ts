@@ -4,72 +4,33 @@
  * says whether it continues or starts anew, follows the new turn, and the run card's state comes
  * from the run's event stream (the Deny bug).
  */
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { type ReplayServer, scriptedRecording, startReplayServer } from "@tapedeck/llm-replay";
+import { scriptedRecording } from "@tapedeck/llm-replay";
 import { createSessionStore } from "@tapedeck/session-store";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { writeSession } from "../bench/corpus";
 import { INPUT_LIMIT } from "../src/shared/limits";
-import { buildClient, launchChromium, serveHome } from "./browser-harness";
-import { type SeededHome, seedHome } from "./seed";
+import { setupBrowserSuite } from "./browser-harness";
+import { seedHome } from "./seed";
 
-let browser: Browser;
-let clientDir: string;
-let seeded: SeededHome;
-let served: Awaited<ReturnType<typeof serveHome>>;
-const env: Record<string, string | undefined> = { OPENAI_API_KEY: "test-key-not-real" };
-const replays: ReplayServer[] = [];
-const pages: Page[] = [];
-
-async function open(query = ""): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  pages.push(page);
-  await page.goto(`${served.server.url}/${query}`);
-  return page;
-}
-
-async function useModel(
-  recording: ReturnType<ReturnType<typeof scriptedRecording>["build"]>,
-  slow = false,
-) {
-  const replay = await startReplayServer(recording.recording(), {
-    match: "off",
-    ...(slow ? { timing: "recorded" as const } : {}),
-  });
-  replays.push(replay);
-  env.OPENAI_BASE_URL = replay.url;
-}
+const suite = setupBrowserSuite({
+  seed: seedHome,
+  model: true,
+  serve: (seeded) => ({ cwd: seeded.work }),
+});
 
 const answer = (text: string) => scriptedRecording().system("s").user("q").text(text).end().build();
 
-beforeAll(async () => {
-  [clientDir, browser] = await Promise.all([buildClient(), launchChromium()]);
-  seeded = seedHome();
-  served = await serveHome({ home: seeded.home, clientDir, env, cwd: seeded.work });
-});
-
-afterEach(async () => {
-  for (const page of pages.splice(0)) await page.close();
-  for (const replay of replays.splice(0)) await replay.close();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await served?.close();
-  rmSync(seeded.home, { recursive: true, force: true });
-  rmSync(seeded.work, { recursive: true, force: true });
-  rmSync(clientDir, { recursive: true, force: true });
-});
-
 describe("composer", () => {
   it("keeps the text of a refused send (the session is busy) and shows why", async () => {
-    await useModel(answer("never"));
+    await suite.useModel(answer("never"));
     // Another process (a `tapedeck run`, an editor) is writing the session.
-    const writer = await createSessionStore({ home: seeded.home }).openWriter(seeded.chinese);
+    const writer = await createSessionStore({ home: suite.seeded.home }).openWriter(
+      suite.seeded.chinese,
+    );
     try {
-      const page = await open(`?session=${seeded.chinese}`);
+      const page = await suite.open(`?session=${suite.seeded.chinese}`);
       await page.getByRole("button", { name: "Continue this session" }).click();
       const box = page.getByRole("textbox", { name: "Message" });
       await box.fill("My carefully written follow-up");
@@ -89,7 +50,7 @@ describe("composer", () => {
   });
 
   it("shows the length limit before sending and refuses to send past it", async () => {
-    const page = await open();
+    const page = await suite.open();
     const box = page.getByRole("textbox", { name: "Message" });
     await box.fill("hello");
     expect(await page.getByTestId("composer-count").innerText()).toBe(
@@ -106,12 +67,12 @@ describe("composer", () => {
   });
 
   it("sends with Enter, adds a line with Shift+Enter, and says it starts a new session", async () => {
-    await useModel(answer("Two lines received."));
-    const page = await open(`?session=${seeded.english}`);
+    await suite.useModel(answer("Two lines received."));
+    const page = await suite.open(`?session=${suite.seeded.english}`);
     const banner = page.getByTestId("new-session-banner");
     await expect
       .poll(() => banner.innerText())
-      .toContain(`Sending starts a new session (not ${seeded.english.slice(0, 8)}`);
+      .toContain(`Sending starts a new session (not ${suite.seeded.english.slice(0, 8)}`);
     expect(await page.getByTestId("composer-hint").innerText()).toContain(
       "Enter to send · Shift+Enter for a new line",
     );
@@ -125,21 +86,21 @@ describe("composer", () => {
     await expect.poll(() => page.getByTestId("run-status").innerText()).toBe("completed");
     expect(await box.inputValue()).toBe("");
     const sessionId = new URL(page.url()).searchParams.get("session") ?? "";
-    expect(sessionId).not.toBe(seeded.english);
-    const session = await createSessionStore({ home: seeded.home }).readSession(sessionId);
+    expect(sessionId).not.toBe(suite.seeded.english);
+    const session = await createSessionStore({ home: suite.seeded.home }).readSession(sessionId);
     expect(session.events).toContainEqual(
       expect.objectContaining({ role: "user", content: "line one\nline two" }),
     );
     // Offered the other way round: continue the open session instead.
-    const other = await open(`?session=${seeded.english}`);
+    const other = await suite.open(`?session=${suite.seeded.english}`);
     await other.getByRole("button", { name: /Continue .* instead/ }).click();
     expect(await other.getByTestId("continue-banner").innerText()).toContain(
-      `Continuing session ${seeded.english.slice(0, 8)}`,
+      `Continuing session ${suite.seeded.english.slice(0, 8)}`,
     );
   });
 
   it("ends the run card on completed after Deny, with Send back", async () => {
-    await useModel(
+    await suite.useModel(
       scriptedRecording()
         .system("s")
         .user("q")
@@ -149,7 +110,7 @@ describe("composer", () => {
         .end()
         .build(),
     );
-    const page = await open();
+    const page = await suite.open();
     await page.getByRole("textbox", { name: "Message" }).fill("Clean the build");
     await page.getByRole("button", { name: "Send" }).click();
     const approval = page.getByTestId("approval");
@@ -167,12 +128,12 @@ describe("composer", () => {
   });
 
   it("scrolls a long session to the new turn", async () => {
-    const big = writeSession(seeded.home, 3_000, 11, new Date("2025-12-02T00:00:00Z"), {
+    const big = writeSession(suite.seeded.home, 3_000, 11, new Date("2025-12-02T00:00:00Z"), {
       chinese: false,
-      cwd: seeded.work,
+      cwd: suite.seeded.work,
     });
-    await useModel(answer("Appended at the very end."));
-    const page = await open(`?session=${big}`);
+    await suite.useModel(answer("Appended at the very end."));
+    const page = await suite.open(`?session=${big}`);
     await page.getByRole("button", { name: "Continue this session" }).click();
     await page.getByRole("textbox", { name: "Message" }).fill("One more question");
     await page.keyboard.press("Enter");
@@ -183,7 +144,7 @@ describe("composer", () => {
   });
 
   it("sets and clears the session goal from the page, shown on top", async () => {
-    const page = await open(`?session=${seeded.chinese}`);
+    const page = await suite.open(`?session=${suite.seeded.chinese}`);
     const goal = page.getByTestId("session-goal");
     await goal.getByRole("button", { name: "Set a goal" }).click();
     await page.getByRole("textbox", { name: "Goal" }).fill("Ship the teapot by Friday");
@@ -191,18 +152,18 @@ describe("composer", () => {
     await expect
       .poll(() => goal.innerText().catch(() => ""))
       .toContain("Ship the teapot by Friday");
-    const store = createSessionStore({ home: seeded.home });
-    expect((await store.readSession(seeded.chinese)).goal).toBe("Ship the teapot by Friday");
+    const store = createSessionStore({ home: suite.seeded.home });
+    expect((await store.readSession(suite.seeded.chinese)).goal).toBe("Ship the teapot by Friday");
     await goal.getByRole("button", { name: "Clear goal" }).click();
     await expect.poll(() => goal.innerText()).toBe("Set a goal");
-    expect((await store.readSession(seeded.chinese)).goal).toBeNull();
+    expect((await store.readSession(suite.seeded.chinese)).goal).toBeNull();
   });
 });
 
 describe("a run belongs to the server", () => {
   it("shows a live run in a second page that opens its session, which can cancel it", async () => {
     const chunks = Array.from({ length: 40 }, (_, index) => `part${index} `);
-    await useModel(
+    await suite.useModel(
       scriptedRecording({ chunkIntervalMs: 300 })
         .system("s")
         .user("q")
@@ -211,7 +172,7 @@ describe("a run belongs to the server", () => {
         .build(),
       true,
     );
-    const first = await open(`?session=${seeded.rich}`);
+    const first = await suite.open(`?session=${suite.seeded.rich}`);
     await first.getByRole("button", { name: "Continue this session" }).click();
     await first.getByRole("textbox", { name: "Message" }).fill("Take your time");
     await first.getByRole("button", { name: "Send" }).click();
@@ -219,18 +180,20 @@ describe("a run belongs to the server", () => {
     await first.close();
 
     // The first page is gone; the run is not. A page that opens the session follows it.
-    const second = await open(`?session=${seeded.rich}`);
+    const second = await suite.open(`?session=${suite.seeded.rich}`);
     await expect.poll(() => second.getByTestId("run-status").innerText()).toBe("running");
     await expect.poll(() => second.getByTestId("live-run").innerText()).toContain("part0 part1");
     await second.getByRole("button", { name: "Cancel" }).click();
     await expect.poll(() => second.getByTestId("run-status").innerText()).toBe("cancelled");
-    const session = await createSessionStore({ home: seeded.home }).readSession(seeded.rich);
+    const session = await createSessionStore({ home: suite.seeded.home }).readSession(
+      suite.seeded.rich,
+    );
     expect(session.events.at(-1)).toMatchObject({ type: "turn/end", status: "cancelled" });
   });
 
   it("survives a reload during an approval: the approval card comes back and approving completes the run", async () => {
     const command = "echo reattached > reattached.txt #\u202E hidden";
-    await useModel(
+    await suite.useModel(
       scriptedRecording()
         .system("s")
         .user("q")
@@ -240,7 +203,7 @@ describe("a run belongs to the server", () => {
         .end()
         .build(),
     );
-    const page = await open();
+    const page = await suite.open();
     await page.getByRole("textbox", { name: "Message" }).fill("Write a file, then I reload");
     await page.getByRole("button", { name: "Send" }).click();
     const approval = page.getByTestId("approval");
@@ -261,8 +224,12 @@ describe("a run belongs to the server", () => {
     expect(await page.getByTestId("live-run").innerText()).toContain(
       "Wrote reattached.txt after the reload.",
     );
-    expect(readFileSync(path.join(seeded.work, "reattached.txt"), "utf8")).toBe("reattached\n");
-    const session = await createSessionStore({ home: seeded.home }).readSession(sessionId ?? "");
+    expect(readFileSync(path.join(suite.seeded.work, "reattached.txt"), "utf8")).toBe(
+      "reattached\n",
+    );
+    const session = await createSessionStore({ home: suite.seeded.home }).readSession(
+      sessionId ?? "",
+    );
     expect(session.events.find((event) => event.type === "approval/decision")).toMatchObject({
       decision: "allow_once",
     });
