@@ -8,7 +8,9 @@ import {
   LOG_FORMAT_VERSION,
   type LockOwner,
   normalize,
+  parseHeaderLine,
   repairItems,
+  replayLogText,
   Session,
   type SessionEvent,
   type SessionEventDraft,
@@ -156,6 +158,36 @@ class FileSessionStore implements SessionStore {
     this.journal.record("n", sessionId);
     this.writeNewLog(sessionId, header, lines, options.durable !== false);
     return { sessionId, header, events };
+  }
+
+  async adoptLog(
+    text: string,
+    options: { workspaceId?: string } = {},
+  ): Promise<{ sessionId: string; header: SessionHeader }> {
+    const newline = text.indexOf("\n");
+    const recorded = parseHeaderLine(newline === -1 ? text : text.slice(0, newline));
+    const header: SessionHeader = {
+      ...recorded,
+      ...(options.workspaceId === undefined ? {} : { workspaceId: options.workspaceId }),
+    };
+    const lines = (newline === -1 ? "" : text.slice(newline + 1))
+      .split("\n")
+      .filter((line) => line !== "");
+    const parent = header.parent;
+    const parentEvents =
+      parent === undefined
+        ? undefined
+        : (await this.readSession(parent.sessionId)).events.filter(
+            (event) => event.seq <= parent.seq,
+          );
+    // The same replay a read does: a log that would be refused later is refused now.
+    replayLogText(
+      `${[JSON.stringify(header), ...lines].join("\n")}\n`,
+      parentEvents === undefined ? {} : { parentEvents },
+    );
+    this.journal.record("n", header.sessionId);
+    this.writeNewLog(header.sessionId, header, lines);
+    return { sessionId: header.sessionId, header };
   }
 
   async syncLogs(sessionIds: readonly string[]): Promise<void> {

@@ -261,6 +261,16 @@ export interface SessionStore {
       AppendOptions,
   ): Promise<{ sessionId: string; header: SessionHeader; events: SessionEvent[] }>;
   /**
+   * Adds a whole recorded log (header line + events, e.g. a demo or a copy from elsewhere) under
+   * its own id, optionally filed under another `workspaceId`. Replayed first exactly as a read
+   * would (a fork against its parent, which must be in this store); never overwrites: an existing
+   * id is refused with `SESSION_EXISTS`.
+   */
+  adoptLog(
+    text: string,
+    options?: { workspaceId?: string },
+  ): Promise<{ sessionId: string; header: SessionHeader }>;
+  /**
    * Flushes the named logs and the sessions folder to disk, concurrently: what `create` with
    * `durable: false` left to do. Logs that no longer exist are ignored.
    */

@@ -1,10 +1,4 @@
-import { access, mkdir, writeFile } from "node:fs/promises";
-import {
-  parseHeaderLine,
-  replayLogText,
-  type Session,
-  type SessionHeader,
-} from "@tapedeck/session";
+import { parseHeaderLine, replayLogText, type Session, TapedeckError } from "@tapedeck/session";
 import type { SessionStore } from "@tapedeck/session-store";
 
 /** The workspace demo sessions are filed under. */
@@ -30,7 +24,7 @@ export async function loadDemoSessions(
   const parsed = logs.map((text) => {
     const newline = text.indexOf("\n");
     const header = parseHeaderLine(newline === -1 ? text : text.slice(0, newline));
-    return { header, text, body: newline === -1 ? "" : text.slice(newline + 1) };
+    return { header, text };
   });
   const byId = new Map(parsed.map((log) => [log.header.sessionId, log]));
   // Validate everything before writing anything (a fork against its parent, recursively).
@@ -47,28 +41,22 @@ export async function loadDemoSessions(
     return replayLogText(log.text, { parentEvents });
   };
   for (const log of parsed) replay(log, 0);
-  await mkdir(store.sessionsDir, { recursive: true });
   const report: DemoReport = { added: [], skipped: [] };
-  // Parents first, so that a live reader never sees a fork without its parent.
-  const ordered = [...parsed].sort((a, b) => (a.header.parent ? 1 : 0) - (b.header.parent ? 1 : 0));
+  // Parents first (the store replays a fork against its parent, and a live reader never sees a
+  // fork without it): by depth in the fork tree, which the replay above bounded.
+  const depth = (log: (typeof parsed)[number]): number => {
+    const parent = log.header.parent && byId.get(log.header.parent.sessionId);
+    return parent === undefined ? 0 : 1 + depth(parent);
+  };
+  const ordered = [...parsed].sort((a, b) => depth(a) - depth(b));
   for (const log of ordered) {
-    const target = store.pathOf(log.header.sessionId);
-    if (await exists(target)) {
+    try {
+      await store.adoptLog(log.text, { workspaceId: DEMO_WORKSPACE });
+      report.added.push(log.header.sessionId);
+    } catch (error) {
+      if (!(TapedeckError.isInstance(error) && error.code === "SESSION_EXISTS")) throw error;
       report.skipped.push(log.header.sessionId);
-      continue;
     }
-    const header: SessionHeader = { ...log.header, workspaceId: DEMO_WORKSPACE };
-    await writeFile(target, `${JSON.stringify(header)}\n${log.body}`, { flag: "wx" });
-    report.added.push(log.header.sessionId);
   }
   return report;
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file);
-    return true;
-  } catch {
-    return false;
-  }
 }
