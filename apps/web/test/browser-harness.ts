@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LlmProvider } from "@tapedeck/llm";
-import { type ReplayServer, type ScriptedLog, startReplayServer } from "@tapedeck/llm-replay";
+import {
+  type ReplayServer,
+  type ScriptedLog,
+  scriptedRecording,
+  startReplayServer,
+} from "@tapedeck/llm-replay";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
 import { type Browser, type BrowserContextOptions, chromium, type Page } from "playwright-core";
 import { build } from "vite";
@@ -119,6 +124,20 @@ export const ARTIFACTS = path.resolve(here, "../../../.artifacts/web");
 
 /** The viewport every suite's pages get unless a test asks for another. */
 export const VIEWPORT = { width: 1400, height: 900 };
+
+/**
+ * A long answer streamed slowly (serve it with `useModel(log, true)`): 40 chunks `${word}0 `,
+ * `${word}1 `, … one every `chunkIntervalMs`, so a test can act while the run is still going.
+ */
+export function slowAnswer(word: string, chunkIntervalMs: number): ScriptedLog {
+  const chunks = Array.from({ length: 40 }, (_, index) => `${word}${index} `);
+  return scriptedRecording({ chunkIntervalMs })
+    .system("s")
+    .user("q")
+    .text(chunks.join(""), { chunks })
+    .end()
+    .build();
+}
 
 /** The home a {@link setupBrowserSuite} serves: at least its directory. */
 export interface SuiteHome {

@@ -15,7 +15,7 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { writeSession } from "../bench/corpus";
 import { demoLogsFromFixtures } from "../src/server/index";
-import { ARTIFACTS, serveHome, setupBrowserSuite, VIEWPORT } from "./browser-harness";
+import { ARTIFACTS, serveHome, setupBrowserSuite, slowAnswer, VIEWPORT } from "./browser-harness";
 import { HUGE_OUTPUT, seedHome } from "./seed";
 
 const suite = setupBrowserSuite({
@@ -106,38 +106,21 @@ describe("viewer", () => {
     await page.goto(suite.served.server.url);
     const search = page.getByRole("searchbox", { name: "Search" });
     const hits = page.getByTestId("event-hits");
+    /** The first highlighted word of the hits ("" before there is one). */
+    const firstMark = () =>
+      hits
+        .locator("mark")
+        .first()
+        .innerText()
+        .catch(() => "");
     // Half-typed: the word being typed matches as a prefix, the whole word is highlighted.
     await search.pressSequentially("teap");
-    await expect
-      .poll(() =>
-        hits
-          .locator("mark")
-          .first()
-          .innerText()
-          .catch(() => ""),
-      )
-      .toMatch(/^teapot$/i);
+    await expect.poll(firstMark).toMatch(/^teapot$/i);
     await search.fill("teapot");
-    await expect
-      .poll(() =>
-        hits
-          .locator("mark")
-          .first()
-          .innerText()
-          .catch(() => ""),
-      )
-      .toMatch(/teapot/i);
+    await expect.poll(firstMark).toMatch(/teapot/i);
     await screenshot(page, "search");
     await search.fill("鸣笛");
-    await expect
-      .poll(() =>
-        hits
-          .locator("mark")
-          .first()
-          .innerText()
-          .catch(() => ""),
-      )
-      .toBe("鸣笛");
+    await expect.poll(firstMark).toBe("鸣笛");
     expect(await hits.locator(".hit-item").count()).toBe(1);
     await hits.locator("button").first().click();
     await expect
@@ -323,16 +306,7 @@ describe("agent composer", () => {
   });
 
   it("cancels a run in progress", async () => {
-    const chunks = Array.from({ length: 40 }, (_, index) => `word${index} `);
-    await suite.useModel(
-      scriptedRecording({ chunkIntervalMs: 400 })
-        .system("s")
-        .user("q")
-        .text(chunks.join(""), { chunks })
-        .end()
-        .build(),
-      true,
-    );
+    await suite.useModel(slowAnswer("word", 400), true);
     const page = await newPage();
     await page.goto(suite.served.server.url);
     await page.getByRole("textbox", { name: "Message" }).fill("Tell me a long story");

@@ -11,7 +11,7 @@ import { createSessionStore } from "@tapedeck/session-store";
 import { describe, expect, it } from "vitest";
 import { writeSession } from "../bench/corpus";
 import { INPUT_LIMIT } from "../src/shared/limits";
-import { setupBrowserSuite } from "./browser-harness";
+import { setupBrowserSuite, slowAnswer } from "./browser-harness";
 import { seedHome } from "./seed";
 
 const suite = setupBrowserSuite({
@@ -162,16 +162,7 @@ describe("composer", () => {
 
 describe("a run belongs to the server", () => {
   it("shows a live run in a second page that opens its session, which can cancel it", async () => {
-    const chunks = Array.from({ length: 40 }, (_, index) => `part${index} `);
-    await suite.useModel(
-      scriptedRecording({ chunkIntervalMs: 300 })
-        .system("s")
-        .user("q")
-        .text(chunks.join(""), { chunks })
-        .end()
-        .build(),
-      true,
-    );
+    await suite.useModel(slowAnswer("part", 300), true);
     const first = await suite.open(`?session=${suite.seeded.rich}`);
     await first.getByRole("button", { name: "Continue this session" }).click();
     await first.getByRole("textbox", { name: "Message" }).fill("Take your time");

@@ -35,6 +35,27 @@ function english() {
   return log;
 }
 
+/** A turn "hi" whose model call "r" has streamed `chunks` so far (one chunk event each). */
+function streamingTurn(...chunks: string[]) {
+  const log = eventLogBuilder();
+  log.turn().user("hi");
+  const runId = log.events.at(-1)?.runId ?? "";
+  log.push({
+    type: "model/request",
+    runId,
+    requestId: "r",
+    provider: "p",
+    model: "m",
+    inputDigest: "d",
+    toolsDigest: "t",
+    inputItems: [2],
+  });
+  chunks.forEach((text, index) => {
+    log.push({ type: "assistant/chunk", runId, requestId: "r", index, delta: { text } });
+  });
+  return { log, runId };
+}
+
 describe("buildTimeline", () => {
   it("groups a seed and turns, pairs each call with its output and approval, and sums usage", () => {
     const log = english();
@@ -77,33 +98,7 @@ describe("buildTimeline", () => {
   });
 
   it("shows text streamed before an interruption as a partial assistant message", () => {
-    const log = eventLogBuilder();
-    log.turn().user("hi");
-    const runId = log.events.at(-1)?.runId ?? "";
-    log.push({
-      type: "model/request",
-      runId,
-      requestId: "r",
-      provider: "p",
-      model: "m",
-      inputDigest: "d",
-      toolsDigest: "t",
-      inputItems: [2],
-    });
-    log.push({
-      type: "assistant/chunk",
-      runId,
-      requestId: "r",
-      index: 0,
-      delta: { text: "Half an" },
-    });
-    log.push({
-      type: "assistant/chunk",
-      runId,
-      requestId: "r",
-      index: 1,
-      delta: { text: " answer" },
-    });
+    const { log, runId } = streamingTurn("Half an", " answer");
     log.push({ type: "turn/end", runId, status: "interrupted", synthetic: true });
     log.push({ type: "error", runId, code: "late", message: "after the call" });
     const rows = buildTimeline(log.events, new Map());
@@ -117,26 +112,7 @@ describe("buildTimeline", () => {
   });
 
   it("does not duplicate streamed text that was completed by its message", () => {
-    const log = eventLogBuilder();
-    log.turn().user("hi");
-    const runId = log.events.at(-1)?.runId ?? "";
-    log.push({
-      type: "model/request",
-      runId,
-      requestId: "r",
-      provider: "p",
-      model: "m",
-      inputDigest: "d",
-      toolsDigest: "t",
-      inputItems: [2],
-    });
-    log.push({
-      type: "assistant/chunk",
-      runId,
-      requestId: "r",
-      index: 0,
-      delta: { text: "Hello" },
-    });
+    const { log, runId } = streamingTurn("Hello");
     log.push({ type: "model/response", runId, requestId: "r", finishReason: "stop" });
     log.assistant("Hello");
     log.end();
@@ -147,19 +123,7 @@ describe("buildTimeline", () => {
 
 describe("buildTimeline without chunk events", () => {
   it("uses the streamed text the server sends to show an unfinished answer", () => {
-    const log = eventLogBuilder();
-    log.turn().user("hi");
-    const runId = log.events.at(-1)?.runId ?? "";
-    log.push({
-      type: "model/request",
-      runId,
-      requestId: "r",
-      provider: "p",
-      model: "m",
-      inputDigest: "d",
-      toolsDigest: "t",
-      inputItems: [2],
-    });
+    const { log, runId } = streamingTurn();
     log.push({ type: "turn/end", runId, status: "interrupted", synthetic: true });
     const rows = buildTimeline(log.events, new Map(), new Map([["r", "Half an answer"]]));
     expect(rows).toContainEqual(
