@@ -1,4 +1,4 @@
-import type { SurfaceItem } from "@tapedeck/session";
+import { lazySchema, type SurfaceItem } from "@tapedeck/session";
 import { z } from "zod";
 import { compactionMessage } from "./compaction";
 import { LlmError } from "./errors";
@@ -79,44 +79,47 @@ export function toChatTools(tools: readonly ToolDefinition[]): ChatFunctionTool[
   }));
 }
 
-const textPartsSchema = z.array(z.looseObject({ text: z.string().optional() }));
+/** Built on first use (`lazySchema`): commands that never parse a request body do not build it. */
+const chatBodySchema = lazySchema(() => {
+  const textPartsSchema = z.array(z.looseObject({ text: z.string().optional() }));
 
-const chatMessageSchema = z.looseObject({
-  role: z.string(),
-  content: z.union([z.string(), textPartsSchema, z.null()]).optional(),
-  tool_call_id: z.string().optional(),
-  tool_calls: z
-    .array(
-      z.looseObject({
-        id: z.string(),
-        function: z.looseObject({ name: z.string(), arguments: z.string() }),
-      }),
-    )
-    .nullable()
-    .optional(),
-});
+  const chatMessageSchema = z.looseObject({
+    role: z.string(),
+    content: z.union([z.string(), textPartsSchema, z.null()]).optional(),
+    tool_call_id: z.string().optional(),
+    tool_calls: z
+      .array(
+        z.looseObject({
+          id: z.string(),
+          function: z.looseObject({ name: z.string(), arguments: z.string() }),
+        }),
+      )
+      .nullable()
+      .optional(),
+  });
 
-const chatBodySchema = z.looseObject({
-  model: z.string(),
-  messages: z.array(chatMessageSchema),
-  tools: z
-    .array(
-      z.looseObject({
-        type: z.string(),
-        function: z
-          .looseObject({
-            name: z.string(),
-            description: z.string().nullable().optional(),
-            parameters: z.record(z.string(), z.unknown()).nullable().optional(),
-          })
-          .optional(),
-      }),
-    )
-    .nullable()
-    .optional(),
-  max_tokens: z.number().nullable().optional(),
-  max_completion_tokens: z.number().nullable().optional(),
-  stream: z.boolean().nullable().optional(),
+  return z.looseObject({
+    model: z.string(),
+    messages: z.array(chatMessageSchema),
+    tools: z
+      .array(
+        z.looseObject({
+          type: z.string(),
+          function: z
+            .looseObject({
+              name: z.string(),
+              description: z.string().nullable().optional(),
+              parameters: z.record(z.string(), z.unknown()).nullable().optional(),
+            })
+            .optional(),
+        }),
+      )
+      .nullable()
+      .optional(),
+    max_tokens: z.number().nullable().optional(),
+    max_completion_tokens: z.number().nullable().optional(),
+    stream: z.boolean().nullable().optional(),
+  });
 });
 
 /**
@@ -126,7 +129,7 @@ const chatBodySchema = z.looseObject({
  * @throws LlmError `invalid_request` for a body Tapedeck would not send.
  */
 export function llmRequestFromChatBody(body: unknown): LlmRequest {
-  const parsed = chatBodySchema.safeParse(body);
+  const parsed = chatBodySchema().safeParse(body);
   if (!parsed.success) throw invalid(`not a Chat Completions request: ${parsed.error.message}`);
   const value = parsed.data;
   const input: SurfaceItem[] = [];

@@ -1,4 +1,4 @@
-import type { SurfaceItem } from "@tapedeck/session";
+import { lazySchema, type SurfaceItem } from "@tapedeck/session";
 import { z } from "zod";
 import { compactionMessage, compactionSummary } from "./compaction";
 import { LlmError } from "./errors";
@@ -53,36 +53,43 @@ export function toResponsesTools(tools: readonly ToolDefinition[]): ResponsesFun
   }));
 }
 
-const textPartsSchema = z.array(z.looseObject({ text: z.string().optional() }));
-const contentSchema = z.union([z.string(), textPartsSchema, z.null()]);
-
-const responsesItemSchema = z.looseObject({
-  type: z.string().optional(),
-  role: z.string().optional(),
-  content: contentSchema.optional(),
-  call_id: z.string().optional(),
-  name: z.string().optional(),
-  arguments: z.string().optional(),
-  output: contentSchema.optional(),
+// Built on first use (`lazySchema`): commands that never parse a request body do not build them.
+const responsesItemSchema = lazySchema(() => {
+  const contentSchema = z.union([
+    z.string(),
+    z.array(z.looseObject({ text: z.string().optional() })),
+    z.null(),
+  ]);
+  return z.looseObject({
+    type: z.string().optional(),
+    role: z.string().optional(),
+    content: contentSchema.optional(),
+    call_id: z.string().optional(),
+    name: z.string().optional(),
+    arguments: z.string().optional(),
+    output: contentSchema.optional(),
+  });
 });
 
-const responsesBodySchema = z.looseObject({
-  model: z.string(),
-  instructions: z.string().nullable().optional(),
-  input: z.union([z.string(), z.array(responsesItemSchema)]),
-  tools: z
-    .array(
-      z.looseObject({
-        type: z.string(),
-        name: z.string().optional(),
-        description: z.string().nullable().optional(),
-        parameters: z.record(z.string(), z.unknown()).nullable().optional(),
-      }),
-    )
-    .optional(),
-  max_output_tokens: z.number().nullable().optional(),
-  stream: z.boolean().nullable().optional(),
-});
+const responsesBodySchema = lazySchema(() =>
+  z.looseObject({
+    model: z.string(),
+    instructions: z.string().nullable().optional(),
+    input: z.union([z.string(), z.array(responsesItemSchema())]),
+    tools: z
+      .array(
+        z.looseObject({
+          type: z.string(),
+          name: z.string().optional(),
+          description: z.string().nullable().optional(),
+          parameters: z.record(z.string(), z.unknown()).nullable().optional(),
+        }),
+      )
+      .optional(),
+    max_output_tokens: z.number().nullable().optional(),
+    stream: z.boolean().nullable().optional(),
+  }),
+);
 
 /**
  * Rebuilds the {@link LlmRequest} behind a `POST /v1/responses` body (the inverse of what the
@@ -91,7 +98,7 @@ const responsesBodySchema = z.looseObject({
  * @throws LlmError `invalid_request` for a body or item Tapedeck would not send.
  */
 export function llmRequestFromResponsesBody(body: unknown): LlmRequest {
-  const parsed = responsesBodySchema.safeParse(body);
+  const parsed = responsesBodySchema().safeParse(body);
   if (!parsed.success) throw invalid(`not a Responses API request: ${parsed.error.message}`);
   const value = parsed.data;
   const input: SurfaceItem[] =
@@ -121,7 +128,7 @@ export function llmRequestFromResponsesBody(body: unknown): LlmRequest {
 }
 
 function responsesItemToSurface(
-  item: z.infer<typeof responsesItemSchema>,
+  item: z.infer<ReturnType<typeof responsesItemSchema>>,
   index: number,
 ): SurfaceItem {
   if (item.type === "function_call") {

@@ -4,7 +4,7 @@
  * action). Both validate with the same field schemas and answer with the same text, so a model
  * sees one behaviour whichever way it asks.
  */
-import { messageRoleSchema, type SessionEventType } from "@tapedeck/session";
+import { lazySchema, messageRoleSchema, type SessionEventType } from "@tapedeck/session";
 import { z } from "zod";
 import { InvalidQueryError } from "./errors";
 import {
@@ -48,9 +48,10 @@ export const QUERY_TOOL_LIMIT = 50;
  * Every argument an action may take, each validated the same way on every surface. All optional
  * here; {@link queryActionSchema} makes an action's required ones required. Lengths and formats
  * beyond these (ids, times, cursors) are checked by the engine. Changing a field changes the
- * `session_query` JSON Schema, hence the `toolsDigest` of recorded model calls.
+ * `session_query` JSON Schema, hence the `toolsDigest` of recorded model calls. Built on first
+ * call (`lazySchema`), so commands that never take a query's arguments do not build them.
  */
-export const queryFields = {
+export const queryFields = lazySchema(() => ({
   text: z
     .string()
     .max(2000)
@@ -89,12 +90,13 @@ export const queryFields = {
     .string()
     .optional()
     .describe("nextCursor from a previous call with the same arguments."),
-};
+}));
 
-type FieldName = keyof typeof queryFields;
+type QueryFields = ReturnType<typeof queryFields>;
+type FieldName = keyof QueryFields;
 
 /** Arguments of any action, validated (an action's own required fields are checked when run). */
-export type QueryArguments = { [K in FieldName]?: z.output<(typeof queryFields)[K]> };
+export type QueryArguments = { [K in FieldName]?: z.output<QueryFields[K]> };
 
 /** Which fields each action takes; the required ones are listed in `required`. */
 const actionFields: Record<QueryAction, { fields: FieldName[]; required: FieldName[] }> = {
@@ -144,7 +146,7 @@ export function queryActionSchema(action: QueryAction): z.ZodType<QueryArguments
   const { fields, required } = actionFields[action];
   const shape: Record<string, z.ZodType> = {};
   for (const field of fields) {
-    const schema = queryFields[field];
+    const schema = queryFields()[field];
     shape[field] = required.includes(field) ? schema.unwrap() : schema;
   }
   return z.strictObject(shape) as unknown as z.ZodType<QueryArguments>;

@@ -4,7 +4,7 @@
  * are refused rather than ignored. The actions, their argument schemas and their answers are the
  * ones the MCP server offers as separate tools (`query-actions.ts`).
  */
-import { TapedeckError } from "@tapedeck/session";
+import { lazySchema, TapedeckError } from "@tapedeck/session";
 import { z } from "zod";
 import { type QueryAction, queryFields, runQueryAction } from "./query-actions";
 import type { QueryScope, SessionQueryEngine } from "./query-engine";
@@ -39,10 +39,12 @@ const actionOrder = [
   "trace_lineage",
 ] as const satisfies readonly QueryAction[];
 
-const argsSchema = z.strictObject({
-  action: z.enum(actionOrder).describe("What to do."),
-  ...queryFields,
-});
+const argsSchema = lazySchema(() =>
+  z.strictObject({
+    action: z.enum(actionOrder).describe("What to do."),
+    ...queryFields(),
+  }),
+);
 
 /**
  * The first problem of a failed parse as `Error [INVALID_QUERY]: field: message`, the text both
@@ -67,9 +69,12 @@ export function createSessionQueryTool(
     name: "session_query",
     description:
       "Search and read past agent sessions of this workspace: find events by text and filters, list or search sessions, read a session's events, trace an event's compactions and citations, or a session's forks.",
-    parameters: z.toJSONSchema(argsSchema, { target: "draft-2020-12" }) as Record<string, unknown>,
+    parameters: z.toJSONSchema(argsSchema(), { target: "draft-2020-12" }) as Record<
+      string,
+      unknown
+    >,
     async execute(args) {
-      const parsed = argsSchema.safeParse(args);
+      const parsed = argsSchema().safeParse(args);
       if (!parsed.success) return invalidArgumentsText(parsed.error);
       const { action, ...rest } = parsed.data;
       try {

@@ -1,23 +1,29 @@
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
+import { lazySchema } from "@tapedeck/session";
 import { z } from "zod";
 import { type Confinement, resolveInWorkspace } from "../workspace-fs";
 import { type AgentTool, type ToolContext, ToolError } from "./agent-tool";
 
-const readFileArgs = z.object({
-  path: z.string().min(1).describe("File path, relative to the workspace root."),
-  offset: z.number().int().min(1).optional().describe("First line to return (1-based)."),
-  limit: z.number().int().min(1).optional().describe("Maximum number of lines to return."),
-});
+const readFileArgs = lazySchema(() =>
+  z.object({
+    path: z.string().min(1).describe("File path, relative to the workspace root."),
+    offset: z.number().int().min(1).optional().describe("First line to return (1-based)."),
+    limit: z.number().int().min(1).optional().describe("Maximum number of lines to return."),
+  }),
+);
 
 /** `read_file`: a text file of the workspace, optionally a range of lines. */
-export const readFileTool: AgentTool<z.infer<typeof readFileArgs>> = {
+export const readFileTool: AgentTool<z.infer<ReturnType<typeof readFileArgs>>> = {
   name: "read_file",
   description:
     "Read a text file of the workspace. Use offset/limit (1-based lines) for large files.",
   access: "read",
   kind: "read",
-  argsSchema: readFileArgs,
+  // Built on first use: importing the tools (as every command does) builds no schema.
+  get argsSchema() {
+    return readFileArgs();
+  },
   title: (args) => `Read ${args.path}`,
   locations: (args) => [args.path],
   async execute(args, context) {
@@ -30,17 +36,22 @@ export const readFileTool: AgentTool<z.infer<typeof readFileArgs>> = {
   },
 };
 
-const listDirArgs = z.object({
-  path: z.string().default(".").describe("Directory, relative to the workspace root."),
-});
+const listDirArgs = lazySchema(() =>
+  z.object({
+    path: z.string().default(".").describe("Directory, relative to the workspace root."),
+  }),
+);
 
 /** `list_dir`: the entries of a directory, directories marked with a trailing `/`. */
-export const listDirTool: AgentTool<z.infer<typeof listDirArgs>> = {
+export const listDirTool: AgentTool<z.infer<ReturnType<typeof listDirArgs>>> = {
   name: "list_dir",
   description: "List a directory of the workspace. Directories end with '/'.",
   access: "read",
   kind: "read",
-  argsSchema: listDirArgs,
+  // Built on first use: importing the tools (as every command does) builds no schema.
+  get argsSchema() {
+    return listDirArgs();
+  },
   title: (args) => `List ${args.path}`,
   locations: (args) => [args.path],
   async execute(args, context) {
@@ -58,18 +69,23 @@ export const listDirTool: AgentTool<z.infer<typeof listDirArgs>> = {
   },
 };
 
-const writeFileArgs = z.object({
-  path: z.string().min(1).describe("File path, relative to the workspace root."),
-  content: z.string().describe("The complete new content of the file."),
-});
+const writeFileArgs = lazySchema(() =>
+  z.object({
+    path: z.string().min(1).describe("File path, relative to the workspace root."),
+    content: z.string().describe("The complete new content of the file."),
+  }),
+);
 
 /** `write_file`: creates or replaces a file (parents created). */
-export const writeFileTool: AgentTool<z.infer<typeof writeFileArgs>> = {
+export const writeFileTool: AgentTool<z.infer<ReturnType<typeof writeFileArgs>>> = {
   name: "write_file",
   description: "Create or overwrite a text file in the workspace with the given content.",
   access: "write",
   kind: "edit",
-  argsSchema: writeFileArgs,
+  // Built on first use: importing the tools (as every command does) builds no schema.
+  get argsSchema() {
+    return writeFileArgs();
+  },
   title: (args) => `Write ${args.path}`,
   locations: (args) => [args.path],
   async execute(args, context) {
@@ -85,11 +101,13 @@ export const writeFileTool: AgentTool<z.infer<typeof writeFileArgs>> = {
   },
 };
 
-const editFileArgs = z.object({
-  path: z.string().min(1).describe("File path, relative to the workspace root."),
-  oldText: z.string().min(1).describe("Exact text to replace; must occur exactly once."),
-  newText: z.string().describe("Replacement text."),
-});
+const editFileArgs = lazySchema(() =>
+  z.object({
+    path: z.string().min(1).describe("File path, relative to the workspace root."),
+    oldText: z.string().min(1).describe("Exact text to replace; must occur exactly once."),
+    newText: z.string().describe("Replacement text."),
+  }),
+);
 
 function countOccurrences(haystack: string, needle: string): number {
   let count = 0;
@@ -102,13 +120,16 @@ function countOccurrences(haystack: string, needle: string): number {
 }
 
 /** `edit_file`: replaces one exact, unique occurrence of a text. */
-export const editFileTool: AgentTool<z.infer<typeof editFileArgs>> = {
+export const editFileTool: AgentTool<z.infer<ReturnType<typeof editFileArgs>>> = {
   name: "edit_file",
   description:
     "Replace an exact text in a file. oldText must occur exactly once; include surrounding lines to make it unique.",
   access: "write",
   kind: "edit",
-  argsSchema: editFileArgs,
+  // Built on first use: importing the tools (as every command does) builds no schema.
+  get argsSchema() {
+    return editFileArgs();
+  },
   title: (args) => `Edit ${args.path}`,
   locations: (args) => [args.path],
   async execute(args, context) {

@@ -1,20 +1,23 @@
 import { spawn } from "node:child_process";
 import type { Writable } from "node:stream";
+import { lazySchema } from "@tapedeck/session";
 import { z } from "zod";
 import { describeProcessGroup, signalGroup } from "../process-group";
 import { toolEnvironment } from "../secrets";
 import { type AgentTool, ToolError } from "./agent-tool";
 
-const runCommandArgs = z.object({
-  command: z.string().min(1).describe("A bash command line, run in the workspace root."),
-  timeoutSeconds: z
-    .number()
-    .int()
-    .min(1)
-    .max(600)
-    .default(120)
-    .describe("Kill the command after this many seconds."),
-});
+const runCommandArgs = lazySchema(() =>
+  z.object({
+    command: z.string().min(1).describe("A bash command line, run in the workspace root."),
+    timeoutSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(600)
+      .default(120)
+      .describe("Kill the command after this many seconds."),
+  }),
+);
 
 /** Options of {@link createRunCommandTool}. */
 export interface RunCommandOptions {
@@ -52,7 +55,7 @@ const GATED_BASH = 'IFS= read -r _ <&3 || exit 125; exec 3<&-; exec bash -c "$1"
  */
 export function createRunCommandTool(
   options: RunCommandOptions = {},
-): AgentTool<z.infer<typeof runCommandArgs>> {
+): AgentTool<z.infer<ReturnType<typeof runCommandArgs>>> {
   const cap = options.outputCap ?? 30_000;
   return {
     name: "run_command",
@@ -60,7 +63,10 @@ export function createRunCommandTool(
       "Run a bash command in the workspace root and return its exit code and combined output. Non-interactive; use timeoutSeconds for long commands.",
     access: "execute",
     kind: "execute",
-    argsSchema: runCommandArgs,
+    // Built on first use: importing the tools (as every command does) builds no schema.
+    get argsSchema() {
+      return runCommandArgs();
+    },
     // Whole, never cut: a person approves this (hidden characters are made visible by the caller).
     title: (args) => `Run ${args.command}`,
     locations: () => [],

@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
+import { lazySchema } from "@tapedeck/session";
 import { z } from "zod";
 import { privatePathTest } from "../workspace-fs";
 import { type AgentTool, ToolError } from "./agent-tool";
@@ -14,12 +15,14 @@ function searchTimeoutMs(): number {
 
 import { confine } from "./file-tools";
 
-const searchArgs = z.object({
-  pattern: z.string().min(1).describe("JavaScript regular expression to search for."),
-  path: z.string().default(".").describe("Directory to search, relative to the workspace root."),
-  ignoreCase: z.boolean().default(false),
-  maxResults: z.number().int().min(1).max(1000).default(200),
-});
+const searchArgs = lazySchema(() =>
+  z.object({
+    pattern: z.string().min(1).describe("JavaScript regular expression to search for."),
+    path: z.string().default(".").describe("Directory to search, relative to the workspace root."),
+    ignoreCase: z.boolean().default(false),
+    maxResults: z.number().int().min(1).max(1000).default(200),
+  }),
+);
 
 const MAX_FILE_BYTES = 1_000_000;
 
@@ -86,13 +89,16 @@ async function* walk(
 }
 
 /** `search_files`: a regex over the workspace's text files, respecting `.gitignore`. */
-export const searchFilesTool: AgentTool<z.infer<typeof searchArgs>> = {
+export const searchFilesTool: AgentTool<z.infer<ReturnType<typeof searchArgs>>> = {
   name: "search_files",
   description:
     "Search the workspace's files for a regular expression (respects .gitignore). Returns path:line: text.",
   access: "read",
   kind: "search",
-  argsSchema: searchArgs,
+  // Built on first use: importing the tools (as every command does) builds no schema.
+  get argsSchema() {
+    return searchArgs();
+  },
   title: (args) =>
     `Search ${JSON.stringify(args.pattern)}${args.path === "." ? "" : ` in ${args.path}`}`,
   locations: (args) => [args.path],

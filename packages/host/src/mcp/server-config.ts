@@ -5,42 +5,47 @@
  */
 import { readFileSync } from "node:fs";
 import type { SessionEvent } from "@tapedeck/session";
-import { TapedeckError } from "@tapedeck/session";
+import { lazySchema, TapedeckError } from "@tapedeck/session";
 import { z } from "zod";
 
 /** Names become part of `mcp__<server>__<tool>`: letters, digits, `_` and `-`. */
-const serverNameSchema = z
-  .string()
-  .min(1)
-  .max(64)
-  .regex(/^[A-Za-z0-9_-]+$/, "use letters, digits, _ and - only");
+const serverNameSchema = lazySchema(() =>
+  z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9_-]+$/, "use letters, digits, _ and - only"),
+);
 
 /** A server started as a child process speaking MCP on its stdin/stdout. */
-export const stdioServerSchema = z.strictObject({
-  transport: z.literal("stdio"),
-  name: serverNameSchema,
-  command: z.string().min(1),
-  args: z.array(z.string()).default([]),
-  /** Added to a minimal environment (HOME, LOGNAME, PATH, SHELL, TERM, USER). */
-  env: z.record(z.string(), z.string()).default({}),
-});
+export const stdioServerSchema = lazySchema(() =>
+  z.strictObject({
+    transport: z.literal("stdio"),
+    name: serverNameSchema(),
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    /** Added to a minimal environment (HOME, LOGNAME, PATH, SHELL, TERM, USER). */
+    env: z.record(z.string(), z.string()).default({}),
+  }),
+);
 
 /** A server reached over MCP's streamable HTTP transport. */
-export const httpServerSchema = z.strictObject({
-  transport: z.literal("http"),
-  name: serverNameSchema,
-  url: z.url({ protocol: /^https?$/ }),
-  headers: z.record(z.string(), z.string()).default({}),
-});
+export const httpServerSchema = lazySchema(() =>
+  z.strictObject({
+    transport: z.literal("http"),
+    name: serverNameSchema(),
+    url: z.url({ protocol: /^https?$/ }),
+    headers: z.record(z.string(), z.string()).default({}),
+  }),
+);
 
 /** One MCP server a session connects. */
-export const mcpServerConfigSchema = z.discriminatedUnion("transport", [
-  stdioServerSchema,
-  httpServerSchema,
-]);
+export const mcpServerConfigSchema = lazySchema(() =>
+  z.discriminatedUnion("transport", [stdioServerSchema(), httpServerSchema()]),
+);
 
 /** One MCP server a session connects. */
-export type McpServerConfig = z.output<typeof mcpServerConfigSchema>;
+export type McpServerConfig = z.output<ReturnType<typeof mcpServerConfigSchema>>;
 
 const mcpConfigMarker = "tapedeck.error.McpConfigError";
 const mcpConfigSymbol = Symbol.for(mcpConfigMarker);
@@ -65,7 +70,7 @@ export class McpConfigError extends TapedeckError {
  * @throws McpConfigError naming the first bad entry.
  */
 export function parseMcpServers(value: unknown, where: string): McpServerConfig[] {
-  const parsed = z.array(mcpServerConfigSchema).safeParse(value);
+  const parsed = z.array(mcpServerConfigSchema()).safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new McpConfigError(
@@ -84,22 +89,26 @@ export function parseMcpServers(value: unknown, where: string): McpServerConfig[
 }
 
 // Claude Code's `.mcp.json` / `--mcp-config` shape. Entries may carry fields we do not use.
-const claudeServerSchema = z.union([
+const claudeServerSchema = lazySchema(() =>
+  z.union([
+    z.looseObject({
+      type: z.literal("stdio").optional(),
+      command: z.string().min(1),
+      args: z.array(z.string()).optional(),
+      env: z.record(z.string(), z.string()).optional(),
+    }),
+    z.looseObject({
+      type: z.literal("http"),
+      url: z.string(),
+      headers: z.record(z.string(), z.string()).optional(),
+    }),
+  ]),
+);
+const claudeConfigSchema = lazySchema(() =>
   z.looseObject({
-    type: z.literal("stdio").optional(),
-    command: z.string().min(1),
-    args: z.array(z.string()).optional(),
-    env: z.record(z.string(), z.string()).optional(),
+    mcpServers: z.record(z.string(), claudeServerSchema()),
   }),
-  z.looseObject({
-    type: z.literal("http"),
-    url: z.string(),
-    headers: z.record(z.string(), z.string()).optional(),
-  }),
-]);
-const claudeConfigSchema = z.looseObject({
-  mcpServers: z.record(z.string(), claudeServerSchema),
-});
+);
 
 /**
  * Reads an MCP config file in Claude Code's shape:
@@ -123,7 +132,7 @@ export function readMcpConfigFile(file: string): McpServerConfig[] {
   } catch (error) {
     throw new McpConfigError(`${file} is not JSON: ${(error as Error).message}`, { cause: error });
   }
-  const parsed = claudeConfigSchema.safeParse(json);
+  const parsed = claudeConfigSchema().safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new McpConfigError(
@@ -152,22 +161,24 @@ export const MCP_SERVERS_EVENT = "x-mcp/servers";
  * A server as recorded in the log: variable and header names only. Their values (tokens, keys)
  * never enter a log that is searched, exported and pushed to a team index.
  */
-const recordedServerSchema = z.discriminatedUnion("transport", [
-  z.looseObject({
-    transport: z.literal("stdio"),
-    name: serverNameSchema,
-    command: z.string(),
-    args: z.array(z.string()),
-    envNames: z.array(z.string()),
-  }),
-  z.looseObject({
-    transport: z.literal("http"),
-    name: serverNameSchema,
-    url: z.string(),
-    headerNames: z.array(z.string()),
-  }),
-]);
-type RecordedServer = z.output<typeof recordedServerSchema>;
+const recordedServerSchema = lazySchema(() =>
+  z.discriminatedUnion("transport", [
+    z.looseObject({
+      transport: z.literal("stdio"),
+      name: serverNameSchema(),
+      command: z.string(),
+      args: z.array(z.string()),
+      envNames: z.array(z.string()),
+    }),
+    z.looseObject({
+      transport: z.literal("http"),
+      name: serverNameSchema(),
+      url: z.string(),
+      headerNames: z.array(z.string()),
+    }),
+  ]),
+);
+type RecordedServer = z.output<ReturnType<typeof recordedServerSchema>>;
 
 /** The `servers` payload of an `x-mcp/servers` event for `servers`. */
 export function recordedServers(servers: readonly McpServerConfig[]): RecordedServer[] {
@@ -203,7 +214,7 @@ export function serversFromLog(
     | (SessionEvent & { servers?: unknown })
     | undefined;
   if (last === undefined) return [];
-  const parsed = z.array(recordedServerSchema).safeParse(last.servers);
+  const parsed = z.array(recordedServerSchema()).safeParse(last.servers);
   if (!parsed.success) return [];
   return parsed.data.map((server) => {
     if (server.transport === "http") {

@@ -1,0 +1,69 @@
+/**
+ * `tapedeck sessions list` builds only the zod schemas it uses (issue #12: building every
+ * package's schemas at import cost 20–40 ms of each start). Every zod schema defines its `_zod`
+ * property once, when built; counting those calls while the `sessions` command's modules are
+ * imported shows which modules built schemas at import.
+ */
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+// zod itself is loaded first: only the schemas the imported modules build are counted.
+import "zod";
+
+const repo = path.resolve(import.meta.dirname, "../../..");
+
+/** Modules `sessions list` never validates with: their schemas must be built on first use. */
+const LAZY = [
+  "packages/agent/src/tools/",
+  "packages/llm/src/wire-chat.ts",
+  "packages/llm/src/wire-responses.ts",
+  "packages/host/src/mcp/server-config.ts",
+  "packages/session-query/src/query-actions.ts",
+  "packages/session-query/src/tool.ts",
+];
+
+/** Imports `load()` and returns, per source file, how many zod schemas it built meanwhile. */
+async function schemasBuiltBy(load: () => Promise<unknown>): Promise<Map<string, number>> {
+  const built = new Map<string, number>();
+  const define = Object.defineProperty;
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 100;
+  Object.defineProperty = function <T>(
+    target: T,
+    key: PropertyKey,
+    descriptor: PropertyDescriptor,
+  ) {
+    if (key === "_zod") {
+      const files = (new Error().stack ?? "")
+        .split("\n")
+        .map((line) => /\((?:file:\/\/)?(\/[^:)]+):\d+:\d+\)$|at (\/[^:]+):\d+:\d+$/.exec(line))
+        .map((match) => match?.[1] ?? match?.[2])
+        .filter((file): file is string => file !== undefined && !file.includes("node_modules"));
+      const owner = files.find((file) => file.startsWith(repo) && !file.endsWith(".test.ts"));
+      if (owner !== undefined) {
+        const relative = path.relative(repo, owner);
+        built.set(relative, (built.get(relative) ?? 0) + 1);
+      }
+    }
+    return define(target, key, descriptor);
+  } as typeof Object.defineProperty;
+  try {
+    await load();
+  } finally {
+    Object.defineProperty = define;
+    Error.stackTraceLimit = limit;
+  }
+  return built;
+}
+
+describe("sessions list's start-up", () => {
+  it("builds no schema of the agent's tools, the model wire, MCP configs or query actions", async () => {
+    const built = await schemasBuiltBy(async () => {
+      await import("../src/cli/sessions-command");
+      await import("../src/cli/sessions/list");
+    });
+    // The count works: the session log's own schemas are still built at import.
+    expect(built.get("packages/session/src/schema.ts") ?? 0).toBeGreaterThan(50);
+    const eager = [...built].filter(([file]) => LAZY.some((lazy) => file.startsWith(lazy)));
+    expect(eager).toEqual([]);
+  });
+});
