@@ -27,11 +27,7 @@ async function schemasBuiltBy(load: () => Promise<unknown>): Promise<Map<string,
   const define = Object.defineProperty;
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 100;
-  Object.defineProperty = function <T>(
-    target: T,
-    key: PropertyKey,
-    descriptor: PropertyDescriptor,
-  ) {
+  Object.defineProperty = (<T>(target: T, key: PropertyKey, descriptor: PropertyDescriptor) => {
     if (key === "_zod") {
       const files = (new Error().stack ?? "")
         .split("\n")
@@ -45,7 +41,7 @@ async function schemasBuiltBy(load: () => Promise<unknown>): Promise<Map<string,
       }
     }
     return define(target, key, descriptor);
-  } as typeof Object.defineProperty;
+  }) as typeof Object.defineProperty;
   try {
     await load();
   } finally {

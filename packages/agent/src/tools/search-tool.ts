@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import ignore, { type Ignore } from "ignore";
 import { lazySchema } from "@tapedeck/session";
+import ignore, { type Ignore } from "ignore";
 import { z } from "zod";
 import { privatePathTest } from "../workspace-fs";
 import { type AgentTool, ToolError } from "./agent-tool";
