@@ -10,6 +10,7 @@ import type {
   AnswerOf,
   ApiRoute,
   ArgsOf,
+  ErrorBody,
   EventsOf,
   FileRoute,
   JsonRoute,
@@ -51,10 +52,7 @@ export class ApiError extends Error {
   readonly code: string;
   readonly line: number | undefined;
   readonly offset: number | undefined;
-  constructor(
-    status: number,
-    body: { code?: string; message?: string; line?: number; offset?: number },
-  ) {
+  constructor(status: number, body: Partial<ErrorBody["error"]>) {
     super(body.message ?? `HTTP ${status}`);
     this.status = status;
     this.code = body.code ?? "HTTP_ERROR";
@@ -108,7 +106,7 @@ function send<R extends ApiRoute>(
 
 /** The error body of a failed answer as an {@link ApiError}. */
 async function errorOf(response: Response): Promise<ApiError> {
-  const body = (await response.json().catch(() => ({}))) as { error?: object };
+  const body = (await response.json().catch(() => ({}))) as Partial<ErrorBody>;
   return new ApiError(response.status, body.error ?? {});
 }
 

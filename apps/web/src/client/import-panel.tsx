@@ -3,7 +3,7 @@
  * a progress line and a summary. Self-contained: its own requests, its own state.
  */
 import { useState } from "react";
-import type { AnswerOf, EventsOf, ParamsOf } from "../shared/api-contract";
+import type { AnswerOf, EventsOf, ParamsOf, SessionViewData } from "../shared/api-contract";
 import { api, openSse } from "./api";
 
 type SourceListing = AnswerOf<"GET /api/import/sources">["items"][number];
@@ -126,15 +126,14 @@ export function ImportPanel({ onImported }: { onImported: () => void }) {
 }
 
 /** "imported from Claude Code" for a session whose header has an `origin`. */
-export function OriginNote({ origin }: { origin: unknown }) {
-  if (typeof origin !== "object" || origin === null) return null;
-  const { tool, sessionId } = origin as { tool?: unknown; sessionId?: unknown };
-  if (typeof tool !== "string") return null;
+export function OriginNote({ origin }: { origin: SessionViewData["header"]["origin"] }) {
+  if (origin === undefined) return null;
+  const { tool, sessionId } = origin;
   return (
     <span
       className="origin-note"
       data-testid="session-origin"
-      title={typeof sessionId === "string" ? `${tool} session ${sessionId}` : tool}
+      title={`${tool} session ${sessionId}`}
     >
       {" "}
       · imported from {labels[tool] ?? tool}

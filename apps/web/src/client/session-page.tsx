@@ -163,7 +163,7 @@ export function SessionPage({
             <code>{data.header.sessionId}</code> · <Visible text={data.header.workspaceId} /> ·{" "}
             {data.eventCount.toLocaleString()} events · {data.usage.inputTokens.toLocaleString()} in
             / {data.usage.outputTokens.toLocaleString()} out tokens
-            <OriginNote origin={(data.header as { origin?: unknown }).origin} />
+            <OriginNote origin={data.header.origin} />
             {data.header.parent !== undefined ? (
               <>
                 {" "}

@@ -54,6 +54,8 @@ export const apiRoutes = [
   "POST /api/import/:source",
 ] as const;
 
+export type { ErrorBody };
+
 /** A route name of {@link apiRoutes}. */
 export type ApiRoute = (typeof apiRoutes)[number];
 
