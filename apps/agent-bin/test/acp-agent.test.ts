@@ -37,6 +37,33 @@ async function newSession(h: AcpHarness) {
   return h.agent.request(acp.methods.agent.session.new, { cwd: h.cwd, mcpServers: [] });
 }
 
+/**
+ * A session in auto mode whose prompt is running `sleep 20` (its tool call is in progress); the
+ * recording ends the turn cancelled. `started` is when the prompt was sent.
+ */
+async function runSlowCommand() {
+  const { harness: h } = await start(
+    script()
+      .user("sleep")
+      .toolCall("run_command", { command: "sleep 20" }, { callId: "s1" })
+      .toolResult("Error: Command cancelled; it was killed.\n", { isError: true })
+      .end("cancelled"),
+  );
+  const { sessionId } = await newSession(h);
+  await h.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "auto" });
+  const started = Date.now();
+  const pending = h.agent.request(acp.methods.agent.session.prompt, {
+    sessionId,
+    prompt: [{ type: "text", text: "sleep" }],
+  });
+  while (
+    !updatesOf(h.updates, "tool_call_update").some((update) => update.status === "in_progress")
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return { h, sessionId, pending, started };
+}
+
 describe("ACP agent (in-process)", () => {
   it("initialize advertises loadSession, session capabilities and agent info", async () => {
     const provider = scriptedProvider([]);
@@ -190,25 +217,7 @@ describe("ACP agent (in-process)", () => {
   });
 
   it("session/cancel during a slow command kills it and the prompt answers cancelled", async () => {
-    const { harness: h } = await start(
-      script()
-        .user("sleep")
-        .toolCall("run_command", { command: "sleep 20" }, { callId: "s1" })
-        .toolResult("Error: Command cancelled; it was killed.\n", { isError: true })
-        .end("cancelled"),
-    );
-    const { sessionId } = await newSession(h);
-    await h.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "auto" });
-    const started = Date.now();
-    const pending = h.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: "sleep" }],
-    });
-    while (
-      !updatesOf(h.updates, "tool_call_update").some((update) => update.status === "in_progress")
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const { h, sessionId, pending, started } = await runSlowCommand();
     await h.agent.notify(acp.methods.agent.session.cancel, { sessionId });
     expect((await pending).stopReason).toBe("cancelled");
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -455,24 +464,7 @@ describe("ACP agent (in-process)", () => {
   });
 
   it("session/close cancels a running prompt and forgets the session", async () => {
-    const { harness: h } = await start(
-      script()
-        .user("sleep")
-        .toolCall("run_command", { command: "sleep 20" }, { callId: "s1" })
-        .toolResult("Error: Command cancelled; it was killed.\n", { isError: true })
-        .end("cancelled"),
-    );
-    const { sessionId } = await newSession(h);
-    await h.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "auto" });
-    const pending = h.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: "sleep" }],
-    });
-    while (
-      !updatesOf(h.updates, "tool_call_update").some((update) => update.status === "in_progress")
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const { h, sessionId, pending } = await runSlowCommand();
     await h.agent.request(acp.methods.agent.session.close, { sessionId });
     expect((await pending).stopReason).toBe("cancelled");
     await expect(
