@@ -153,6 +153,15 @@ const writers: Record<string, (dir: string, cwd: string, word: string) => void> 
       timestamp: at(second),
       message: body,
     });
+    /** A final assistant answer (Claude, stopped on its own). */
+    const answer = (entryId: string, parentId: string, second: number, text: string) =>
+      message(entryId, parentId, second, {
+        role: "assistant",
+        content: [{ type: "text", text }],
+        provider: "anthropic",
+        model: "claude-opus-4-5",
+        stopReason: "stop",
+      });
     writeFileSync(
       path.join(folder, `2026-01-02T10-00-00-000Z_${id}.jsonl`),
       jsonl([
@@ -172,29 +181,11 @@ const writers: Record<string, (dir: string, cwd: string, word: string) => void> 
           content: [{ type: "text", text: "a.txt" }],
           isError: false,
         }),
-        message("a4", "a3", 4, {
-          role: "assistant",
-          content: [{ type: "text", text: "Found a.txt." }],
-          provider: "anthropic",
-          model: "claude-opus-4-5",
-          stopReason: "stop",
-        }),
+        answer("a4", "a3", 4, "Found a.txt."),
         message("b1", "a4", 5, { role: "user", content: "try another way" }),
-        message("b2", "b1", 6, {
-          role: "assistant",
-          content: [{ type: "text", text: "Another way." }],
-          provider: "anthropic",
-          model: "claude-opus-4-5",
-          stopReason: "stop",
-        }),
+        answer("b2", "b1", 6, "Another way."),
         message("c1", "a4", 7, { role: "user", content: "thanks" }),
-        message("c2", "c1", 8, {
-          role: "assistant",
-          content: [{ type: "text", text: "You are welcome." }],
-          provider: "anthropic",
-          model: "claude-opus-4-5",
-          stopReason: "stop",
-        }),
+        answer("c2", "c1", 8, "You are welcome."),
       ]),
     );
   },
