@@ -19,6 +19,9 @@ const LAZY = [
   "packages/host/src/mcp/server-config.ts",
   "packages/session-query/src/query-actions.ts",
   "packages/session-query/src/tool.ts",
+  // Search queries, cursors: built by the first query (list validates its options and scope).
+  "packages/session-query/src/query-schema.ts",
+  "packages/session-query/src/normalize-query.ts",
 ];
 
 /** Imports `load()` and returns, per source file, how many zod schemas it built meanwhile. */

@@ -2,7 +2,7 @@
  * Validated, normalized forms of the queries, shared by the backends so that both apply the same
  * defaults and tie cursors to the same query digest.
  */
-import type { SessionEventType } from "@tapedeck/session";
+import { lazySchema, type SessionEventType } from "@tapedeck/session";
 import { z } from "zod";
 import { decodeCursor, encodeCursor, queryDigest } from "./cursor";
 import type {
@@ -48,7 +48,7 @@ export interface NormalizedEventQuery {
 
 /** Validates an event query. @throws InvalidQueryError */
 export function normalizeEventQuery(query: unknown): NormalizedEventQuery {
-  const parsed = parseInput(eventSearchQuerySchema, query ?? {}, "query");
+  const parsed = parseInput(eventSearchQuerySchema(), query ?? {}, "query");
   const text = parsed.text?.trim() ? parsed.text : null;
   const order: EventOrder =
     parsed.order === "relevance" && text === null ? "newest" : (parsed.order ?? "newest");
@@ -102,8 +102,8 @@ export interface NormalizedSessionQuery {
 /** Validates `listSessions` options (`search` false) or a `searchSessions` query. */
 export function normalizeSessionQuery(query: unknown, search: boolean): NormalizedSessionQuery {
   const parsed = search
-    ? parseInput(sessionSearchQuerySchema, query ?? {}, "query")
-    : { ...parseInput(listSessionsOptionsSchema, query ?? {}, "options") };
+    ? parseInput(sessionSearchQuerySchema(), query ?? {}, "query")
+    : { ...parseInput(listSessionsOptionsSchema(), query ?? {}, "options") };
   const rawText = "text" in parsed ? parsed.text : undefined;
   const text = rawText?.trim() ? rawText : null;
   const since = "since" in parsed ? parsed.since : undefined;
@@ -137,11 +137,11 @@ export function normalizeSessionQuery(query: unknown, search: boolean): Normaliz
 }
 
 /** Position after the last session of a page: its ordering time and id. */
-export const sessionPositionSchema = z.tuple([z.string(), z.string()]);
+export const sessionPositionSchema = lazySchema(() => z.tuple([z.string(), z.string()]));
 /** The decoded session cursor, or `null` on the first page. */
 export function sessionPosition(query: NormalizedSessionQuery): [string, string] | null {
   if (query.cursor === null) return null;
-  return decodeCursor(query.cursor, "sessions", query.digest, sessionPositionSchema);
+  return decodeCursor(query.cursor, "sessions", query.digest, sessionPositionSchema());
 }
 /** A session cursor after `time`/`id`. */
 export function sessionCursor(query: NormalizedSessionQuery, time: string, id: string): string {
@@ -152,22 +152,24 @@ export function sessionCursor(query: NormalizedSessionQuery, time: string, id: s
  * Position in an event listing. Newest/oldest: the last item's order key. Relevance: how many
  * items were returned so far, and the newest ts (ms) the first page could see.
  */
-export const eventPositionSchema = z.union([
-  z.strictObject({
-    key: z
-      .array(z.union([z.number(), z.string()]))
-      .min(1)
-      .max(4),
-  }),
-  z.strictObject({ offset: z.number().int().min(0), snapshotMs: z.number() }),
-]);
+export const eventPositionSchema = lazySchema(() =>
+  z.union([
+    z.strictObject({
+      key: z
+        .array(z.union([z.number(), z.string()]))
+        .min(1)
+        .max(4),
+    }),
+    z.strictObject({ offset: z.number().int().min(0), snapshotMs: z.number() }),
+  ]),
+);
 /** A decoded event position. */
-export type EventPosition = z.output<typeof eventPositionSchema>;
+export type EventPosition = z.output<ReturnType<typeof eventPositionSchema>>;
 
 /** The decoded event cursor, or `null` on the first page. */
 export function eventPosition(query: NormalizedEventQuery): EventPosition | null {
   if (query.cursor === null) return null;
-  return decodeCursor(query.cursor, "events", query.digest, eventPositionSchema);
+  return decodeCursor(query.cursor, "events", query.digest, eventPositionSchema());
 }
 /** An event cursor. */
 export function eventCursor(query: NormalizedEventQuery, position: EventPosition): string {

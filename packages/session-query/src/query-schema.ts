@@ -2,7 +2,7 @@
  * zod schemas for everything a caller hands the engine. Strict: unknown keys are refused, so a
  * typo (or an attempt to smuggle a wider scope) is an error, not a silent no-op.
  */
-import { isSessionId, knownEventSchemas, messageRoleSchema } from "@tapedeck/session";
+import { isSessionId, knownEventSchemas, lazySchema, messageRoleSchema } from "@tapedeck/session";
 import { z } from "zod";
 import { InvalidQueryError } from "./errors";
 
@@ -11,82 +11,84 @@ export const MAX_LIMIT = 200;
 /** Page size when `limit` is not given. */
 export const DEFAULT_LIMIT = 20;
 
-const workspaceIdSchema = z.string().min(1).max(4096);
-
-/** A {@link QueryScope}. */
-export const queryScopeSchema = z.union([
-  z.strictObject({ all: z.literal(true) }),
-  z.strictObject({ workspaceIds: z.array(workspaceIdSchema).min(1).max(1000) }),
-]);
+/** A {@link QueryScope}. Built on first use, like every schema here (`lazySchema`). */
+export const queryScopeSchema = lazySchema(() => {
+  const workspaceIdSchema = z.string().min(1).max(4096);
+  return z.union([
+    z.strictObject({ all: z.literal(true) }),
+    z.strictObject({ workspaceIds: z.array(workspaceIdSchema).min(1).max(1000) }),
+  ]);
+});
 
 /** A session id: a lowercase UUID. */
-export const sessionIdSchema = z
-  .string()
-  .refine(isSessionId, { message: "expected a session id (a lowercase UUID)" });
+export const sessionIdSchema = lazySchema(() =>
+  z.string().refine(isSessionId, { message: "expected a session id (a lowercase UUID)" }),
+);
 
-const timeSchema = z
-  .string()
-  .max(64)
-  .refine((value) => /^\d{4}-\d\d-\d\d/.test(value) && !Number.isNaN(Date.parse(value)), {
-    message: "expected an ISO-8601 time such as 2026-01-31T12:00:00.000Z",
-  });
-
-const limitSchema = z
-  .number()
-  .int()
-  .min(1)
-  .transform((value) => Math.min(value, MAX_LIMIT));
-
-const eventTypeSchema = z
-  .string()
-  .refine((value) => Object.hasOwn(knownEventSchemas, value) || /^x-[\w./-]+$/.test(value), {
-    message: 'expected an event type such as "message" or "function_call" (or an "x-" extension)',
-  });
-
-const highlightSchema = z.strictObject({
-  open: z.string().max(64),
-  close: z.string().max(64),
-});
-
-const prefixSchema = z.enum(["none", "last"]);
+/** The fields shared by the query schemas, built once, on the first query. */
+const fields = lazySchema(() => ({
+  time: z
+    .string()
+    .max(64)
+    .refine((value) => /^\d{4}-\d\d-\d\d/.test(value) && !Number.isNaN(Date.parse(value)), {
+      message: "expected an ISO-8601 time such as 2026-01-31T12:00:00.000Z",
+    }),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .transform((value) => Math.min(value, MAX_LIMIT)),
+  prefix: z.enum(["none", "last"]),
+}));
 
 /** An {@link EventSearchQuery}. */
-export const eventSearchQuerySchema = z.strictObject({
-  text: z.string().max(2000).optional(),
-  prefix: prefixSchema.optional(),
-  sessionId: sessionIdSchema.optional(),
-  types: z.array(eventTypeSchema).min(1).max(32).optional(),
-  roles: z.array(messageRoleSchema).min(1).optional(),
-  toolName: z.string().min(1).max(256).optional(),
-  callId: z.string().min(1).max(256).optional(),
-  since: timeSchema.optional(),
-  until: timeSchema.optional(),
-  currentOnly: z.boolean().optional(),
-  order: z.enum(["newest", "oldest", "relevance"]).optional(),
-  limit: limitSchema.optional(),
-  cursor: z.string().max(4096).optional(),
-  highlight: highlightSchema.optional(),
+export const eventSearchQuerySchema = lazySchema(() => {
+  const { time, limit, prefix } = fields();
+  const eventTypeSchema = z
+    .string()
+    .refine((value) => Object.hasOwn(knownEventSchemas, value) || /^x-[\w./-]+$/.test(value), {
+      message: 'expected an event type such as "message" or "function_call" (or an "x-" extension)',
+    });
+  return z.strictObject({
+    text: z.string().max(2000).optional(),
+    prefix: prefix.optional(),
+    sessionId: sessionIdSchema().optional(),
+    types: z.array(eventTypeSchema).min(1).max(32).optional(),
+    roles: z.array(messageRoleSchema).min(1).optional(),
+    toolName: z.string().min(1).max(256).optional(),
+    callId: z.string().min(1).max(256).optional(),
+    since: time.optional(),
+    until: time.optional(),
+    currentOnly: z.boolean().optional(),
+    order: z.enum(["newest", "oldest", "relevance"]).optional(),
+    limit: limit.optional(),
+    cursor: z.string().max(4096).optional(),
+    highlight: z.strictObject({ open: z.string().max(64), close: z.string().max(64) }).optional(),
+  });
 });
-
-const sessionStatusSchema = z.enum(["active", "completed", "interrupted", "damaged"]);
 
 /** A {@link ListSessionsOptions}. */
-export const listSessionsOptionsSchema = z.strictObject({
-  orderBy: z.enum(["updatedAt", "createdAt"]).optional(),
-  status: sessionStatusSchema.optional(),
-  limit: limitSchema.optional(),
-  cursor: z.string().max(4096).optional(),
-});
+export const listSessionsOptionsSchema = lazySchema(() =>
+  z.strictObject({
+    orderBy: z.enum(["updatedAt", "createdAt"]).optional(),
+    status: z.enum(["active", "completed", "interrupted", "damaged"]).optional(),
+    limit: fields().limit.optional(),
+    cursor: z.string().max(4096).optional(),
+  }),
+);
 
 /** A {@link SessionSearchQuery}. */
-export const sessionSearchQuerySchema = listSessionsOptionsSchema.extend({
-  text: z.string().max(2000).optional(),
-  prefix: prefixSchema.optional(),
-  since: timeSchema.optional(),
-  until: timeSchema.optional(),
+export const sessionSearchQuerySchema = lazySchema(() => {
+  const { time, prefix } = fields();
+  return listSessionsOptionsSchema().extend({
+    text: z.string().max(2000).optional(),
+    prefix: prefix.optional(),
+    since: time.optional(),
+    until: time.optional(),
+  });
 });
 
-const seqSchema = z.number().int().min(1);
+const seqSchema = lazySchema(() => z.number().int().min(1));
 
 /**
  * Parses `value` with `schema`; on failure throws {@link InvalidQueryError} naming the first bad
@@ -109,21 +111,21 @@ export function parseInput<T extends z.ZodType>(
 }
 
 /** The validated scope. */
-export type ParsedScope = z.output<typeof queryScopeSchema>;
+export type ParsedScope = z.output<ReturnType<typeof queryScopeSchema>>;
 
 /** Validates a scope. */
 export function parseScope(scope: unknown): ParsedScope {
-  return parseInput(queryScopeSchema, scope, "scope");
+  return parseInput(queryScopeSchema(), scope, "scope");
 }
 
 /** Validates a session id argument. */
 export function parseSessionId(sessionId: unknown): string {
-  return parseInput(sessionIdSchema, sessionId, "sessionId");
+  return parseInput(sessionIdSchema(), sessionId, "sessionId");
 }
 
 /** Validates a seq argument. */
 export function parseSeq(seq: unknown): number {
-  return parseInput(seqSchema, seq, "seq");
+  return parseInput(seqSchema(), seq, "seq");
 }
 
 /** True when the scope lets the caller see sessions of `workspaceId`. */
