@@ -1,3 +1,4 @@
+import type { SessionIndex } from "@tapedeck/host";
 import { createHost, ModelNotConfiguredError } from "@tapedeck/host";
 import type { LlmProvider } from "@tapedeck/llm";
 import type { SessionStore } from "@tapedeck/session-store";
@@ -12,7 +13,6 @@ import { apiGuard, hostGuard } from "./http-guard";
 import { registerImportRoutes } from "./import-routes";
 import { type LiveChange, LiveWatcher } from "./live";
 import { registerPage } from "./page";
-import type { SessionIndex } from "./session-index";
 import { registerSessionRoutes } from "./session-routes";
 import { addSessionStreamRoute } from "./session-stream";
 import { sseMessage } from "./sse-message";

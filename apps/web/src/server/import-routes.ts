@@ -3,6 +3,8 @@
  * with progress over SSE. Only the default locations are offered: a browser never names a path
  * on the server to read.
  */
+
+import type { SessionIndex } from "@tapedeck/host";
 import {
   defaultLocations,
   findUnits,
@@ -15,7 +17,6 @@ import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import type { AnswerOf } from "../shared/api-contract";
 import { jsonBody, parseInput, toHttpError } from "./http-errors";
-import type { SessionIndex } from "./session-index";
 import { sseMessage } from "./sse-message";
 
 /** Sources the viewer offers (Tapedeck exports have no default folder). */

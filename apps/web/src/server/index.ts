@@ -3,6 +3,12 @@
  * `createApp` builds it (tests call `app.request(…)` in-process); `startServer` listens.
  */
 
+export {
+  createMemoryIndex,
+  type LogFileState,
+  type SessionIndex,
+  scanLogFiles,
+} from "@tapedeck/host";
 export { sessionView } from "../shared/session-view";
 export {
   type ActiveRunInfo,
@@ -18,12 +24,6 @@ export { DEMO_FIXTURES, demoLogsFromFixtures } from "./demo-fixtures";
 export { type ErrorBody, toHttpError } from "./http-errors";
 export { type LiveChange, LiveWatcher } from "./live";
 export { type RunningServer, type ServeOptions, startServer } from "./serve";
-export {
-  createMemoryIndex,
-  type LogFileState,
-  type SessionIndex,
-  scanLogFiles,
-} from "./session-index";
 export { HIGHLIGHT } from "./session-routes";
 export { createSqliteIndex, sqliteIndexPath } from "./sqlite-index";
 export { createTeamIndex } from "./team-index";

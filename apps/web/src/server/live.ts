@@ -1,5 +1,5 @@
+import type { LogFileState, SessionIndex } from "@tapedeck/host";
 import type { SessionStore } from "@tapedeck/session-store";
-import type { LogFileState, SessionIndex } from "./session-index";
 
 /** How long after a watch hint the tick runs (appends in between share it). */
 const WAKE_DELAY_MS = 5;

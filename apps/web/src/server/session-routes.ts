@@ -1,3 +1,4 @@
+import type { SessionIndex } from "@tapedeck/host";
 import { setSessionGoal } from "@tapedeck/host";
 import { type Session, SessionNotFoundError } from "@tapedeck/session";
 import { type QueryScope, settleActiveSessions } from "@tapedeck/session-query";
@@ -16,7 +17,6 @@ import {
   sessionQuerySchema,
   sessionsQuerySchema,
 } from "./schemas";
-import type { SessionIndex } from "./session-index";
 import { lineageIds, registerShortIdRoute, shortIdsOf } from "./short-ids";
 
 /** Highlight markers of search snippets: private-use characters the client splits on. */

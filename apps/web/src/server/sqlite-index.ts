@@ -1,7 +1,6 @@
-import { indexPath, openIndex } from "@tapedeck/host";
+import { coalesce, indexPath, openIndex, type SessionIndex } from "@tapedeck/host";
 import type { SqliteQueryEngine } from "@tapedeck/session-query/sqlite";
 import type { SessionStore } from "@tapedeck/session-store";
-import { coalesce, type SessionIndex } from "./session-index";
 
 /** Where the index lives: `<home>/index.sqlite`, shared with the `tapedeck` CLI. */
 export const sqliteIndexPath = indexPath;

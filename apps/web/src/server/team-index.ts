@@ -1,9 +1,9 @@
+import { coalesce, type SessionIndex } from "@tapedeck/host";
 import {
   createPostgresQueryEngine,
   type PostgresQueryEngine,
 } from "@tapedeck/session-query/postgres";
 import type { SessionStore } from "@tapedeck/session-store";
-import { coalesce, type SessionIndex } from "./session-index";
 
 /**
  * The team index (`TAPEDECK_INDEX_URL=postgres://…`) as the viewer's index: queries go to the

@@ -33,15 +33,7 @@ export async function pushStore(
 ): Promise<PushReport> {
   const host = options.host ?? hostname();
   const source = `${host}:${store.home}`;
-  const report: PushReport = {
-    sessionsAdded: 0,
-    sessionsUpdated: 0,
-    sessionsRemoved: 0,
-    eventsPushed: 0,
-    bytesPushed: 0,
-    conflicts: [],
-    diverged: [],
-  };
+  const report = emptyReport();
   const work = await planPush(db, store, source, options);
   for (const state of work.removed) {
     const stored = work.states.get(state)?.diverged_at;
