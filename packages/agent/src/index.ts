@@ -66,7 +66,7 @@ export { editFileTool, listDirTool, readFileTool, writeFileTool } from "./tools/
 export { createRunCommandTool, type RunCommandOptions } from "./tools/run-command-tool";
 export { searchFilesTool } from "./tools/search-tool";
 export { type ToolTitle, toolTitle } from "./tools/tool-title";
-export { RunCancelled } from "./turn-context";
+export { addUsage, RunCancelled } from "./turn-context";
 export {
   localWorkspaceFs,
   PathOutsideWorkspaceError,

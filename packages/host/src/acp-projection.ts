@@ -138,7 +138,7 @@ export function joinTextChunks(updates: readonly acp.SessionUpdate[]): acp.Sessi
 }
 
 /** A compaction's summary call (older logs did not say so: it was the one call offering no tools). */
-function isCompactionCall(request: ModelRequestEvent): boolean {
+export function isCompactionCall(request: ModelRequestEvent): boolean {
   return request.purpose === "compaction" || request.toolNames?.length === 0;
 }
 

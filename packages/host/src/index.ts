@@ -38,6 +38,11 @@ export {
 export { lastTurnSettings, openSession } from "./open-session";
 export { indexPath, openIndex, syncedEngine, type Warn } from "./query-index";
 export {
+  type RunEventProjectionOptions,
+  runEventProjection,
+  runEventsOfLog,
+} from "./run-event-projection";
+export {
   type McpConnector,
   type McpSettings,
   mcpSettingsFromEnv,

@@ -1,0 +1,199 @@
+import {
+  type AnyAgentTool,
+  addUsage,
+  describeToolCall,
+  type RunEvent,
+  type StopReason,
+} from "@tapedeck/agent";
+import type { ModelResponseEvent, SessionEvent, TurnStatus, Usage } from "@tapedeck/session";
+import { isCompactionCall } from "./acp-projection";
+
+/** Options of {@link runEventProjection}. */
+export interface RunEventProjectionOptions {
+  /** The session the events belong to (`run_started` names it; no event carries it). */
+  sessionId: string;
+  /** The tools of the session's workspace: a call of a known tool gets its title, kind, paths. */
+  tools: readonly AnyAgentTool[];
+  /** Where the session's tools work (locations are resolved against it). */
+  cwd: string;
+}
+
+/** What the projection remembers of a call: approval requests and outputs name it. */
+interface KnownCall {
+  name: string;
+  title: string;
+  hiddenCharacters: boolean;
+}
+
+/** What the projection remembers of the turn so far: enough to say why it stopped. */
+interface TurnState {
+  total: Usage;
+  /** The latest answer call's response (compaction calls are not answers). */
+  lastResponse: ModelResponseEvent | undefined;
+  /** The latest answer asked for tools (no model call came after their outputs). */
+  callsAfterResponse: boolean;
+}
+
+const emptyTurn = (): TurnState => ({
+  total: { inputTokens: 0, outputTokens: 0 },
+  lastResponse: undefined,
+  callsAfterResponse: false,
+});
+
+/**
+ * Why a turn stopped, read from its log: `cancelled` for a cancelled (or interrupted) turn; for a
+ * completed one `refusal` when its last answer refused, `max_turn_requests` when that answer's
+ * calls ran and no model call followed (the loop hit its cap), `max_tokens` when it was cut at
+ * the length limit, else `end_turn`. A failed turn says `end_turn` (its `error` event says why).
+ */
+function stopReasonOf(status: TurnStatus, turn: TurnState): StopReason {
+  if (status === "cancelled" || status === "interrupted") return "cancelled";
+  if (status === "failed") return "end_turn";
+  if (turn.lastResponse?.refusal !== undefined) return "refusal";
+  if (turn.callsAfterResponse) return "max_turn_requests";
+  return turn.lastResponse?.finishReason === "length" ? "max_tokens" : "end_turn";
+}
+
+/**
+ * The one projection from committed log events to the {@link RunEvent}s the CLI prints and the
+ * viewer streams (SSE), the sibling of `acpProjection`: the host feeds it each batch a live run
+ * commits, and a whole log gives the same sequence. Stateful: it follows the model request and
+ * the turn the events belong to.
+ *
+ * - `turn/start` → `run_started`; `turn/end` → `run_finished` (its stop reason read from the
+ *   turn, see `stopReasonOf`);
+ * - a text `assistant/chunk` → `text_delta`; an assistant `message` → `text_delta` only when it
+ *   is a refusal's words or none of its request's text was streamed (an imported log);
+ * - a compaction's own model call (`purpose: "compaction"`) shows nothing but its usage in the
+ *   run's total; its summary is the `compaction` event → `compaction`;
+ * - `model/response` with usage → `usage` (this call and the run's total so far);
+ * - `function_call` → `tool_call` (the agent's `describeToolCall`), `approval/request` →
+ *   `approval_request` (that call's title), `approval/decision` → `approval_decision`,
+ *   `function_call_output` → `tool_result`;
+ * - an `error` event → `error`.
+ *
+ * Not log events, so not here: a tool call starting (`tool_started`, a live notice of the run).
+ */
+export function runEventProjection(
+  options: RunEventProjectionOptions,
+): (event: SessionEvent) => RunEvent[] {
+  const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
+  const calls = new Map<string, KnownCall>();
+  const compactions = new Set<string>();
+  const streamed = new Set<string>();
+  let requestId: string | undefined;
+  let turn = emptyTurn();
+  return (event) => {
+    const { runId } = event;
+    switch (event.type) {
+      case "turn/start":
+        turn = emptyTurn();
+        requestId = undefined;
+        return [
+          {
+            type: "run_started",
+            runId,
+            sessionId: options.sessionId,
+            resumed: event.resumed,
+            policy: event.policy,
+            model: event.model,
+          },
+        ];
+      case "model/request":
+        if (isCompactionCall(event)) {
+          compactions.add(event.requestId);
+        } else {
+          requestId = event.requestId;
+          turn.callsAfterResponse = false;
+        }
+        return [];
+      case "assistant/chunk": {
+        const text = "text" in event.delta ? event.delta.text : undefined;
+        if (typeof text !== "string" || text === "" || compactions.has(event.requestId)) return [];
+        streamed.add(event.requestId);
+        return [{ type: "text_delta", runId, requestId: event.requestId, text }];
+      }
+      case "model/response": {
+        addUsage(turn.total, event.usage);
+        if (compactions.has(event.requestId)) return [];
+        turn.lastResponse = event;
+        if (event.usage === undefined) return [];
+        return [{ type: "usage", runId, usage: event.usage, total: { ...turn.total } }];
+      }
+      case "message": {
+        if (event.role !== "assistant" || event.content === "") return [];
+        const id = requestId ?? `${runId}-${event.seq}`;
+        const refusal = turn.lastResponse?.refusal;
+        const isRefusal = refusal === event.content && turn.lastResponse?.requestId === id;
+        if (!isRefusal && streamed.has(id)) return [];
+        return [{ type: "text_delta", runId, requestId: id, text: event.content }];
+      }
+      case "function_call": {
+        const { recognised: _, ...description } = describeToolCall(event, tools, options.cwd);
+        calls.set(event.callId, { name: event.name, ...description });
+        turn.callsAfterResponse = true;
+        return [
+          { type: "tool_call", runId, callId: event.callId, name: event.name, ...description },
+        ];
+      }
+      case "approval/request": {
+        const call = calls.get(event.callId);
+        return [
+          {
+            type: "approval_request",
+            runId,
+            callId: event.callId,
+            name: call?.name ?? "",
+            title: call?.title ?? event.callId,
+            hiddenCharacters: call?.hiddenCharacters ?? false,
+            options: event.options,
+          },
+        ];
+      }
+      case "approval/decision":
+        return [
+          { type: "approval_decision", runId, callId: event.callId, decision: event.decision },
+        ];
+      case "function_call_output":
+        return [
+          {
+            type: "tool_result",
+            runId,
+            callId: event.callId,
+            name: calls.get(event.callId)?.name ?? "",
+            output: event.output,
+            isError: event.isError,
+          },
+        ];
+      case "compaction":
+        return [
+          {
+            type: "compaction",
+            runId,
+            seq: event.seq,
+            summary: event.summary,
+            replaces: event.replaces,
+          },
+        ];
+      case "error":
+        return [{ type: "error", runId, code: event.code, message: event.message }];
+      case "turn/end": {
+        const stopReason = stopReasonOf(event.status, turn);
+        const usage = event.usage ?? { ...turn.total };
+        requestId = undefined;
+        return [{ type: "run_finished", runId, status: event.status, stopReason, usage }];
+      }
+      default:
+        return [];
+    }
+  };
+}
+
+/** A whole log as run events: {@link runEventProjection} over every event, in order. */
+export function runEventsOfLog(
+  events: readonly SessionEvent[],
+  options: RunEventProjectionOptions,
+): RunEvent[] {
+  const project = runEventProjection(options);
+  return events.flatMap((event) => project(event));
+}
