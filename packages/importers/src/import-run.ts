@@ -4,8 +4,10 @@ import { defaultLocations, findUnits, type ImportEnvironment } from "./locate";
 import type { ImportSource, SkippedLine, SourceKey } from "./types";
 import { type SessionOutcome, writeConverted } from "./write-session";
 
-/** New logs written before their batch is flushed to disk. */
-const SYNC_BATCH = 64;
+/** New logs flushed to disk together (their `fsync`s run at once on the thread pool). */
+const SYNC_BATCH = 16;
+/** Batches being flushed while the import goes on; one more waits for the oldest. */
+const SYNCS_IN_FLIGHT = 2;
 
 /** Progress after each file. */
 export interface ImportProgress {
@@ -82,21 +84,14 @@ export async function importSessions(options: ImportOptions): Promise<ImportSumm
   const deferred: { report: FileReport; sessions: Parameters<typeof writeConverted>[1][] }[] = [];
   const written = new Set<string>();
   const keyOf = (key: SourceKey) => `${key.tool}\u0000${key.sessionId}`;
-  // New logs are flushed in batches (concurrent fsyncs share the disk's journal commits).
-  let unsynced: string[] = [];
-  const flush = async () => {
-    const batch = unsynced;
-    unsynced = [];
-    if (batch.length > 0) await options.store.syncLogs(batch);
-  };
+  const syncer = new BackgroundSync(options.store);
   const write = async (report: FileReport, converted: Parameters<typeof writeConverted>[1]) => {
     const outcome = await writeConverted(options.store, converted, {
       dryRun: options.dryRun === true,
       deferSync: true,
     });
     if (outcome.action === "created" && outcome.forkedFrom === undefined && !options.dryRun) {
-      unsynced.push(outcome.sessionId);
-      if (unsynced.length >= SYNC_BATCH) await flush();
+      await syncer.add(outcome.sessionId);
     }
     report.sessions.push(outcome);
     counts[outcome.action] += 1;
@@ -139,7 +134,8 @@ export async function importSessions(options: ImportOptions): Promise<ImportSumm
     // and a server stays responsive during a long import.
     await new Promise((resolve) => setImmediate(resolve));
   }
-  await flush();
+  // Forks of sessions written above: their parents reach the disk first.
+  await syncer.finish();
   for (const { report, sessions } of deferred) {
     for (const converted of sessions) {
       try {
@@ -149,7 +145,7 @@ export async function importSessions(options: ImportOptions): Promise<ImportSumm
       }
     }
   }
-  await flush();
+  await syncer.finish();
   return {
     source: options.source,
     paths,
@@ -167,4 +163,47 @@ function describe(error: unknown): string {
   if (code === "ENOENT") return "no such file or directory";
   if (code === "EACCES") return "permission denied";
   return typeof message === "string" ? message : String(error);
+}
+
+/**
+ * Flushes new logs in the background while the import goes on: a batch's `fsync`s wait on the
+ * disk while the next files are converted and written, instead of all at the end. A failed
+ * flush (disk full, I/O error) is thrown by the next `add` or by `finish`.
+ */
+class BackgroundSync {
+  private pending: string[] = [];
+  private readonly inFlight: Promise<void>[] = [];
+  private failure: { error: unknown } | undefined;
+
+  constructor(private readonly store: SessionStore) {}
+
+  /** Queues a new log; starts flushing its batch when full. */
+  async add(sessionId: string): Promise<void> {
+    this.pending.push(sessionId);
+    if (this.pending.length >= SYNC_BATCH) await this.start();
+  }
+
+  /** Flushes what is queued and waits for every flush; throws the first failure. */
+  async finish(): Promise<void> {
+    await this.start();
+    await Promise.all(this.inFlight.splice(0));
+    this.throwFailure();
+  }
+
+  private async start(): Promise<void> {
+    this.throwFailure();
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    if (this.inFlight.length >= SYNCS_IN_FLIGHT) await this.inFlight.shift();
+    this.inFlight.push(
+      this.store.syncLogs(batch).catch((error: unknown) => {
+        this.failure ??= { error };
+      }),
+    );
+  }
+
+  private throwFailure(): void {
+    if (this.failure !== undefined) throw this.failure.error;
+  }
 }
