@@ -115,7 +115,7 @@ describe("a model stream that never ends", () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("partial answer\n");
     expect(result.stderr).toContain(
-      "Error [idle_timeout]: the model server sent no data for 700 ms (TAPEDECK_STREAM_IDLE_TIMEOUT_MS sets how long to wait)\n",
+      "Error [IDLE_TIMEOUT]: the model server sent no data for 700 ms (TAPEDECK_STREAM_IDLE_TIMEOUT_MS sets how long to wait)\n",
     );
     // The log says the same, and keeps the words that were shown.
     const logs = homeLogs(workspace.home);
@@ -124,7 +124,7 @@ describe("a model stream that never ends", () => {
     expect(events.at(-1)).toMatchObject({
       type: "turn/end",
       status: "failed",
-      error: { code: "idle_timeout" },
+      error: { code: "IDLE_TIMEOUT" },
     });
     expect(events.some((event) => event.type === "assistant/chunk")).toBe(true);
   });
@@ -132,7 +132,7 @@ describe("a model stream that never ends", () => {
   it("on a terminal, the partial answer's line ends before the error", async () => {
     const { cli } = await stalled();
     const result = await cli(["run", "hi"], { env: idle, terminal: { answer: "n" } });
-    expect(result.stdout).toMatch(/partial answer\r?\nError \[idle_timeout\]: the model server/);
+    expect(result.stdout).toMatch(/partial answer\r?\nError \[IDLE_TIMEOUT\]: the model server/);
   });
 
   it("ACP session/prompt fails with the sentence", async () => {

@@ -72,7 +72,7 @@ describe("the viewer's run error", () => {
     });
     const events = await runIn(home, provider);
     expect(events.find((event) => event.event === "error")).toMatchObject({
-      code: "idle_timeout",
+      code: "IDLE_TIMEOUT",
       message:
         "the model server sent no data for 300 ms (TAPEDECK_STREAM_IDLE_TIMEOUT_MS sets how long to wait)",
     });

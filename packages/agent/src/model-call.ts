@@ -78,7 +78,7 @@ export async function recordedModelCall(
     }
   } catch (error) {
     if (signal.aborted) await cancelledCall(context, requestId, text, onText !== undefined);
-    const code = TapedeckError.isInstance(error) ? error.code : "model_error";
+    const code = TapedeckError.isInstance(error) ? error.code : "MODEL_ERROR";
     const message = (error as Error).message ?? String(error);
     await write([
       {
@@ -102,7 +102,7 @@ export async function recordedModelCall(
         runId,
         requestId,
         finishReason: "error",
-        error: { code: "server", message },
+        error: { code: "SERVER", message },
       },
     ]);
     throw new TapedeckError("MODEL_STREAM_INCOMPLETE", message);

@@ -46,7 +46,7 @@ export function scriptedProvider(steps: ScriptStep[]): LlmProvider & {
         await new Promise<void>((_resolve, reject) => {
           const signal = options?.signal;
           if (signal === undefined) return;
-          const fail = () => reject(Object.assign(new Error("aborted"), { code: "aborted" }));
+          const fail = () => reject(Object.assign(new Error("aborted"), { code: "ABORTED" }));
           if (signal.aborted) fail();
           signal.addEventListener("abort", fail, { once: true });
         });

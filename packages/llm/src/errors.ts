@@ -1,31 +1,31 @@
 import { TapedeckError } from "@tapedeck/session";
 
 /**
- * Why a model call failed. `invalid_request` (a 400/404/422 that is not a context overflow: bad
+ * Why a model call failed. `INVALID_REQUEST` (a 400/404/422 that is not a context overflow: bad
  * model name, malformed tool schema) extends the six codes of the design so such a failure is
- * not reported as a server fault. `idle_timeout`: the stream sent no data for the idle timeout
+ * not reported as a server fault. `IDLE_TIMEOUT`: the stream sent no data for the idle timeout
  * (`TAPEDECK_STREAM_IDLE_TIMEOUT_MS`).
  */
 export type LlmErrorCode =
-  | "auth"
-  | "rate_limit"
-  | "context_length"
-  | "server"
-  | "network"
-  | "aborted"
-  | "invalid_request"
-  | "idle_timeout";
+  | "AUTH"
+  | "RATE_LIMIT"
+  | "CONTEXT_LENGTH"
+  | "SERVER"
+  | "NETWORK"
+  | "ABORTED"
+  | "INVALID_REQUEST"
+  | "IDLE_TIMEOUT";
 
 /** Every {@link LlmErrorCode}, for validation and exhaustive tests. */
 export const llmErrorCodes: readonly LlmErrorCode[] = [
-  "auth",
-  "rate_limit",
-  "context_length",
-  "server",
-  "network",
-  "aborted",
-  "invalid_request",
-  "idle_timeout",
+  "AUTH",
+  "RATE_LIMIT",
+  "CONTEXT_LENGTH",
+  "SERVER",
+  "NETWORK",
+  "ABORTED",
+  "INVALID_REQUEST",
+  "IDLE_TIMEOUT",
 ];
 
 /** Structured fields of an {@link LlmError}. */
@@ -66,9 +66,9 @@ export class LlmError extends TapedeckError {
     this.requestId = fields.requestId;
   }
 
-  /** True when a retry later may succeed (`rate_limit`, `server`, `network`). */
+  /** True when a retry later may succeed (`RATE_LIMIT`, `SERVER`, `NETWORK`). */
   get retryable(): boolean {
-    return this.code === "rate_limit" || this.code === "server" || this.code === "network";
+    return this.code === "RATE_LIMIT" || this.code === "SERVER" || this.code === "NETWORK";
   }
 
   static override isInstance(error: unknown): error is LlmError {
@@ -81,7 +81,7 @@ const configSymbol = Symbol.for(configMarker);
 
 /**
  * A model id or provider configuration that cannot work (unknown provider, malformed id). A
- * missing API key is an {@link LlmError} with code `auth` instead, so callers handle every
+ * missing API key is an {@link LlmError} with code `AUTH` instead, so callers handle every
  * credential problem in one place.
  */
 export class LlmConfigError extends TapedeckError {

@@ -101,7 +101,7 @@ describe.each(providers)("%s: a stream that stalls", (_name, firstChunk, create)
     const elapsed = Date.now() - started;
     expect(parts).toEqual([{ type: "text-delta", text: "partial" }]);
     expect(LlmError.isInstance(error)).toBe(true);
-    expect((error as LlmError).code).toBe("idle_timeout");
+    expect((error as LlmError).code).toBe("IDLE_TIMEOUT");
     expect((error as LlmError).message).toBe(
       "the model server sent no data for 400 ms (TAPEDECK_STREAM_IDLE_TIMEOUT_MS sets how long to wait)",
     );
@@ -112,7 +112,7 @@ describe.each(providers)("%s: a stream that stalls", (_name, firstChunk, create)
   it("counts from the request when the server never sends headers", async () => {
     const url = await stallingServer(() => {});
     const { error } = await drain(create(url, 300));
-    expect((error as LlmError).code).toBe("idle_timeout");
+    expect((error as LlmError).code).toBe("IDLE_TIMEOUT");
   });
 
   it("a stream that keeps sending is not cut, however long it takes in total", async () => {
@@ -146,7 +146,7 @@ describe.each(providers)("%s: a stream that stalls", (_name, firstChunk, create)
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
     const { error } = await drain(create(url, 5000), controller.signal);
-    expect((error as LlmError).code).toBe("aborted");
+    expect((error as LlmError).code).toBe("ABORTED");
   });
 });
 

@@ -109,7 +109,7 @@ export class IdleWatchdog {
   error(provider: string): LlmError | undefined {
     if (!this.expired || this.timeoutMs === undefined) return undefined;
     return new LlmError(
-      "idle_timeout",
+      "IDLE_TIMEOUT",
       `the model server sent no data for ${seconds(this.timeoutMs)} (TAPEDECK_STREAM_IDLE_TIMEOUT_MS sets how long to wait)`,
       { provider },
     );

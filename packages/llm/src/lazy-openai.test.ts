@@ -25,7 +25,7 @@ describe("the openai module", () => {
       caught = error;
     }
     expect(openAIIfLoaded()).toBeDefined();
-    expect(LlmError.isInstance(caught) && caught.code).toBe("network");
+    expect(LlmError.isInstance(caught) && caught.code).toBe("NETWORK");
     expect(responses.id).toBe("openai");
   });
 });

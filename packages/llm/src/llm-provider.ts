@@ -60,7 +60,7 @@ export type LlmStreamPart = TextDeltaPart | ToolCallDeltaPart | ResponsePart;
 
 /** Options of one `stream` call. */
 export interface LlmStreamOptions {
-  /** Aborting stops the HTTP stream; the iterator then throws `LlmError` with code `aborted`. */
+  /** Aborting stops the HTTP stream; the iterator then throws `LlmError` with code `ABORTED`. */
   signal?: AbortSignal;
 }
 
@@ -76,9 +76,9 @@ export interface LlmProvider {
    * sent them, then exactly one `response` part (with `refusal` when the model declined), then
    * ends.
    *
-   * @throws LlmError (code `auth`, `rate_limit`, `context_length`, `server`, `network`, `aborted`,
-   * `invalid_request`) — never with an API key in its message. A stream that ends without its
-   * final event is `network`.
+   * @throws LlmError (code `AUTH`, `RATE_LIMIT`, `CONTEXT_LENGTH`, `SERVER`, `NETWORK`, `ABORTED`,
+   * `INVALID_REQUEST`) — never with an API key in its message. A stream that ends without its
+   * final event is `NETWORK`.
    */
   stream(request: LlmRequest, options?: LlmStreamOptions): AsyncIterable<LlmStreamPart>;
 }

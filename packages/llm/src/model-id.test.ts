@@ -35,7 +35,7 @@ describe("resolveProvider", () => {
       error = caught;
     }
     expect(LlmError.isInstance(error)).toBe(true);
-    expect((error as LlmError).code).toBe("auth");
+    expect((error as LlmError).code).toBe("AUTH");
     expect((error as LlmError).message).toBe(
       "OPENAI_API_KEY is not set: set it to your OpenAI API key to use openai:gpt-4.1-mini.",
     );

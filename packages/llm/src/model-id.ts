@@ -87,7 +87,7 @@ export function resolveProvider(
       apiKey = "unused";
     } else {
       throw new LlmError(
-        "auth",
+        "AUTH",
         parsed.provider === "openai"
           ? `OPENAI_API_KEY is not set: set it to your OpenAI API key to use ${parsed.provider}:${parsed.model}.`
           : `OPENAI_API_KEY is not set: set it to use ${parsed.provider}:${parsed.model} with the OpenAI API, or set OPENAI_BASE_URL to your OpenAI-compatible server (for example http://127.0.0.1:11434/v1).`,

@@ -52,7 +52,7 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): Ll
       );
       try {
         if (signal?.aborted === true)
-          throw new LlmError("aborted", "The model call was cancelled.");
+          throw new LlmError("ABORTED", "The model call was cancelled.");
         const tools = toChatTools(request.tools);
         const stream = await openai.chat.completions.create(
           {
@@ -122,7 +122,7 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): Ll
       if (idle !== undefined) throw idle;
       if (finish === undefined) {
         throw new LlmError(
-          "network",
+          "NETWORK",
           "The model stream ended before the response finished (no finish_reason).",
           { provider: id },
         );

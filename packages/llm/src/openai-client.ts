@@ -40,7 +40,7 @@ export interface OpenAIProviderOptions {
   timeout?: number;
   /**
    * A stream that sends no data (no headers, no event) for this many ms fails with an
-   * `LlmError` `idle_timeout` ("the model server sent no data for 120 s"); default 120 000
+   * `LlmError` `IDLE_TIMEOUT` ("the model server sent no data for 120 s"); default 120 000
    * (`DEFAULT_STREAM_IDLE_TIMEOUT_MS`), 0 turns it off.
    */
   streamIdleTimeoutMs?: number;

@@ -71,7 +71,7 @@ describe.each(providers)("%s error mapping", (_name, create) => {
       }),
     );
     const error = await failure(provider(url));
-    expect(error.code).toBe("auth");
+    expect(error.code).toBe("AUTH");
     expect(error.status).toBe(401);
     expect(error.message).toContain("Incorrect API key provided");
     for (const text of [error.message, inspect(error, { depth: 5 }), JSON.stringify(error)]) {
@@ -83,7 +83,7 @@ describe.each(providers)("%s error mapping", (_name, create) => {
   it("maps 429 to rate_limit", async () => {
     const url = await serve(jsonError(429, { message: "Slow down", code: "rate_limit_exceeded" }));
     const error = await failure(provider(url));
-    expect([error.code, error.retryable]).toEqual(["rate_limit", true]);
+    expect([error.code, error.retryable]).toEqual(["RATE_LIMIT", true]);
   });
 
   it("maps a context overflow to context_length", async () => {
@@ -93,16 +93,16 @@ describe.each(providers)("%s error mapping", (_name, create) => {
         code: "context_length_exceeded",
       }),
     );
-    expect((await failure(provider(url))).code).toBe("context_length");
+    expect((await failure(provider(url))).code).toBe("CONTEXT_LENGTH");
   });
 
   it("maps 500 to server and 404 to invalid_request", async () => {
     expect((await failure(provider(await serve(jsonError(500, { message: "oops" }))))).code).toBe(
-      "server",
+      "SERVER",
     );
     expect(
       (await failure(provider(await serve(jsonError(404, { message: "no such model" }))))).code,
-    ).toBe("invalid_request");
+    ).toBe("INVALID_REQUEST");
   });
 
   it("maps a refused connection to network", async () => {
@@ -111,7 +111,7 @@ describe.each(providers)("%s error mapping", (_name, create) => {
     server.close();
     await once(server, "close");
     const error = await failure(provider(url));
-    expect(error.code).toBe("network");
+    expect(error.code).toBe("NETWORK");
     // The URL is what a user with a wrong OPENAI_BASE_URL needs to see.
     expect(error.message).toBe(`Could not reach the model server at ${url}: Connection error.`);
   });
@@ -121,7 +121,7 @@ describe.each(providers)("%s error mapping", (_name, create) => {
       response.writeHead(200, { "content-type": "text/event-stream" });
       response.write(": keep-alive\n\n", () => setTimeout(() => response.destroy(), 20));
     });
-    expect((await failure(provider(url))).code).toBe("network");
+    expect((await failure(provider(url))).code).toBe("NETWORK");
   });
 
   it("maps an abort to aborted", async () => {
@@ -131,7 +131,7 @@ describe.each(providers)("%s error mapping", (_name, create) => {
     });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    expect((await failure(provider(url), controller.signal)).code).toBe("aborted");
+    expect((await failure(provider(url), controller.signal)).code).toBe("ABORTED");
   });
 });
 
@@ -155,7 +155,7 @@ describe.each(providers)("%s with credentials in the base URL", (_name, create) 
       create({ apiKey: secret, baseURL: withCredentials, maxRetries: 0 }),
     );
     expect(authorization).toBe(`Basic ${btoa("proxy-user:pa$$-w0rd-SECRET")}`);
-    expect(error.code).not.toBe("network");
+    expect(error.code).not.toBe("NETWORK");
     const unreachable = await failure(
       create({ apiKey: secret, baseURL: "http://u:hunter2-SECRET@127.0.0.1:9/v1", maxRetries: 0 }),
     );

@@ -32,11 +32,11 @@ export function toLlmError(error: unknown, context: ErrorContext): LlmError {
     (sdk !== undefined && error instanceof sdk.APIUserAbortError) ||
     isAbort(error)
   ) {
-    return new LlmError("aborted", "The model call was cancelled.", fields);
+    return new LlmError("ABORTED", "The model call was cancelled.", fields);
   }
   if (sdk !== undefined && error instanceof sdk.APIConnectionError) {
     return new LlmError(
-      "network",
+      "NETWORK",
       redact(
         `Could not reach the model server${context.baseURL === undefined ? "" : ` at ${context.baseURL}`}: ${error.message}`,
         context.apiKey,
@@ -65,7 +65,7 @@ export function toLlmError(error: unknown, context: ErrorContext): LlmError {
   }
   const message = error instanceof Error ? error.message : String(error);
   return new LlmError(
-    "network",
+    "NETWORK",
     redact(`The model stream broke off: ${message}`, context.apiKey),
     fields,
   );
@@ -77,25 +77,25 @@ export function codeForProviderError(
   providerCode: string | undefined,
   message: string,
 ): LlmErrorCode {
-  if (status === 401 || status === 403) return "auth";
+  if (status === 401 || status === 403) return "AUTH";
   if (
     status === 429 ||
     providerCode === "rate_limit_exceeded" ||
     providerCode === "insufficient_quota"
   ) {
-    return "rate_limit";
+    return "RATE_LIMIT";
   }
   if (providerCode === "context_length_exceeded" || contextPattern.test(message)) {
-    return "context_length";
+    return "CONTEXT_LENGTH";
   }
-  if (providerCode === "invalid_api_key") return "auth";
+  if (providerCode === "invalid_api_key") return "AUTH";
   if (providerCode === "invalid_request_error" || providerCode === "invalid_prompt") {
-    return "invalid_request";
+    return "INVALID_REQUEST";
   }
-  if (status === 408) return "network";
+  if (status === 408) return "NETWORK";
   if (status !== undefined && status >= 400 && status < 500 && status !== 409)
-    return "invalid_request";
-  return "server";
+    return "INVALID_REQUEST";
+  return "SERVER";
 }
 
 function codeFor(
@@ -104,9 +104,9 @@ function codeFor(
   providerCode: string | undefined,
 ): LlmErrorCode {
   if (error instanceof sdk.AuthenticationError || error instanceof sdk.PermissionDeniedError) {
-    return "auth";
+    return "AUTH";
   }
-  if (error instanceof sdk.RateLimitError) return "rate_limit";
+  if (error instanceof sdk.RateLimitError) return "RATE_LIMIT";
   return codeForProviderError(
     typeof error.status === "number" ? error.status : undefined,
     providerCode,
@@ -115,14 +115,14 @@ function codeFor(
 }
 
 const labels: Record<LlmErrorCode, string> = {
-  auth: "The model server refused the credentials",
-  rate_limit: "The model server is rate limiting requests",
-  context_length: "The conversation is longer than the model's context window",
-  server: "The model server failed",
-  network: "The connection to the model server failed",
-  aborted: "The model call was cancelled",
-  invalid_request: "The model server rejected the request",
-  idle_timeout: "The model server sent no data for too long",
+  AUTH: "The model server refused the credentials",
+  RATE_LIMIT: "The model server is rate limiting requests",
+  CONTEXT_LENGTH: "The conversation is longer than the model's context window",
+  SERVER: "The model server failed",
+  NETWORK: "The connection to the model server failed",
+  ABORTED: "The model call was cancelled",
+  INVALID_REQUEST: "The model server rejected the request",
+  IDLE_TIMEOUT: "The model server sent no data for too long",
 };
 
 /** A one-line message: what happened in plain words, then the server's own text. */

@@ -45,7 +45,7 @@ export function createOpenAIResponsesProvider(options: OpenAIProviderOptions): L
       );
       try {
         if (signal?.aborted === true)
-          throw new LlmError("aborted", "The model call was cancelled.");
+          throw new LlmError("ABORTED", "The model call was cancelled.");
         const stream = await openai.responses.create(
           {
             model: request.model,
@@ -129,7 +129,7 @@ export function createOpenAIResponsesProvider(options: OpenAIProviderOptions): L
       if (idle !== undefined) throw idle;
       if (final === undefined) {
         throw new LlmError(
-          "network",
+          "NETWORK",
           "The model stream ended before the response completed (no response.completed event).",
           { provider: id },
         );

@@ -263,7 +263,7 @@ describe("Responses provider streams", () => {
     );
     expect(LlmError.isInstance(error)).toBe(true);
     expect([(error as LlmError).code, (error as LlmError).message]).toEqual([
-      "network",
+      "NETWORK",
       "The model stream ended before the response completed (no response.completed event).",
     ]);
   });
@@ -281,7 +281,7 @@ describe("Responses provider streams", () => {
       }),
     );
     const error = (await run(responses(url)).catch((caught: unknown) => caught)) as LlmError;
-    expect([error.code, error.providerCode]).toEqual(["rate_limit", "rate_limit_exceeded"]);
+    expect([error.code, error.providerCode]).toEqual(["RATE_LIMIT", "rate_limit_exceeded"]);
   });
 });
 
@@ -350,7 +350,7 @@ describe("Chat provider streams", () => {
     const url = await sse(chunk([{ index: 0, delta: { content: "Hi" }, finish_reason: null }]));
     const error = (await run(chat(url)).catch((caught: unknown) => caught)) as LlmError;
     expect([error.code, error.message]).toEqual([
-      "network",
+      "NETWORK",
       "The model stream ended before the response finished (no finish_reason).",
     ]);
   });

@@ -126,7 +126,7 @@ const chatBodySchema = lazySchema(() => {
  * Rebuilds the {@link LlmRequest} behind a `POST /v1/chat/completions` body. System messages stay
  * input items (instructions and leading system messages digest the same, see `requestDigest`).
  *
- * @throws LlmError `invalid_request` for a body Tapedeck would not send.
+ * @throws LlmError `INVALID_REQUEST` for a body Tapedeck would not send.
  */
 export function llmRequestFromChatBody(body: unknown): LlmRequest {
   const parsed = chatBodySchema().safeParse(body);
@@ -185,5 +185,5 @@ export function llmRequestFromChatBody(body: unknown): LlmRequest {
 }
 
 function invalid(message: string): LlmError {
-  return new LlmError("invalid_request", message, { status: 400 });
+  return new LlmError("INVALID_REQUEST", message, { status: 400 });
 }

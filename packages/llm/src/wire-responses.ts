@@ -95,7 +95,7 @@ const responsesBodySchema = lazySchema(() =>
  * Rebuilds the {@link LlmRequest} behind a `POST /v1/responses` body (the inverse of what the
  * Responses provider sends), so a server can digest it like the agent did.
  *
- * @throws LlmError `invalid_request` for a body or item Tapedeck would not send.
+ * @throws LlmError `INVALID_REQUEST` for a body or item Tapedeck would not send.
  */
 export function llmRequestFromResponsesBody(body: unknown): LlmRequest {
   const parsed = responsesBodySchema().safeParse(body);
@@ -196,5 +196,5 @@ export function roleOf(
 }
 
 function invalid(message: string): LlmError {
-  return new LlmError("invalid_request", message, { status: 400 });
+  return new LlmError("INVALID_REQUEST", message, { status: 400 });
 }

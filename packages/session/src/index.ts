@@ -1,5 +1,6 @@
 export { analyzeEventLog, type EventLogAnalysis, replacementChain } from "./analyze";
 export { sessionCallId } from "./call-ids";
+export { normalizeErrorCode } from "./error-codes";
 export {
   EventLogCorruptError,
   type EventLogErrorCode,

@@ -3,7 +3,7 @@
  * it the session once, then only the events its stream delivers, and each batch costs the new
  * events, not the session. Pure: no DOM, unit-tested (an incremental build equals a full one).
  */
-import type { SessionEvent } from "@tapedeck/session";
+import { normalizeErrorCode, type SessionEvent } from "@tapedeck/session";
 import { known, type TimelineRow, type ToolRow } from "./timeline";
 
 type TurnRow = Extract<TimelineRow, { kind: "turn" }>;
@@ -248,7 +248,7 @@ export class TimelineBuilder {
           kind: "note",
           seq: event.seq,
           turn: this.#turnIndex,
-          text: `${event.code}: ${event.message}`,
+          text: `${normalizeErrorCode(event.code)}: ${event.message}`,
           tone: "error",
         });
         break;

@@ -111,6 +111,13 @@ describe("buildTimeline", () => {
     });
   });
 
+  it("shows an older log's lowercase error code in today's casing", () => {
+    const { log, runId } = streamingTurn("Hel");
+    log.push({ type: "error", runId, code: "rate_limit", message: "Rate limit reached" });
+    const note = buildTimeline(log.events, new Map()).at(-1);
+    expect(note).toMatchObject({ kind: "note", text: "RATE_LIMIT: Rate limit reached" });
+  });
+
   it("does not duplicate streamed text that was completed by its message", () => {
     const { log, runId } = streamingTurn("Hello");
     log.push({ type: "model/response", runId, requestId: "r", finishReason: "stop" });

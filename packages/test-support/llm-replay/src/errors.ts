@@ -145,7 +145,7 @@ export interface UnconsumedCall {
   callIndex: number;
   requestId: string;
   line: number | undefined;
-  /** What the call would have answered: `text "…"`, `function_call ls(…)`, `error rate_limit`. */
+  /** What the call would have answered: `text "…"`, `function_call ls(…)`, `error RATE_LIMIT`. */
   summary: string;
 }
 

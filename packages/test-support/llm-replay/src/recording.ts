@@ -4,6 +4,7 @@ import { type LlmErrorCode, type LlmOutputItem, llmErrorCodes } from "@tapedeck/
 import {
   type FinishReason,
   isSurfaceEvent,
+  normalizeErrorCode,
   parseHeaderLine,
   replayEvents,
   replayLogText,
@@ -272,9 +273,11 @@ function withoutRefusalMessage(
 function outcomeOf(event: Extract<SessionEvent, { type: "model/response" }>): RecordedOutcome {
   if (event.finishReason === "cancelled") return { type: "cancelled", ts: event.ts };
   if (event.finishReason === "error" && event.error !== undefined) {
-    const code = (llmErrorCodes as readonly string[]).includes(event.error.code ?? "")
-      ? (event.error.code as LlmErrorCode)
-      : "server";
+    // Logs written before codes became UPPER_SNAKE hold `RATE_LIMIT`: both replay the same.
+    const recorded = normalizeErrorCode(event.error.code ?? "");
+    const code = (llmErrorCodes as readonly string[]).includes(recorded)
+      ? (recorded as LlmErrorCode)
+      : "SERVER";
     const status = (event.error as { status?: unknown }).status;
     return {
       type: "error",

@@ -1,7 +1,9 @@
+import { fileURLToPath } from "node:url";
 import { LlmError, type LlmRequest } from "@tapedeck/llm";
 import { describe, expect, it } from "vitest";
 import { collect, requestFor, streamError } from "../test/helpers";
 import { ReplayExhaustedError, ReplayMismatchError, UnconsumedResponsesError } from "./errors";
+import { loadRecording } from "./recording";
 import { summarize } from "./replay-cursor";
 import { createReplayProvider } from "./replay-provider";
 import { scriptedRecording } from "./scripted-recording";
@@ -192,7 +194,7 @@ describe("exhaustion and leftovers", () => {
 describe("recorded errors and timing", () => {
   const failing = scriptedRecording()
     .user("Hi")
-    .modelError("rate_limit", "Rate limit reached for gpt-4.1-mini", { partialText: "Hel" })
+    .modelError("RATE_LIMIT", "Rate limit reached for gpt-4.1-mini", { partialText: "Hel" })
     .end("failed")
     .build();
 
@@ -202,7 +204,7 @@ describe("recorded errors and timing", () => {
     expect(parts).toEqual([{ type: "text-delta", text: "Hel" }]);
     expect(LlmError.isInstance(error)).toBe(true);
     expect([(error as LlmError).code, (error as Error).message]).toEqual([
-      "rate_limit",
+      "RATE_LIMIT",
       "Rate limit reached for gpt-4.1-mini",
     ]);
   });
@@ -217,7 +219,7 @@ describe("recorded errors and timing", () => {
       createReplayProvider(cancelled).stream(requestFor(cancelled, 0)),
     );
     expect(parts).toHaveLength(2);
-    expect((error as LlmError).code).toBe("aborted");
+    expect((error as LlmError).code).toBe("ABORTED");
   });
 
   it("paces chunks by the recorded timestamps times the scale", async () => {
@@ -246,6 +248,26 @@ describe("recorded errors and timing", () => {
     const { error } = await streamError(
       provider.stream(requestFor(slow, 0), { signal: controller.signal }),
     );
-    expect((error as LlmError).code).toBe("aborted");
+    expect((error as LlmError).code).toBe("ABORTED");
+  });
+});
+
+describe("logs written before codes became UPPER_SNAKE", () => {
+  const legacy = fileURLToPath(
+    new URL("./__fixtures__/model-error-lowercase-codes.jsonl", import.meta.url),
+  );
+
+  it("replays a recorded `rate_limit` as RATE_LIMIT, like a new log's", async () => {
+    const recording = loadRecording(legacy);
+    expect(recording.calls[0]?.outcome).toMatchObject({ type: "error", code: "RATE_LIMIT" });
+    const call = recording.calls[0]!;
+    const provider = createReplayProvider(recording);
+    const { error, parts } = await streamError(
+      provider.stream({ model: call.model, input: call.input, tools: [] }),
+    );
+    expect(parts.map((part) => (part.type === "text-delta" ? part.text : "")).join("")).toBe(
+      "The README",
+    );
+    expect([(error as LlmError).code, (error as LlmError).retryable]).toEqual(["RATE_LIMIT", true]);
   });
 });

@@ -44,7 +44,7 @@ export interface ReplayProvider extends LlmProvider {
  * Replays the model calls of a session log as an {@link LlmProvider}. Each `stream` call takes the
  * next recorded call, checks the request against it (`match`), then yields exactly the recorded
  * chunks (same boundaries) and the recorded response. Recorded errors are thrown as `LlmError`
- * with the recorded code; a call cut off in the log (no `model/response`) throws `network`.
+ * with the recorded code; a call cut off in the log (no `model/response`) throws `NETWORK`.
  *
  * @throws (from `stream`) ReplayMismatchError, ReplayExhaustedError, LlmError.
  */
@@ -84,7 +84,7 @@ async function* replayCall(
   signal: AbortSignal | undefined,
 ): AsyncGenerator<LlmStreamPart> {
   if (signal?.aborted === true)
-    throw new LlmError("aborted", "The model call was cancelled.", { provider });
+    throw new LlmError("ABORTED", "The model call was cancelled.", { provider });
   const call = cursor.take(request);
   for (const [index, chunk] of call.chunks.entries()) {
     await sleep(delayBefore(call, index, scale), signal);
@@ -120,10 +120,10 @@ async function* replayCall(
         ...(outcome.status === undefined ? {} : { status: outcome.status }),
       });
     case "cancelled":
-      throw new LlmError("aborted", "The model call was cancelled (as recorded).", { provider });
+      throw new LlmError("ABORTED", "The model call was cancelled (as recorded).", { provider });
     case "dropped":
       throw new LlmError(
-        "network",
+        "NETWORK",
         `The model stream broke off after ${call.chunks.length} chunks (the recording has no model/response for ${call.requestId}).`,
         { provider },
       );

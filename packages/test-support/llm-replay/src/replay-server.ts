@@ -83,7 +83,7 @@ export interface ReplayServer {
  * `x-should-retry: false`, so the `openai` client does not retry) and is kept in `failures()`.
  * A recorded refusal (`model/response.refusal`) replays as refusal content, never as text.
  * Recorded errors replay as the HTTP status (429, 500…) before any chunk, as `response.failed` /
- * an `error` frame after chunks, and `network` errors or calls cut off in the log as a dropped
+ * an `error` frame after chunks, and `NETWORK` errors or calls cut off in the log as a dropped
  * connection.
  */
 export async function startReplayServer(
@@ -281,7 +281,7 @@ async function readBody(request: IncomingMessage): Promise<string> {
   let size = 0;
   for await (const part of request) {
     size += (part as Buffer).length;
-    if (size > maxBody) throw new LlmError("invalid_request", `request body over ${maxBody} bytes`);
+    if (size > maxBody) throw new LlmError("INVALID_REQUEST", `request body over ${maxBody} bytes`);
     parts.push(part as Buffer);
   }
   return Buffer.concat(parts).toString("utf8");
@@ -293,10 +293,10 @@ function parseJsonBody(text: string): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new LlmError("invalid_request", `request body is not JSON: ${(error as Error).message}`);
+    throw new LlmError("INVALID_REQUEST", `request body is not JSON: ${(error as Error).message}`);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new LlmError("invalid_request", "request body must be a JSON object");
+    throw new LlmError("INVALID_REQUEST", "request body must be a JSON object");
   }
   return value as Record<string, unknown>;
 }

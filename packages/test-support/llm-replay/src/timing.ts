@@ -38,7 +38,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const aborted = () => {
       clearTimeout(timer);
-      reject(new LlmError("aborted", "The model call was cancelled.", { provider: "replay" }));
+      reject(new LlmError("ABORTED", "The model call was cancelled.", { provider: "replay" }));
     };
     if (signal?.aborted === true) {
       aborted();

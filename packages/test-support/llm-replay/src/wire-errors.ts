@@ -9,23 +9,23 @@ export interface WireError {
 }
 
 const wireErrors: Record<
-  Exclude<LlmErrorCode, "network" | "aborted" | "idle_timeout">,
+  Exclude<LlmErrorCode, "NETWORK" | "ABORTED" | "IDLE_TIMEOUT">,
   WireError
 > = {
-  auth: { status: 401, code: "invalid_api_key", type: "invalid_request_error" },
-  rate_limit: { status: 429, code: "rate_limit_exceeded", type: "requests" },
-  context_length: { status: 400, code: "context_length_exceeded", type: "invalid_request_error" },
-  invalid_request: { status: 400, code: "invalid_request_error", type: "invalid_request_error" },
-  server: { status: 500, code: "server_error", type: "server_error" },
+  AUTH: { status: 401, code: "invalid_api_key", type: "invalid_request_error" },
+  RATE_LIMIT: { status: 429, code: "rate_limit_exceeded", type: "requests" },
+  CONTEXT_LENGTH: { status: 400, code: "context_length_exceeded", type: "invalid_request_error" },
+  INVALID_REQUEST: { status: 400, code: "invalid_request_error", type: "invalid_request_error" },
+  SERVER: { status: 500, code: "server_error", type: "server_error" },
 };
 
 /**
- * The HTTP status and provider code a recorded error replays as; `undefined` for `network`,
- * `aborted` and `idle_timeout`, which replay as a dropped connection. A status in the log
+ * The HTTP status and provider code a recorded error replays as; `undefined` for `NETWORK`,
+ * `ABORTED` and `IDLE_TIMEOUT`, which replay as a dropped connection. A status in the log
  * (`error.status`) wins.
  */
 export function wireErrorFor(code: LlmErrorCode, status?: number): WireError | undefined {
-  if (code === "network" || code === "aborted" || code === "idle_timeout") return undefined;
+  if (code === "NETWORK" || code === "ABORTED" || code === "IDLE_TIMEOUT") return undefined;
   const wire = wireErrors[code];
   return status === undefined ? wire : { ...wire, status };
 }

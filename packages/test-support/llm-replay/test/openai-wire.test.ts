@@ -169,20 +169,20 @@ describe.each(providers)("%s provider against the replay server", (_name, create
   it("replays a recorded 429 as rate_limit, without a client retry", async () => {
     const log = scriptedRecording()
       .user("Hi")
-      .modelError("rate_limit", "Rate limit reached")
+      .modelError("RATE_LIMIT", "Rate limit reached")
       .end("failed")
       .build();
     const server = await serve(log);
     const { error } = await streamError(create(server.url).stream(requestFor(log, 0)));
     expect(LlmError.isInstance(error)).toBe(true);
-    expect([(error as LlmError).code, (error as LlmError).status]).toEqual(["rate_limit", 429]);
+    expect([(error as LlmError).code, (error as LlmError).status]).toEqual(["RATE_LIMIT", 429]);
     expect(server.failures()).toEqual([]);
   });
 
   it("replays an error after some chunks as a stream error", async () => {
     const log = scriptedRecording()
       .user("Hi")
-      .modelError("server", "The server had an error", { partialText: "Hel lo" })
+      .modelError("SERVER", "The server had an error", { partialText: "Hel lo" })
       .end("failed")
       .build();
     const server = await serve(log);
@@ -191,20 +191,20 @@ describe.each(providers)("%s provider against the replay server", (_name, create
       { type: "text-delta", text: "Hel " },
       { type: "text-delta", text: "lo" },
     ]);
-    expect((error as LlmError).code).toBe("server");
+    expect((error as LlmError).code).toBe("SERVER");
     expect((error as LlmError).message).toContain("The server had an error");
   });
 
   it("replays a dropped stream as a network error", async () => {
     const log = scriptedRecording()
       .user("Hi")
-      .modelError("network", "connection reset", { partialText: "Hel" })
+      .modelError("NETWORK", "connection reset", { partialText: "Hel" })
       .end("failed")
       .build();
     const server = await serve(log);
     const { error, parts } = await streamError(create(server.url).stream(requestFor(log, 0)));
     expect(parts).toEqual([{ type: "text-delta", text: "Hel" }]);
-    expect((error as LlmError).code).toBe("network");
+    expect((error as LlmError).code).toBe("NETWORK");
     expect(server.failures()).toEqual([]);
   });
 
@@ -227,7 +227,7 @@ describe.each(providers)("%s provider against the replay server", (_name, create
     const server = await serve(log);
     const { error, parts } = await streamError(create(server.url).stream(requestFor(log, 0)));
     expect(parts).toEqual([{ type: "text-delta", text: "Hel" }]);
-    expect((error as LlmError).code).toBe("network");
+    expect((error as LlmError).code).toBe("NETWORK");
   });
 
   it("replays a recorded refusal as the response's refusal, with no text", async () => {
