@@ -4,6 +4,7 @@ import path from "node:path";
 import { type AnyAgentTool, defaultTools, type RunEvent } from "@tapedeck/agent";
 import { type ScriptStep, scriptedProvider } from "@tapedeck/agent/testing";
 import type { LlmProvider } from "@tapedeck/llm";
+import { eventLogBuilder } from "@tapedeck/session/testing";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
 import { afterEach, describe, expect, it } from "vitest";
 import { runEventsOfLog } from "./run-event-projection";
@@ -182,5 +183,24 @@ describe("runEventProjection: a finished session's log gives what the live run d
     ]);
     expect(live.at(-1)).toMatchObject({ stopReason: "refusal" });
     expect(await space.projected(result.sessionId)).toEqual(live);
+  });
+});
+
+describe("runEventProjection of a log written before codes became UPPER_SNAKE", () => {
+  it("reports a recorded lowercase `rate_limit` as RATE_LIMIT", () => {
+    const log = eventLogBuilder();
+    log.turn().user("hi");
+    log.push({
+      type: "error",
+      runId: log.events[0]!.runId,
+      code: "rate_limit",
+      message: "slow down",
+    });
+    const projected = runEventsOfLog(log.events, {
+      sessionId: log.header.sessionId,
+      tools: [],
+      cwd: "/",
+    });
+    expect(projected.find((event) => event.type === "error")).toMatchObject({ code: "RATE_LIMIT" });
   });
 });

@@ -5,7 +5,13 @@ import {
   type RunEvent,
   type StopReason,
 } from "@tapedeck/agent";
-import type { ModelResponseEvent, SessionEvent, TurnStatus, Usage } from "@tapedeck/session";
+import {
+  type ModelResponseEvent,
+  normalizeErrorCode,
+  type SessionEvent,
+  type TurnStatus,
+  type Usage,
+} from "@tapedeck/session";
 import { isCompactionCall } from "./acp-projection";
 
 /** Options of {@link runEventProjection}. */
@@ -176,7 +182,10 @@ export function runEventProjection(
           },
         ];
       case "error":
-        return [{ type: "error", runId, code: event.code, message: event.message }];
+        // An older log's `rate_limit` reads as `RATE_LIMIT`, as a live run reports it today.
+        return [
+          { type: "error", runId, code: normalizeErrorCode(event.code), message: event.message },
+        ];
       case "turn/end": {
         const stopReason = stopReasonOf(event.status, turn);
         const usage = event.usage ?? { ...turn.total };
