@@ -132,3 +132,14 @@ export function toSummary(
   if (damage !== null) summary.damage = { ...damage };
   return summary;
 }
+
+/** A deep copy of a summary (what `structuredClone` makes, without its serialisation cost). */
+export function copySummary(summary: SessionSummary): SessionSummary {
+  const copy: SessionSummary = {
+    ...summary,
+    parent: summary.parent === null ? null : { ...summary.parent },
+    usage: { ...summary.usage },
+  };
+  if (summary.damage !== undefined) copy.damage = { ...summary.damage };
+  return copy;
+}

@@ -95,6 +95,15 @@ describe("snippet", () => {
     expect(result.length).toBeLessThanOrEqual(164);
   });
 
+  it("centres on the earliest match of any word, also when a later word matches first", () => {
+    const far = "filler ".repeat(40);
+    const text = `beta one ${far}alpha two ${far}beta three`;
+    expect(snippet(text, queryWords("alpha beta"))).toBe(`«beta» one ${"filler ".repeat(21)}fill…`);
+    expect(snippet(`${far}ALPHA and beta`, queryWords("beta alpha"))).toBe(
+      `…filler filler filler filler filler filler filler «ALPHA» and «beta»`,
+    );
+  });
+
   it("returns the start of the text without words, and nothing for no text", () => {
     expect(snippet("short text", [])).toBe("short text");
     expect(snippet("", queryWords("x"))).toBe("");

@@ -70,10 +70,13 @@ export interface QueryWord {
  */
 export const MIN_PREFIX_LENGTH = 2;
 
-/** A folded copy of a text and, for each folded character, its index in the original. */
+/**
+ * A folded copy of a text and, for each folded character, its index in the original (`null`:
+ * the same index, as for ASCII text, which folds by lowercasing alone).
+ */
 interface Folded {
   text: string;
-  origin: number[];
+  origin: number[] | null;
 }
 
 function foldChar(char: string): string {
@@ -83,27 +86,25 @@ function foldChar(char: string): string {
   return folded.toLowerCase();
 }
 
+const nonAscii = /[\u0080-\uffff]/;
+
+// A regex test rather than a loop over char codes: searches run this on every hit's text, often
+// in a process too short-lived for the JIT to optimise a JavaScript loop.
 function isAscii(text: string): boolean {
-  for (let index = 0; index < text.length; index += 1)
-    if (text.charCodeAt(index) > 127) return false;
-  return true;
+  return !nonAscii.test(text);
 }
 
 /** Lowercases and removes accents, keeping a map back to the original positions. */
 function fold(text: string): Folded {
-  if (isAscii(text)) {
-    const origin = new Array<number>(text.length);
-    for (let index = 0; index < text.length; index += 1) origin[index] = index;
-    return { text: text.toLowerCase(), origin };
-  }
+  // ASCII folds to its lowercase, position for position: no map needed.
+  if (isAscii(text)) return { text: text.toLowerCase(), origin: null };
   let folded = "";
   const origin: number[] = [];
   let index = 0;
   for (const char of text) {
-    for (const unit of foldChar(char)) {
-      for (let part = 0; part < unit.length; part += 1) origin.push(index);
-      folded += unit;
-    }
+    const unit = char.charCodeAt(0) < 128 ? char.toLowerCase() : foldChar(char);
+    for (let part = 0; part < unit.length; part += 1) origin.push(index);
+    folded += unit;
     index += char.length;
   }
   return { text: folded, origin };
@@ -204,10 +205,20 @@ export interface MatchRange {
   end: number;
 }
 
-function findWord(folded: Folded, word: QueryWord, ranges: MatchRange[] | null): number {
+/**
+ * Counts the matches of `word` in the folded text; with `ranges`, also records each in original
+ * positions. Stops at the first match that starts at or after `stopAt` (a position in the
+ * original text), uncounted.
+ */
+function findWord(
+  folded: Folded,
+  word: QueryWord,
+  ranges: MatchRange[] | null,
+  stopAt = Number.POSITIVE_INFINITY,
+): number {
   const pattern = wordPattern(word);
   pattern.lastIndex = 0;
-  const text = folded.text;
+  const { text, origin } = folded;
   const firstIsCjk = isCjk(word.tokens[0]!);
   const lastIsCjk = isCjk(word.tokens[word.tokens.length - 1]!);
   let count = 0;
@@ -220,10 +231,14 @@ function findWord(folded: Folded, word: QueryWord, ranges: MatchRange[] | null):
       pattern.lastIndex = start + 1;
       continue;
     }
+    const originStart = origin === null ? start : origin[start]!;
+    if (originStart >= stopAt) break;
     count += 1;
     if (ranges !== null) {
-      const originEnd = end < folded.origin.length ? folded.origin[end]! : Number.POSITIVE_INFINITY;
-      ranges.push({ start: folded.origin[start]!, end: originEnd });
+      const length = origin === null ? text.length : origin.length;
+      const originEnd =
+        end >= length ? Number.POSITIVE_INFINITY : origin === null ? end : origin[end]!;
+      ranges.push({ start: originStart, end: originEnd });
     }
   }
   return count;
@@ -273,7 +288,15 @@ export function snippet(
   const ranges: MatchRange[] = [];
   if (words.length > 0) {
     const folded = fold(text);
-    for (const word of words) findWord(folded, word, ranges);
+    // The snippet ends at most `snippetLength` after the earliest match, so later matches are
+    // never shown: each word is searched only up to there (a long tool output is not scanned
+    // to its end once the window is known).
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const word of words) {
+      const found = ranges.length;
+      findWord(folded, word, ranges, earliest + snippetLength);
+      if (ranges.length > found) earliest = Math.min(earliest, ranges[found]!.start);
+    }
   }
   ranges.sort((a, b) => a.start - b.start || b.end - a.end);
   const first = ranges[0];

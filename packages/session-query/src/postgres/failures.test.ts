@@ -26,8 +26,8 @@ async function database(): Promise<string> {
   return created.url;
 }
 
-function home(options: Parameters<typeof makeHome>[0]) {
-  const made = makeHome(options);
+async function home(options: Parameters<typeof makeHome>[0]) {
+  const made = await makeHome(options);
   cleanups.push(() => fs.rmSync(made.home, { recursive: true, force: true }));
   return made;
 }
@@ -94,8 +94,8 @@ describe("team index failures", () => {
 
   it("rolls back a push whose connection drops midway; pushing again stores each event once", async () => {
     const url = await database();
-    const { home: dir, events } = home({ sessions: 6, turns: 40 });
-    const before = digestLogs(dir);
+    const { home: dir, events } = await home({ sessions: 6, turns: 40 });
+    const before = await digestLogs(dir);
     // A proxy between engine and server that cuts every connection once enough has gone through.
     const target = new URL(url);
     let forwarded = 0;
@@ -132,7 +132,7 @@ describe("team index failures", () => {
     expect(IndexConnectionError.isInstance(error), String(error)).toBe(true);
     expect(["lost", "unreachable"]).toContain((error as IndexConnectionError).reason);
     expectSentence(error);
-    expect(digestLogs(dir)).toBe(before);
+    expect(await digestLogs(dir)).toBe(before);
     const partial = await indexContents(url);
     expect(partial.consistent).toBe(true);
     expect(partial.events).toBeLessThan(events);
@@ -142,12 +142,12 @@ describe("team index failures", () => {
     await direct.push(store);
     const full = await indexContents(url);
     expect(full).toEqual({ sessions: 6, events, consistent: true });
-    expect(digestLogs(dir)).toBe(before);
+    expect(await digestLogs(dir)).toBe(before);
   });
 
   it("resumes after kill -9 midway: each event exactly once", async () => {
     const url = await database();
-    const { home: dir, events } = home({ sessions: 30, turns: 60 });
+    const { home: dir, events } = await home({ sessions: 30, turns: 60 });
     const child = spawn(
       process.execPath,
       [

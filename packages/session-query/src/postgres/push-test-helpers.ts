@@ -1,21 +1,25 @@
-/** Helpers of the push tests: a home full of logs, and what the index holds of it. */
+/**
+ * Helpers of the push tests: a home full of logs, and what the index holds of it. Logs go in and
+ * come out through the store (`adoptLog`, `scan`, its reader): only the store knows its folder.
+ */
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { uuidv7 } from "@tapedeck/session";
 import { eventLogBuilder } from "@tapedeck/session/testing";
+import { createSessionStore } from "@tapedeck/session-store";
 import pg from "pg";
 
 /** A temp home with `sessions` logs of `turns` turns each (4 events + 2 per call a turn). */
-export function makeHome(
+export async function makeHome(
   options: { sessions: number; turns: number; workspaceId?: string; word?: string } = {
     sessions: 5,
     turns: 3,
   },
-): { home: string; events: number } {
+): Promise<{ home: string; events: number }> {
   const home = fs.mkdtempSync(join(tmpdir(), "tapedeck-push-"));
-  fs.mkdirSync(join(home, "sessions"));
+  const store = createSessionStore({ home });
   let events = 0;
   let start = Date.parse("2026-05-01T00:00:00.000Z");
   for (let index = 0; index < options.sessions; index += 1) {
@@ -35,18 +39,23 @@ export function makeHome(
         .end();
     }
     events += log.events.length;
-    fs.writeFileSync(join(home, "sessions", `${log.header.sessionId}.jsonl`), log.jsonl());
+    await store.adoptLog(log.jsonl());
   }
   return { home, events };
 }
 
-/** A digest of every file under the home's sessions folder (names and bytes). */
-export function digestLogs(home: string): string {
+/** A digest of every log of the home (session ids and bytes), read through the store. */
+export async function digestLogs(home: string): Promise<string> {
+  const store = createSessionStore({ home });
   const hash = createHash("sha256");
-  const dir = join(home, "sessions");
-  for (const name of fs.readdirSync(dir).sort()) {
-    hash.update(name);
-    hash.update(fs.readFileSync(join(dir, name)));
+  for (const { sessionId, size } of (await store.scan()).logs) {
+    hash.update(sessionId);
+    const reader = store.openLogReader(sessionId);
+    try {
+      hash.update(reader?.readAt(0, size) ?? "missing");
+    } finally {
+      reader?.close();
+    }
   }
   return hash.digest("hex");
 }

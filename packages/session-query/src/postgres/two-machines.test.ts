@@ -23,8 +23,18 @@ describe("two machines pushing into one team index", () => {
   it("stores each event once and serves one machine's sessions to the other", async () => {
     const database = await createTestDatabase(inject("postgresUrl"));
     cleanups.push(() => database.drop());
-    const laptop = makeHome({ sessions: 12, turns: 6, workspaceId: "/work/laptop", word: "heron" });
-    const runner = makeHome({ sessions: 12, turns: 6, workspaceId: "/work/runner", word: "ibis" });
+    const laptop = await makeHome({
+      sessions: 12,
+      turns: 6,
+      workspaceId: "/work/laptop",
+      word: "heron",
+    });
+    const runner = await makeHome({
+      sessions: 12,
+      turns: 6,
+      workspaceId: "/work/runner",
+      word: "ibis",
+    });
     cleanups.push(() => fs.rmSync(laptop.home, { recursive: true, force: true }));
     cleanups.push(() => fs.rmSync(runner.home, { recursive: true, force: true }));
     // A session and its fork on the laptop; the parent was also copied to the runner.

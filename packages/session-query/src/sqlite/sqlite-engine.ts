@@ -13,7 +13,6 @@ import {
   type SessionHeader,
   SessionNotFoundError,
 } from "@tapedeck/session";
-import type { LogReader } from "@tapedeck/session-store";
 import Database from "better-sqlite3";
 import { InvalidQueryError } from "../errors";
 import { toFtsQuery } from "../fts-query";
@@ -29,8 +28,9 @@ import {
 import { queryEngine } from "../query-backend";
 import type { EventHit, Page, SessionQueryEngine, SessionSummary } from "../query-engine";
 import type { ParsedScope } from "../query-schema";
-import { type SessionAggregate, toSummary } from "../summary";
+import { copySummary, type SessionAggregate, toSummary } from "../summary";
 import { eventText, snippet } from "../text";
+import { readEventLines } from "./event-lines";
 import {
   type IndexedStore,
   Indexer,
@@ -216,57 +216,46 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
     query: NormalizedEventQuery,
     relevance: boolean,
   ): EventHit[] => {
+    if (rows.length === 0) return [];
     const workspaces = workspacesOf(scope);
-    const sessions = new Map<number, SummaryRow | null>();
-    const sessionRow = prepared<SummaryRow>(
-      `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s WHERE s.id = ?`,
-    );
-    const files = new Map<number, LogReader | null>();
+    // The sessions of the whole page in one statement, not one query per session.
+    const sessions = new Map<number, SummaryRow>();
+    for (const session of prepared<SummaryRow>(
+      `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s
+       WHERE s.id IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify([...new Set(rows.map((row) => row.session))]))) {
+      sessions.set(session.id, session);
+    }
+    const lines = readEventLines(store, rows, (id) => sessions.get(id)?.session_id);
     const summaries = new Map<number, SessionSummary>();
     const hits: EventHit[] = [];
-    try {
-      for (const row of rows) {
-        if (!sessions.has(row.session))
-          sessions.set(row.session, sessionRow.get(row.session) ?? null);
-        const session = sessions.get(row.session);
-        if (session === null || session === undefined) continue;
-        if (!files.has(row.session)) {
-          try {
-            files.set(row.session, store.openLogReader(session.session_id));
-          } catch {
-            files.set(row.session, null);
-          }
-        }
-        const reader = files.get(row.session);
-        if (reader === null || reader === undefined) continue;
-        const buffer = reader.readAt(row.offset, row.length);
-        if (buffer === null) continue;
-        let event: SessionEvent;
-        try {
-          event = parseEventLine(buffer.toString("utf8"));
-        } catch {
-          continue;
-        }
-        if (event.seq !== row.seq) continue;
-        let summary = summaries.get(row.session);
-        if (summary === undefined) {
-          summary = summaryOf(session);
-          summaries.set(row.session, summary);
-        } else {
-          summary = structuredClone(summary);
-        }
-        const hit: EventHit = {
-          sessionId: session.session_id,
-          event,
-          session: summary,
-          snippet: snippet(eventText(event), query.words ?? [], query.markers),
-        };
-        if (relevance && row.rank !== undefined) hit.score = -row.rank;
-        hits.push(hit);
+    rows.forEach((row, index) => {
+      const session = sessions.get(row.session);
+      const line = lines[index];
+      if (session === undefined || line === null || line === undefined) return;
+      let event: SessionEvent;
+      try {
+        event = parseEventLine(line);
+      } catch {
+        return;
       }
-    } finally {
-      for (const reader of files.values()) reader?.close();
-    }
+      if (event.seq !== row.seq) return;
+      let summary = summaries.get(row.session);
+      if (summary === undefined) {
+        summary = summaryOf(session);
+        summaries.set(row.session, summary);
+      } else {
+        summary = copySummary(summary);
+      }
+      const hit: EventHit = {
+        sessionId: session.session_id,
+        event,
+        session: summary,
+        snippet: snippet(eventText(event), query.words ?? [], query.markers),
+      };
+      if (relevance && row.rank !== undefined) hit.score = -row.rank;
+      hits.push(hit);
+    });
     return hits;
   };
 

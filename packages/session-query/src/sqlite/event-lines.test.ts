@@ -1,0 +1,89 @@
+import type { LogReader } from "@tapedeck/session-store";
+import { describe, expect, it } from "vitest";
+import { type LinePosition, MAX_SPAN_BYTES, readEventLines } from "./event-lines";
+
+/** Logs held in memory, counting opens and reads. */
+function fakeStore(logs: Record<string, string>) {
+  const counts = { opens: 0, reads: 0, closes: 0 };
+  return {
+    counts,
+    openLogReader(sessionId: string): LogReader | null {
+      const text = logs[sessionId];
+      if (text === undefined) return null;
+      const bytes = Buffer.from(text);
+      counts.opens += 1;
+      return {
+        readAt(offset, length) {
+          counts.reads += 1;
+          return offset + length <= bytes.length ? bytes.subarray(offset, offset + length) : null;
+        },
+        close() {
+          counts.closes += 1;
+        },
+      } as LogReader;
+    },
+  };
+}
+
+/** Positions of every line of `text` (no newline), for session row `session`. */
+function linesOf(session: number, text: string): LinePosition[] {
+  const positions: LinePosition[] = [];
+  let offset = 0;
+  for (const line of text.split("\n").slice(0, -1)) {
+    const length = Buffer.byteLength(line);
+    positions.push({ session, offset, length });
+    offset += length + 1;
+  }
+  return positions;
+}
+
+describe("readEventLines", () => {
+  const a = '{"seq":1,"x":"é"}\n{"seq":2}\n{"seq":3,"y":"数据"}\n';
+  const b = '{"seq":1}\n{"seq":2}\n';
+  const ids: Record<number, string> = { 1: "a", 2: "b", 3: "gone" };
+
+  it("reads the lines of one session with one read of their span, in the order asked", () => {
+    const store = fakeStore({ a, b });
+    const [a1, a2, a3] = linesOf(1, a);
+    const [b1, b2] = linesOf(2, b);
+    const positions = [a3!, b2!, a1!, b1!, a2!];
+    expect(readEventLines(store, positions, (session) => ids[session])).toEqual([
+      '{"seq":3,"y":"数据"}',
+      '{"seq":2}',
+      '{"seq":1,"x":"é"}',
+      '{"seq":1}',
+      '{"seq":2}',
+    ]);
+    expect(store.counts).toEqual({ opens: 2, reads: 2, closes: 2 });
+  });
+
+  it("gives null for a missing log, an unknown session and a line past the end", () => {
+    const store = fakeStore({ a });
+    const positions: LinePosition[] = [
+      { session: 3, offset: 0, length: 5 },
+      { session: 9, offset: 0, length: 5 },
+      { session: 1, offset: a.length + 10, length: 4 },
+      linesOf(1, a)[1]!,
+    ];
+    // The span of session 1 runs past the end: each of its lines is then read on its own.
+    expect(readEventLines(store, positions, (session) => ids[session])).toEqual([
+      null,
+      null,
+      null,
+      '{"seq":2}',
+    ]);
+    expect(store.counts.opens).toBe(store.counts.closes);
+  });
+
+  it("reads lines one by one when their span is too long to read at once", () => {
+    const filler = `{"seq":2,"pad":"${"x".repeat(MAX_SPAN_BYTES)}"}`;
+    const text = `{"seq":1}\n${filler}\n{"seq":3}\n`;
+    const store = fakeStore({ a: text });
+    const [first, , last] = linesOf(1, text);
+    expect(readEventLines(store, [last!, first!], (session) => ids[session])).toEqual([
+      '{"seq":3}',
+      '{"seq":1}',
+    ]);
+    expect(store.counts).toEqual({ opens: 1, reads: 2, closes: 1 });
+  });
+});
