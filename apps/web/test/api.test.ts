@@ -305,7 +305,7 @@ describe("page", () => {
     const page = await web.app.request(`/?session=${seeded.english}`);
     expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
     expect(await page.text()).toContain(
-      `<link rel="preload" href="/api/sessions/${seeded.english}"`,
+      `<link rel="preload" href="/api/sessions/${seeded.english}/page"`,
     );
     const hostile = await web.app.request(
       `/?session=${encodeURIComponent('"><script>alert(1)</script>')}`,

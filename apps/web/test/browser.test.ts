@@ -78,6 +78,63 @@ describe("viewer", () => {
     expect(elapsed).toBeLessThan(10_000);
   });
 
+  it("opens a long session at its last page and loads earlier pages on request", async () => {
+    const store = createSessionStore({ home: suite.seeded.home });
+    const session = await store.readSession(suite.seeded.big);
+    const page = await newPage();
+    const requested: string[] = [];
+    page.on("request", (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith(`/api/sessions/${suite.seeded.big}`)) {
+        requested.push(`${url.pathname}${url.search}`);
+      }
+    });
+    await page.goto(`${suite.served.server.url}/?session=${suite.seeded.big}`);
+    const earlier = page.getByTestId("load-earlier");
+    await earlier.waitFor();
+    // Never the whole session: its last page, then the stream from where that page ended.
+    expect(requested.some((url) => url === `/api/sessions/${suite.seeded.big}`)).toBe(false);
+    const firstRow = page.locator('[data-testid="timeline"] .row').first();
+    const firstSeq = Number(await firstRow.getAttribute("data-seq"));
+    expect(firstSeq).toBeGreaterThan(1000);
+    // The header counts the whole session, not the page.
+    expect(await page.locator(".session-header").innerText()).toContain(
+      `${session.events.length.toLocaleString("en-US")} events`,
+    );
+    // Keyboard: focus the control and press Enter; rows before the first one appear.
+    await earlier.focus();
+    await page.keyboard.press("Enter");
+    await expect
+      .poll(() => requested.filter((url) => url.includes(`before=${firstSeq}`)).length)
+      .toBe(1);
+    await page.locator(`[data-testid="timeline"] .row[data-seq="${firstSeq}"]`).waitFor();
+    await page.getByTestId("timeline").evaluate((timeline) => {
+      timeline.scrollTop = 0;
+    });
+    await expect
+      .poll(async () =>
+        Number(
+          await page.locator('[data-testid="timeline"] .row').first().getAttribute("data-seq"),
+        ),
+      )
+      .toBeLessThan(firstSeq);
+  });
+
+  it("follows a link to an early event of a long session: loads back to it and selects it", async () => {
+    const store = createSessionStore({ home: suite.seeded.home });
+    const session = await store.readSession(suite.seeded.big);
+    const target = session.events.find((event) => event.seq > 30 && event.type === "message");
+    const page = await newPage();
+    await page.goto(`${suite.served.server.url}/?session=${suite.seeded.big}&seq=${target?.seq}`);
+    const text = target?.type === "message" ? target.content.slice(0, 30) : "?";
+    const selected = page
+      .locator(`[data-testid="timeline"] .row.selected[data-seq="${target?.seq}"]`)
+      .filter({ hasText: text });
+    await selected.waitFor({ timeout: 20_000 });
+    const trace = page.getByTestId("trace");
+    await expect.poll(() => trace.textContent().catch(() => "")).toContain("Replacement chain");
+  });
+
   it("follows a deep link to an event and shows its trace", async () => {
     const page = await newPage();
     await page.goto(`${suite.served.server.url}/?session=${suite.seeded.english}&seq=6`);

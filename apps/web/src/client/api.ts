@@ -197,6 +197,9 @@ export const api = {
   events: (filters: EventFilters, cursor?: string) =>
     request("GET /api/events", { query: { ...filters, limit: 30, cursor } }),
   session: (id: string) => request("GET /api/sessions/:id", { params: { id } }),
+  /** The last page of a session, or the page before seq `before` (reaching back to `from`). */
+  sessionPage: (id: string, query: QueryOf<"GET /api/sessions/:id/page"> = {}) =>
+    request("GET /api/sessions/:id/page", { params: { id }, query }),
   trace: (id: string, seq: number) =>
     request("GET /api/sessions/:id/events/:seq/trace", { params: { id, seq } }),
   lineage: (id: string) => request("GET /api/sessions/:id/lineage", { params: { id } }),
@@ -243,8 +246,11 @@ export function subscribeSession(
   sessionId: string,
   afterSeq: number,
   onEvents: (events: SessionEvent[]) => void,
+  /** Where the event `afterSeq` ends in the log (a page's `end`): the server reads from there. */
+  fromOffset?: number | null,
 ): () => void {
   let after = afterSeq;
+  let from = fromOffset ?? undefined;
   let source: EventSource | null = null;
   let closed = false;
   /** Errors since the stream last opened. */
@@ -256,14 +262,17 @@ export function subscribeSession(
         ready: () => {
           failures = 0;
         },
-        events: ({ events }) => {
+        events: ({ events, end }) => {
           const last = events.at(-1);
-          if (last !== undefined) after = last.seq;
+          if (last !== undefined) {
+            after = last.seq;
+            from = end;
+          }
           onEvents(events);
         },
       },
       "GET /api/sessions/:id/stream",
-      { params: { id: sessionId }, query: { after } },
+      { params: { id: sessionId }, query: { after, from } },
     );
     // Reconnect by hand, after the last seq received (EventSource's own retry would reuse the
     // first URL and send events twice). A stream that keeps failing (a session the server cannot

@@ -1,6 +1,7 @@
 import { fixtureCatalog, fixtureNames, loadFixture } from "@tapedeck/fixtures";
 import { replayLogText, type SessionEvent } from "@tapedeck/session";
 import { describe, expect, it } from "vitest";
+import { pageOfSession } from "../server/session-pages";
 import { sessionView } from "../shared/session-view";
 import { LiveSession } from "./live-session";
 import type { SessionViewData } from "./timeline";
@@ -44,6 +45,35 @@ describe("LiveSession", () => {
       }
     },
   );
+
+  it.each(logs.map((log) => [log.name, log] as const))(
+    "%s: the last page of any prefix, the streamed rest and every earlier page show the whole view",
+    (_name, log) => {
+      const full = viewOfPrefix(log.jsonl, log.events.length);
+      for (const limit of [1, 3, 1000]) {
+        for (let count = 0; count <= log.events.length; count++) {
+          const lines = log.jsonl.trimEnd().split("\n");
+          const prefix = replayLogText(`${lines.slice(0, count + 1).join("\n")}\n`);
+          const live = new LiveSession(pageOfSession(prefix, { limit }));
+          const rest = log.events.slice(count);
+          expect(live.append(rest)).toBe(rest.length === 0 ? "unchanged" : "appended");
+          while (live.hasEarlier) {
+            const before = { seq: live.firstSeq };
+            expect(live.prepend(pageOfSession(prefix, { limit, before }))).toBe("prepended");
+          }
+          expectSameSession(live, full);
+        }
+      }
+    },
+  );
+
+  it("refuses an earlier page that does not end where the held events start", () => {
+    const session = replayLogText(loadFixture("simple-chat").jsonl);
+    const live = new LiveSession(pageOfSession(session, { limit: 1 }));
+    expect(live.hasEarlier).toBe(true);
+    const tooEarly = pageOfSession(session, { limit: 1, before: { seq: live.firstSeq - 1 } });
+    expect(live.prepend(tooEarly)).toBe("gap");
+  });
 
   it("shows an answer while it streams and replaces it with the message", () => {
     const log = loadFixture("simple-chat");

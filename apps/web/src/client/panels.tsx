@@ -139,6 +139,8 @@ function ModelCall({
   link(seq: number): ReactNode;
 }) {
   const items = modelInput(events, request);
+  // A page of a long session holds its later events only.
+  const firstHeld = events[0]?.seq ?? 1;
   return (
     <div data-testid="model-call">
       <h3>Model input ({items.length} items)</h3>
@@ -150,7 +152,9 @@ function ModelCall({
         {items.map(({ seq, event }) => (
           <li key={seq}>
             {link(seq)}{" "}
-            {event === null ? (
+            {event === null && seq < firstHeld ? (
+              <span className="muted">earlier in the session (load earlier events to see it)</span>
+            ) : event === null ? (
               <span className="error-text">missing from the log</span>
             ) : (
               <LongText text={eventLabel(event)} limit={600} />

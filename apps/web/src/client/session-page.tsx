@@ -49,25 +49,31 @@ export function SessionPage({
   const [forkError, setForkError] = useState<string | null>(null);
   const [reloadKey, setReloadKey] = useState(0);
 
-  // The session is read once; afterwards its stream delivers only the events after the last one
-  // held, and each batch appends rows (never a re-read or a rebuilt timeline).
+  // The session's last page is read once; afterwards its stream delivers only the events after
+  // the last one held (from the byte where that page ended), and each batch appends rows. Earlier
+  // pages load on request (scrolling to the top, "Load earlier", a link to an earlier seq).
   // biome-ignore lint/correctness/useExhaustiveDependencies: reloadKey reads the session again
   useEffect(() => {
     let live = true;
     let unsubscribe = () => {};
     api
-      .session(sessionId)
-      .then((view) => {
+      .sessionPage(sessionId)
+      .then((page) => {
         if (!live) return;
-        const session = new LiveSession(view);
+        const session = new LiveSession(page);
         setData(session);
         setError(null);
-        unsubscribe = subscribeSession(sessionId, session.lastSeq, (events) => {
-          const result = session.append(events);
-          if (result === "appended") setVersion((value) => value + 1);
-          // Events missing between what the page holds and what arrived: read it all again.
-          else if (result === "gap") setReloadKey((key) => key + 1);
-        });
+        unsubscribe = subscribeSession(
+          sessionId,
+          session.lastSeq,
+          (events) => {
+            const result = session.append(events);
+            if (result === "appended") setVersion((value) => value + 1);
+            // Events missing between what the page holds and what arrived: read it again.
+            else if (result === "gap") setReloadKey((key) => key + 1);
+          },
+          session.end,
+        );
       })
       .catch((caught: unknown) => {
         if (!live) return;
@@ -79,6 +85,37 @@ export function SessionPage({
       unsubscribe();
     };
   }, [sessionId, reloadKey]);
+
+  const loading = useRef<Promise<void> | null>(null);
+  /** Loads the page before the first event held (reaching back to seq `from`, if given). */
+  const loadEarlier = useCallback(
+    (from?: number) => {
+      if (data === null || !data.hasEarlier || loading.current !== null) return;
+      const held = data;
+      loading.current = api
+        .sessionPage(sessionId, {
+          before: held.firstSeq,
+          ...(held.start === null ? {} : { beforeOffset: held.start }),
+          ...(from === undefined ? {} : { from }),
+        })
+        .then((page) => {
+          if (held.prepend(page) === "prepended") setVersion((value) => value + 1);
+          else setReloadKey((key) => key + 1);
+        })
+        .catch((caught: unknown) => {
+          setData(null);
+          setError(caught instanceof Error ? caught : new Error(String(caught)));
+        })
+        .finally(() => {
+          loading.current = null;
+        });
+    },
+    [data, sessionId],
+  );
+  // A link to an event before the first one held loads everything from its turn on.
+  useEffect(() => {
+    if (seq !== null && data !== null && seq < data.firstSeq) loadEarlier(seq);
+  }, [seq, data, loadEarlier]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: version marks an append to data
   const rows = useMemo(() => data?.rows ?? [], [data, version]);
@@ -224,7 +261,15 @@ export function SessionPage({
       </header>
       {forkError !== null ? <div className="error-box">{forkError}</div> : null}
       <div className={`session-body${panel === "closed" ? " panel-closed" : ""}`}>
-        <Timeline rows={rows} bySeq={bySeq} seq={seq} links={links} following={following} />
+        <Timeline
+          rows={rows}
+          bySeq={bySeq}
+          seq={seq}
+          links={links}
+          following={following}
+          earlier={data.hasEarlier ? data.firstSeq - 1 : 0}
+          onLoadEarlier={() => loadEarlier()}
+        />
         {panel !== "closed" ? (
           <SidePanel
             mode={panel}
@@ -248,7 +293,13 @@ interface TimelineProps {
   seq: number | null;
   links: RowLinks;
   following: boolean;
+  /** Events before the first one held (0: the session from its start). */
+  earlier: number;
+  onLoadEarlier(): void;
 }
+
+/** Within this many pixels of the top, scrolling loads the earlier page. */
+const LOAD_EARLIER_PX = 400;
 
 function sameBars(before: readonly TurnTokens[], after: readonly TurnTokens[]): boolean {
   if (before.length !== after.length) return false;
@@ -276,7 +327,7 @@ function rowIndexOf(rows: TimelineRow[], seq: number): number {
 }
 
 /** The virtualised list: only the rows on screen are in the DOM. */
-function Timeline({ rows, bySeq, seq, links, following }: TimelineProps) {
+function Timeline({ rows, bySeq, seq, links, following, earlier, onLoadEarlier }: TimelineProps) {
   const parent = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count: rows.length,
@@ -315,6 +366,18 @@ function Timeline({ rows, bySeq, seq, links, following }: TimelineProps) {
     virtualizer.scrollToIndex(lastTurn >= 0 ? lastTurn : rows.length - 1, { align: "start" });
   }, [following, rows, virtualizer]);
 
+  // Rows added in front (an earlier page) keep the row that was at the top where it was.
+  const topSeq = useRef<number | null>(null);
+  const heldFirst = useRef<number | undefined>(undefined);
+  useEffect(() => {
+    const first = rows[0]?.seq;
+    if (heldFirst.current !== undefined && first !== heldFirst.current && topSeq.current !== null) {
+      const index = rowIndexOf(rows, topSeq.current);
+      if (index >= 0) virtualizer.scrollToIndex(index, { align: "start" });
+    }
+    heldFirst.current = first;
+  }, [rows, virtualizer]);
+
   // Scrolled to the end, the timeline stays at the end as streamed rows arrive.
   const atEnd = useRef(false);
   useEffect(() => {
@@ -323,40 +386,57 @@ function Timeline({ rows, bySeq, seq, links, following }: TimelineProps) {
     }
   }, [following, rows, virtualizer]);
 
+  const loadEarlier = () => {
+    topSeq.current = rows[virtualizer.getVirtualItems()[0]?.index ?? 0]?.seq ?? null;
+    onLoadEarlier();
+  };
   return (
-    <div
-      className="timeline"
-      ref={parent}
-      data-testid="timeline"
-      onScroll={(event) => {
-        const element = event.currentTarget;
-        atEnd.current = element.scrollTop + element.clientHeight >= element.scrollHeight - 24;
-      }}
-    >
-      <div style={{ height: virtualizer.getTotalSize(), position: "relative", width: "100%" }}>
-        {virtualizer.getVirtualItems().map((item) => {
-          const row = rows[item.index];
-          if (row === undefined) return null;
-          const selected =
-            seq !== null && (row.seq === seq || (row.kind === "tool" && row.output?.seq === seq));
-          return (
-            <div
-              key={item.key}
-              data-index={item.index}
-              ref={virtualizer.measureElement}
-              className="row-wrap"
-              style={{
-                position: "absolute",
-                top: 0,
-                left: 0,
-                width: "100%",
-                transform: `translateY(${item.start}px)`,
-              }}
-            >
-              <Row row={row} bySeq={bySeq} selected={selected} links={links} />
-            </div>
-          );
-        })}
+    <div className="timeline-column">
+      {earlier > 0 ? (
+        <button
+          type="button"
+          className="load-earlier"
+          data-testid="load-earlier"
+          onClick={loadEarlier}
+        >
+          Load earlier events ({earlier.toLocaleString()} before #{(earlier + 1).toLocaleString()})
+        </button>
+      ) : null}
+      <div
+        className="timeline"
+        ref={parent}
+        data-testid="timeline"
+        onScroll={(event) => {
+          const element = event.currentTarget;
+          atEnd.current = element.scrollTop + element.clientHeight >= element.scrollHeight - 24;
+          if (earlier > 0 && element.scrollTop < LOAD_EARLIER_PX) loadEarlier();
+        }}
+      >
+        <div style={{ height: virtualizer.getTotalSize(), position: "relative", width: "100%" }}>
+          {virtualizer.getVirtualItems().map((item) => {
+            const row = rows[item.index];
+            if (row === undefined) return null;
+            const selected =
+              seq !== null && (row.seq === seq || (row.kind === "tool" && row.output?.seq === seq));
+            return (
+              <div
+                key={item.key}
+                data-index={item.index}
+                ref={virtualizer.measureElement}
+                className="row-wrap"
+                style={{
+                  position: "absolute",
+                  top: 0,
+                  left: 0,
+                  width: "100%",
+                  transform: `translateY(${item.start}px)`,
+                }}
+              >
+                <Row row={row} bySeq={bySeq} selected={selected} links={links} />
+              </div>
+            );
+          })}
+        </div>
       </div>
     </div>
   );

@@ -31,17 +31,25 @@ export class TimelineBuilder {
   #streamed = new Map<string, string>();
   #completedRequests = new Set<string>();
 
+  /** True when the first events come after others not held (a page of a longer session). */
+  readonly #partOfSession: boolean;
+
   /**
    * `replacedBy` maps a seq to the event that replaced it (for the events of the first batch;
    * replacements that come later are read from the events). `streamedText` gives each request's
-   * streamed text when the first batch leaves out `assistant/chunk` events.
+   * streamed text when the first batch leaves out `assistant/chunk` events. `turnsBefore`: the
+   * turns that start before the first event held, when the builder starts at a page of the
+   * session rather than its first event (turns keep their numbers; no seed row).
    */
   constructor(
     replacedBy: ReadonlyMap<number, number>,
     streamedText: ReadonlyMap<string, string> = new Map(),
+    turnsBefore?: number,
   ) {
     this.#replacedBy = replacedBy;
     this.#streamedText = streamedText;
+    this.#partOfSession = turnsBefore !== undefined;
+    this.#turnIndex = turnsBefore ?? 0;
   }
 
   /** Applies events in seq order, after every event added before. */
@@ -103,7 +111,8 @@ export class TimelineBuilder {
     const event = known(raw);
     if (event === null) return;
     if (this.#turnRow === null && event.type !== "turn/start") {
-      this.#turnRow = newTurnRow(event.seq, 0, null);
+      // The seed, or, on a page that starts inside a turn, the rest of that turn.
+      this.#turnRow = newTurnRow(event.seq, this.#turnIndex, null, !this.#partOfSession);
       this.#push(this.#turnRow);
     }
     const replaced = this.#replacedBy.get(event.seq) ?? null;
@@ -203,7 +212,16 @@ export class TimelineBuilder {
       case "function_call_output": {
         const row = this.#tools.get(event.callId);
         if (row !== undefined) row.output = event;
-        else {
+        else if (this.#partOfSession) {
+          // Its call may be in the part of the session not held.
+          this.#push({
+            kind: "note",
+            seq: event.seq,
+            turn: this.#turnIndex,
+            text: `Output for call ${event.callId} (made before the events shown): ${event.output}`,
+            tone: "info",
+          });
+        } else {
           this.#push({
             kind: "note",
             seq: event.seq,
@@ -263,7 +281,12 @@ export class TimelineBuilder {
   }
 }
 
-function newTurnRow(seq: number, turn: number, start: TurnRow["start"]): TurnRow {
+function newTurnRow(
+  seq: number,
+  turn: number,
+  start: TurnRow["start"],
+  seed = start === null,
+): TurnRow {
   return {
     kind: "turn",
     seq,
@@ -273,7 +296,7 @@ function newTurnRow(seq: number, turn: number, start: TurnRow["start"]): TurnRow
     usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 },
     modelCalls: 0,
     durationMs: null,
-    seed: start === null,
+    seed,
   };
 }
 

@@ -344,6 +344,18 @@ mark {
   display: grid;
   grid-template-columns: 1fr 360px;
 }
+.timeline-column {
+  display: flex;
+  flex-direction: column;
+  min-height: 0;
+}
+.timeline-column > .timeline {
+  flex: 1;
+}
+.load-earlier {
+  margin: 4px 8px;
+  align-self: center;
+}
 .timeline {
   overflow-y: auto;
   min-height: 0;

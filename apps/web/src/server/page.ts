@@ -19,7 +19,7 @@ export function registerPage(app: Hono, clientDir: string, token: string | undef
       // of the same URL reuses the response). Only a validated UUID goes into the HTML.
       html = html.replace(
         "</head>",
-        `<link rel="preload" href="/api/sessions/${session}" as="fetch" crossorigin="anonymous" /></head>`,
+        `<link rel="preload" href="/api/sessions/${session}/page" as="fetch" crossorigin="anonymous" /></head>`,
       );
     }
     return c.html(html, 200, {

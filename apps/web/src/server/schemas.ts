@@ -41,6 +41,24 @@ export const sessionQuerySchema = z.strictObject({
   token: z.string().optional(),
 });
 
+/**
+ * `GET /api/sessions/:id/page` query: `limit` events (then back to the start of their turn),
+ * ending before seq `before` (and its line's offset `beforeOffset`, from a page read by
+ * position), reaching back to seq `from` when set.
+ */
+export const sessionPageQuerySchema = z
+  .strictObject({
+    limit: z.coerce.number().int().min(1).max(5000).optional(),
+    before: z.coerce.number().int().min(1).optional(),
+    beforeOffset: z.coerce.number().int().min(0).optional(),
+    from: z.coerce.number().int().min(1).optional(),
+    token: z.string().optional(),
+  })
+  .refine((query) => query.beforeOffset === undefined || query.before !== undefined, {
+    message: "beforeOffset needs before",
+    path: ["beforeOffset"],
+  });
+
 const eventTypes = [
   "turn/start",
   "turn/end",

@@ -14,9 +14,11 @@ import {
   goalBodySchema,
   seqSchema,
   sessionIdSchema,
+  sessionPageQuerySchema,
   sessionQuerySchema,
   sessionsQuerySchema,
 } from "./schemas";
+import { DEFAULT_PAGE_EVENTS, readPage } from "./session-pages";
 import { lineageIds, registerShortIdRoute, shortIdsOf } from "./short-ids";
 
 /** Highlight markers of search snippets: private-use characters the client splits on. */
@@ -130,6 +132,27 @@ export function registerSessionRoutes(
       ...sessionView(session, { chunks }),
       shortIds,
     } satisfies AnswerOf<"GET /api/sessions/:id">);
+  });
+
+  app.get("/api/sessions/:id/page", async (c) => {
+    const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
+    const query = parseInput(sessionPageQuerySchema, c.req.query(), "query");
+    const page = await readPage(
+      { store, index },
+      id,
+      {
+        limit: query.limit ?? DEFAULT_PAGE_EVENTS,
+        before:
+          query.before === undefined
+            ? undefined
+            : { seq: query.before, offset: query.beforeOffset },
+        from: query.from,
+      },
+      readSession,
+    );
+    const parent = page.header.parent?.sessionId;
+    const shortIds = await shortIdsOf(store, parent === undefined ? [id] : [id, parent]);
+    return c.json({ ...page, shortIds } satisfies AnswerOf<"GET /api/sessions/:id/page">);
   });
 
   app.get("/api/events", async (c) => {

@@ -5,7 +5,12 @@
  * a change costs the bytes appended, never a re-read or replay of the session.
  */
 import type { SessionEvent } from "@tapedeck/session";
-import type { LogOffset, SessionStore } from "@tapedeck/session-store";
+import {
+  InvalidOffsetError,
+  type LogOffset,
+  logOffsetSchema,
+  type SessionStore,
+} from "@tapedeck/session-store";
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
@@ -16,30 +21,58 @@ import { sseMessage } from "./sse-message";
 
 const route = "GET /api/sessions/:id/stream";
 
-/** `?after=SEQ`: the last seq the page holds (0: from the first event). */
-const streamQuerySchema = z.object({ after: z.coerce.number().int().min(0).default(0) });
+/**
+ * `?after=SEQ`: the last seq the page holds (0: from the first event); `&from=OFFSET`: where that
+ * event's line ends, when the page was read by position (`SessionPage.end`), so the stream reads
+ * from there instead of from the log's start.
+ */
+const streamQuerySchema = z.object({
+  after: z.coerce.number().int().min(0).default(0),
+  from: z.coerce.number().int().min(0).optional(),
+});
 
 /** What each `events` message carries. */
 export interface SessionStreamMessage {
   events: SessionEvent[];
+  /** Byte offset after the last event sent: a reconnect passes it as `from`. */
+  end: number;
 }
 
 /** Adds the route to `app`. */
 export function addSessionStreamRoute(app: Hono, store: SessionStore, live: LiveWatcher): void {
   app.get("/api/sessions/:id/stream", async (c) => {
     const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
-    let after = parseInput(streamQuerySchema, c.req.query(), "query").after;
+    const query = parseInput(streamQuerySchema, c.req.query(), "query");
+    let after = query.after;
     // Unknown sessions answer 404 before the stream opens.
-    await store.readHeader(id);
+    const header = await store.readHeader(id);
     return streamSSE(c, async (stream) => {
       live.start();
-      let position: { fromOffset: LogOffset; fromLine: number } | null = null;
+      // A log that is not a fork has the event with seq N on line N + 1.
+      let position: { fromOffset: LogOffset; fromLine: number } | null =
+        query.from === undefined || header.parent !== undefined
+          ? null
+          : { fromOffset: logOffsetSchema.parse(query.from), fromLine: after + 2 };
       /** Reads what was appended since the last read; the line being written is left for later. */
       const newEvents = async (): Promise<SessionEvent[]> => {
         const events: SessionEvent[] = [];
-        for await (const read of store.read(id, { ...position, tornTail: "stop" })) {
-          position = { fromOffset: read.end, fromLine: read.line + 1 };
-          if (read.event.seq > after) events.push(read.event);
+        const guessed = position !== null && position.fromOffset === query.from;
+        try {
+          for await (const read of store.read(id, { ...position, tornTail: "stop" })) {
+            // An offset from the page that is not where the event after `after` starts: read
+            // from the start instead.
+            if (guessed && events.length === 0 && read.event.seq !== after + 1) {
+              throw new InvalidOffsetError(`no seq ${after + 1} at byte ${query.from}`, {
+                sessionId: id,
+              });
+            }
+            position = { fromOffset: read.end, fromLine: read.line + 1 };
+            if (read.event.seq > after) events.push(read.event);
+          }
+        } catch (error) {
+          if (!guessed || !InvalidOffsetError.isInstance(error)) throw error;
+          position = null;
+          return newEvents();
         }
         return events;
       };
@@ -63,9 +96,9 @@ export function addSessionStreamRoute(app: Hono, store: SessionStore, live: Live
             pending = false;
             const events = await newEvents();
             const last = events.at(-1);
-            if (last !== undefined) {
+            if (last !== undefined && position !== null) {
               after = last.seq;
-              const message: SessionStreamMessage = { events };
+              const message: SessionStreamMessage = { events, end: position.fromOffset };
               await stream.writeSSE(sseMessage(route, "events", message));
             }
             continue;

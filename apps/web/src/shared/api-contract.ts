@@ -20,6 +20,7 @@ import type { ErrorBody } from "../server/http-errors";
 import type { ImportBody, ImportSourceListing, ViewerSource } from "../server/import-routes";
 import type { LiveChange } from "../server/live";
 import type * as schemas from "../server/schemas";
+import type { SessionPage } from "../server/session-pages";
 import type { SessionList } from "../server/session-routes";
 import type { SessionStreamMessage } from "../server/session-stream";
 import type { ShortIdMap } from "../server/short-ids";
@@ -34,6 +35,7 @@ export const apiRoutes = [
   "GET /api/sessions",
   "GET /api/workspaces",
   "GET /api/sessions/:id",
+  "GET /api/sessions/:id/page",
   "GET /api/events",
   "GET /api/sessions/:id/events/:seq/trace",
   "GET /api/sessions/:id/lineage",
@@ -107,7 +109,7 @@ export interface ApiContract {
   "GET /api/health": { answer: { ok: true } };
   "GET /api/config": { answer: ServerConfig };
   "GET /api/sessions/:id/stream": {
-    query: { after?: number | undefined };
+    query: { after?: number | undefined; from?: number | undefined };
     events: { ready: { after: number }; events: SessionStreamMessage };
   };
   "GET /api/short-ids": {
@@ -119,6 +121,10 @@ export interface ApiContract {
   "GET /api/sessions/:id": {
     query: UrlQuery<typeof schemas.sessionQuerySchema>;
     answer: SessionViewData & { shortIds: ShortIdMap };
+  };
+  "GET /api/sessions/:id/page": {
+    query: UrlQuery<typeof schemas.sessionPageQuerySchema>;
+    answer: SessionPage & { shortIds: ShortIdMap };
   };
   "GET /api/events": { query: UrlQuery<typeof schemas.eventsQuerySchema>; answer: Page<EventHit> };
   "GET /api/sessions/:id/events/:seq/trace": { answer: EventTrace };

@@ -8,9 +8,33 @@ import type { AssistantChunkEvent, Session, SessionEvent } from "@tapedeck/sessi
  * needs (to show an answer that was streamed but never completed). `eventCount` counts them all.
  */
 export function sessionView(session: Session, options: { chunks?: boolean } = {}) {
+  const { events, streamedText } = splitChunks(session.events, options);
+  return {
+    header: session.header,
+    events,
+    eventCount: session.events.length,
+    streamedText,
+    currentSeqs: session.currentSeqs,
+    replacedBy: [...session.replacedBy],
+    openTurn: session.openTurn,
+    pendingCalls: session.pendingCalls,
+    usage: session.usage,
+    goal: session.goal,
+    lastSeq: session.lastSeq,
+  };
+}
+
+/**
+ * Events without their token chunks (kept when `chunks` is set), and each request's streamed text
+ * (requestId → text, in order of first chunk) collected from those chunks.
+ */
+export function splitChunks(
+  all: readonly SessionEvent[],
+  options: { chunks?: boolean } = {},
+): { events: SessionEvent[]; streamedText: Array<[string, string]> } {
   const streamed = new Map<string, string>();
   const events: SessionEvent[] = [];
-  for (const event of session.events) {
+  for (const event of all) {
     if (event.type === "assistant/chunk") {
       const chunk = event as AssistantChunkEvent;
       if ("text" in chunk.delta) {
@@ -20,17 +44,5 @@ export function sessionView(session: Session, options: { chunks?: boolean } = {}
     }
     events.push(event);
   }
-  return {
-    header: session.header,
-    events,
-    eventCount: session.events.length,
-    streamedText: [...streamed],
-    currentSeqs: session.currentSeqs,
-    replacedBy: [...session.replacedBy],
-    openTurn: session.openTurn,
-    pendingCalls: session.pendingCalls,
-    usage: session.usage,
-    goal: session.goal,
-    lastSeq: session.lastSeq,
-  };
+  return { events, streamedText: [...streamed] };
 }

@@ -5,6 +5,7 @@ export type { IndexedStore, SyncProgress, SyncReport } from "./indexer";
 export { SCHEMA_VERSION } from "./schema";
 export {
   createSqliteQueryEngine,
+  type IndexedLog,
   type SqliteQueryEngine,
   type SqliteQueryEngineOptions,
   type SyncOptions,

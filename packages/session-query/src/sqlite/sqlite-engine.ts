@@ -76,6 +76,30 @@ export interface SqliteQueryEngine extends SessionQueryEngine {
   footprint(): { databaseBytes: number; walBytes: number };
   /** Closes the database. */
   close(): void;
+  /**
+   * What the index holds of one session's log as of the last sync, or `null` when it holds none:
+   * a reader that trusts the index's check may serve the events before `offset` by position
+   * instead of replaying the log (the session viewer's pages do; see `architecture/web.md`).
+   */
+  indexedLog(sessionId: string): IndexedLog | null;
+}
+
+/** One session's log as the index last read it (see {@link SqliteQueryEngine.indexedLog}). */
+export interface IndexedLog {
+  /** The header line as stored (the file's line 1). */
+  headerText: string;
+  /** Totals over the events indexed (`eventCount`, `turnCount`, `lastSeq`, tokens, …). */
+  aggregate: SessionAggregate;
+  /** The first damage found (`null`: none); nothing at or after it is indexed. */
+  damage: { code: string; message: string } | null;
+  /** Byte offset after the last event indexed, and the line number that follows it. */
+  offset: number;
+  line: number;
+  /** The file's inode and size when it was last synced. */
+  inode: number;
+  size: number;
+  /** Byte position of the last `goal/set` event indexed, or `null` when there is none. */
+  lastGoal: { offset: number; length: number } | null;
 }
 
 const surfaceTypes = ["message", "function_call", "function_call_output", "compaction"];
@@ -103,6 +127,12 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
   const toolRow = db.prepare<[string], { id: number }>("SELECT id FROM tools WHERE name = ?");
   const maxEvent = db.prepare<[], { id: number | null }>("SELECT max(id) AS id FROM events");
   const typeRow = db.prepare<[string], { id: number }>("SELECT id FROM event_types WHERE name = ?");
+  const sessionById = db.prepare<[string], SessionRow>(
+    "SELECT * FROM sessions WHERE session_id = ?",
+  );
+  const lastEventOfType = db.prepare<[number, number], { offset: number; length: number }>(
+    "SELECT offset, length FROM events WHERE session = ? AND type = ? ORDER BY seq DESC LIMIT 1",
+  );
   const statements = new Map<string, Database.Statement>();
   /** A prepared statement for SQL built at run time (cached: preparing costs more than running). */
   const prepared = <Row>(sql: string): Database.Statement<(string | number)[], Row> => {
@@ -437,6 +467,27 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
         db.pragma("wal_checkpoint(TRUNCATE)");
         return report;
       });
+    },
+
+    indexedLog(sessionId) {
+      const row = sessionById.get(sessionId);
+      if (row === undefined) return null;
+      const goalType = typeRow.get("goal/set");
+      const lastGoal =
+        goalType === undefined ? undefined : lastEventOfType.get(row.id, goalType.id);
+      return {
+        headerText: row.header,
+        aggregate: parseStored<SessionAggregate>(row.aggregate),
+        damage:
+          row.damage_code === null
+            ? null
+            : { code: row.damage_code, message: row.damage_message ?? "" },
+        offset: row.file_offset,
+        line: row.file_line,
+        inode: row.file_ino,
+        size: row.file_size,
+        lastGoal: lastGoal ?? null,
+      };
     },
 
     footprint() {
