@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import type { SessionEventDraft } from "@tapedeck/session";
 import { eventLogBuilder } from "@tapedeck/session/testing";
 
 const words = [
@@ -62,6 +63,24 @@ function sentence(seed: number, length: number, withChinese = true): string {
  * Returns the session id. `chinese: false` keeps Chinese words out of the text; `cwd` is the
  * recorded working directory (a run continuing the session works there, so it must exist).
  */
+/** A `model/request` of the generated logs (gpt-4.1-mini, fixed digests). */
+export function modelRequest(
+  runId: string,
+  requestId: string,
+  inputItems: number[],
+): SessionEventDraft {
+  return {
+    type: "model/request",
+    runId,
+    requestId,
+    provider: "openai",
+    model: "gpt-4.1-mini",
+    inputDigest: "sha256:bench",
+    toolsDigest: "sha256:bench",
+    inputItems,
+  };
+}
+
 export function writeSession(
   home: string,
   events: number,
@@ -82,16 +101,7 @@ export function writeSession(
     log.turn().user(`Turn ${turn}: ${sentence(seed * 7919 + turn, 12, chinese)}`);
     const runId = log.events.at(-1)?.runId ?? "";
     const requestId = `req-${turn}`;
-    log.push({
-      type: "model/request",
-      runId,
-      requestId,
-      provider: "openai",
-      model: "gpt-4.1-mini",
-      inputDigest: "sha256:bench",
-      toolsDigest: "sha256:bench",
-      inputItems: [1],
-    });
+    log.push(modelRequest(runId, requestId, [1]));
     log.push({
       type: "model/response",
       runId,
@@ -103,16 +113,7 @@ export function writeSession(
     log.output(sentence(seed * 31 + turn, 60, chinese));
     const answer = sentence(seed * 131 + turn, 20, chinese);
     const answerId = `req-${turn}-b`;
-    log.push({
-      type: "model/request",
-      runId,
-      requestId: answerId,
-      provider: "openai",
-      model: "gpt-4.1-mini",
-      inputDigest: "sha256:bench",
-      toolsDigest: "sha256:bench",
-      inputItems: [1],
-    });
+    log.push(modelRequest(runId, answerId, [1]));
     const pieces = answer.split(" ");
     pieces.forEach((piece, index) => {
       if (index < 4)

@@ -12,6 +12,7 @@ import type { SessionEvent } from "@tapedeck/session";
 import { eventLogBuilder } from "@tapedeck/session/testing";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { modelRequest } from "../bench/corpus";
 import { LiveSession } from "../src/client/live-session";
 import { createApp, createMemoryIndex, createSqliteIndex, type WebApp } from "../src/server/index";
 import { FIRST_CHUNK_BYTES, type SessionPage } from "../src/server/session-pages";
@@ -37,16 +38,7 @@ function writeLog(turns: number): { sessionId: string; file: string } {
       log.push({ type: "goal/set", runId: log.events.at(-1)?.runId ?? "", goal: "Ship paging" });
     const runId = log.events.at(-1)?.runId ?? "";
     const requestId = `req-${turn}`;
-    log.push({
-      type: "model/request",
-      runId,
-      requestId,
-      provider: "openai",
-      model: "gpt-4.1-mini",
-      inputDigest: "sha256:t",
-      toolsDigest: "sha256:t",
-      inputItems: [1, log.events.length],
-    });
+    log.push(modelRequest(runId, requestId, [1, log.events.length]));
     for (let index = 0; index < 3; index++) {
       log.push({
         type: "assistant/chunk",
