@@ -4,7 +4,7 @@
  * store's exclusive create and writer lock decide; the loser re-reads and finds nothing to do).
  */
 import { SessionBusyError, type SessionEvent, TapedeckError } from "@tapedeck/session";
-import type { SessionOrigin, SessionStore } from "@tapedeck/session-store";
+import type { SessionOrigin, SessionStore, SessionWriter } from "@tapedeck/session-store";
 import { importedSessionId } from "./ids";
 import type { ConvertedSession, SourceKey, TimedDraft } from "./types";
 
@@ -78,22 +78,52 @@ async function writeOnce(
 ): Promise<SessionOutcome> {
   const latest = await latestGeneration(store, converted.key, converted.createdAt);
   if (latest === undefined) return createNew(store, converted, dryRun, deferSync);
-  if (logStartsWith(store, latest.sessionId, converted.events)) {
-    return { key: converted.key, sessionId: latest.sessionId, action: "unchanged", newEvents: 0 };
-  }
+  const { key, events } = converted;
   // Compare without the lock first: re-importing an unchanged source takes no lock, no fsync.
+  const text = compareAsText(store, latest.sessionId, events);
+  if (text?.found === "unchanged") {
+    return { key, sessionId: latest.sessionId, action: "unchanged", newEvents: 0 };
+  }
+  if (text?.found === "grown") {
+    // The log is a prefix of the source: append the rest without replaying the log here. Under
+    // the lock, the writer's replay must end where the text compare did (a log only grows, under
+    // that lock); if another import appended meanwhile, events are compared instead.
+    const rest = events.slice(text.logEvents);
+    if (dryRun) {
+      return { key, sessionId: latest.sessionId, action: "appended", newEvents: rest.length };
+    }
+    const writer = await store.openWriter(latest.sessionId);
+    try {
+      if (writer.session.lastSeq !== text.logEvents) {
+        return await reconcileUnderLock(store, converted, latest, writer);
+      }
+      await writer.append(rest, { keepTimestamps: true });
+      return { key, sessionId: latest.sessionId, action: "appended", newEvents: rest.length };
+    } finally {
+      await writer.close();
+    }
+  }
   const existing = (await store.readSession(latest.sessionId)).events;
   const outcome = await reconcile(store, converted, latest, existing, undefined);
   if (dryRun || outcome.action === "unchanged") return outcome;
   const writer = await store.openWriter(latest.sessionId);
   try {
-    // Compared again under the lock: another import may have appended meanwhile.
-    return await reconcile(store, converted, latest, writer.session.events, async (drafts) => {
-      await writer.append(drafts, { keepTimestamps: true });
-    });
+    return await reconcileUnderLock(store, converted, latest, writer);
   } finally {
     await writer.close();
   }
+}
+
+/** Compares again under the lock (another import may have appended meanwhile) and writes. */
+function reconcileUnderLock(
+  store: SessionStore,
+  converted: ConvertedSession,
+  latest: { sessionId: string; generation: number },
+  writer: SessionWriter,
+): Promise<SessionOutcome> {
+  return reconcile(store, converted, latest, writer.session.events, async (drafts) => {
+    await writer.append(drafts, { keepTimestamps: true });
+  });
 }
 
 async function reconcile(
@@ -239,39 +269,52 @@ function exists(store: SessionStore, sessionId: string): boolean {
   return store.entry(sessionId) !== null;
 }
 
+/** What the text compare found: nothing new, the source grew past the log's events, or neither. */
+type TextCompare =
+  | { found: "unchanged" }
+  | { found: "grown"; logEvents: number }
+  | { found: "differs" };
+
 /**
- * The fast answer to "is there nothing new in the source?" (a scheduled re-import): true when the
- * log's event lines begin with exactly the lines the store would write for `drafts` (`{seq, ts,
- * …draft}`). Compares text, parses nothing; any other case (a difference, a fork whose prefix
- * lives in its parent, a log being written) returns false and the caller compares replayed
- * events. Only ever decides "unchanged", so it can never write anything wrong.
+ * The fast answer for a re-import: compares the log's event lines with exactly the lines the store
+ * would write for `drafts` (`{seq, ts, …draft}`), parsing nothing. All drafts found (the log may
+ * have more: continued here): unchanged; every log line matched and drafts remain: grown.
+ * `undefined` when text cannot answer (a fork, whose prefix lives in its parent; no log); then,
+ * as for "differs", the caller compares replayed events, so a text difference alone never decides
+ * a write.
  */
-function logStartsWith(
+function compareAsText(
   store: SessionStore,
   sessionId: string,
   drafts: readonly TimedDraft[],
-): boolean {
+): TextCompare | undefined {
   const entry = store.entry(sessionId);
-  if (entry?.header === undefined || entry.header.parent !== undefined) return false;
+  if (entry?.header === undefined || entry.header.parent !== undefined) return undefined;
   const reader = store.openLogReader(sessionId);
-  if (reader === null) return false;
+  if (reader === null) return undefined;
   let bytes: Buffer | null;
   try {
     bytes = reader.readAt(entry.headerEnd, entry.size - entry.headerEnd);
   } finally {
     reader.close();
   }
-  if (bytes === null) return false;
+  if (bytes === null) return undefined;
   let start = 0;
-  for (const [index, draft] of drafts.entries()) {
+  for (let index = 0; ; index += 1) {
     const end = bytes.indexOf(10, start);
-    if (end === -1) return false;
+    // A line without its newline is being written (or torn): not an event yet.
+    if (end === -1) {
+      return index === drafts.length
+        ? { found: "unchanged" }
+        : { found: "grown", logEvents: index };
+    }
+    const draft = drafts[index];
+    if (draft === undefined) return { found: "unchanged" };
     // Key order as the store writes it: seq and ts first, then the draft's own.
     const line = JSON.stringify(Object.assign({ seq: index + 1, ts: draft.ts }, draft));
-    if (bytes.toString("utf8", start, end) !== line) return false;
+    if (bytes.toString("utf8", start, end) !== line) return { found: "differs" };
     start = end + 1;
   }
-  return true;
 }
 
 /** How many leading events of the session equal the converted drafts (seq aside). */
