@@ -1,6 +1,7 @@
 /**
- * The open session page streams: in Debian's Chromium against the real server (SQLite index, as
- * `pnpm start`), an event appended to a long session shows as a new row, and nothing reads the
+ * The open session page pages and streams: in Debian's Chromium against the real server (SQLite
+ * index, as `pnpm start`), a long session opens at its last page without replaying or reading
+ * its log from the start, an event appended to it shows as a new row, and nothing reads the
  * session again (no request for the whole session, no replay, no read of the log from its start).
  */
 import { mkdtempSync } from "node:fs";
@@ -30,6 +31,45 @@ const suite = setupBrowserSuite({
 });
 
 describe("session stream in the page", () => {
+  it(`opens a ${EVENTS.toLocaleString("en-US")}-event session at its last page: no replay, no read from the log's start, a small answer`, async () => {
+    const { sessionId, generated } = suite.seeded;
+    const served = suite.served;
+    const replays = vi.spyOn(served.store, "readSession");
+    const reads = vi.spyOn(served.store, "read");
+    const page = await suite.newPage();
+    const answers: Array<{ path: string; bytes: number }> = [];
+    page.on("response", async (response) => {
+      const url = new URL(response.url());
+      if (!url.pathname.startsWith(`/api/sessions/${sessionId}`)) return;
+      if (url.pathname.endsWith("/stream")) return;
+      answers.push({ path: url.pathname, bytes: (await response.body()).byteLength });
+    });
+    try {
+      await page.goto(`${served.server.url}/?session=${sessionId}`);
+      await page.locator('[data-testid="timeline"] .row').first().waitFor({ timeout: 60_000 });
+      // The stream is open once an append shows; nothing appended: wait for its first read.
+      await expect
+        .poll(() => reads.mock.calls.filter(([id]) => id === sessionId).length)
+        .toBeGreaterThan(0);
+      expect(replays).not.toHaveBeenCalled();
+      const fromStart = reads.mock.calls.filter(
+        ([, options]) => !(Number(options?.fromOffset) > 0),
+      );
+      expect(fromStart).toEqual([]);
+      const pages = answers.filter((answer) => answer.path.endsWith("/page"));
+      expect(pages.length).toBeGreaterThan(0);
+      expect(answers.every((answer) => answer.path !== `/api/sessions/${sessionId}`)).toBe(true);
+      // A page of a few hundred events: a small fraction of the session's 20 MB.
+      for (const answer of pages) expect(answer.bytes).toBeLessThan(500_000);
+      const header = (await page.locator(".session-header").textContent()) ?? "";
+      expect(header).toContain(`${generated.toLocaleString("en-US")} events`);
+    } finally {
+      replays.mockRestore();
+      reads.mockRestore();
+      await page.close();
+    }
+  }, 180_000);
+
   it(`appends the row of an event appended to a ${EVENTS.toLocaleString("en-US")}-event session, reading nothing again`, async () => {
     const { sessionId, generated } = suite.seeded;
     const served = suite.served;

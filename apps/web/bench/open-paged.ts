@@ -1,0 +1,183 @@
+/**
+ * Opening a 100,000-event session (issue #12: first rows visible ≤ 300 ms): the page opens at its
+ * last page, read by position from what the SQLite index checked, against the whole session in
+ * one document, paired A B A B in the same run.
+ *
+ * - Server (in-process, warm): `GET /api/sessions/:id/page` against `GET /api/sessions/:id` (the
+ *   replayed whole session the page used to open with), time and bytes sent.
+ * - Chromium: navigation → first timeline row. Baseline: the same page given the whole session in
+ *   one document (its page request rewritten to `from=1`: every event read, sent and built).
+ * - What opening reads: bytes read by position, `store.read` / `store.readSession` calls.
+ */
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { percentile, printTable, time } from "@tapedeck/bench";
+import type { Page } from "playwright-core";
+import { buildClient, launchChromium, serveHome } from "../test/browser-harness";
+import { writeSession } from "./corpus";
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const home = mkdtempSync(path.join(tmpdir(), "tapedeck-web-paged-bench-"));
+const sessionId = writeSession(home, EVENTS, 11, new Date("2026-03-01T00:00:00Z"), {
+  chinese: false,
+});
+
+const clientDir = await buildClient();
+const served = await serveHome({ home, clientDir, sqlite: true, env: {} });
+const { store } = served;
+const app = served.web.app;
+const logBytes = statSync(store.pathOf(sessionId)).size;
+
+// What one open reads: bytes through the store's positional readers, and any whole-log read.
+let bytesRead = 0;
+let logReads = 0;
+const openReader = store.openLogReader.bind(store);
+store.openLogReader = (id) => {
+  const reader = openReader(id);
+  if (reader === null) return null;
+  return {
+    readAt: (offset, length) => {
+      bytesRead += length;
+      return reader.readAt(offset, length);
+    },
+    close: () => reader.close(),
+  };
+};
+const read = store.read.bind(store);
+store.read = (id, options) => {
+  logReads += 1;
+  return read(id, options);
+};
+const readSession = store.readSession.bind(store);
+store.readSession = (id) => {
+  logReads += 1;
+  return readSession(id);
+};
+const opened = await app.request(`/api/sessions/${sessionId}/page`);
+const openedText = await opened.text();
+const pageBytes = Buffer.byteLength(openedText);
+const source =
+  opened.status === 200 ? (JSON.parse(openedText) as { source: string }).source : opened.status;
+const [readAtOpen, wholeReadsAtOpen] = [bytesRead, logReads];
+const wholeBytes = (await (await app.request(`/api/sessions/${sessionId}`)).arrayBuffer())
+  .byteLength;
+
+// Server, paired: whole document, page, whole document, page…
+const serverWhole: number[] = [];
+const serverPage: number[] = [];
+for (let run = 0; run < RUNS * 2; run++) {
+  serverWhole.push(
+    await time(async () => (await app.request(`/api/sessions/${sessionId}`)).arrayBuffer()),
+  );
+  serverPage.push(
+    await time(async () => (await app.request(`/api/sessions/${sessionId}/page`)).arrayBuffer()),
+  );
+}
+
+const scripts: number[] = [];
+const answers: number[] = [];
+
+/** Navigation → first timeline row, measured inside the page (and, paged, its parts). */
+async function firstRow(page: Page, parts = false): Promise<number> {
+  await page.goto(`${served.server.url}/?session=${sessionId}`);
+  await page.locator('[data-testid="timeline"] .row').first().waitFor({ timeout: 120_000 });
+  const now = (await page.evaluate("performance.now()")) as number;
+  if (parts) {
+    const entries = (await page.evaluate(
+      `performance.getEntriesByType("resource").map((entry) => [entry.name, entry.responseEnd])`,
+    )) as Array<[string, number]>;
+    const end = (part: string) => entries.find(([name]) => name.includes(part))?.[1] ?? Number.NaN;
+    scripts.push(end("/assets/index-"));
+    answers.push(end(`/api/sessions/${sessionId}/page`));
+  }
+  return now;
+}
+
+const browser = await launchChromium();
+const chromeWhole: number[] = [];
+const chromePage: number[] = [];
+for (let run = 0; run < RUNS; run++) {
+  const whole = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await whole.route(`**/api/sessions/${sessionId}/page*`, (route) =>
+    route.continue({ url: `${served.server.url}/api/sessions/${sessionId}/page?from=1` }),
+  );
+  chromeWhole.push(await firstRow(whole));
+  await whole.close();
+  const paged = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  chromePage.push(await firstRow(paged, true));
+  await paged.close();
+}
+await browser.close();
+await served.close();
+rmSync(home, { recursive: true, force: true });
+rmSync(clientDir, { recursive: true, force: true });
+for (const list of [serverWhole, serverPage, chromeWhole, chromePage, scripts, answers]) {
+  list.sort((a, b) => a - b);
+}
+
+printTable(
+  `Open a ${EVENTS.toLocaleString()}-event session (${(logBytes / 1e6).toFixed(1)} MB log; page read from: ${source})`,
+  [
+    {
+      name: "Chromium: navigation → first rows, median",
+      value: percentile(chromePage, 50),
+      unit: "ms",
+      baseline: percentile(chromeWhole, 50),
+      baselineName: "the same page given the whole session in one document",
+      better: "lower",
+      goal: "≤ 300 ms",
+    },
+    {
+      name: "Chromium: navigation → first rows, worst",
+      value: chromePage.at(-1) ?? Number.NaN,
+      unit: "ms",
+      baseline: chromeWhole.at(-1) ?? Number.NaN,
+      better: "lower",
+    },
+    {
+      name: "  of which: script loaded, median",
+      value: percentile(scripts, 50),
+      unit: "ms",
+      better: "lower",
+    },
+    {
+      name: "  of which: last page received, median",
+      value: percentile(answers, 50),
+      unit: "ms",
+      better: "lower",
+    },
+    {
+      name: "server: GET /api/sessions/:id/page, median",
+      value: percentile(serverPage, 50),
+      unit: "ms",
+      baseline: percentile(serverWhole, 50),
+      baselineName: "GET /api/sessions/:id (replayed whole session)",
+      better: "lower",
+    },
+    {
+      name: "bytes sent on open",
+      value: pageBytes,
+      unit: "B",
+      baseline: wholeBytes,
+      baselineName: "GET /api/sessions/:id",
+      better: "lower",
+    },
+    {
+      name: "bytes of the log read on open (by position)",
+      value: readAtOpen,
+      unit: "B",
+      baseline: logBytes,
+      baselineName: "the whole log",
+      better: "lower",
+    },
+    {
+      name: "whole-log reads on open (store.read / readSession)",
+      value: wholeReadsAtOpen,
+      unit: "",
+      better: "lower",
+      goal: "0",
+    },
+  ],
+);
