@@ -53,6 +53,14 @@ const commandPattern =
   /<command-name>|<command-message>|<local-command-stdout>|<local-command-stderr>/;
 
 /**
+ * True for a slash command or its output. The regex runs only on text holding "command-" (a
+ * plain string search): a long pasted prompt is not scanned by the alternation.
+ */
+function isCommandText(text: string): boolean {
+  return text.includes("command-") && commandPattern.test(text);
+}
+
+/**
  * Converts one Claude Code transcript and its sub-agent transcripts. The main conversation is
  * one session; every sub-agent (a `subagents/` file or a chain of `isSidechain` entries) is its
  * own session (`origin.sessionId` = `<sessionId>/<agent>`) linked from the parent by an
@@ -161,7 +169,7 @@ function opensBranch(entry: Entry): boolean {
     text !== undefined &&
     text.trim() !== "" &&
     !text.startsWith(interruptPrefix) &&
-    !commandPattern.test(text)
+    !isCommandText(text)
   );
 }
 
@@ -343,7 +351,7 @@ function userText(builder: DraftBuilder, text: string, source: Record<string, un
   if (text.startsWith(interruptPrefix)) {
     builder.markTurn("cancelled");
     builder.extension("interrupt", text, source);
-  } else if (commandPattern.test(text)) {
+  } else if (isCommandText(text)) {
     builder.extension("command", text, source);
   } else if (text.trim() !== "") {
     builder.userPrompt(text, source);

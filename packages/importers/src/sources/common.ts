@@ -94,10 +94,22 @@ export function baseName(path: string): string {
   return name.replace(/\.jsonl(\.zst)?$|\.json$/, "");
 }
 
-/** A short excerpt for link events and titles. */
+/**
+ * A short excerpt for link events and titles: whitespace runs as one space, cut at `length`.
+ * Only as much of the text as the excerpt needs is read (a growing prefix), so a huge entry
+ * (a 50 MB blob in an unknown entry) is not run through a regex whole.
+ */
 export function excerpt(text: string, length = 200): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > length ? `${flat.slice(0, length - 1)}…` : flat;
+  for (let take = Math.max(1024, length * 4); ; take *= 4) {
+    if (take >= text.length) {
+      const flat = text.replace(/\s+/g, " ").trim();
+      return flat.length > length ? `${flat.slice(0, length - 1)}…` : flat;
+    }
+    // The flattened prefix is the flattened text's start, but for its last character (a space
+    // that the rest of a whitespace run would also give): enough when it is longer than needed.
+    const flat = text.slice(0, take).replace(/\s+/g, " ").trimStart();
+    if (flat.length > length + 1) return `${flat.slice(0, length - 1)}…`;
+  }
 }
 
 /**
