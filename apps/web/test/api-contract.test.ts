@@ -63,8 +63,15 @@ describe("the API contract", () => {
     const page = await api.sessions({ workspace: seeded.workspace, status: "completed" });
     expect(page.items.map((item) => item.id)).toContain(seeded.english);
     expect(page.items[0]?.shortId.length).toBeGreaterThan(0);
-    const view = await api.session(seeded.english);
+    const view = await api.sessionPage(seeded.english, { limit: 2 });
     expect(view.header.sessionId).toBe(seeded.english);
+    const earlier = await api.sessionPage(seeded.english, {
+      before: view.firstSeq,
+      from: 1,
+      ...(view.start === null ? {} : { beforeOffset: view.start }),
+    });
+    expect(earlier.firstSeq).toBe(1);
+    expect(earlier.lastSeq).toBe(view.firstSeq - 1);
     const hits = await api.events({ q: "kettle", prefix: "last", types: "message" });
     expect(Array.isArray(hits.items)).toBe(true);
     const seq = view.events[1]?.seq ?? 1;

@@ -196,7 +196,6 @@ export const api = {
     request("GET /api/sessions", { query: { ...filters, limit: 40, cursor } }),
   events: (filters: EventFilters, cursor?: string) =>
     request("GET /api/events", { query: { ...filters, limit: 30, cursor } }),
-  session: (id: string) => request("GET /api/sessions/:id", { params: { id } }),
   /** The last page of a session, or the page before seq `before` (reaching back to `from`). */
   sessionPage: (id: string, query: QueryOf<"GET /api/sessions/:id/page"> = {}) =>
     request("GET /api/sessions/:id/page", { params: { id }, query }),
