@@ -10,6 +10,7 @@ import { api, openSse, request } from "../src/client/api";
 import type { SessionViewData } from "../src/client/timeline";
 import type { ActiveRunInfo } from "../src/server/agent-runs";
 import type * as schemas from "../src/server/schemas";
+import type { SessionPage } from "../src/server/session-pages";
 import type { SessionList } from "../src/server/session-routes";
 import type { ShortIdMap } from "../src/server/short-ids";
 import type { sessionView } from "../src/shared/session-view";
@@ -22,9 +23,7 @@ type Answer<F extends (...args: never[]) => Promise<unknown>> = Awaited<ReturnTy
 
 /** What the client reads is what the server's handlers build. */
 export type ClientReadsServerAnswers = [
-  Expect<
-    Equal<Answer<typeof api.session>, ReturnType<typeof sessionView> & { shortIds: ShortIdMap }>
-  >,
+  Expect<Equal<Answer<typeof api.sessionPage>, SessionPage & { shortIds: ShortIdMap }>>,
   Expect<Equal<SessionViewData, ReturnType<typeof sessionView>>>,
   Expect<Equal<Answer<typeof api.sessions>, SessionList>>,
   Expect<Equal<Answer<typeof api.events>, Page<EventHit>>>,
@@ -36,6 +35,8 @@ export type ClientReadsServerAnswers = [
 
 /** What the client may not send, because the server's schemas refuse it. Never called. */
 export function clientCannotSendWhatTheServerRefuses(signal: AbortSignal): void {
+  // @ts-expect-error a page is asked for by seq (`before`), not by `after` (strict query)
+  void api.sessionPage("s", { after: 1 });
   // @ts-expect-error the fork body has no `at` (the server's schema is strict)
   void request("POST /api/sessions/:id/fork", { params: { id: "s" }, body: { at: 1 } });
   // @ts-expect-error a goal is a string or null
