@@ -1,6 +1,9 @@
 import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { defaultTools } from "@tapedeck/agent";
+import { runEventsOfLog } from "@tapedeck/host";
+import type { SessionEvent } from "@tapedeck/session";
 import { eventLogBuilder } from "@tapedeck/session/testing";
 import {
   cliContext,
@@ -13,6 +16,16 @@ import {
 import { describe, expect, it } from "vitest";
 
 const context = cliContext;
+
+/** A write the model asks for and an answer once it is done. */
+const writtenScript = () =>
+  script()
+    .user("write it")
+    .toolCall("write_file", { path: "out.txt", content: "x" })
+    .toolResult("Wrote 1 bytes to out.txt.")
+    .text("Written.")
+    .end()
+    .build();
 
 describe("tapedeck run", () => {
   it("starts a session, continues it with -c and -r PREFIX, and forks it with --fork", async () => {
@@ -71,6 +84,31 @@ describe("tapedeck run", () => {
     });
   });
 
+  it("--json prints the host's projection of the run's log, plus the live tool_started", async () => {
+    const { cli, logs, workspace } = await context(writtenScript());
+    const result = await cli(["run", "--json", "--approve", "write it"]);
+    expect(result.code).toBe(0);
+    const printed = lines(result.stdout);
+    const [sessionId] = await logs.sessionIds();
+    const [, ...events] = await logs.lines(sessionId ?? "");
+    const projected = runEventsOfLog(events as unknown as SessionEvent[], {
+      sessionId: sessionId ?? "",
+      tools: defaultTools(),
+      cwd: workspace.cwd,
+    });
+    expect(printed.filter((event) => event.type !== "tool_started")).toEqual(projected);
+    expect(printed.map((event) => event.type)).toEqual([
+      "run_started",
+      "usage",
+      "tool_call",
+      "tool_started",
+      "tool_result",
+      "text_delta",
+      "usage",
+      "run_finished",
+    ]);
+  });
+
   it("without a terminal, ask rejects writes (and says how to allow them); --approve runs them; --deny refuses", async () => {
     const rejected = await context(
       script()
@@ -87,15 +125,7 @@ describe("tapedeck run", () => {
     await expect(readFile(path.join(rejected.workspace.cwd, "out.txt"), "utf8")).rejects.toThrow();
     expect(rejected.server?.failures()).toEqual([]);
 
-    const approved = await context(
-      script()
-        .user("write it")
-        .toolCall("write_file", { path: "out.txt", content: "x" })
-        .toolResult("Wrote 1 bytes to out.txt.")
-        .text("Written.")
-        .end()
-        .build(),
-    );
+    const approved = await context(writtenScript());
     const second = await approved.cli(["run", "--approve", "write it"]);
     expect(second).toMatchObject({ code: 0, stdout: "Written.\n" });
     expect(await readFile(path.join(approved.workspace.cwd, "out.txt"), "utf8")).toBe("x");

@@ -26,7 +26,7 @@ export interface CompactOptions {
  * the chosen items in a recorded call without tools, and one `compaction` event replaces them.
  */
 export async function compactTurn(context: TurnContext, options: CompactOptions): Promise<void> {
-  const { runId, write, writer, emit } = context;
+  const { runId, write, writer } = context;
   const { force } = options;
   const surface = writer.session.surface;
   if (!force && estimateTokens(surface.map((entry) => entry.item)) <= options.compactAt) return;
@@ -47,7 +47,6 @@ export async function compactTurn(context: TurnContext, options: CompactOptions)
     request,
     replaces,
     toolsDigest([]),
-    undefined,
     "compaction",
   );
   addUsage(options.total, response.usage);
@@ -57,7 +56,7 @@ export async function compactTurn(context: TurnContext, options: CompactOptions)
     .join("\n")
     .trim();
   if (summary === "") return;
-  const [event] = await write([
+  await write([
     {
       type: "compaction",
       runId,
@@ -67,5 +66,4 @@ export async function compactTurn(context: TurnContext, options: CompactOptions)
       trigger: force ? "user" : "auto",
     },
   ]);
-  if (event !== undefined) emit({ type: "compaction", runId, seq: event.seq, summary, replaces });
 }

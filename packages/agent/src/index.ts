@@ -16,6 +16,7 @@ export {
   type InitializeRunOptions,
   initializeRun,
 } from "./initialize-run";
+export type { LiveNotice } from "./live-notices";
 export {
   describeProcessGroup,
   endOrphanGroup,
@@ -24,7 +25,6 @@ export {
 } from "./process-group";
 export { repairInterruptedRun } from "./repair-run";
 export { type RunAgentOptions, runAgent } from "./run-agent";
-export type { RunEvent, RunEventType, StopReason } from "./run-events";
 export {
   type ApprovalRequest,
   type Approver,
@@ -34,6 +34,7 @@ export {
   type RunResult,
   type RunTurnOptions,
   runTurn,
+  type StopReason,
 } from "./run-turn";
 export {
   isWithheldVariable,

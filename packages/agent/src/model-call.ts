@@ -22,8 +22,8 @@ async function cancelledCall(
 /**
  * One recorded model call: `model/request` (digests, `inputItems`), one `assistant/chunk` per
  * streamed delta (`index` 0-based), `model/response` (with `refusal` when the model declined).
- * `onText` marks text the person sees (the answer); a compaction's call has no `onText` and is
- * logged with `purpose: "compaction"`, so a projection of the log does not show its text either.
+ * An answer's text is what the person sees (projected from its chunks); a compaction's call is
+ * logged with `purpose: "compaction"`, so no projection of the log shows its text.
  *
  * @returns the final response part.
  * @throws RunCancelled when the run was cancelled; the provider's error after recording it.
@@ -34,11 +34,11 @@ export async function recordedModelCall(
   request: LlmRequest,
   inputItems: number[],
   digestTools: string,
-  onText: ((requestId: string, text: string) => void) | undefined,
   purpose?: "compaction",
 ): Promise<{ response: ResponsePart; requestId: string }> {
   const { runId, write, signal } = context;
   const requestId = uuidv7();
+  const visible = purpose === undefined;
   await write([
     {
       type: "model/request",
@@ -64,7 +64,6 @@ export async function recordedModelCall(
         ]);
         index += 1;
         text += part.text;
-        onText?.(requestId, part.text);
       } else if (part.type === "tool-call-delta") {
         const delta =
           part.name === undefined
@@ -77,7 +76,7 @@ export async function recordedModelCall(
       }
     }
   } catch (error) {
-    if (signal.aborted) await cancelledCall(context, requestId, text, onText !== undefined);
+    if (signal.aborted) await cancelledCall(context, requestId, text, visible);
     const code = TapedeckError.isInstance(error) ? error.code : "MODEL_ERROR";
     const message = (error as Error).message ?? String(error);
     await write([
@@ -92,7 +91,7 @@ export async function recordedModelCall(
     throw error;
   }
   if (response === undefined && signal.aborted) {
-    await cancelledCall(context, requestId, text, onText !== undefined);
+    await cancelledCall(context, requestId, text, visible);
   }
   if (response === undefined) {
     const message = "the model stream ended without a response";

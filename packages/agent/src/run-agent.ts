@@ -2,12 +2,11 @@ import type { LlmProvider } from "@tapedeck/llm";
 import type { ApprovalPolicy } from "@tapedeck/session";
 import type { SessionStore } from "@tapedeck/session-store";
 import { initializeRun } from "./initialize-run";
-import type { RunEvent } from "./run-events";
 import { type RunResult, type RunTurnOptions, runTurn } from "./run-turn";
 
 /** Options of {@link runAgent}: `initializeRun`'s and `runTurn`'s in one. */
 export interface RunAgentOptions
-  extends Omit<RunTurnOptions, "run" | "onEvent" | "provider" | "model" | "policy" | "cwd"> {
+  extends Omit<RunTurnOptions, "run" | "provider" | "model" | "policy" | "cwd"> {
   store: SessionStore;
   provider: LlmProvider;
   model: string;
@@ -17,7 +16,6 @@ export interface RunAgentOptions
   sessionId?: string;
   forkFrom?: { sessionId: string; seq?: number };
   systemPrompt?: string;
-  onEvent?: (event: RunEvent) => void;
 }
 
 /**

@@ -11,11 +11,10 @@ import {
   type TurnStatus,
   type Usage,
 } from "@tapedeck/session";
-import { describeToolCall } from "./call-description";
 import { compactTurn } from "./compact-turn";
 import type { InitializedRun } from "./initialize-run";
+import type { LiveNotice } from "./live-notices";
 import { recordedModelCall } from "./model-call";
-import type { RunEvent, StopReason } from "./run-events";
 import { type KnownSecret, knownSecrets } from "./secrets";
 import { runToolCalls, UNNAMED_TOOL } from "./tool-calls";
 import { toolDefinitions } from "./tool-set";
@@ -30,6 +29,9 @@ import {
 import { localWorkspaceFs, type WorkspaceFs } from "./workspace-fs";
 
 export type { ApprovalRequest, Approver } from "./turn-context";
+
+/** Why a run stopped (the ACP `StopReason` values this runtime produces). */
+export type StopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refusal" | "cancelled";
 
 /** Default cap on model calls in one run. */
 export const DEFAULT_MAX_MODEL_CALLS = 50;
@@ -53,14 +55,17 @@ export interface RunTurnOptions {
   fs?: WorkspaceFs;
   /** Cancels the run: the stream stops, commands are killed, `turn/end` is `cancelled`. */
   signal?: AbortSignal;
-  /** Receives run events, in order. Exceptions thrown here are ignored. */
-  onEvent?: (event: RunEvent) => void;
   /**
    * Receives each batch of events this turn writes, as committed (seq and ts assigned), in log
    * order, before the turn goes on; what a surface shows live is projected from these (the same
    * projection that shows the session on load). Exceptions thrown here are ignored.
    */
   onCommit?: (events: readonly SessionEvent[]) => void;
+  /**
+   * Receives what no log event records (`LiveNotice`: a tool call starting), in order with the
+   * commits. Exceptions thrown here are ignored.
+   */
+  onNotice?: (notice: LiveNotice) => void;
   /** Asked for write/execute tools when the policy is `ask`; without one, such calls are rejected. */
   approve?: Approver;
   /** Tool names the person allowed "always" (shared across runs of one session by the caller). */
@@ -149,9 +154,9 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
   const { run, provider } = options;
   const { writer, runId, sessionId } = run;
   const signal = options.signal ?? new AbortController().signal;
-  const emit = (event: RunEvent) => {
+  const notice = (event: LiveNotice) => {
     try {
-      options.onEvent?.(event);
+      options.onNotice?.(event);
     } catch {
       // a surface that fails to render must not break the log
     }
@@ -163,7 +168,7 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
       // a surface that fails to render must not break the log
     }
   });
-  const context: TurnContext = { runId, sessionId, writer, signal, write, emit };
+  const context: TurnContext = { runId, sessionId, writer, signal, write, notice };
   const fs = options.fs ?? localWorkspaceFs;
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
   const definitions = toolDefinitions(options.tools);
@@ -174,15 +179,6 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
   const alwaysAllowed = options.alwaysAllowed ?? new Set<string>();
   const secrets = options.secrets ?? knownSecrets(process.env);
   const cap = options.outputCap ?? DEFAULT_OUTPUT_CAP;
-
-  emit({
-    type: "run_started",
-    runId,
-    sessionId,
-    resumed: run.resumed,
-    policy: options.policy,
-    model: options.model,
-  });
 
   const instructionsFor = (): string | undefined => {
     const goal = writer.session.goal;
@@ -235,18 +231,14 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
           tools: definitions,
           ...(instructions === undefined ? {} : { instructions }),
         };
-        const { response, requestId } = await recordedModelCall(
+        const { response } = await recordedModelCall(
           context,
           provider,
           request,
           entries.map((entry) => entry.seq),
           definitionsDigest,
-          (id, text) => emit({ type: "text_delta", runId, requestId: id, text }),
         );
         addUsage(total, response.usage);
-        if (response.usage !== undefined) {
-          emit({ type: "usage", runId, usage: response.usage, total: { ...total } });
-        }
         const refusal = response.refusal;
         const drafts = outputDrafts(writer.session, runId, response.items);
         if (refusal !== undefined && refusal !== "") {
@@ -258,12 +250,7 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
         const calls_ = written.filter(
           (event): event is FunctionCallEvent => event.type === "function_call",
         );
-        for (const call of calls_) {
-          const { recognised: _, ...description } = describeToolCall(call, tools, options.cwd);
-          emit({ type: "tool_call", runId, callId: call.callId, name: call.name, ...description });
-        }
         if (refusal !== undefined) {
-          if (refusal !== "") emit({ type: "text_delta", runId, requestId, text: refusal });
           // A refusal ends the turn (completed): calls asked for next to it do not run, they get
           // error outputs below.
           stopReason = "refusal";
@@ -315,14 +302,6 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
           sourceEventSeqs: [pending.seq],
         },
       ]);
-      emit({
-        type: "tool_result",
-        runId,
-        callId: pending.callId,
-        name: pending.name,
-        output: message,
-        isError: true,
-      });
     }
     if (failure !== undefined) {
       await write([{ type: "error", runId, code: failure.code, message: failure.message }]);
@@ -339,8 +318,6 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
   } finally {
     await writer.close();
   }
-  if (failure !== undefined) emit({ type: "error", runId, ...failure });
-  emit({ type: "run_finished", runId, status, stopReason, usage: { ...total } });
   return {
     runId,
     sessionId,

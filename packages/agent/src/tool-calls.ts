@@ -64,7 +64,7 @@ export async function runToolCalls(
   calls: readonly FunctionCallEvent[],
   options: ToolRunOptions,
 ): Promise<void> {
-  const { runId, sessionId, write, writer, emit, signal } = context;
+  const { runId, sessionId, write, writer, notice, signal } = context;
   const { tools, cap, alwaysAllowed } = options;
   const finishCall = async (call: FunctionCallEvent, output: string, isError: boolean) => {
     const redacted = redactSecrets(output, options.secrets);
@@ -79,14 +79,6 @@ export async function runToolCalls(
         sourceEventSeqs: [call.seq],
       },
     ]);
-    emit({
-      type: "tool_result",
-      runId,
-      callId: call.callId,
-      name: call.name,
-      output: text,
-      isError,
-    });
   };
 
   /** Decides whether a call may run; writes approval events. Returns an error text if not. */
@@ -107,14 +99,6 @@ export async function runToolCalls(
     ]);
     // The request must be durable before a person may take minutes to answer.
     await writer.sync();
-    emit({
-      type: "approval_request",
-      runId,
-      callId: call.callId,
-      name: call.name,
-      ...toolTitle(tool.title(input)),
-      options: decisionOptions,
-    });
     let decision: ApprovalDecision;
     if (options.approve === undefined) {
       decision = "reject";
@@ -144,7 +128,6 @@ export async function runToolCalls(
       ]).finally(() => signal.removeEventListener("abort", onAbort));
     }
     await write([{ type: "approval/decision", runId, callId: call.callId, decision }]);
-    emit({ type: "approval_decision", runId, callId: call.callId, decision });
     if (decision === "allow_always") alwaysAllowed.add(tool.name);
     if (decision === "allow_once" || decision === "allow_always") return undefined;
     if (decision === "cancelled") throw new RunCancelled();
@@ -189,7 +172,7 @@ export async function runToolCalls(
     }
     await Promise.all(
       ready.map(async ({ call, tool, input }) => {
-        emit({ type: "tool_started", runId, callId: call.callId });
+        notice({ type: "tool_started", runId, callId: call.callId });
         let output: string;
         let isError = false;
         try {

@@ -6,7 +6,7 @@ import {
   type Usage,
 } from "@tapedeck/session";
 import type { SessionWriter } from "@tapedeck/session-store";
-import type { RunEvent } from "./run-events";
+import type { LiveNotice } from "./live-notices";
 import type { ToolKind } from "./tools/agent-tool";
 
 /** What the surface is asked when a tool call needs a person's approval. */
@@ -38,8 +38,8 @@ export interface TurnContext {
   signal: AbortSignal;
   /** Appends drafts in order (one batch at a time). */
   write(drafts: SessionEventDraft[]): Promise<SessionEvent[]>;
-  /** Tells the surface; never throws. */
-  emit(event: RunEvent): void;
+  /** Tells the surface what no log event records (`LiveNotice`); never throws. */
+  notice(notice: LiveNotice): void;
 }
 
 const cancelledMarker = "tapedeck.error.RunCancelled";

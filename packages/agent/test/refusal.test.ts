@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   DEFAULT_SYSTEM_PROMPT,
   defaultTools,
-  type RunEvent,
+  type LiveNotice,
   runAgent,
   toolDefinitions,
 } from "../src/index";
@@ -22,7 +22,7 @@ const refusal = "I can't help with that.";
 async function agentIn(provider: LlmProvider) {
   const box = await sandbox();
   boxes.push(box);
-  const seen: RunEvent[] = [];
+  const seen: LiveNotice[] = [];
   const run = (input: string, sessionId?: string) =>
     runAgent({
       store: box.store,
@@ -32,7 +32,7 @@ async function agentIn(provider: LlmProvider) {
       cwd: box.cwd,
       tools: defaultTools(),
       input,
-      onEvent: (event) => seen.push(event),
+      onNotice: (notice) => seen.push(notice),
       ...(sessionId === undefined ? {} : { sessionId }),
     });
   const events = async (sessionId: string): Promise<SessionEvent[]> => [
@@ -68,12 +68,6 @@ describe("a refused model call", () => {
     expect(events[4]).toMatchObject({ finishReason: "stop", refusal });
     expect(events[5]).toMatchObject({ role: "assistant", content: refusal });
     expect(events[6]).toMatchObject({ status: "completed" });
-    const requestId = events[3]?.type === "model/request" ? events[3].requestId : "";
-    expect(agent.seen.filter((event) => event.type !== "usage")).toEqual([
-      expect.objectContaining({ type: "run_started" }),
-      { type: "text_delta", runId: result.runId, requestId, text: refusal },
-      expect.objectContaining({ type: "run_finished", status: "completed", stopReason: "refusal" }),
-    ]);
 
     // The next turn's request carries the refusal as history (the strict digest matches).
     const next = await agent.run("Then tell me what a JSONL file is.", result.sessionId);
@@ -127,6 +121,6 @@ describe("a refused model call", () => {
       isError: true,
       output: "Error: the run ended before this tool call finished.",
     });
-    expect(agent.seen.filter((event) => event.type === "tool_started")).toEqual([]);
+    expect(agent.seen).toEqual([]);
   });
 });

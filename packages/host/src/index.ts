@@ -42,6 +42,7 @@ export {
   runEventProjection,
   runEventsOfLog,
 } from "./run-event-projection";
+export type { LoggedRunEvent, RunEvent } from "./run-events";
 export {
   type McpConnector,
   type McpSettings,

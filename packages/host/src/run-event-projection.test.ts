@@ -1,13 +1,15 @@
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { type AnyAgentTool, defaultTools, type RunEvent } from "@tapedeck/agent";
+import { type AnyAgentTool, createApprovalBroker, defaultTools } from "@tapedeck/agent";
 import { type ScriptStep, scriptedProvider } from "@tapedeck/agent/testing";
 import type { LlmProvider } from "@tapedeck/llm";
 import { eventLogBuilder } from "@tapedeck/session/testing";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
 import { afterEach, describe, expect, it } from "vitest";
 import { runEventsOfLog } from "./run-event-projection";
+import type { RunEvent } from "./run-events";
 import { type RunHandlers, type StartRunOptions, startRun } from "./start-run";
 
 const model = "openai:gpt-4.1-mini";
@@ -21,7 +23,8 @@ async function workspace(provider: LlmProvider) {
   roots.push(root);
   const cwd = path.join(root, "work");
   await mkdir(cwd);
-  const store: SessionStore = createSessionStore({ home: path.join(root, "home") });
+  const home = path.join(root, "home");
+  const store: SessionStore = createSessionStore({ home });
   const tools: AnyAgentTool[] = defaultTools();
   const host = { store, model, providerFor: () => provider, toolsFor: () => tools };
   /** One run as a surface sees it: the run events it was handed, live, and its result. */
@@ -38,10 +41,12 @@ async function workspace(provider: LlmProvider) {
     const result = await prepared.run({ ...handlers, onEvent: (event) => live.push(event) });
     return { prepared, result, live };
   };
+  const start = (options: Partial<StartRunOptions> & { input: string }) =>
+    startRun(host, { policy: { approval: "auto" }, callerCwd: cwd, ...options });
   /** The session's whole log, projected. */
   const projected = async (sessionId: string) =>
     runEventsOfLog((await store.readSession(sessionId)).events, { sessionId, tools, cwd });
-  return { cwd, store, run, projected };
+  return { cwd, home, store, run, startRun: start, projected };
 }
 
 /** What was live, without the notices no log event records. */
@@ -100,6 +105,23 @@ describe("runEventProjection: a finished session's log gives what the live run d
       "usage",
       "run_finished",
     ]);
+    expect(live.flatMap((event) => (event.type === "tool_call" ? [event.title] : []))).toEqual([
+      "Write a.txt",
+      "Run echo hi",
+      "Read a.txt",
+    ]);
+    // The one live notice, between the events it falls between: the allowed calls starting.
+    const started = live.flatMap((event) => (event.type === "tool_started" ? [event.callId] : []));
+    expect(started).toEqual(["c1", "c3"]);
+    const step = (event: RunEvent) => `${event.type} ${"callId" in event ? event.callId : ""}`;
+    expect(live.slice(9, 13).map(step)).toEqual([
+      "approval_decision c2",
+      "tool_result c2",
+      "tool_started c1",
+      "tool_started c3",
+    ]);
+    // The allowed calls run in parallel: their results come in either order.
+    expect(live.slice(13, 15).map(step).sort()).toEqual(["tool_result c1", "tool_result c3"]);
     expect(live.filter((event) => event.type === "approval_request")).toEqual([
       expect.objectContaining({
         name: "write_file",
@@ -129,6 +151,37 @@ describe("runEventProjection: a finished session's log gives what the live run d
       ...first.live,
       ...compacted.live,
     ]);
+  });
+
+  it("says run_finished once the session is released: the next run may start at once", async () => {
+    const space = await workspace(scriptedProvider([{ text: "One." }]));
+    const prepared = await space.startRun({ input: "one" });
+    const lock = path.join(space.home, "locks", `${prepared.sessionId}.lock`);
+    const locked: Partial<Record<RunEvent["type"], boolean>> = {};
+    await prepared.run({
+      onEvent: (event) => {
+        locked[event.type] = existsSync(lock);
+      },
+    });
+    expect(locked).toMatchObject({ run_started: true, run_finished: false });
+  });
+
+  it("says approval_request when the approver waits: an answer sent at once is taken", async () => {
+    const write = { callId: "w1", name: "write_file", arguments: { path: "b.txt", content: "B" } };
+    const space = await workspace(scriptedProvider([{ calls: [write] }, { text: "Written." }]));
+    const prepared = await space.startRun({ input: "write b", policy: { approval: "ask" } });
+    const broker = createApprovalBroker();
+    const answered: boolean[] = [];
+    const result = await prepared.run({
+      approve: broker.approver,
+      onEvent: (event) => {
+        if (event.type !== "approval_request") return;
+        // The next turn of the event loop: what a person's click could at best be.
+        setImmediate(() => answered.push(broker.resolve(event.runId, event.callId, "allow_once")));
+      },
+    });
+    expect(answered).toEqual([true]);
+    expect(result.status).toBe("completed");
   });
 
   it("a failed model call", async () => {

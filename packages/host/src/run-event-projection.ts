@@ -1,10 +1,4 @@
-import {
-  type AnyAgentTool,
-  addUsage,
-  describeToolCall,
-  type RunEvent,
-  type StopReason,
-} from "@tapedeck/agent";
+import { type AnyAgentTool, addUsage, describeToolCall, type StopReason } from "@tapedeck/agent";
 import {
   type ModelResponseEvent,
   normalizeErrorCode,
@@ -13,6 +7,7 @@ import {
   type Usage,
 } from "@tapedeck/session";
 import { isCompactionCall } from "./acp-projection";
+import type { LoggedRunEvent } from "./run-events";
 
 /** Options of {@link runEventProjection}. */
 export interface RunEventProjectionOptions {
@@ -61,9 +56,9 @@ function stopReasonOf(status: TurnStatus, turn: TurnState): StopReason {
 }
 
 /**
- * The one projection from committed log events to the {@link RunEvent}s the CLI prints and the
- * viewer streams (SSE), the sibling of `acpProjection`: the host feeds it each batch a live run
- * commits, and a whole log gives the same sequence. Stateful: it follows the model request and
+ * The one projection from committed log events to the run events (`RunEvent`) the CLI prints
+ * and the viewer streams (SSE), the sibling of `acpProjection`: `startRun` feeds it the run's
+ * first events and each batch the run commits, and a whole log gives the same sequence. Stateful: it follows the model request and
  * the turn the events belong to.
  *
  * - `turn/start` → `run_started`; `turn/end` → `run_finished` (its stop reason read from the
@@ -82,7 +77,7 @@ function stopReasonOf(status: TurnStatus, turn: TurnState): StopReason {
  */
 export function runEventProjection(
   options: RunEventProjectionOptions,
-): (event: SessionEvent) => RunEvent[] {
+): (event: SessionEvent) => LoggedRunEvent[] {
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
   const calls = new Map<string, KnownCall>();
   const compactions = new Set<string>();
@@ -202,7 +197,7 @@ export function runEventProjection(
 export function runEventsOfLog(
   events: readonly SessionEvent[],
   options: RunEventProjectionOptions,
-): RunEvent[] {
+): LoggedRunEvent[] {
   const project = runEventProjection(options);
   return events.flatMap((event) => project(event));
 }

@@ -4,7 +4,7 @@ import {
   type Approver,
   type InitializedRun,
   initializeRun,
-  type RunEvent,
+  type LiveNotice,
   type RunResult,
   runTurn,
   type WorkspaceFs,
@@ -14,6 +14,8 @@ import { type ApprovalPolicy, type SessionEvent, TapedeckError, uuidv7 } from "@
 import { defaultWorkspaceId, type SessionStore } from "@tapedeck/session-store";
 import { NoSessionToContinueError, SessionCwdMissingError } from "./errors";
 import type { McpServerConfig } from "./mcp/server-config";
+import { runEventProjection } from "./run-event-projection";
+import type { RunEvent } from "./run-events";
 import { type McpConnector, type McpSettings, perRunConnector, serversOfRun } from "./run-mcp";
 import { parseSlashCommand, type SlashCommand } from "./slash-commands";
 
@@ -62,12 +64,22 @@ export interface RunHost {
 
 /** How a surface takes part in a run: events out, approvals in, cancellation. */
 export interface RunHandlers {
+  /**
+   * The run's events (CLI output, web SSE): projected from what the run commits
+   * (`runEventProjection`), in log order, with the agent's live notice (`tool_started`) in
+   * between; `run_finished` comes after the run released the session.
+   */
   onEvent?: (event: RunEvent) => void;
   /**
    * Each batch of events the run writes, as committed, in log order: a surface projects what it
    * shows live from these (`acpProjection`), the same projection that shows the session on load.
    */
   onCommit?: (events: readonly SessionEvent[]) => void;
+  /**
+   * What no log event records (`LiveNotice`: a tool call starting), for a surface that projects
+   * the commits itself (ACP); `onEvent` receives these too.
+   */
+  onNotice?: (notice: LiveNotice) => void;
   approve?: Approver;
   signal?: AbortSignal;
   /** Tool names allowed "always" (kept across the runs of one session by the surface). */
@@ -133,6 +145,62 @@ async function placeOf(
   const cwd = options.cwd ?? header.cwd;
   if (!isDirectory(cwd)) throw new SessionCwdMissingError(existing, cwd);
   return { cwd, workspaceId: header.workspaceId };
+}
+
+/**
+ * A run's events for `onEvent`: the projection of its own first events (from its `turn/start`;
+ * repairs written before it belong to the run they close) and of each batch it commits, the
+ * agent's live notices in between. Two are held back so a surface can act on them at once:
+ * `approval_request` until the run asks its approver (`approving`; a decision posted before that
+ * would find nothing waiting) or anything else comes first, and `run_finished` until `finish`
+ * (the writer closed, so the next run may start).
+ */
+function runEvents(
+  run: InitializedRun,
+  where: { tools: readonly AnyAgentTool[]; cwd: string },
+  onEvent: ((event: RunEvent) => void) | undefined,
+) {
+  const deliver = (event: RunEvent) => {
+    try {
+      onEvent?.(event);
+    } catch {
+      // a surface that fails to render must not break the log
+    }
+  };
+  if (onEvent === undefined) {
+    const none = () => undefined;
+    return { commit: none, notice: none, approving: none, finish: none };
+  }
+  const project = runEventProjection({ sessionId: run.sessionId, ...where });
+  const asking: RunEvent[] = [];
+  const finished: RunEvent[] = [];
+  const approving = () => asking.splice(0).forEach(deliver);
+  const next = (event: RunEvent) => {
+    approving();
+    deliver(event);
+  };
+  const commit = (events: readonly SessionEvent[]) => {
+    for (const event of events) {
+      for (const projected of project(event)) {
+        if (projected.type === "run_finished") finished.push(projected);
+        else if (projected.type === "approval_request") asking.push(projected);
+        else next(projected);
+      }
+    }
+  };
+  const first = run.newEventsToPersist.findIndex(
+    (event) => event.type === "turn/start" && event.runId === run.runId,
+  );
+  commit(first < 0 ? [] : run.newEventsToPersist.slice(first));
+  return {
+    commit,
+    notice: next,
+    approving,
+    finish: () => {
+      approving();
+      finished.splice(0).forEach(deliver);
+    },
+  };
 }
 
 const finished = (runId: string, sessionId: string): RunResult => ({
@@ -223,22 +291,42 @@ export async function startRun(host: RunHost, options: StartRunOptions): Promise
     policy,
     ...(command === undefined ? {} : { command }),
     mcpServers,
-    run: async ({ connectMcp, ...handlers } = {}) => {
+    run: async ({ connectMcp, onEvent, onCommit, onNotice, approve, ...handlers } = {}) => {
       const connections =
         mcpServers.length === 0 || compactOnly || goalOnly
           ? undefined
           : await (connectMcp ?? perRunConnector(mcp))(mcpServers, place.cwd);
+      const tools = [...host.toolsFor(place), ...(connections?.tools ?? [])];
+      const events = runEvents(initialized, { tools, cwd: place.cwd }, onEvent);
       try {
-        return await runTurn({
+        const result = await runTurn({
           run: initialized,
           provider,
           model,
-          tools: [...host.toolsFor(place), ...(connections?.tools ?? [])],
+          tools,
           policy,
           cwd: place.cwd,
           ...handlers,
+          ...(approve === undefined
+            ? {}
+            : {
+                approve: (request, signal) => {
+                  events.approving();
+                  return approve(request, signal);
+                },
+              }),
+          onCommit: (committed) => {
+            events.commit(committed);
+            onCommit?.(committed);
+          },
+          onNotice: (notice) => {
+            events.notice(notice);
+            onNotice?.(notice);
+          },
           ...(compactOnly || goalOnly ? { compactNow: compactOnly, compactOnly: true } : {}),
         });
+        events.finish();
+        return result;
       } finally {
         await connections?.close();
       }

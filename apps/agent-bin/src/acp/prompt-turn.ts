@@ -1,5 +1,5 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import type { ApprovalRequest, RunEvent, WorkspaceFs } from "@tapedeck/agent";
+import type { ApprovalRequest, LiveNotice, WorkspaceFs } from "@tapedeck/agent";
 import { acpProjection, type McpConnector, titleOfPrompt, visibleStrings } from "@tapedeck/host";
 import type { ApprovalDecision, SessionEvent } from "@tapedeck/session";
 import { type AgentContext, advertiseCommands, projectionOptions, stateOf } from "./agent-context";
@@ -178,9 +178,9 @@ function liveUpdates(
     onCommit: (events: readonly SessionEvent[]) => {
       for (const event of events) for (const update of project(event)) send(update);
     },
-    onEvent: (event: RunEvent) => {
-      if (event.type !== "tool_started") return;
-      send({ sessionUpdate: "tool_call_update", toolCallId: event.callId, status: "in_progress" });
+    onNotice: (notice: LiveNotice) => {
+      if (notice.type !== "tool_started") return;
+      send({ sessionUpdate: "tool_call_update", toolCallId: notice.callId, status: "in_progress" });
     },
   };
 }

@@ -1,4 +1,5 @@
-import type { ApprovalRequest, RunEvent } from "@tapedeck/agent";
+import type { ApprovalRequest } from "@tapedeck/agent";
+import type { RunEvent } from "@tapedeck/host";
 import { type ApprovalDecision, toVisibleText } from "@tapedeck/session";
 import type { Io } from "./io";
 

@@ -6,8 +6,7 @@
  * and the idle rule (a run waiting for an approval with nobody attached is cancelled after
  * `idleMs`). See `architecture/web-runs.md`.
  */
-import type { RunEvent } from "@tapedeck/agent";
-import { checkModelId, type Host } from "@tapedeck/host";
+import { checkModelId, type Host, type RunEvent } from "@tapedeck/host";
 import type { LlmProvider } from "@tapedeck/llm";
 import type { ApprovalDecision, ApprovalPolicy } from "@tapedeck/session";
 import { toHttpError } from "./http-errors";

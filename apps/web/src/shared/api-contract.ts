@@ -10,7 +10,7 @@
  * (which the client does not import; the server's tests compare them with the registered routes).
  * See `architecture/web.md` ("The client is typed from the server").
  */
-import type { RunEvent } from "@tapedeck/agent";
+import type { RunEvent } from "@tapedeck/host";
 import type { ImportProgress, ImportSummary } from "@tapedeck/importers";
 import type { EventHit, EventTrace, Lineage, Page } from "@tapedeck/session-query";
 import type { z } from "zod";

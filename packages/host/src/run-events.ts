@@ -1,14 +1,17 @@
+import type { LiveNotice, StopReason, ToolKind } from "@tapedeck/agent";
 import type { ApprovalDecision, ApprovalPolicy, TurnStatus, Usage } from "@tapedeck/session";
-import type { ToolKind } from "./tools/agent-tool";
-
-/** Why a run stopped (the ACP `StopReason` values this runtime produces). */
-export type StopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refusal" | "cancelled";
 
 /**
- * What a run tells its surface (ACP, CLI, web SSE), in order. `run_started` always comes first and
- * `run_finished` last; `error` precedes `run_finished` when the run failed.
+ * What a run tells the CLI and the viewer's SSE, in order: the host's projection of the events the
+ * run commits (`runEventProjection`; a whole log projects to the same sequence), plus the agent's
+ * one live notice, `tool_started`, which no log event records. `run_started` always comes first
+ * and `run_finished` last (delivered once the run has released the session); `error` precedes
+ * `run_finished` when the run failed.
  */
-export type RunEvent =
+export type RunEvent = LoggedRunEvent | LiveNotice;
+
+/** A run event projected from a committed log event (every run event but the live notice). */
+export type LoggedRunEvent =
   | {
       type: "run_started";
       runId: string;
@@ -38,7 +41,6 @@ export type RunEvent =
       /** Absolute paths the call touches. */
       locations: string[];
     }
-  | { type: "tool_started"; runId: string; callId: string }
   | {
       type: "tool_result";
       runId: string;
@@ -76,13 +78,14 @@ export type RunEvent =
       runId: string;
       /** This model call. */
       usage: Usage;
-      /** Sum over the run so far. */
+      /** Sum over the run so far (its compaction calls included). */
       total: Usage;
     }
   | {
       type: "run_finished";
       runId: string;
       status: TurnStatus;
+      /** Read from the turn's log (`runEventProjection`): the same as the run's result. */
       stopReason: StopReason;
       usage: Usage;
     }
