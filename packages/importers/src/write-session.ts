@@ -3,6 +3,7 @@
  * source was rewritten. Idempotent and safe with a concurrent import of the same source (the
  * store's exclusive create and writer lock decide; the loser re-reads and finds nothing to do).
  */
+import { existsSync } from "node:fs";
 import { SessionBusyError, type SessionEvent, TapedeckError } from "@tapedeck/session";
 import type { SessionOrigin, SessionStore, SessionWriter } from "@tapedeck/session-store";
 import { importedSessionId } from "./ids";
@@ -261,12 +262,13 @@ async function latestGeneration(
 }
 
 /**
- * True when the store has a log for `sessionId`. Synchronous (one `open` that fails for a new
- * session): an import asks this for every source session, and an `await`ed open per session
- * cost more wall-clock time than converting it on a busy machine.
+ * True when the store has a log for `sessionId`. Synchronous, and one `access` for a new session
+ * (no failed `open` whose error is built and thrown): an import asks this for every source
+ * session, and an `await`ed open per session cost more wall-clock time than converting it on a
+ * busy machine.
  */
 function exists(store: SessionStore, sessionId: string): boolean {
-  return store.entry(sessionId) !== null;
+  return existsSync(store.pathOf(sessionId));
 }
 
 /** What the text compare found: nothing new, the source grew past the log's events, or neither. */

@@ -27,6 +27,7 @@ import {
   encodeLines,
   faultWriting,
   fsyncDirectory,
+  fsyncDirectoryAsync,
   hasErrorCode,
 } from "./fs-util";
 import { acquireLock, type HeldLock, liveLockOwner, releaseLock } from "./lock";
@@ -208,7 +209,8 @@ class FileSessionStore implements SessionStore {
         }
       }),
     );
-    if (paths.length > 0) fsyncDirectory(this.sessionsDir);
+    // Asynchronous like the files': an import goes on converting while the directory commits.
+    if (paths.length > 0) await fsyncDirectoryAsync(this.sessionsDir);
   }
 
   /** A given creation time as ISO-8601 UTC, else now. */

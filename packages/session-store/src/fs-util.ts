@@ -26,6 +26,14 @@ export function hasErrorCode(error: unknown, code: string): boolean {
   );
 }
 
+/** A platform that cannot open a directory (Windows): its fsync is skipped. */
+const cannotOpenDirectory = (error: unknown) =>
+  hasErrorCode(error, "EISDIR") || hasErrorCode(error, "EPERM");
+
+/** Some file systems refuse fsync on a directory; the data fsync already happened. */
+const cannotSyncDirectory = (error: unknown) =>
+  hasErrorCode(error, "EINVAL") || hasErrorCode(error, "EBADF");
+
 /**
  * fsyncs a directory, so that a file created, renamed or unlinked in it survives a power loss.
  * Platforms that cannot open a directory (Windows) skip it.
@@ -35,16 +43,33 @@ export function fsyncDirectory(directory: string): void {
   try {
     fd = fs.openSync(directory, "r");
   } catch (error) {
-    if (hasErrorCode(error, "EISDIR") || hasErrorCode(error, "EPERM")) return;
+    if (cannotOpenDirectory(error)) return;
     throw error;
   }
   try {
     fs.fsyncSync(fd);
   } catch (error) {
-    // Some file systems refuse fsync on a directory; the data fsync already happened.
-    if (!hasErrorCode(error, "EINVAL") && !hasErrorCode(error, "EBADF")) throw error;
+    if (!cannotSyncDirectory(error)) throw error;
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/** {@link fsyncDirectory} on the thread pool: the event loop goes on while the disk commits. */
+export async function fsyncDirectoryAsync(directory: string): Promise<void> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(directory, "r");
+  } catch (error) {
+    if (cannotOpenDirectory(error)) return;
+    throw error;
+  }
+  try {
+    await handle.sync();
+  } catch (error) {
+    if (!cannotSyncDirectory(error)) throw error;
+  } finally {
+    await handle.close();
   }
 }
 
