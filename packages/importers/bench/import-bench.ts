@@ -1,10 +1,12 @@
 /**
  * `pnpm bench` for the importers: import throughput (MB of source per second, everything from
  * reading the files to fsynced logs in a fresh home) against reading the same files and
- * `JSON.parse`-ing them line by line, the least any importer has to do. Goal ≥ 0.3×.
+ * `JSON.parse`-ing them line by line (an opencode export: the whole document), the least any
+ * importer has to do. Goal ≥ 0.3×.
  *
  * The corpus is generated (deterministic) in the shape of real transcripts: Claude Code sessions
- * with text, thinking and tool round trips, Codex rollouts, pi sessions; a few large tool outputs.
+ * with text, thinking and tool round trips, Codex rollouts, pi sessions, `opencode export`
+ * documents; a few large tool outputs.
  */
 import {
   mkdirSync,
@@ -236,6 +238,68 @@ function pi(dir: string, session: number): void {
   writeFileSync(join(folder, `2026-01-01T00-00-00-000Z_${id}.jsonl`), jsonl(entries));
 }
 
+/** An `opencode export` document (`{info, messages: [{info, parts}]}`), written as it writes it. */
+function opencode(dir: string, session: number): void {
+  const id = `ses_${String(session).padStart(26, "0")}`;
+  const created = Date.UTC(2026, 0, 1, 0, session);
+  const messages: unknown[] = [];
+  const message = (role: string, turn: number, step: number, parts: object[]) => {
+    const messageId = `msg_${session}_${turn}_${step}`;
+    messages.push({
+      info: {
+        id: messageId,
+        sessionID: id,
+        role,
+        time: { created: created + turn * 10_000 + step },
+        ...(role === "assistant"
+          ? {
+              modelID: "claude-sonnet-4-5",
+              providerID: "anthropic",
+              path: { cwd: "/work/project", root: "/work/project" },
+              cost: 0.01,
+              tokens: { input: 10, output: 20, reasoning: 0, cache: { read: 0, write: 0 } },
+            }
+          : {}),
+      },
+      parts: parts.map((part, index) => ({
+        id: `prt_${messageId}_${index}`,
+        sessionID: id,
+        messageID: messageId,
+        ...part,
+      })),
+    });
+  };
+  for (let turn = 0; turn < TURNS; turn += 1) {
+    message("user", turn, 0, [{ type: "text", text: text(turn, 30) }]);
+    message("assistant", turn, 1, [
+      { type: "step-start", snapshot: "9b057a6eac7b8ba44713000d0d9448ab5dac67e4" },
+      { type: "reasoning", text: text(turn + 1, 80), time: { start: created, end: created } },
+      {
+        type: "tool",
+        callID: `call_${turn}`,
+        tool: "bash",
+        state: {
+          status: "completed",
+          input: { command: `ls ${turn}` },
+          output: text(turn + 2, turn % 5 === 0 ? 3000 : 200),
+          title: `ls ${turn}`,
+          metadata: {},
+          time: { start: created, end: created },
+        },
+      },
+      { type: "step-finish", reason: "tool-calls", cost: 0.01 },
+    ]);
+    message("assistant", turn, 2, [
+      { type: "text", text: text(turn + 3, 120), time: { start: created, end: created } },
+      { type: "step-finish", reason: "stop", cost: 0.01 },
+    ]);
+  }
+  const folder = join(dir, "opencode");
+  mkdirSync(folder, { recursive: true });
+  const info = { id, directory: "/work/project", title: `session ${session}`, time: { created } };
+  writeFileSync(join(folder, `${id}.json`), JSON.stringify({ info, messages }, null, 2));
+}
+
 function filesUnder(directory: string): string[] {
   return readdirSync(directory, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
@@ -255,10 +319,18 @@ function median(values: number[]): number {
   );
 }
 
-/** The baseline: read each file, split it into lines, JSON.parse each line. */
+/**
+ * The baseline: read each file, split it into lines, JSON.parse each line (an opencode export is
+ * one JSON document: JSON.parse of the file).
+ */
 function parseOnly(files: readonly string[]): number {
   let count = 0;
   for (const file of files) {
+    if (file.endsWith(".json")) {
+      JSON.parse(readFileSync(file, "utf8"));
+      count += 1;
+      continue;
+    }
     for (const line of readFileSync(file, "utf8").split("\n")) {
       if (line !== "") {
         JSON.parse(line);
@@ -274,10 +346,12 @@ for (let session = 0; session < SESSIONS; session += 1) {
   claude(corpus, session);
   codex(corpus, session);
   pi(corpus, session);
+  opencode(corpus, session);
 }
 
 const rows = [];
-for (const source of ["claude-code", "codex", "pi"] as ImportSource[]) {
+const baselineName = "read + JSON.parse";
+for (const source of ["claude-code", "codex", "pi", "opencode"] as ImportSource[]) {
   const dir = join(corpus, source);
   const files = filesUnder(dir);
   const megabytes = files.reduce((sum, file) => sum + statSync(file).size, 0) / 1024 / 1024;
@@ -306,7 +380,7 @@ for (const source of ["claude-code", "codex", "pi"] as ImportSource[]) {
     value: megabytes / (percentile(ours, 50) / 1000),
     unit: "MB/s",
     baseline: megabytes / (percentile(baseline, 50) / 1000),
-    baselineName: "read + JSON.parse per line",
+    baselineName,
     better: "higher" as const,
     goal: "≥ 0.3×",
   });
@@ -316,7 +390,7 @@ for (const source of ["claude-code", "codex", "pi"] as ImportSource[]) {
     value: megabytes / (median(oursCpu) / 1000),
     unit: "MB/s",
     baseline: megabytes / (median(baselineCpu) / 1000),
-    baselineName: "read + JSON.parse per line",
+    baselineName,
     better: "higher" as const,
   });
   // Re-import of an unchanged folder: what a scheduled `tapedeck import` costs.
@@ -329,7 +403,7 @@ for (const source of ["claude-code", "codex", "pi"] as ImportSource[]) {
     value: megabytes / (percentile(again, 50) / 1000),
     unit: "MB/s",
     baseline: megabytes / (percentile(baseline, 50) / 1000),
-    baselineName: "read + JSON.parse per line",
+    baselineName,
     better: "higher" as const,
   });
 }
