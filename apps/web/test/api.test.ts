@@ -307,6 +307,13 @@ describe("page", () => {
     expect(await page.text()).toContain(
       `<link rel="preload" href="/api/sessions/${seeded.english}/page"`,
     );
+    // A deep link to an event preloads the page reaching back to it; only a decimal seq is used.
+    const deep = await web.app.request(`/?session=${seeded.english}&seq=12`);
+    expect(await deep.text()).toContain(`href="/api/sessions/${seeded.english}/page?from=12"`);
+    const odd = await web.app.request(
+      `/?session=${seeded.english}&seq=${encodeURIComponent('1"x')}`,
+    );
+    expect(await odd.text()).toContain(`href="/api/sessions/${seeded.english}/page"`);
     const hostile = await web.app.request(
       `/?session=${encodeURIComponent('"><script>alert(1)</script>')}`,
     );

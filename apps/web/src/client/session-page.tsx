@@ -52,12 +52,15 @@ export function SessionPage({
   // The session's last page is read once; afterwards its stream delivers only the events after
   // the last one held (from the byte where that page ended), and each batch appends rows. Earlier
   // pages load on request (scrolling to the top, "Load earlier", a link to an earlier seq).
+  // A deep link's event is in the first page asked for (one request; the server preloads it).
+  const openedAt = useRef(seq);
   // biome-ignore lint/correctness/useExhaustiveDependencies: reloadKey reads the session again
   useEffect(() => {
     let live = true;
     let unsubscribe = () => {};
+    const from = openedAt.current;
     api
-      .sessionPage(sessionId)
+      .sessionPage(sessionId, from === null ? {} : { from })
       .then((page) => {
         if (!live) return;
         const session = new LiveSession(page);

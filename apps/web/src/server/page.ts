@@ -15,11 +15,14 @@ export function registerPage(app: Hono, clientDir: string, token: string | undef
     let html = await readFile(path.join(clientDir, "index.html"), "utf8");
     const session = c.req.query("session");
     if (token === undefined && session !== undefined && isSessionId(session)) {
-      // A deep link: start fetching the session while the script loads (the page's own fetch
-      // of the same URL reuses the response). Only a validated UUID goes into the HTML.
+      // A deep link: start fetching the session's first page while the script loads (the
+      // page's own fetch of the same URL reuses the response; with `seq`, the page reaching back
+      // to it). Only a validated UUID and a decimal seq go into the HTML.
+      const seq = c.req.query("seq");
+      const from = seq !== undefined && /^[1-9][0-9]{0,15}$/.test(seq) ? `?from=${seq}` : "";
       html = html.replace(
         "</head>",
-        `<link rel="preload" href="/api/sessions/${session}/page" as="fetch" crossorigin="anonymous" /></head>`,
+        `<link rel="preload" href="/api/sessions/${session}/page${from}" as="fetch" crossorigin="anonymous" /></head>`,
       );
     }
     return c.html(html, 200, {
