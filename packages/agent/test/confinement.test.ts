@@ -2,38 +2,25 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { link, mkdir, readFile, symlink, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   type AnyAgentTool,
   editFileTool,
   listDirTool,
-  localWorkspaceFs,
   readFileTool,
   searchFilesTool,
   type ToolContext,
   writeFileTool,
 } from "../src/index";
-import { sandbox } from "./helpers";
+import { runTool, type Sandbox, sandbox, toolContext } from "./helpers";
 
-type Box = Awaited<ReturnType<typeof sandbox>>;
-let box: Box;
+let box: Sandbox;
 let context: ToolContext;
 beforeEach(async () => {
   box = await sandbox();
-  context = {
-    cwd: box.cwd,
-    fs: localWorkspaceFs,
-    signal: new AbortController().signal,
-    sessionId: "s",
-  };
+  context = toolContext(box);
 });
-afterEach(async () => {
-  await box.cleanup();
-});
-
-function run(tool: AnyAgentTool, args: unknown, ctx: ToolContext = context): Promise<string> {
-  return tool.execute(tool.argsSchema.parse(args), ctx);
-}
+const run = (tool: AnyAgentTool, args: unknown, ctx = context) => runTool(tool, args, ctx);
 
 describe("writes never escape the workspace (issue #11 item 2)", () => {
   it.each([

@@ -1,14 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { initializeRun } from "../src/index";
-import { sandbox } from "./helpers";
+import { type Sandbox, sandbox } from "./helpers";
 
-type Box = Awaited<ReturnType<typeof sandbox>>;
-let box: Box;
+let box: Sandbox;
 beforeEach(async () => {
   box = await sandbox();
-});
-afterEach(async () => {
-  await box.cleanup();
 });
 
 const policy = { approval: "auto" } as const;

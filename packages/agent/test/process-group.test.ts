@@ -11,17 +11,15 @@ import {
   type ToolContext,
 } from "../src/index";
 import { describeProcessGroup, endOrphanGroup, signalGroup } from "../src/process-group";
-import { sandbox } from "./helpers";
+import { type Sandbox, sandbox } from "./helpers";
 
-type Box = Awaited<ReturnType<typeof sandbox>>;
-let box: Box;
+let box: Sandbox;
 const spawned: number[] = [];
 beforeEach(async () => {
   box = await sandbox();
 });
 afterEach(async () => {
   for (const pid of spawned.splice(0)) signalGroup(pid, "SIGKILL");
-  await box.cleanup();
 });
 
 function context(onProcessStart?: ToolContext["onProcessStart"]): ToolContext {

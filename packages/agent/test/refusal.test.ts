@@ -1,7 +1,7 @@
 import type { LlmProvider, LlmStreamPart } from "@tapedeck/llm";
 import { createReplayProvider, scriptedRecording } from "@tapedeck/llm-replay";
 import type { SessionEvent } from "@tapedeck/session";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   DEFAULT_SYSTEM_PROMPT,
   defaultTools,
@@ -11,17 +11,11 @@ import {
 } from "../src/index";
 import { sandbox } from "./helpers";
 
-const boxes: Awaited<ReturnType<typeof sandbox>>[] = [];
-afterEach(async () => {
-  for (const box of boxes.splice(0)) await box.cleanup();
-});
-
 const model = "openai:gpt-4.1-mini";
 const refusal = "I can't help with that.";
 
 async function agentIn(provider: LlmProvider) {
   const box = await sandbox();
-  boxes.push(box);
   const seen: LiveNotice[] = [];
   const run = (input: string, sessionId?: string) =>
     runAgent({

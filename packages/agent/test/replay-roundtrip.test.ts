@@ -3,14 +3,9 @@ import path from "node:path";
 import type { LlmProvider } from "@tapedeck/llm";
 import { createReplayProvider } from "@tapedeck/llm-replay";
 import type { SessionEvent, SessionHeader } from "@tapedeck/session";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { defaultTools, runAgent } from "../src/index";
 import { sandbox, scriptedProvider } from "./helpers";
-
-const boxes: Awaited<ReturnType<typeof sandbox>>[] = [];
-afterEach(async () => {
-  for (const box of boxes.splice(0)) await box.cleanup();
-});
 
 const model = "openai:gpt-4.1-mini";
 
@@ -19,7 +14,6 @@ async function session(
   provider: (turn: number) => LlmProvider,
 ): Promise<{ header: SessionHeader; events: SessionEvent[] }> {
   const box = await sandbox();
-  boxes.push(box);
   await writeFile(path.join(box.cwd, "notes.txt"), "remember the milk\n");
   const common = {
     store: box.store,

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { SessionEvent } from "@tapedeck/session";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   type ApprovalRequest,
   defaultTools,
@@ -9,15 +9,11 @@ import {
   type LiveNotice,
   runTurn,
 } from "../src/index";
-import { type ScriptStep, sandbox, scriptedProvider } from "./helpers";
+import { type Sandbox, type ScriptStep, sandbox, scriptedProvider } from "./helpers";
 
-type Box = Awaited<ReturnType<typeof sandbox>>;
-let box: Box;
+let box: Sandbox;
 beforeEach(async () => {
   box = await sandbox();
-});
-afterEach(async () => {
-  await box.cleanup();
 });
 
 const model = "openai:gpt-4.1-mini";

@@ -1,23 +1,20 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { localWorkspaceFs, searchFilesTool, type ToolContext } from "../src/index";
-import { sandbox } from "./helpers";
+import { searchFilesTool } from "../src/index";
+import { runTool, type Sandbox, sandbox, toolContext } from "./helpers";
 
-type Box = Awaited<ReturnType<typeof sandbox>>;
-let box: Box;
+let box: Sandbox;
 beforeEach(async () => {
   box = await sandbox();
   await writeFile(path.join(box.cwd, "a.txt"), `${"a".repeat(40)}!\nfine line\n`);
 });
 afterEach(async () => {
   vi.unstubAllEnvs();
-  await box.cleanup();
 });
 
 function search(pattern: string, signal = new AbortController().signal): Promise<string> {
-  const context: ToolContext = { cwd: box.cwd, fs: localWorkspaceFs, signal, sessionId: "s" };
-  return searchFilesTool.execute(searchFilesTool.argsSchema.parse({ pattern }), context);
+  return runTool(searchFilesTool, { pattern }, { ...toolContext(box), signal });
 }
 
 describe("search_files with a catastrophic pattern (issue #11 item 4)", () => {

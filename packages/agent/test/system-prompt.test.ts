@@ -1,14 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_SYSTEM_PROMPT, defaultTools, initializeRun, runTurn } from "../src/index";
-import { sandbox, scriptedProvider } from "./helpers";
+import { type Sandbox, sandbox, scriptedProvider } from "./helpers";
 
-type Box = Awaited<ReturnType<typeof sandbox>>;
-let box: Box;
+let box: Sandbox;
 beforeEach(async () => {
   box = await sandbox();
-});
-afterEach(async () => {
-  await box.cleanup();
 });
 
 const model = "openai:gpt-4.1-mini";

@@ -1,29 +1,20 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { type AnyAgentTool, createApprovalBroker, defaultTools } from "@tapedeck/agent";
 import { type ScriptStep, scriptedProvider } from "@tapedeck/agent/testing";
 import type { LlmProvider } from "@tapedeck/llm";
 import { eventLogBuilder } from "@tapedeck/session/testing";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
-import { afterEach, describe, expect, it } from "vitest";
+import { testWorkspace } from "@tapedeck/test-temp";
+import { describe, expect, it } from "vitest";
 import { runEventsOfLog } from "./run-event-projection";
 import type { RunEvent } from "./run-events";
 import { type RunHandlers, type StartRunOptions, startRun } from "./start-run";
 
 const model = "openai:gpt-4.1-mini";
-const roots: string[] = [];
-afterEach(async () => {
-  for (const root of roots.splice(0)) await rm(root, { recursive: true, force: true });
-});
 
 async function workspace(provider: LlmProvider) {
-  const root = await realpath(await mkdtemp(path.join(os.tmpdir(), "tapedeck-run-events-")));
-  roots.push(root);
-  const cwd = path.join(root, "work");
-  await mkdir(cwd);
-  const home = path.join(root, "home");
+  const { cwd, home } = await testWorkspace("tapedeck-run-events-");
   const store: SessionStore = createSessionStore({ home });
   const tools: AnyAgentTool[] = defaultTools();
   const host = { store, model, providerFor: () => provider, toolsFor: () => tools };

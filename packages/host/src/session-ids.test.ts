@@ -1,8 +1,6 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { uuidv7 } from "@tapedeck/session";
 import { createSessionStore } from "@tapedeck/session-store";
+import { testTempDir } from "@tapedeck/test-temp";
 import { describe, expect, it } from "vitest";
 import { MIN_SHORT_ID, resolveSessionId, shortIds } from "./session-ids";
 import { parseSlashCommand } from "./slash-commands";
@@ -22,19 +20,15 @@ describe("shortIds", () => {
   });
 
   it("each short id is accepted back by resolveSessionId", async () => {
-    const home = await mkdtemp(path.join(os.tmpdir(), "tapedeck-short-"));
-    try {
-      const store = createSessionStore({ home });
-      const created = [];
-      for (let index = 0; index < 5; index += 1) {
-        created.push((await store.create({ cwd: home, seed: [] })).sessionId);
-      }
-      const short = shortIds(created);
-      for (const id of created) {
-        expect(await resolveSessionId(store, short.get(id) as string)).toBe(id);
-      }
-    } finally {
-      await rm(home, { recursive: true, force: true });
+    const home = testTempDir("tapedeck-short-");
+    const store = createSessionStore({ home });
+    const created = [];
+    for (let index = 0; index < 5; index += 1) {
+      created.push((await store.create({ cwd: home, seed: [] })).sessionId);
+    }
+    const short = shortIds(created);
+    for (const id of created) {
+      expect(await resolveSessionId(store, short.get(id) as string)).toBe(id);
     }
   });
 });

@@ -1,10 +1,10 @@
 import * as fs from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase } from "@tapedeck/postgres-server";
 import { eventLogBuilder } from "@tapedeck/session/testing";
 import { createPostgresQueryEngine } from "@tapedeck/session-query/postgres";
 import { createSessionStore } from "@tapedeck/session-store";
+import { testTempDir } from "@tapedeck/test-temp";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { createHost } from "./create-host";
 
@@ -13,11 +13,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function dir(name: string): string {
-  const path = fs.mkdtempSync(join(tmpdir(), `tapedeck-${name}-`));
-  cleanups.push(() => fs.rmSync(path, { recursive: true, force: true }));
-  return path;
-}
+const dir = (name: string) => testTempDir(`tapedeck-${name}-`);
 
 const PARENT = "0193b6e2-7c1a-7d3e-9f00-0000000000f1";
 const FORK = "0193b6e2-7c1a-7d3e-9f00-0000000000f2";

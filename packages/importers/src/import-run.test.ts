@@ -1,22 +1,15 @@
-import {
-  appendFileSync,
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
+import { testTempDir } from "@tapedeck/test-temp";
 import { describe, expect, it } from "vitest";
 import { importSessions } from "./import-run";
 
 const samples = fileURLToPath(new URL("../__fixtures__/samples", import.meta.url));
 
 function setup(): { store: SessionStore; dir: string } {
-  const root = mkdtempSync(join(tmpdir(), "tapedeck-import-"));
+  const root = testTempDir("tapedeck-import-");
   return { store: createSessionStore({ home: join(root, "home") }), dir: join(root, "source") };
 }
 

@@ -1,13 +1,13 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
+import { testTempDir } from "@tapedeck/test-temp";
 import { describe, expect, it } from "vitest";
 import { importSessions } from "./import-run";
 
 /** `count` pi session files of one prompt and one answer each. */
 function piFolder(count: number): string {
-  const dir = mkdtempSync(join(tmpdir(), "tapedeck-import-sync-"));
+  const dir = testTempDir("tapedeck-import-sync-");
   mkdirSync(join(dir, "sessions"));
   for (let index = 0; index < count; index += 1) {
     const id = `aaaaaaaa-0000-4000-8000-${String(index).padStart(12, "0")}`;
@@ -50,7 +50,7 @@ function withSyncLogs(
   });
 }
 
-const home = () => join(mkdtempSync(join(tmpdir(), "tapedeck-import-sync-home-")), "home");
+const home = () => join(testTempDir("tapedeck-import-sync-home-"), "home");
 
 describe("importSessions flushes new logs in the background", () => {
   it("flushes every created log exactly once, before it returns", async () => {

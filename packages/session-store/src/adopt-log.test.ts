@@ -1,11 +1,10 @@
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { EventLogCorruptError, TapedeckError } from "@tapedeck/session";
+import { testTempDir } from "@tapedeck/test-temp";
 import { describe, expect, it } from "vitest";
 import { createSessionStore } from "./file-store";
 
-const home = (name: string) => mkdtempSync(join(tmpdir(), `tapedeck-adopt-${name}-`));
+const home = (name: string) => testTempDir(`tapedeck-adopt-${name}-`);
 const seed = [
   { type: "x-test-note" as const, runId: "r", text: "one" },
   { type: "x-test-note" as const, runId: "r", text: "two" },

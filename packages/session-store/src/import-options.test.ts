@@ -1,12 +1,9 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { TapedeckError } from "@tapedeck/session";
+import { testTempDir } from "@tapedeck/test-temp";
 import { describe, expect, it } from "vitest";
 import { createSessionStore } from "./file-store";
 
-const store = () =>
-  createSessionStore({ home: mkdtempSync(join(tmpdir(), "tapedeck-import-opts-")) });
+const store = () => createSessionStore({ home: testTempDir("tapedeck-import-opts-") });
 const id = "019b4dc5-813f-743f-8c49-481b373d2ec1";
 const seed = [
   { type: "x-test-note" as const, runId: "r", text: "hello", ts: "2025-12-24T00:32:29.373Z" },

@@ -1,5 +1,3 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -7,6 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { copyFixturesTo, fixtureCatalog } from "@tapedeck/fixtures";
 import { uuidv7 } from "@tapedeck/session";
 import type { QueryScope } from "@tapedeck/session-query";
+import { testTempDir } from "@tapedeck/test-temp";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHost, type Host } from "../create-host";
 import { createQueryServer } from "./query-server";
@@ -18,7 +17,7 @@ afterEach(async () => {
 });
 
 async function connect(scope: QueryScope = { workspaceIds: [WORKSPACE] }) {
-  const home = await mkdtemp(path.join(os.tmpdir(), "tapedeck-mcp-"));
+  const home = testTempDir("tapedeck-mcp-");
   copyFixturesTo(path.join(home, "sessions"), ["tool-calls", "simple-chat", "fork-child"]);
   const host: Host = createHost({ env: { TAPEDECK_HOME: home } });
   const server = createQueryServer({ engine: host.engine, scope });
@@ -28,7 +27,6 @@ async function connect(scope: QueryScope = { workspaceIds: [WORKSPACE] }) {
   cleanups.push(async () => {
     await client.close();
     host.engine.close();
-    await rm(home, { recursive: true, force: true });
   });
   const call = async (name: string, args: Record<string, unknown>) =>
     (await client.callTool({ name, arguments: args })) as CallToolResult;

@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createSessionStore } from "@tapedeck/session-store";
+import { testTempDir } from "@tapedeck/test-temp";
 import type BetterSqlite3 from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { importSessions } from "../import-run";
@@ -81,7 +81,7 @@ function writeDatabase(dir: string, damagedPart = false): string {
 
 describe("opencode's SQLite database", () => {
   it("imports each session of opencode.db as the export of the same session would", async () => {
-    const root = mkdtempSync(join(tmpdir(), "tapedeck-opencode-db-"));
+    const root = testTempDir("tapedeck-opencode-db-");
     writeDatabase(join(root, "data"), true);
     const fromDb = createSessionStore({ home: join(root, "a") });
     const summary = await importSessions({

@@ -1,14 +1,12 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createSessionStore } from "@tapedeck/session-store";
+import { testTempDir } from "@tapedeck/test-temp";
 import { describe, expect, it } from "vitest";
 import { convertTapedeckExport } from "./tapedeck";
 import { fileOf, replays } from "./test-lines";
 
 /** A parent with one turn, a fork of it with one more, and the fork's export (parent inlined). */
 async function forkExport(): Promise<{ lines: unknown[]; forkId: string }> {
-  const store = createSessionStore({ home: mkdtempSync(join(tmpdir(), "tapedeck-export-")) });
+  const store = createSessionStore({ home: testTempDir("tapedeck-export-") });
   const { sessionId } = await store.create({ cwd: "/tmp" });
   const turn = (runId: string, text: string) => [
     {

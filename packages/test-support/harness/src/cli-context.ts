@@ -5,12 +5,12 @@ import {
   type ScriptedLog,
   startReplayServer,
 } from "@tapedeck/llm-replay";
+import { type TempWorkspace, tempWorkspace } from "@tapedeck/test-temp";
 import { onTestFinished } from "vitest";
 import { type BinaryEnvOptions, binaryEnv } from "./model-env";
 import { type CliResult, type RunCliOptions, runCli } from "./run-cli";
 import { type HomeLogs, homeLogs } from "./session-logs";
 import { type PermissionAnswer, type SpawnedAgent, spawnAcp } from "./spawn-acp";
-import { type TempWorkspace, tempWorkspace } from "./temp-workspace";
 
 /** What {@link cliContext} gives a test. */
 export interface CliContext {

@@ -1,28 +1,15 @@
-import { existsSync } from "node:fs";
-import path from "node:path";
 import { createSessionStore } from "@tapedeck/session-store";
+import { testWorkspace } from "@tapedeck/test-temp";
 import { afterEach, describe, expect, it } from "vitest";
 import { tapedeckBinary } from "./binary";
 import { binaryEnv, NO_MODEL_SERVER } from "./model-env";
 import { homeLogs, jsonLines } from "./session-logs";
 import { readSseEvents } from "./sse";
-import { tempWorkspace } from "./temp-workspace";
 
 const saved = process.env.TAPEDECK_BINARY;
 afterEach(() => {
   if (saved === undefined) delete process.env.TAPEDECK_BINARY;
   else process.env.TAPEDECK_BINARY = saved;
-});
-
-describe("tempWorkspace", () => {
-  it("makes an empty workspace beside a home that does not exist yet, and removes both", async () => {
-    const workspace = await tempWorkspace();
-    expect(existsSync(workspace.cwd)).toBe(true);
-    expect(existsSync(workspace.home)).toBe(false);
-    expect(path.dirname(workspace.home)).toBe(workspace.root);
-    await workspace.cleanup();
-    expect(existsSync(workspace.root)).toBe(false);
-  });
 });
 
 describe("binaryEnv", () => {
@@ -51,29 +38,25 @@ describe("tapedeckBinary", () => {
 
 describe("homeLogs", () => {
   it("lists and reads the logs the store wrote, byte for byte, and nothing in an empty home", async () => {
-    const workspace = await tempWorkspace();
-    try {
-      const logs = homeLogs(workspace.home);
-      expect(await logs.sessionIds()).toEqual([]);
-      const store = createSessionStore({ home: workspace.home });
-      const { sessionId } = await store.create({
-        cwd: workspace.cwd,
-        seed: [{ type: "message", runId: "seed", role: "system", content: "hi" }],
-      });
-      expect(await logs.sessionIds()).toEqual([sessionId]);
-      const text = (await logs.text(sessionId)) ?? "";
-      expect(text.endsWith("\n")).toBe(true);
-      expect(jsonLines(text).map((line) => line.type)).toEqual(["session", "message"]);
-      expect(await logs.all()).toEqual(new Map([[sessionId, text]]));
-      expect(await logs.text("0193b6e2-7c1a-7d3e-9f00-00000000000a")).toBeUndefined();
-      // A fixture written into the home is found and read back as written.
-      const copy = text.replaceAll(sessionId, "0193b6e2-7c1a-7d3e-9f00-00000000000b");
-      expect(logs.write(copy)).toBe("0193b6e2-7c1a-7d3e-9f00-00000000000b");
-      expect(await logs.text("0193b6e2-7c1a-7d3e-9f00-00000000000b")).toBe(copy);
-      expect(logs.pathOf(sessionId)).toBe(store.pathOf(sessionId));
-    } finally {
-      await workspace.cleanup();
-    }
+    const workspace = await testWorkspace();
+    const logs = homeLogs(workspace.home);
+    expect(await logs.sessionIds()).toEqual([]);
+    const store = createSessionStore({ home: workspace.home });
+    const { sessionId } = await store.create({
+      cwd: workspace.cwd,
+      seed: [{ type: "message", runId: "seed", role: "system", content: "hi" }],
+    });
+    expect(await logs.sessionIds()).toEqual([sessionId]);
+    const text = (await logs.text(sessionId)) ?? "";
+    expect(text.endsWith("\n")).toBe(true);
+    expect(jsonLines(text).map((line) => line.type)).toEqual(["session", "message"]);
+    expect(await logs.all()).toEqual(new Map([[sessionId, text]]));
+    expect(await logs.text("0193b6e2-7c1a-7d3e-9f00-00000000000a")).toBeUndefined();
+    // A fixture written into the home is found and read back as written.
+    const copy = text.replaceAll(sessionId, "0193b6e2-7c1a-7d3e-9f00-00000000000b");
+    expect(logs.write(copy)).toBe("0193b6e2-7c1a-7d3e-9f00-00000000000b");
+    expect(await logs.text("0193b6e2-7c1a-7d3e-9f00-00000000000b")).toBe(copy);
+    expect(logs.pathOf(sessionId)).toBe(store.pathOf(sessionId));
   });
 });
 

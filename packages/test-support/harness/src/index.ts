@@ -1,3 +1,4 @@
+export { type TempWorkspace, tempWorkspace, testTempDir, testWorkspace } from "@tapedeck/test-temp";
 export { agentScript } from "./agent-script";
 export {
   agentBinDirectory,
@@ -25,4 +26,3 @@ export {
   waitFor,
 } from "./spawn-acp";
 export { readSseEvents, type SseEvent } from "./sse";
-export { type TempWorkspace, tempWorkspace } from "./temp-workspace";

@@ -1,4 +1,4 @@
-import type { TempWorkspace } from "./temp-workspace";
+import type { TempWorkspace } from "@tapedeck/test-temp";
 
 /** What {@link binaryEnv} puts in a spawned binary's environment. */
 export interface BinaryEnvOptions {

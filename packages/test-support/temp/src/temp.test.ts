@@ -1,0 +1,84 @@
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { beforeEach, describe, expect, it } from "vitest";
+import setup, { leftoversMessage, TMP_GUARD_ENV } from "./global-setup";
+import { tempWorkspace } from "./temp-workspace";
+import { testTempDir, testWorkspace } from "./test-temp";
+
+describe("tempWorkspace", () => {
+  it("makes an empty workspace beside a home that does not exist yet, and removes both", async () => {
+    const workspace = await tempWorkspace();
+    expect(existsSync(workspace.cwd)).toBe(true);
+    expect(existsSync(workspace.home)).toBe(false);
+    expect(path.dirname(workspace.home)).toBe(workspace.root);
+    await workspace.cleanup();
+    expect(existsSync(workspace.root)).toBe(false);
+  });
+});
+
+describe("testTempDir and testWorkspace", () => {
+  const made: string[] = [];
+  let fromHook = "";
+  beforeEach(() => {
+    fromHook = testTempDir("tapedeck-temp-hook-");
+  });
+
+  it("make folders under the OS temp directory (one in a beforeEach)", async () => {
+    made.push(fromHook, testTempDir(), (await testWorkspace()).root);
+    for (const dir of made) expect(existsSync(dir)).toBe(true);
+    expect(path.dirname(made[1]!)).toBe(os.tmpdir());
+  });
+
+  it("removed them when the test that made them finished", () => {
+    expect(made).toHaveLength(3);
+    for (const dir of made) expect(existsSync(dir)).toBe(false);
+  });
+});
+
+describe("the temp-folder guard", () => {
+  it("gives the run its own TMPDIR and passes when the run left it empty", () => {
+    const before = process.env.TMPDIR;
+    const teardown = setup();
+    const runDir = os.tmpdir();
+    expect(path.basename(runDir)).toMatch(/^tapedeck-test-run-/);
+    mkdirSync(path.join(runDir, "removed-by-its-test"));
+    rmSync(path.join(runDir, "removed-by-its-test"), { recursive: true });
+    expect(teardown).toBeTypeOf("function");
+    expect(() => teardown?.()).not.toThrow();
+    expect(process.env.TMPDIR).toBe(before);
+    expect(existsSync(runDir)).toBe(false);
+  });
+
+  it("fails the run naming what was left, and removes it", () => {
+    const teardown = setup();
+    const runDir = os.tmpdir();
+    mkdirSync(path.join(runDir, "tapedeck-import-abc"));
+    writeFileSync(path.join(runDir, "stray.txt"), "x");
+    const exitCode = process.exitCode;
+    try {
+      expect(() => teardown?.()).toThrow(
+        "The tests left 2 temp entries behind: stray.txt, tapedeck-import-abc.",
+      );
+      expect(process.exitCode).toBe(1);
+    } finally {
+      process.exitCode = exitCode;
+    }
+    expect(existsSync(runDir)).toBe(false);
+  });
+
+  it("stays out of the way when turned off", () => {
+    process.env[TMP_GUARD_ENV] = "off";
+    try {
+      expect(setup()).toBeUndefined();
+    } finally {
+      delete process.env[TMP_GUARD_ENV];
+    }
+  });
+
+  it("names at most 20 entries and counts the rest", () => {
+    const entries = Array.from({ length: 23 }, (_, index) => `d${String(index).padStart(2, "0")}`);
+    expect(leftoversMessage(entries)).toContain("d19, and 3 more.");
+    expect(leftoversMessage([])).toBeUndefined();
+  });
+});
