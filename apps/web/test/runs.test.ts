@@ -5,7 +5,9 @@
  */
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
+import { defaultTools } from "@tapedeck/agent";
 import { type ScriptStep, scriptedProvider } from "@tapedeck/agent/testing";
+import { type RunEvent, runEventsOfLog } from "@tapedeck/host";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -168,6 +170,12 @@ describe("runs owned by the server", () => {
     });
     expect(session.events.at(-1)).toMatchObject({ type: "turn/end", status: "completed" });
     expect(await sessionRun(sessionId)).toBeNull();
+    // The stream is the host's projection of the log, plus the live tool_started notice.
+    const streamed = replayed.map((message) => JSON.parse(message.data) as RunEvent);
+    expect(streamed.filter((event) => event.type !== "tool_started")).toEqual(
+      runEventsOfLog(session.events, { sessionId, tools: defaultTools(), cwd: seeded.work }),
+    );
+    expect(streamed.map((event) => event.type)).toContain("tool_started");
   });
 
   it("re-attaches after a given event index (after= or Last-Event-ID) with only what followed", async () => {
