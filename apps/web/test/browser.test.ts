@@ -97,10 +97,11 @@ describe("viewer", () => {
     const firstRow = page.locator('[data-testid="timeline"] .row').first();
     const firstSeq = Number(await firstRow.getAttribute("data-seq"));
     expect(firstSeq).toBeGreaterThan(1000);
-    // The header counts the whole session, not the page.
+    // The header counts the whole session, not the page, and its title is the first prompt.
     expect(await page.locator(".session-header").innerText()).toContain(
       `${session.events.length.toLocaleString("en-US")} events`,
     );
+    expect(await page.getByTestId("session-title").innerText()).toMatch(/^Turn 1: /);
     // Keyboard: focus the control and press Enter; rows before the first one appear.
     await earlier.focus();
     await page.keyboard.press("Enter");

@@ -155,6 +155,7 @@ describe("GET /api/sessions/:id/page", () => {
       usage: whole.usage,
       goal: "Ship paging",
       lastSeq: whole.lastSeq,
+      firstPrompt: "Question 1 about the kettle",
     });
     // What was read: the page's bytes, at most one step of read-ahead, and the goal's line.
     const pageBytes = (page.end ?? 0) - (page.start ?? 0);
@@ -188,6 +189,7 @@ describe("GET /api/sessions/:id/page", () => {
     expect(live.events).toEqual(reference.events);
     expect(live.usage).toEqual(reference.usage);
     expect(live.goal).toBe(reference.goal);
+    expect(live.firstPrompt).toBe("Question 1 about the kettle");
   });
 
   it("answers the same pages from a replay without the SQLite index", async () => {

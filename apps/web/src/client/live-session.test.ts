@@ -26,6 +26,7 @@ function expectSameSession(live: LiveSession, full: SessionViewData) {
   expect(live.usage).toEqual(full.usage);
   expect(live.goal).toBe(full.goal);
   expect(live.lastSeq).toBe(full.lastSeq);
+  expect(live.firstPrompt).toBe(whole.firstPrompt);
 }
 
 describe("LiveSession", () => {

@@ -7,7 +7,7 @@
  */
 import type { SessionEvent } from "@tapedeck/session";
 import type { AnswerOf } from "../shared/api-contract";
-import { known, type SessionViewData, type TimelineRow } from "./timeline";
+import { known, type SessionViewData, sessionTitle, type TimelineRow } from "./timeline";
 import { TimelineBuilder } from "./timeline-builder";
 
 /** What {@link LiveSession.append} did with a batch. */
@@ -40,6 +40,8 @@ export class LiveSession {
   usage: SessionViewData["usage"];
   goal: string | null;
   lastSeq: number;
+  /** The session's own first user message (its title), held or not. */
+  firstPrompt: string | null;
   /** seq of the first event held (1: the session from its start). */
   firstSeq: number;
   /** Byte offset of the first event held, when its page was read by position. */
@@ -64,6 +66,7 @@ export class LiveSession {
       this.usage = { ...view.totals.usage };
       this.goal = view.totals.goal;
       this.lastSeq = view.lastSeq;
+      this.firstPrompt = view.totals.firstPrompt;
       this.firstSeq = view.firstSeq;
       this.start = view.start;
       this.end = view.end;
@@ -75,6 +78,7 @@ export class LiveSession {
       this.usage = { ...view.usage };
       this.goal = view.goal;
       this.lastSeq = view.lastSeq;
+      this.firstPrompt = sessionTitle(this.events, view.header.parent);
       this.firstSeq = 1;
       this.start = null;
       this.end = null;
@@ -127,6 +131,9 @@ export class LiveSession {
         };
       }
       if (value?.type === "goal/set") this.goal = value.goal;
+      if (value?.type === "message" && value.role === "user" && this.firstPrompt === null) {
+        this.firstPrompt = value.content;
+      }
       if (value?.type === "assistant/chunk") {
         // Kept as text only (as the server's view does), for a rebuild after an earlier page.
         if ("text" in value.delta) {

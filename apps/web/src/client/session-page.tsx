@@ -13,7 +13,7 @@ import { useTurnKeys } from "./keyboard";
 import { LiveSession } from "./live-session";
 import { SidePanel } from "./panels";
 import { useShortId } from "./short-ids";
-import { sessionTitle, type TimelineRow, type TurnTokens, tokensPerTurn } from "./timeline";
+import { type TimelineRow, type TurnTokens, tokensPerTurn } from "./timeline";
 
 const emptyBySeq = new Map<number, SessionEvent>();
 
@@ -188,7 +188,7 @@ export function SessionPage({
   if (data === null) return <div className="page muted pad">Loading session…</div>;
 
   const title =
-    sessionTitle(data.events, data.header.parent) ??
+    data.firstPrompt ??
     (data.header.parent !== undefined
       ? `Fork of ${parentShortId} at #${data.header.parent.seq}`
       : "(no prompt yet)");

@@ -53,6 +53,15 @@ export interface PageTotals {
   usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number };
   goal: string | null;
   lastSeq: number;
+  /** The session's own first user message (after a fork's parent prefix), cut to 1,000 characters: its title. */
+  firstPrompt: string | null;
+}
+
+/** Longest first prompt a page carries (the page shows its first 120 characters). */
+const PROMPT_LENGTH = 1_000;
+
+function cutPrompt(prompt: string | null): string | null {
+  return prompt === null ? null : prompt.slice(0, PROMPT_LENGTH);
 }
 
 /** One page: `GET /api/sessions/:id/page`'s answer. */
@@ -194,6 +203,7 @@ function pageByPosition(
         },
         goal,
         lastSeq: aggregate.lastSeq,
+        firstPrompt: cutPrompt(aggregate.firstPrompt),
       },
       source: "index",
     };
@@ -245,9 +255,21 @@ export function pageOfSession(session: Session, request: PageRequest): SessionPa
       usage: { ...session.usage, cachedInputTokens: session.usage.cachedInputTokens ?? 0 },
       goal: session.goal,
       lastSeq: session.lastSeq,
+      firstPrompt: cutPrompt(ownFirstPrompt(session)),
     },
     source: "replay",
   };
+}
+
+/** The first user message after a fork's parent prefix (the index's `firstPrompt`). */
+function ownFirstPrompt(session: Session): string | null {
+  const from = session.header.parent?.seq ?? 0;
+  for (const event of session.events) {
+    if (event.seq > from && event.type === "message" && event.role === "user") {
+      return event.content;
+    }
+  }
+  return null;
 }
 
 /**
