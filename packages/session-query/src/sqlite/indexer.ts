@@ -23,6 +23,7 @@ import type Database from "better-sqlite3";
 import { IndexValidator } from "../index-validator";
 import { addEvent, type Damage, emptyAggregate, type SessionAggregate, statusOf } from "../summary";
 import { eventText, spaceCjk } from "../text";
+import { setMergeMode } from "./fts-merge";
 import { KEYS_PER_MS, roleTag, typeTag } from "./schema";
 
 /** The store methods the index needs. */
@@ -173,6 +174,7 @@ export class Indexer {
       workspace: db.prepare<[string], { id: number }>("SELECT id FROM workspaces WHERE name = ?"),
       insertWorkspace: db.prepare("INSERT INTO workspaces (name) VALUES (?)"),
       countEvents: db.prepare<[], { count: number }>("SELECT count(*) AS count FROM events"),
+      anyEvent: db.prepare<[], { id: number }>("SELECT id FROM events LIMIT 1"),
       getMeta: db.prepare<[string], { value: string }>("SELECT value FROM meta WHERE key = ?"),
       setMeta: db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)"),
       deleteMeta: db.prepare("DELETE FROM meta WHERE key = ?"),
@@ -206,7 +208,10 @@ export class Indexer {
     };
     const changes = await this.store.changesSince(options.full ? null : this.savedCursor());
     const work = this.plan(changes, report);
+    // Filling an empty index: merge once at the end, not along the way (see fts-merge.ts).
+    const bulk = work.length > 0 && this.statements.anyEvent.get() === undefined;
     try {
+      setMergeMode(this.db, bulk ? "bulk" : "normal");
       let done = 0;
       for (const { sessionId, known, entry } of work) {
         const before = report.eventsIndexed;
@@ -232,6 +237,10 @@ export class Indexer {
     }
     this.unmergedEvents += report.eventsIndexed;
     if (this.unmergedEvents >= this.optimizeAfterEvents) this.compact(this.unmergedEvents);
+    if (bulk) {
+      if (this.unmergedEvents > 0) this.optimize();
+      this.db.transaction(() => setMergeMode(this.db, "normal"))();
+    }
     return report;
   }
 

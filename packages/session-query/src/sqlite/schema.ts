@@ -10,7 +10,7 @@
 import type Database from "better-sqlite3";
 
 /** Bump when the layout changes; an index with another version is rebuilt. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Keys per millisecond in an event id. */
 export const KEYS_PER_MS = 1024;
@@ -54,7 +54,7 @@ CREATE TABLE events (
   replaced INTEGER
 );
 CREATE INDEX events_by_session ON events (session);
-CREATE INDEX events_by_call ON events (call_id) WHERE call_id IS NOT NULL;
+CREATE INDEX events_by_call ON events (session, call_id) WHERE call_id IS NOT NULL;
 CREATE VIRTUAL TABLE event_fts USING fts5 (
   body, tags, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
 );

@@ -167,17 +167,20 @@ describe("SQLite index maintenance", () => {
       write(log.header, log.events);
       await engine.sync();
     };
-    // Each sync that indexes something commits a new FTS segment (3 events each).
+    // Filling the empty index ends with a merge; after that, each sync that indexes something
+    // commits a new FTS segment (3 events each).
     await add("alpha");
-    await add("bravo");
-    expect(segments()).toBe(2);
-    await add("charlie"); // 9 events since the last merge: merged
     expect(segments()).toBe(1);
-    await add("delta");
+    await add("bravo");
+    await add("charlie");
+    expect(segments()).toBe(3);
+    await add("delta"); // 9 events since the last merge: merged
+    expect(segments()).toBe(1);
+    await add("echo");
     expect(segments()).toBe(2);
     await engine.rebuild();
     expect(segments()).toBe(1);
-    expect((await engine.searchEvents(all, { text: "words" })).items).toHaveLength(4);
+    expect((await engine.searchEvents(all, { text: "words" })).items).toHaveLength(5);
   });
 
   it("after a sync that adds a small share of the index, merges a bounded amount, never the whole index", async () => {

@@ -1,0 +1,56 @@
+import * as fs from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { eventLogBuilder } from "@tapedeck/session/testing";
+import { createSessionStore } from "@tapedeck/session-store";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { mergeModeOf, setMergeMode } from "./fts-merge";
+import { Indexer } from "./indexer";
+import { prepareSchema } from "./schema";
+
+describe("FTS merge mode while indexing", () => {
+  let home: string;
+  let db: Database.Database;
+
+  beforeEach(async () => {
+    home = fs.mkdtempSync(join(tmpdir(), "tapedeck-merge-"));
+    db = new Database(":memory:");
+    prepareSchema(db);
+    const store = createSessionStore({ home });
+    for (const word of ["heron", "ibis", "stork"]) {
+      await store.adoptLog(eventLogBuilder().turn().user(`about the ${word}`).end().jsonl());
+    }
+  });
+  afterEach(() => {
+    db.close();
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  /** Syncs, noting the merge mode in force after each session. */
+  async function syncNotingModes(indexer: Indexer): Promise<string[]> {
+    const modes: string[] = [];
+    await indexer.syncAll(() => modes.push(mergeModeOf(db)));
+    return modes;
+  }
+
+  it("fills an empty index without merging along the way, then merges once and goes back to normal", async () => {
+    const indexer = new Indexer(db, createSessionStore({ home }));
+    expect(mergeModeOf(db)).toBe("normal");
+    expect(new Set(await syncNotingModes(indexer))).toEqual(new Set(["bulk"]));
+    expect(indexer.optimizeRuns).toBe(1);
+    expect(mergeModeOf(db)).toBe("normal");
+  });
+
+  it("adds to an index with incremental merging, and puts back a bulk mode a cut-short fill left", async () => {
+    const store = createSessionStore({ home });
+    const indexer = new Indexer(db, store);
+    await indexer.syncAll();
+    db.transaction(() => setMergeMode(db, "bulk"))();
+    expect(mergeModeOf(db)).toBe("bulk");
+    await store.adoptLog(eventLogBuilder().turn().user("about the crane").end().jsonl());
+    expect(new Set(await syncNotingModes(indexer))).toEqual(new Set(["normal"]));
+    expect(indexer.optimizeRuns).toBe(1);
+    expect(mergeModeOf(db)).toBe("normal");
+  });
+});
