@@ -18,8 +18,15 @@ describe("FTS merge mode while indexing", () => {
     db = new Database(":memory:");
     prepareSchema(db);
     const store = createSessionStore({ home });
-    for (const word of ["heron", "ibis", "stork"]) {
-      await store.adoptLog(eventLogBuilder().turn().user(`about the ${word}`).end().jsonl());
+    // Enough distinct words that FTS5 flushes several segments (about 1 MB of terms each) for the
+    // final merge to free pages.
+    let word = 0;
+    const words = (count: number) =>
+      Array.from({ length: count }, () => `w${(word++).toString(36)}`).join(" ");
+    for (const name of ["heron", "ibis", "stork"]) {
+      const log = eventLogBuilder().turn().user(`about the ${name}`);
+      for (let index = 0; index < 20; index += 1) log.assistant(words(5_000));
+      await store.adoptLog(log.end().jsonl());
     }
   });
   afterEach(() => {
@@ -34,12 +41,15 @@ describe("FTS merge mode while indexing", () => {
     return modes;
   }
 
-  it("fills an empty index without merging along the way, then merges once and goes back to normal", async () => {
+  it("fills an empty index without merging along the way, then merges once, frees nothing and goes back to normal", async () => {
     const indexer = new Indexer(db, createSessionStore({ home }));
     expect(mergeModeOf(db)).toBe("normal");
     expect(new Set(await syncNotingModes(indexer))).toEqual(new Set(["bulk"]));
     expect(indexer.optimizeRuns).toBe(1);
     expect(mergeModeOf(db)).toBe("normal");
+    // A new index gives back the pages the merge freed: the file is no bigger than its data.
+    expect(db.pragma("auto_vacuum", { simple: true })).toBe(2);
+    expect(db.pragma("freelist_count", { simple: true })).toBe(0);
   });
 
   it("adds to an index with incremental merging, and puts back a bulk mode a cut-short fill left", async () => {

@@ -77,6 +77,9 @@ const tables = [
 
 /** Opens (and if needed creates or resets) the schema. WAL, normal sync: it is only an index. */
 export function prepareSchema(db: Database.Database): void {
+  // On a new file only (the mode is fixed once its first page is written): a sync that fills the
+  // empty index gives back the pages its merges freed (`incremental_vacuum`, see indexer.ts).
+  if (db.pragma("page_count", { simple: true }) === 0) db.pragma("auto_vacuum = INCREMENTAL");
   db.pragma("journal_mode = WAL");
   // Another process (the CLI next to the web server) may be syncing the same index.
   db.pragma("busy_timeout = 5000");
