@@ -24,6 +24,27 @@ const zodEnglishOnly: NonNullable<Options["esbuildPlugins"]>[number] = {
 };
 
 /**
+ * `import Database from "better-sqlite3"` in an ES module makes Node load the CommonJS package
+ * through its ESM translator, which first scans `lib/index.js` and `lib/database.js` with the
+ * CommonJS export lexer (≈ 4 ms of every `sessions` command). The bundle's `require` (see the
+ * banner) loads it directly; the package stays external.
+ */
+const sqliteByRequire: NonNullable<Options["esbuildPlugins"]>[number] = {
+  name: "better-sqlite3-by-require",
+  setup(build) {
+    build.onResolve({ filter: /^better-sqlite3$/ }, (args) =>
+      args.namespace === "sqlite-require"
+        ? { path: args.path, external: true }
+        : { path: "better-sqlite3", namespace: "sqlite-require" },
+    );
+    build.onLoad({ filter: /.*/, namespace: "sqlite-require" }, () => ({
+      contents: 'module.exports = require("better-sqlite3");',
+      loader: "js",
+    }));
+  },
+};
+
+/**
  * Bundles the `tapedeck` binary into one ESM file: Node 20 cannot run the workspace's `.ts`
  * sources, and one file starts faster. `better-sqlite3` is native and stays external.
  */
@@ -35,14 +56,15 @@ export default defineConfig({
   platform: "node",
   target: "node20",
   bundle: true,
-  // Everything but the native module is inlined (noExternal wins over external, so exclude it here).
-  noExternal: [/^(?!better-sqlite3$|pg-native$)/],
+  // Everything but the native module is inlined (noExternal wins over external, so exclude it
+  // here); `better-sqlite3` is left to `sqliteByRequire`, which keeps it external.
+  noExternal: [/^(?!pg-native$)/],
   // `pg-native` is pg's optional libpq binding, never installed: pg only loads it on request.
-  external: ["better-sqlite3", "pg-native"],
+  external: ["pg-native"],
   // Lazily imported commands (`tapedeck mcp` and the MCP SDK) go to their own chunks, so the
   // other commands neither read nor compile them.
   splitting: true,
-  esbuildPlugins: [zodEnglishOnly],
+  esbuildPlugins: [zodEnglishOnly, sqliteByRequire],
   sourcemap: false,
   // Cold start is dominated by reading and compiling the bundle: drop whitespace and simplify
   // syntax (about half the bytes) but keep identifiers, so stack traces stay readable.

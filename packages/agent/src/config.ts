@@ -1,6 +1,6 @@
-import os from "node:os";
 import path from "node:path";
 import { parseModelId } from "@tapedeck/llm";
+import { defaultHome } from "@tapedeck/session-store";
 
 /** The model used when neither a flag nor `TAPEDECK_MODEL` names one. */
 export const DEFAULT_MODEL = "openai:gpt-4.1-mini";
@@ -46,8 +46,9 @@ export function resolveConfig(
   const model = pick(flags.model, env.TAPEDECK_MODEL) ?? DEFAULT_MODEL;
   // Refuse a malformed id here, before a session is created for it.
   parseModelId(model);
-  const home = pick(flags.home, env.TAPEDECK_HOME) ?? path.join(os.homedir(), ".tapedeck");
-  const config: AgentConfig = { home: path.resolve(home), model };
+  const homeFlag = nonBlank(flags.home);
+  const home = homeFlag === undefined ? defaultHome(env) : path.resolve(homeFlag);
+  const config: AgentConfig = { home, model };
   const apiKey = nonBlank(env.OPENAI_API_KEY);
   if (apiKey !== undefined) config.apiKey = apiKey;
   const baseUrl = pick(flags.baseUrl, env.OPENAI_BASE_URL);

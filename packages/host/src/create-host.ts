@@ -10,51 +10,32 @@ import {
 import { LlmConfigError, LlmError, type LlmProvider, resolveProvider } from "@tapedeck/llm";
 import type { Session } from "@tapedeck/session";
 import { createSessionQueryTool, type SessionQueryEngine } from "@tapedeck/session-query";
-import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
 import { ModelNotConfiguredError } from "./errors";
 import { assertHomeWritable } from "./home-access";
 import { listModels } from "./models";
 import { openSession } from "./open-session";
-import { syncedEngine, type Warn } from "./query-index";
+import { createQueryHost, type QueryHost, type QueryHostOptions } from "./query-host";
 import { mcpSettingsFromEnv } from "./run-mcp";
 import { setSessionGoal } from "./session-goal";
-import { resolveSessionId, sessionIdsOnDisk, shortIds } from "./session-ids";
 import { type PreparedRun, type StartRunOptions, startRun } from "./start-run";
 import { copyFromTeamIndex } from "./team-copy";
-import { openTeamIndex, type TeamIndex } from "./team-index";
-import { AGENT_NAME, AGENT_VERSION } from "./version";
 
 /** Options of {@link createHost}; flags win over the environment. */
-export interface HostOptions {
+export interface HostOptions extends QueryHostOptions {
   /** The environment (`TAPEDECK_HOME`, `TAPEDECK_MODEL`, `OPENAI_API_KEY`, `OPENAI_BASE_URL`). */
   env: Record<string, string | undefined>;
   /** `--model`. */
   model?: string;
-  /** A home other than `TAPEDECK_HOME`. */
-  home?: string;
-  /** Where notices for the person go (default stderr; never stdout, which may carry JSON-RPC). */
-  warn?: Warn;
   /** Builds a provider (tests); default `resolveProvider(model, env)`. */
   providerFor?: (model: string) => LlmProvider;
-  /**
-   * A team index (`postgres://…`) to query instead of the home's SQLite index; default
-   * `TAPEDECK_INDEX_URL`.
-   */
-  indexUrl?: string;
 }
 
-/** The one runtime every surface uses: configuration, store, index and the session operations. */
-export interface Host {
+/**
+ * The one runtime every surface uses: configuration, store, index and the session operations.
+ * Its reading half is a {@link QueryHost} (what `tapedeck sessions` builds alone).
+ */
+export interface Host extends QueryHost {
   config: AgentConfig;
-  store: SessionStore;
-  /**
-   * The search index, opened on first use and synced before each query: the home's SQLite index,
-   * or the team index (PostgreSQL) when `TAPEDECK_INDEX_URL` is set, the home pushed before each
-   * query.
-   */
-  engine: SessionQueryEngine & { close(): void };
-  /** The team index when `TAPEDECK_INDEX_URL` is set, else `null`. */
-  teamIndex: TeamIndex | null;
   /** The pending approvals of this process's runs (surfaces that answer asynchronously). */
   approvals: ApprovalBroker;
   /** @throws ModelNotConfiguredError when no provider can be built (no key, bad model id). */
@@ -75,19 +56,10 @@ export interface Host {
   assertWritable(): void;
   /** See {@link openSession}. */
   openSession(sessionId: string): Promise<Session>;
-  /** A full id or a unique prefix (any short id shown) to the session id. */
-  resolveSessionId(text: string): Promise<string>;
-  /**
-   * Short ids unique among every session of the home and `extra` (run ids shown beside them).
-   * The only way a surface shortens an id.
-   */
-  shortIds(extra?: Iterable<string>): Promise<Map<string, string>>;
   /** Records the session's standing goal (`null` clears it) outside a turn. */
   setGoal(sessionId: string, goal: string | null): Promise<void>;
   /** Models to offer, the configured one first (see `listModels`). */
   listModels(): Promise<string[]>;
-  /** Closes the index. */
-  close(): void;
 }
 
 /** Builds the host: resolves home, config and model once, opens the store and the index. */
@@ -97,14 +69,8 @@ export function createHost(options: HostOptions): Host {
     ...(options.model === undefined ? {} : { model: options.model }),
     ...(options.home === undefined ? {} : { home: options.home }),
   });
-  const store = createSessionStore({
-    home: config.home,
-    agent: { name: AGENT_NAME, version: AGENT_VERSION },
-  });
-  const indexUrl = options.indexUrl ?? (env.TAPEDECK_INDEX_URL?.trim() || undefined);
-  const team = indexUrl === undefined ? null : openTeamIndex(indexUrl, store);
-  const engine = team?.engine ?? syncedEngine(store, options.warn);
-  const elsewhere = team === null ? undefined : (prefix: string) => team.team.sessionIds(prefix);
+  const base = createQueryHost({ ...options, home: config.home });
+  const { store, engine, teamIndex } = base;
   const build = options.providerFor ?? ((model: string) => resolveProvider(model, env).provider);
   const providerFor = (model: string): LlmProvider => {
     try {
@@ -119,9 +85,8 @@ export function createHost(options: HostOptions): Host {
   const toolsFor = (workspace: { cwd: string; workspaceId: string }) =>
     standardTools(engine, workspace.workspaceId);
   return {
+    ...base,
     config,
-    store,
-    engine,
     approvals: createApprovalBroker(),
     providerFor,
     toolsFor,
@@ -130,11 +95,11 @@ export function createHost(options: HostOptions): Host {
       assertHomeWritable(store.home);
       // A session logged on another machine is copied here first (a fork needs its ancestors).
       const wanted = run.sessionId ?? run.forkFrom?.sessionId;
-      if (team !== null && wanted !== undefined) {
+      if (teamIndex !== null && wanted !== undefined) {
         const copied = await copyFromTeamIndex(store, engine, wanted);
         if (copied.length > 0) {
           (options.warn ?? ((text: string) => process.stderr.write(text)))(
-            `tapedeck: copied ${copied.join(", ")} from the team index ${team.team.where} into ${store.home} to continue it here.\n`,
+            `tapedeck: copied ${copied.join(", ")} from the team index ${teamIndex.where} into ${store.home} to continue it here.\n`,
           );
         }
       }
@@ -150,14 +115,6 @@ export function createHost(options: HostOptions): Host {
       );
     },
     openSession: (sessionId) => openSession(store, sessionId),
-    teamIndex: team?.team ?? null,
-    resolveSessionId: (text) => resolveSessionId(store, text, elsewhere),
-    shortIds: async (extra = []) =>
-      shortIds([
-        ...(await sessionIdsOnDisk(store)),
-        ...(elsewhere === undefined ? [] : await elsewhere("")),
-        ...extra,
-      ]),
     setGoal: (sessionId, goal) => setSessionGoal(store, sessionId, goal),
     listModels: () =>
       listModels({
@@ -165,7 +122,6 @@ export function createHost(options: HostOptions): Host {
         ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
         ...(config.baseUrl === undefined ? {} : { baseUrl: config.baseUrl }),
       }),
-    close: () => engine.close(),
   };
 }
 

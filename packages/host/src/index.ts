@@ -36,6 +36,7 @@ export {
   type ModelListOptions,
 } from "./models";
 export { lastTurnSettings, openSession } from "./open-session";
+export { createQueryHost, type QueryHost, type QueryHostOptions } from "./query-host";
 export { indexPath, openIndex, syncedEngine, type Warn } from "./query-index";
 export {
   type RunEventProjectionOptions,

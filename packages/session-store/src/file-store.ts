@@ -55,9 +55,13 @@ import { applyDrafts, FileSessionWriter } from "./writer";
 /** The agent written into new headers when the options name none. */
 export const defaultAgent = { name: "tapedeck", version: "0.1.0" } as const;
 
-/** `$TAPEDECK_HOME`, else `~/.tapedeck`. */
-export function defaultHome(): string {
-  const fromEnvironment = process.env.TAPEDECK_HOME;
+/**
+ * The Tapedeck home: `TAPEDECK_HOME` of `env` (blank counts as unset), else `~/.tapedeck`, as an
+ * absolute path. The one place the default home is decided (the agent's config and the host's
+ * reading commands both ask here).
+ */
+export function defaultHome(env: Record<string, string | undefined> = process.env): string {
+  const fromEnvironment = env.TAPEDECK_HOME?.trim();
   return fromEnvironment !== undefined && fromEnvironment !== ""
     ? resolve(fromEnvironment)
     : join(homedir(), ".tapedeck");

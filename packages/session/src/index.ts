@@ -15,7 +15,7 @@ export {
 } from "./errors";
 export { assertSessionId, isSessionId, uuidv7 } from "./ids";
 export { sessionLogJsonSchema } from "./json-schema";
-export { lazySchema } from "./lazy-schema";
+export { lazySchema, lazySchemaObject } from "./lazy-schema";
 export { type ReplayLogTextOptions, replayLogText } from "./log-text";
 export { INTERRUPTED_OUTPUT, type NormalizeOptions, normalize, repairItems } from "./normalize";
 export {

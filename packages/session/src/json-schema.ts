@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { sessionEventSchema, sessionHeaderSchema } from "./schema";
+import { logSchemaOf } from "./schema";
 
 /**
  * The JSON Schema of one log line (header or event), generated from the zod schemas. The file
  * `architecture/session-log.schema.json` is this value; a test fails when they differ.
  */
 export function sessionLogJsonSchema(): Record<string, unknown> {
-  const line = z.union([sessionHeaderSchema, sessionEventSchema]);
+  const line = z.union([logSchemaOf.header(), logSchemaOf.event()]);
   const schema = z.toJSONSchema(line, { target: "draft-2020-12", unrepresentable: "any" });
   return {
     ...schema,

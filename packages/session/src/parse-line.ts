@@ -1,14 +1,7 @@
 import type { z } from "zod";
 import { EventLogCorruptError, type LogLocation } from "./errors";
 import { compileFastCheck, type FastCheck } from "./fast-check";
-import {
-  extensionEventSchema,
-  knownEventSchemas,
-  LOG_FORMAT_VERSION,
-  type SessionEvent,
-  type SessionHeader,
-  sessionHeaderSchema,
-} from "./schema";
+import { LOG_FORMAT_VERSION, logSchemaOf, type SessionEvent, type SessionHeader } from "./schema";
 
 /**
  * Parses one log line as JSON. This is the only place in Tapedeck that calls `JSON.parse` on
@@ -49,7 +42,7 @@ export function parseHeader(value: unknown, location: LogLocation = {}): Session
       location,
     );
   }
-  const result = sessionHeaderSchema.safeParse(value);
+  const result = logSchemaOf.header().safeParse(value);
   if (!result.success) {
     throw new EventLogCorruptError(
       "BAD_HEADER",
@@ -60,10 +53,33 @@ export function parseHeader(value: unknown, location: LogLocation = {}): Session
   return result.data;
 }
 
-const fastChecks = new Map<string, FastCheck | undefined>(
-  Object.entries(knownEventSchemas).map(([type, schema]) => [type, compileFastCheck(schema)]),
-);
-const fastExtensionCheck = compileFastCheck(extensionEventSchema);
+/** A type's schema and the predicate compiled from it (see fast-check.ts). */
+interface EventCheck {
+  schema: z.ZodType;
+  fast: FastCheck | undefined;
+}
+
+/**
+ * Per type, built with its schema on the first event of that type (a command that reads only
+ * messages builds and compiles only `message`'s). `x-…` extension events share the key `x-`.
+ */
+const eventChecks = new Map<string, EventCheck>();
+
+function eventCheckOf(key: string): EventCheck | undefined {
+  const cached = eventChecks.get(key);
+  if (cached !== undefined) return cached;
+  const schema: z.ZodType | undefined =
+    key === "x-"
+      ? logSchemaOf.extension()
+      : Object.hasOwn(logSchemaOf.known, key)
+        ? logSchemaOf.known[key as keyof typeof logSchemaOf.known]()
+        : undefined;
+  if (schema === undefined) return undefined;
+  // Only known keys are kept: a damaged log cannot grow the map with made-up types.
+  const check = { schema, fast: compileFastCheck(schema) };
+  eventChecks.set(key, check);
+  return check;
+}
 
 /**
  * Validates a parsed event line against the schema of its `type`.
@@ -76,27 +92,17 @@ export function parseEvent(value: unknown, location: LogLocation = {}): SessionE
   if (typeof type !== "string") {
     throw new EventLogCorruptError("SCHEMA", "event has no string `type`", { ...location, ...seq });
   }
-  const known = Object.hasOwn(knownEventSchemas, type);
-  // Hot path: a compiled predicate accepts the object as it is (see fast-check.ts).
-  const fast = known
-    ? fastChecks.get(type)
-    : type.startsWith("x-")
-      ? fastExtensionCheck
-      : undefined;
-  if (fast?.(value)) return value as SessionEvent;
-  const schema: z.ZodType | undefined = known
-    ? knownEventSchemas[type as keyof typeof knownEventSchemas]
-    : type.startsWith("x-")
-      ? extensionEventSchema
-      : undefined;
-  if (schema === undefined) {
+  const check = eventCheckOf(type.startsWith("x-") ? "x-" : type);
+  if (check === undefined) {
     throw new EventLogCorruptError(
       "SCHEMA",
       `unknown event type ${JSON.stringify(type)} (extension events must start with "x-")`,
       { ...location, ...seq },
     );
   }
-  const result = schema.safeParse(value);
+  // Hot path: a compiled predicate accepts the object as it is (see fast-check.ts).
+  if (check.fast?.(value)) return value as SessionEvent;
+  const result = check.schema.safeParse(value);
   if (!result.success) {
     throw new EventLogCorruptError(
       "SCHEMA",

@@ -6,6 +6,7 @@
  * minor writer still reads. Required fields and their types are strict.
  */
 import { z } from "zod";
+import { lazySchema, lazySchemaObject } from "./lazy-schema";
 
 /** The only log format version this package reads and writes. */
 export const LOG_FORMAT_VERSION = 1;
@@ -16,37 +17,48 @@ export const LOG_FORMAT_VERSION = 1;
  */
 type Known<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
 
-const seqSchema = z.number().int().min(1);
-const timestampSchema = z.string().min(1).describe("ISO-8601 UTC timestamp with milliseconds");
+const seq = lazySchema(() => z.number().int().min(1));
+const timestamp = lazySchema(() =>
+  z.string().min(1).describe("ISO-8601 UTC timestamp with milliseconds"),
+);
 
+const parentRef = lazySchema(() =>
+  z.looseObject({
+    sessionId: z.string(),
+    seq: z.number().int().min(0),
+  }),
+);
 /** The header's reference to the session and seq a fork branches from. */
-export const parentRefSchema = z.looseObject({
-  sessionId: z.string(),
-  seq: z.number().int().min(0),
-});
+export const parentRefSchema = lazySchemaObject(parentRef);
 
+const sessionOrigin = lazySchema(() =>
+  z.looseObject({
+    /** The tool that wrote the source: `claude-code`, `codex`, `pi`, `opencode`, `tapedeck`. */
+    tool: z.string(),
+    /** The session's id in that tool. */
+    sessionId: z.string(),
+    /** The file it was read from. */
+    path: z.string().optional(),
+  }),
+);
 /** Where an imported session came from (the header's optional `origin`). */
-export const sessionOriginSchema = z.looseObject({
-  /** The tool that wrote the source: `claude-code`, `codex`, `pi`, `opencode`, `tapedeck`. */
-  tool: z.string(),
-  /** The session's id in that tool. */
-  sessionId: z.string(),
-  /** The file it was read from. */
-  path: z.string().optional(),
-});
+export const sessionOriginSchema = lazySchemaObject(sessionOrigin);
 
+const sessionHeader = lazySchema(() =>
+  z.looseObject({
+    type: z.literal("session"),
+    version: z.literal(LOG_FORMAT_VERSION),
+    sessionId: z.string(),
+    workspaceId: z.string(),
+    createdAt: timestamp(),
+    cwd: z.string(),
+    parent: parentRef().optional(),
+    agent: z.looseObject({ name: z.string(), version: z.string() }),
+    origin: sessionOrigin().optional(),
+  }),
+);
 /** Line 1 of every log. */
-export const sessionHeaderSchema = z.looseObject({
-  type: z.literal("session"),
-  version: z.literal(LOG_FORMAT_VERSION),
-  sessionId: z.string(),
-  workspaceId: z.string(),
-  createdAt: timestampSchema,
-  cwd: z.string(),
-  parent: parentRefSchema.optional(),
-  agent: z.looseObject({ name: z.string(), version: z.string() }),
-  origin: sessionOriginSchema.optional(),
-});
+export const sessionHeaderSchema = lazySchemaObject(sessionHeader);
 
 /** The log's first line. */
 export type SessionHeader = Known<z.infer<typeof sessionHeaderSchema>>;
@@ -55,278 +67,359 @@ export type SessionOriginRef = z.infer<typeof sessionOriginSchema>;
 /** Where a fork branches from. */
 export type ParentRef = z.infer<typeof parentRefSchema>;
 
+const usage = lazySchema(() =>
+  z.looseObject({
+    inputTokens: z.number().int().min(0),
+    outputTokens: z.number().int().min(0),
+    cachedInputTokens: z.number().int().min(0).optional(),
+  }),
+);
 /** Token counts reported by a model call (or summed over many). */
-export const usageSchema = z.looseObject({
-  inputTokens: z.number().int().min(0),
-  outputTokens: z.number().int().min(0),
-  cachedInputTokens: z.number().int().min(0).optional(),
-});
+export const usageSchema = lazySchemaObject(usage);
 /** Token counts. */
 export type Usage = Known<z.infer<typeof usageSchema>>;
 
+const approvalPolicy = lazySchema(() =>
+  z.looseObject({ approval: z.enum(["ask", "auto", "deny"]) }),
+);
 /** The approval policy of a run, for tools that write or execute. */
-export const approvalPolicySchema = z.looseObject({ approval: z.enum(["ask", "auto", "deny"]) });
+export const approvalPolicySchema = lazySchemaObject(approvalPolicy);
 /** The approval policy of a run. */
 export type ApprovalPolicy = z.infer<typeof approvalPolicySchema>;
 
-const errorInfoSchema = z.looseObject({ code: z.string().optional(), message: z.string() });
+const errorInfo = lazySchema(() =>
+  z.looseObject({ code: z.string().optional(), message: z.string() }),
+);
 
-const common = {
-  seq: seqSchema,
-  ts: timestampSchema,
+const common = lazySchema(() => ({
+  seq: seq(),
+  ts: timestamp(),
   runId: z.string().min(1),
-  sourceEventSeqs: z.array(seqSchema).optional(),
+  sourceEventSeqs: z.array(seq()).optional(),
   surfaceOp: z.literal("replace").optional(),
-  replaces: z.array(seqSchema).optional(),
-};
+  replaces: z.array(seq()).optional(),
+}));
 
+const turnStartEvent = lazySchema(() =>
+  z.looseObject({
+    ...common(),
+    type: z.literal("turn/start"),
+    policy: approvalPolicy(),
+    model: z.string(),
+    resumed: z.boolean(),
+  }),
+);
 /** A run (turn) begins. */
-export const turnStartEventSchema = z.looseObject({
-  ...common,
-  type: z.literal("turn/start"),
-  policy: approvalPolicySchema,
-  model: z.string(),
-  resumed: z.boolean(),
-});
+export const turnStartEventSchema = lazySchemaObject(turnStartEvent);
 
+const turnStatus = lazySchema(() => z.enum(["completed", "cancelled", "failed", "interrupted"]));
 /** How a turn ended. */
-export const turnStatusSchema = z.enum(["completed", "cancelled", "failed", "interrupted"]);
+export const turnStatusSchema = lazySchemaObject(turnStatus);
 
+const turnEndEvent = lazySchema(() =>
+  z.looseObject({
+    ...common(),
+    type: z.literal("turn/end"),
+    status: turnStatus(),
+    usage: usage().optional(),
+    error: errorInfo().optional(),
+    synthetic: z.boolean().optional(),
+  }),
+);
 /** A run (turn) ends. */
-export const turnEndEventSchema = z.looseObject({
-  ...common,
-  type: z.literal("turn/end"),
-  status: turnStatusSchema,
-  usage: usageSchema.optional(),
-  error: errorInfoSchema.optional(),
-  synthetic: z.boolean().optional(),
-});
+export const turnEndEventSchema = lazySchemaObject(turnEndEvent);
 
+const messageRole = lazySchema(() => z.enum(["system", "developer", "user", "assistant"]));
 /** Who said a message. */
-export const messageRoleSchema = z.enum(["system", "developer", "user", "assistant"]);
+export const messageRoleSchema = lazySchemaObject(messageRole);
 
+const messageEvent = lazySchema(() =>
+  z.looseObject({
+    ...common(),
+    type: z.literal("message"),
+    role: messageRole(),
+    content: z.string(),
+  }),
+);
 /** A complete message; a surface item. */
-export const messageEventSchema = z.looseObject({
-  ...common,
-  type: z.literal("message"),
-  role: messageRoleSchema,
-  content: z.string(),
-});
+export const messageEventSchema = lazySchemaObject(messageEvent);
 
+const modelRequestEvent = lazySchema(() =>
+  z.looseObject({
+    ...common(),
+    type: z.literal("model/request"),
+    requestId: z.string().min(1),
+    provider: z.string(),
+    model: z.string(),
+    inputDigest: z.string(),
+    toolsDigest: z.string(),
+    inputItems: z.array(seq()),
+    /** Names of the tools offered, in order (lets replay tell which tool changed). */
+    toolNames: z.array(z.string()).optional(),
+    /**
+     * What the call is for: `compaction` (its text becomes a compaction's summary, never shown as
+     * the agent's words). Absent: an answer (older logs: a call offering no tools was a compaction).
+     */
+    purpose: z.literal("compaction").optional(),
+  }),
+);
 /**
  * A model call starts. `inputItems` lists the seqs of the surface items sent, in order;
  * `toolNames` the tools offered.
  */
-export const modelRequestEventSchema = z.looseObject({
-  ...common,
-  type: z.literal("model/request"),
-  requestId: z.string().min(1),
-  provider: z.string(),
-  model: z.string(),
-  inputDigest: z.string(),
-  toolsDigest: z.string(),
-  inputItems: z.array(seqSchema),
-  /** Names of the tools offered, in order (lets replay tell which tool changed). */
-  toolNames: z.array(z.string()).optional(),
-  /**
-   * What the call is for: `compaction` (its text becomes a compaction's summary, never shown as
-   * the agent's words). Absent: an answer (older logs: a call offering no tools was a compaction).
-   */
-  purpose: z.literal("compaction").optional(),
-});
+export const modelRequestEventSchema = lazySchemaObject(modelRequestEvent);
 
+const textDelta = lazySchema(() => z.looseObject({ text: z.string() }));
 /** A fragment of streamed assistant text. */
-export const textDeltaSchema = z.looseObject({ text: z.string() });
+export const textDeltaSchema = lazySchemaObject(textDelta);
+const toolCallDelta = lazySchema(() =>
+  z.looseObject({
+    callId: z.string(),
+    name: z.string().optional(),
+    arguments: z.string(),
+  }),
+);
 /** A fragment of a streamed tool call. */
-export const toolCallDeltaSchema = z.looseObject({
-  callId: z.string(),
-  name: z.string().optional(),
-  arguments: z.string(),
-});
+export const toolCallDeltaSchema = lazySchemaObject(toolCallDelta);
 
+const assistantChunkEvent = lazySchema(() =>
+  z.looseObject({
+    ...common(),
+    type: z.literal("assistant/chunk"),
+    requestId: z.string().min(1),
+    index: z.number().int().min(0),
+    delta: z.union([textDelta(), toolCallDelta()]),
+  }),
+);
 /** One streamed chunk, exactly as the model sent it; `index` is 0-based per request. */
-export const assistantChunkEventSchema = z.looseObject({
-  ...common,
-  type: z.literal("assistant/chunk"),
-  requestId: z.string().min(1),
-  index: z.number().int().min(0),
-  delta: z.union([textDeltaSchema, toolCallDeltaSchema]),
-});
+export const assistantChunkEventSchema = lazySchemaObject(assistantChunkEvent);
 
+const finishReason = lazySchema(() =>
+  z.enum(["stop", "tool_calls", "length", "error", "cancelled"]),
+);
 /** Why a model call stopped. */
-export const finishReasonSchema = z.enum(["stop", "tool_calls", "length", "error", "cancelled"]);
+export const finishReasonSchema = lazySchemaObject(finishReason);
 
+const modelResponseEvent = lazySchema(() =>
+  z.looseObject({
+    ...common(),
+    type: z.literal("model/response"),
+    requestId: z.string().min(1),
+    finishReason: finishReason(),
+    usage: usage().optional(),
+    error: errorInfo().optional(),
+    /**
+     * The model declined to answer: its refusal text (OpenAI's `refusal` content). The call's
+     * `finishReason` stays what the API said (usually `stop`); the agent also logs the text as an
+     * assistant `message`, so the history shows what the model said.
+     */
+    refusal: z.string().optional(),
+  }),
+);
 /** A model call ends. */
-export const modelResponseEventSchema = z.looseObject({
-  ...common,
-  type: z.literal("model/response"),
-  requestId: z.string().min(1),
-  finishReason: finishReasonSchema,
-  usage: usageSchema.optional(),
-  error: errorInfoSchema.optional(),
-  /**
-   * The model declined to answer: its refusal text (OpenAI's `refusal` content). The call's
-   * `finishReason` stays what the API said (usually `stop`); the agent also logs the text as an
-   * assistant `message`, so the history shows what the model said.
-   */
-  refusal: z.string().optional(),
-});
+export const modelResponseEventSchema = lazySchemaObject(modelResponseEvent);
 
+const functionCallEvent = lazySchema(() =>
+  z.looseObject({
+    ...common(),
+    type: z.literal("function_call"),
+    callId: z.string().min(1),
+    name: z.string().min(1),
+    arguments: z.string(),
+    /** The id the provider gave the call, when it differs from `callId`. */
+    providerCallId: z.string().min(1).optional(),
+  }),
+);
 /**
  * The model asks for a tool; a surface item. `arguments` is JSON text. `callId` is unique in the
  * session (invariant 7); when the provider's own id was already taken (a server that reuses ids),
  * the agent gives the call a fresh `callId` and keeps the provider's in `providerCallId`.
  */
-export const functionCallEventSchema = z.looseObject({
-  ...common,
-  type: z.literal("function_call"),
-  callId: z.string().min(1),
-  name: z.string().min(1),
-  arguments: z.string(),
-  /** The id the provider gave the call, when it differs from `callId`. */
-  providerCallId: z.string().min(1).optional(),
-});
+export const functionCallEventSchema = lazySchemaObject(functionCallEvent);
 
+const functionCallOutputEvent = lazySchema(() =>
+  z.looseObject({
+    ...common(),
+    type: z.literal("function_call_output"),
+    callId: z.string().min(1),
+    output: z.string(),
+    isError: z.boolean(),
+    synthetic: z.boolean().optional(),
+  }),
+);
 /** A tool's answer; a surface item. `sourceEventSeqs` cites the call. */
-export const functionCallOutputEventSchema = z.looseObject({
-  ...common,
-  type: z.literal("function_call_output"),
-  callId: z.string().min(1),
-  output: z.string(),
-  isError: z.boolean(),
-  synthetic: z.boolean().optional(),
-});
+export const functionCallOutputEventSchema = lazySchemaObject(functionCallOutputEvent);
 
+const compactionEvent = lazySchema(() =>
+  z.looseObject({
+    ...common(),
+    type: z.literal("compaction"),
+    summary: z.string(),
+    surfaceOp: z.literal("replace"),
+    replaces: z.array(seq()).min(1),
+    /** `user`: a person asked (`/compact`); `auto`: the context grew past the limit. */
+    trigger: z.enum(["user", "auto"]).optional(),
+  }),
+);
 /** A summary that replaces older surface items. */
-export const compactionEventSchema = z.looseObject({
-  ...common,
-  type: z.literal("compaction"),
-  summary: z.string(),
-  surfaceOp: z.literal("replace"),
-  replaces: z.array(seqSchema).min(1),
-  /** `user`: a person asked (`/compact`); `auto`: the context grew past the limit. */
-  trigger: z.enum(["user", "auto"]).optional(),
-});
+export const compactionEventSchema = lazySchemaObject(compactionEvent);
 
+const approvalDecision = lazySchema(() =>
+  z.enum(["allow_once", "allow_always", "reject", "cancelled"]),
+);
 /** A decision a person can take on a tool call. */
-export const approvalDecisionSchema = z.enum(["allow_once", "allow_always", "reject", "cancelled"]);
+export const approvalDecisionSchema = lazySchemaObject(approvalDecision);
 /** A decision on an approval request. */
 export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;
 
+const approvalRequestEvent = lazySchema(() =>
+  z.looseObject({
+    ...common(),
+    type: z.literal("approval/request"),
+    callId: z.string().min(1),
+    options: z.array(approvalDecision()),
+  }),
+);
 /** The agent asks a person whether a tool call may run. */
-export const approvalRequestEventSchema = z.looseObject({
-  ...common,
-  type: z.literal("approval/request"),
-  callId: z.string().min(1),
-  options: z.array(approvalDecisionSchema),
-});
+export const approvalRequestEventSchema = lazySchemaObject(approvalRequestEvent);
 
+const approvalDecisionEvent = lazySchema(() =>
+  z.looseObject({
+    ...common(),
+    type: z.literal("approval/decision"),
+    callId: z.string().min(1),
+    decision: approvalDecision(),
+    synthetic: z.boolean().optional(),
+  }),
+);
 /**
  * The answer to an approval request. `synthetic` marks a decision `normalize` wrote for a request
  * a crashed run left unanswered (always `cancelled`).
  */
-export const approvalDecisionEventSchema = z.looseObject({
-  ...common,
-  type: z.literal("approval/decision"),
-  callId: z.string().min(1),
-  decision: approvalDecisionSchema,
-  synthetic: z.boolean().optional(),
-});
+export const approvalDecisionEventSchema = lazySchemaObject(approvalDecisionEvent);
 
+const goalSetEvent = lazySchema(() =>
+  z.looseObject({
+    ...common(),
+    type: z.literal("goal/set"),
+    goal: z.string().nullable(),
+  }),
+);
 /** The session's standing objective (`null` clears it). */
-export const goalSetEventSchema = z.looseObject({
-  ...common,
-  type: z.literal("goal/set"),
-  goal: z.string().nullable(),
-});
+export const goalSetEventSchema = lazySchemaObject(goalSetEvent);
 
+const errorEvent = lazySchema(() =>
+  z.looseObject({
+    ...common(),
+    type: z.literal("error"),
+    code: z.string(),
+    message: z.string(),
+  }),
+);
 /** Something went wrong and the log says so. */
-export const errorEventSchema = z.looseObject({
-  ...common,
-  type: z.literal("error"),
-  code: z.string(),
-  message: z.string(),
-});
+export const errorEventSchema = lazySchemaObject(errorEvent);
 
+const extensionEvent = lazySchema(() =>
+  z.looseObject({
+    ...common(),
+    type: z.string().regex(/^x-/),
+  }),
+);
 /** An extension event (`x-…`): carried through, ignored by the surface. */
-export const extensionEventSchema = z.looseObject({
-  ...common,
-  type: z.string().regex(/^x-/),
-});
+export const extensionEventSchema = lazySchemaObject(extensionEvent);
 
+const toolProcess = lazySchema(() =>
+  z.looseObject({
+    /** Process id of the group leader. */
+    pid: z.number().int().min(1),
+    /** Process group id (the leader's pid: tools start their commands in a new group). */
+    pgid: z.number().int().min(1),
+    /** `os.hostname()` of the machine the process runs on. */
+    host: z.string().min(1),
+    /** When the leader started, as the operating system reports it (ISO-8601 UTC). */
+    startedAt: timestamp(),
+  }),
+);
 /**
  * The process group a tool started: enough to find it again after a crash and to tell it is still
  * the same process (same host, same pid, same start time).
  */
-export const toolProcessSchema = z.looseObject({
-  /** Process id of the group leader. */
-  pid: z.number().int().min(1),
-  /** Process group id (the leader's pid: tools start their commands in a new group). */
-  pgid: z.number().int().min(1),
-  /** `os.hostname()` of the machine the process runs on. */
-  host: z.string().min(1),
-  /** When the leader started, as the operating system reports it (ISO-8601 UTC). */
-  startedAt: timestampSchema,
-});
+export const toolProcessSchema = lazySchemaObject(toolProcess);
 /** The process group a tool started. */
 export type ToolProcess = Known<z.infer<typeof toolProcessSchema>>;
 
 /** Type of the extension event that records a tool's process group. */
 export const PROCESS_START_EVENT = "x-process/start";
 
+const processStartEvent = lazySchema(() =>
+  z.looseObject({
+    ...common(),
+    type: z.literal(PROCESS_START_EVENT),
+    callId: z.string().min(1),
+    process: toolProcess(),
+  }),
+);
 /**
  * `x-process/start`: a tool started a process group for the call `callId` (cited in
  * `sourceEventSeqs`). Written before the command runs, so a crashed run's orphans can be found
  * and ended on resume. An `x-` event: readers that do not know it carry it and ignore it.
  */
-export const processStartEventSchema = z.looseObject({
-  ...common,
-  type: z.literal(PROCESS_START_EVENT),
-  callId: z.string().min(1),
-  process: toolProcessSchema,
-});
+export const processStartEventSchema = lazySchemaObject(processStartEvent);
 /** A parsed `x-process/start` event. */
 export type ProcessStartEvent = Known<z.infer<typeof processStartEventSchema>>;
 
-/** Every known (non-extension) event type, by name. */
-export const knownEventSchemas = {
-  "turn/start": turnStartEventSchema,
-  "turn/end": turnEndEventSchema,
-  message: messageEventSchema,
-  "model/request": modelRequestEventSchema,
-  "assistant/chunk": assistantChunkEventSchema,
-  "model/response": modelResponseEventSchema,
-  function_call: functionCallEventSchema,
-  function_call_output: functionCallOutputEventSchema,
-  compaction: compactionEventSchema,
-  "approval/request": approvalRequestEventSchema,
-  "approval/decision": approvalDecisionEventSchema,
-  "goal/set": goalSetEventSchema,
-  error: errorEventSchema,
+/** Each known event type's schema getter (built on first use). */
+const knownEventSchemaOf = {
+  "turn/start": turnStartEvent,
+  "turn/end": turnEndEvent,
+  message: messageEvent,
+  "model/request": modelRequestEvent,
+  "assistant/chunk": assistantChunkEvent,
+  "model/response": modelResponseEvent,
+  function_call: functionCallEvent,
+  function_call_output: functionCallOutputEvent,
+  compaction: compactionEvent,
+  "approval/request": approvalRequestEvent,
+  "approval/decision": approvalDecisionEvent,
+  "goal/set": goalSetEvent,
+  error: errorEvent,
 } as const;
+
+/** Every known (non-extension) event type, by name (stand-ins: built on first use). */
+export const knownEventSchemas = Object.fromEntries(
+  Object.entries(knownEventSchemaOf).map(([type, schema]) => [
+    type,
+    lazySchemaObject(schema as () => object),
+  ]),
+) as unknown as {
+  readonly [T in keyof typeof knownEventSchemaOf]: ReturnType<(typeof knownEventSchemaOf)[T]>;
+};
 
 /** Name of a known event type. */
 export type KnownEventType = keyof typeof knownEventSchemas;
 
-/** Any event line: a known type or an `x-` extension. */
-export const sessionEventSchema = z.union([
-  z.discriminatedUnion("type", [
-    turnStartEventSchema,
-    turnEndEventSchema,
-    messageEventSchema,
-    modelRequestEventSchema,
-    assistantChunkEventSchema,
-    modelResponseEventSchema,
-    functionCallEventSchema,
-    functionCallOutputEventSchema,
-    compactionEventSchema,
-    approvalRequestEventSchema,
-    approvalDecisionEventSchema,
-    goalSetEventSchema,
-    errorEventSchema,
+const sessionEvent = lazySchema(() =>
+  z.union([
+    z.discriminatedUnion("type", [
+      turnStartEvent(),
+      turnEndEvent(),
+      messageEvent(),
+      modelRequestEvent(),
+      assistantChunkEvent(),
+      modelResponseEvent(),
+      functionCallEvent(),
+      functionCallOutputEvent(),
+      compactionEvent(),
+      approvalRequestEvent(),
+      approvalDecisionEvent(),
+      goalSetEvent(),
+      errorEvent(),
+    ]),
+    extensionEvent(),
   ]),
-  extensionEventSchema,
-]);
+);
+/** Any event line: a known type or an `x-` extension. */
+export const sessionEventSchema = lazySchemaObject(sessionEvent);
 
 export type TurnStartEvent = Known<z.infer<typeof turnStartEventSchema>>;
 export type TurnEndEvent = Known<z.infer<typeof turnEndEventSchema>>;
@@ -407,3 +500,15 @@ export const surfaceEventTypes = [
   "function_call_output",
   "compaction",
 ] as const;
+
+/**
+ * The getters behind the exported schema constants, for this package's own readers: each builds
+ * its schema on first call (a reader of `message` events never builds `model/request`'s).
+ */
+export const logSchemaOf = {
+  header: sessionHeader,
+  event: sessionEvent,
+  extension: extensionEvent,
+  processStart: processStartEvent,
+  known: knownEventSchemaOf,
+} as const;

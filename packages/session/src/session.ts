@@ -1,8 +1,8 @@
 import { EventLogCorruptError, type EventLogErrorCode, type LogLocation } from "./errors";
 import {
   type ApprovalPolicy,
+  logSchemaOf,
   PROCESS_START_EVENT,
-  processStartEventSchema,
   type SessionEvent,
   type SessionHeader,
   type ToolProcess,
@@ -374,7 +374,7 @@ export class Session {
 
   /** Notes the process group of a pending call; a malformed record is carried and ignored. */
   private recordProcess(event: SessionEvent): void {
-    const parsed = processStartEventSchema.safeParse(event);
+    const parsed = logSchemaOf.processStart().safeParse(event);
     if (!parsed.success) return;
     const call = this.pending.get(parsed.data.callId);
     if (call !== undefined) call.process = { ...parsed.data.process };

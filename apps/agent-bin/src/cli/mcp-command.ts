@@ -3,8 +3,8 @@
  * CLI so other commands do not load the MCP SDK.
  */
 import { parseArgs } from "node:util";
-import { createHost } from "@tapedeck/host";
 import { serveQueryServerOnStdio } from "@tapedeck/host/mcp";
+import { createQueryHost } from "@tapedeck/host/query";
 import type { QueryScope } from "@tapedeck/session-query";
 import { defaultWorkspaceId } from "@tapedeck/session-store";
 import type { Io } from "./io";
@@ -29,7 +29,7 @@ export async function mcpCommand(argv: string[], io: Io): Promise<number> {
     return 0;
   }
   const warn = (text: string) => io.stderr.write(text);
-  const host = createHost({ env: io.env, warn });
+  const host = createQueryHost({ env: io.env, warn });
   const scope: QueryScope = values.all
     ? { all: true }
     : { workspaceIds: [defaultWorkspaceId(io.cwd)] };

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { createHost } from "@tapedeck/host";
+import { createQueryHost } from "@tapedeck/host/query";
 import type { QueryScope } from "@tapedeck/session-query";
 import { defaultWorkspaceId } from "@tapedeck/session-store";
 import { CliUsageError, type Io } from "./io";
@@ -70,7 +70,8 @@ function sessionsContext(
   positionals: string[],
   io: Io,
 ): SessionsContext {
-  const host = createHost({ env: io.env, warn: (text) => io.stderr.write(text) });
+  // The reading half of the host: no agent loop, tools or model clients to load.
+  const host = createQueryHost({ env: io.env, warn: (text) => io.stderr.write(text) });
   const { store } = host;
   const scope: QueryScope = values.all
     ? { all: true }

@@ -206,7 +206,17 @@ export class Indexer {
       eventsIndexed: 0,
       damaged: [],
     };
-    const changes = await this.store.changesSince(options.full ? null : this.savedCursor());
+    const saved = options.full ? null : this.savedCursor();
+    const changes = await this.store.changesSince(saved);
+    // The journal says nothing changed since the last sync: no transaction at all, so a query on
+    // a fresh index writes nothing (no WAL frames, no fsync, no checkpoint when it closes).
+    if (
+      changes.kind === "journal" &&
+      changes.sessionIds.length === 0 &&
+      changes.present === undefined &&
+      changes.cursor === saved
+    )
+      return report;
     const work = this.plan(changes, report);
     // Filling an empty index: merge once at the end, not along the way (see fts-merge.ts).
     const bulk = work.length > 0 && this.statements.anyEvent.get() === undefined;

@@ -60,6 +60,28 @@ describe("SQLite index maintenance", () => {
     expect((await engine.listSessions(all)).items[0]?.eventCount).toBe(6);
   });
 
+  it("writes nothing when the journal says nothing changed (a fresh index answers at once)", async () => {
+    const log = eventLogBuilder().turn().user("first words").end();
+    write(log.header, log.events);
+    store().announceChange(log.header.sessionId);
+    expect(await engine.sync()).toMatchObject({ sessionsAdded: 1 });
+    // `data_version` changes for this connection whenever another one commits a write.
+    const observer = new Database(dbPath, { readonly: true });
+    try {
+      const version = () => observer.pragma("data_version", { simple: true });
+      const before = version();
+      expect(await engine.sync()).toMatchObject({ sessionsUpdated: 0, eventsIndexed: 0 });
+      await engine.searchEvents(all, { text: "words" });
+      expect(version()).toBe(before);
+      // The check can fail: a change is written.
+      appendByHand(log.header.sessionId, line({ ...log.events[1], seq: 4 }));
+      expect(await engine.sync()).toMatchObject({ eventsIndexed: 1 });
+      expect(version()).not.toBe(before);
+    } finally {
+      observer.close();
+    }
+  });
+
   it("skips a FIFO or directory named like a log (no hang), also one replacing an indexed log", async () => {
     const kept = eventLogBuilder().turn().user("kept words").end();
     write(kept.header, kept.events);

@@ -1,14 +1,14 @@
-import type { Host } from "@tapedeck/host";
+import type { QueryHost } from "@tapedeck/host/query";
 import type { QueryScope } from "@tapedeck/session-query";
 import type { SessionStore } from "@tapedeck/session-store";
 import type { Io } from "../io";
 
-/** What every `tapedeck sessions` subcommand gets: the host, its flags and its helpers. */
+/** What every `tapedeck sessions` subcommand gets: the reading host, its flags and its helpers. */
 export interface SessionsContext {
   /** The subcommand (`list`, `show`, …). */
   command: string;
   io: Io;
-  host: Host;
+  host: QueryHost;
   store: SessionStore;
   values: { all?: boolean; json?: boolean; output?: string; html?: boolean };
   positionals: string[];

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { sessionIdsOnDisk, shortIds } from "@tapedeck/host";
+import { sessionIdsOnDisk, shortIds } from "@tapedeck/host/query";
 import { exportSession, type QueryScope, type SessionQueryEngine } from "@tapedeck/session-query";
 import { type SessionStore, writeFileAtomically } from "@tapedeck/session-store";
 import { CliUsageError } from "../io";

@@ -1,4 +1,4 @@
-import { sessionIdsOnDisk } from "@tapedeck/host";
+import { sessionIdsOnDisk } from "@tapedeck/host/query";
 import { EventLogCorruptError } from "@tapedeck/session";
 import type { SessionStore } from "@tapedeck/session-store";
 import type { SessionsContext } from "./context";
