@@ -5,8 +5,9 @@
  * 20,000-session rows (≈ 1.7 GB, minutes: indexing from nothing, search against rg, and each
  * `sessions list` paired with the same command on the small home, A B A B, so the ratio between
  * the homes is measured under the same load); `BENCH_ONLY=startup` runs only the start-up rows
- * (`--version`, `sessions list`) against `node -e 0`. Expects the bundle built (the `bench` script
- * does it); `BENCH_BINARY` times another build of `tapedeck.mjs` (e.g. an older one, to compare).
+ * (`--version`, `sessions list`) against `node -e 0`, `BENCH_ONLY=cli` those and `sessions search`
+ * against `rg` (on the indexed home, without indexing it again). Expects the bundle built (the
+ * `bench` script does it); `BENCH_BINARY` times another build of `tapedeck.mjs` (e.g. an older one, to compare).
  * Homes are kept in `$TMPDIR/tapedeck-speed-bench-*` and reused when their shape matches.
  */
 import { spawnSync } from "node:child_process";
@@ -210,11 +211,13 @@ function startupRows(home: string, sessions: number): void {
     better: "lower",
     goal: "≤ 150 ms",
   });
-  const { a } = paired(() => tapedeck("sessions", "list", "--all"), node);
+  const listAll = paired(() => tapedeck("sessions", "list", "--all"), node);
   report({
     name: `tapedeck sessions list --all, whole process (${sessions} sessions)`,
-    value: a,
+    value: listAll.a,
     unit: "ms",
+    baseline: listAll.b,
+    baselineName: "node -e 0",
     better: "lower",
     goal: "≤ 150 ms",
   });
@@ -233,9 +236,12 @@ function startupRows(home: string, sessions: number): void {
 /** The small home's indexing rates (wall, CPU), the baselines of the large one's. */
 let smallIndexRate = Number.NaN;
 let smallIndexCpuRate = Number.NaN;
-if (process.env.BENCH_ONLY === "startup") {
+const only = process.env.BENCH_ONLY;
+if (only === "startup" || only === "cli") {
   // The index must exist, or the first `sessions list` builds it.
   if (!fs.existsSync(path.join(small.home, "index.sqlite"))) cli(small.home).tapedeck("index");
+  // `cli`: every whole-process CLI row on the indexed home, without indexing it again.
+  if (only === "cli") report(searchRows(small.home, `${small.sessions} sessions`, "≤ 1.0× rg"));
   startupRows(small.home, small.sessions);
 } else {
   const indexed = indexFromNothing(small.home, small.events);
@@ -266,7 +272,7 @@ if (process.env.BENCH_ONLY === "startup") {
   report(await engineSearch(small.home));
 }
 
-if (process.env.BENCH_LARGE === "1" && process.env.BENCH_ONLY !== "startup") {
+if (process.env.BENCH_LARGE === "1" && only === undefined) {
   const large = homeFor(20_000);
   const big = indexFromNothing(large.home, large.events);
   report({
