@@ -73,4 +73,20 @@ describe("acpUpdatesOfLog", () => {
       ]);
     }
   });
+
+  it("shows a refusal's words even after some of the request's text was streamed", () => {
+    const log = eventLogBuilder().system("s").turn().user("open the neighbour's door");
+    modelCall(log, "q1", ["Let me "]);
+    // The same call's response, as the agent logs a refusal: the words also as a message.
+    const response = log.events.at(-1);
+    if (response?.type === "model/response") response.refusal = "I can't help with that.";
+    log.assistant("Let me ");
+    log.assistant("I can't help with that.").end();
+    const texts = acpUpdatesOfLog(log.events, options).flatMap((update) =>
+      update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"
+        ? [update.content.text]
+        : [],
+    );
+    expect(texts).toEqual(["Let me ", "I can't help with that."]);
+  });
 });

@@ -21,8 +21,9 @@ export interface AcpProjectionOptions {
  *
  * - a user `message` → `user_message_chunk` (`messageId` = its run);
  * - a text `assistant/chunk` → `agent_message_chunk` (`messageId` = its model request); the
- *   assistant `message` that follows is then already shown, so it adds nothing. A message with no
- *   streamed text (a refusal, an imported log without chunks) is shown whole;
+ *   assistant `message` that follows is then already shown, so it adds nothing. A refusal's words
+ *   and a message with no streamed text (an imported log without chunks) are shown whole
+ *   (`showsAssistantMessage`);
  * - `model/response` with usage → `usage_update` (input + output tokens of that call);
  * - a compaction's own model call (`purpose: "compaction"`) shows nothing: its summary is shown
  *   by the `compaction` event;
@@ -38,6 +39,7 @@ export function acpProjection(
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
   let requestId: string | undefined;
   let streamed = false;
+  let refusal: string | undefined;
   const compactions = new Set<string>();
   return (event) => {
     switch (event.type) {
@@ -48,6 +50,7 @@ export function acpProjection(
         }
         requestId = event.requestId;
         streamed = false;
+        refusal = undefined;
         return [];
       case "assistant/chunk": {
         const text = "text" in event.delta ? event.delta.text : undefined;
@@ -56,7 +59,9 @@ export function acpProjection(
         return [agentText(text, event.requestId)];
       }
       case "model/response":
-        if (event.usage === undefined || compactions.has(event.requestId)) return [];
+        if (compactions.has(event.requestId)) return [];
+        refusal = event.refusal;
+        if (event.usage === undefined) return [];
         return [
           {
             sessionUpdate: "usage_update",
@@ -74,7 +79,10 @@ export function acpProjection(
             },
           ];
         }
-        if (event.role !== "assistant" || (streamed && requestId !== undefined)) return [];
+        if (event.role !== "assistant") return [];
+        if (!showsAssistantMessage(event.content, streamed && requestId !== undefined, refusal)) {
+          return [];
+        }
         return [agentText(event.content, requestId ?? `${event.runId}-${event.seq}`)];
       case "function_call":
         return [toolCall(event, tools, options.cwd)];
@@ -95,6 +103,7 @@ export function acpProjection(
         // A new turn's first model request names its own messages.
         requestId = undefined;
         streamed = false;
+        refusal = undefined;
         return [];
       default:
         return [];
@@ -135,6 +144,20 @@ export function joinTextChunks(updates: readonly acp.SessionUpdate[]): acp.Sessi
     }
   }
   return joined;
+}
+
+/**
+ * Whether an assistant `message` adds words to what its request's chunks showed, the one rule of
+ * both projections: a refusal's words always (they were never streamed), any other message only
+ * when none of its request's text was streamed (an imported log without chunks).
+ */
+export function showsAssistantMessage(
+  content: string,
+  streamed: boolean,
+  refusal: string | undefined,
+): boolean {
+  if (content === "") return false;
+  return content === refusal || !streamed;
 }
 
 /** A compaction's summary call (older logs did not say so: it was the one call offering no tools). */

@@ -6,7 +6,7 @@ import {
   type TurnStatus,
   type Usage,
 } from "@tapedeck/session";
-import { isCompactionCall } from "./acp-projection";
+import { isCompactionCall, showsAssistantMessage } from "./acp-projection";
 import type { LoggedRunEvent } from "./run-events";
 
 /** Options of {@link runEventProjection}. */
@@ -122,11 +122,10 @@ export function runEventProjection(
         return [{ type: "usage", runId, usage: event.usage, total: { ...turn.total } }];
       }
       case "message": {
-        if (event.role !== "assistant" || event.content === "") return [];
+        if (event.role !== "assistant") return [];
         const id = requestId ?? `${runId}-${event.seq}`;
-        const refusal = turn.lastResponse?.refusal;
-        const isRefusal = refusal === event.content && turn.lastResponse?.requestId === id;
-        if (!isRefusal && streamed.has(id)) return [];
+        const response = turn.lastResponse?.requestId === id ? turn.lastResponse : undefined;
+        if (!showsAssistantMessage(event.content, streamed.has(id), response?.refusal)) return [];
         return [{ type: "text_delta", runId, requestId: id, text: event.content }];
       }
       case "function_call": {
