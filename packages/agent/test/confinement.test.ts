@@ -4,23 +4,18 @@ import { link, mkdir, readFile, symlink, truncate, writeFile } from "node:fs/pro
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
-  type AnyAgentTool,
   editFileTool,
   listDirTool,
   readFileTool,
   searchFilesTool,
-  type ToolContext,
   writeFileTool,
 } from "../src/index";
-import { runTool, type Sandbox, sandbox, toolContext } from "./helpers";
+import { type ToolSandbox, toolSandbox } from "./helpers";
 
-let box: Sandbox;
-let context: ToolContext;
+let box: ToolSandbox;
 beforeEach(async () => {
-  box = await sandbox();
-  context = toolContext(box);
+  box = await toolSandbox();
 });
-const run = (tool: AnyAgentTool, args: unknown, ctx = context) => runTool(tool, args, ctx);
 
 describe("writes never escape the workspace (issue #11 item 2)", () => {
   it.each([
@@ -31,7 +26,7 @@ describe("writes never escape the workspace (issue #11 item 2)", () => {
     async (_kind, target) => {
       await mkdir(path.join(box.root, "outside"));
       await symlink(target(box.root), path.join(box.cwd, "dangle"));
-      const attempt = run(writeFileTool, { path: "dangle", content: "pwned" });
+      const attempt = box.run(writeFileTool, { path: "dangle", content: "pwned" });
       await expect(attempt).rejects.toThrow(/leads through a symlink out of the workspace/);
       await expect(attempt).rejects.not.toThrow(/outside[/\\]new\.txt/);
       expect(existsSync(path.join(box.root, "outside", "new.txt"))).toBe(false);
@@ -40,7 +35,7 @@ describe("writes never escape the workspace (issue #11 item 2)", () => {
 
   it("a dangling link in a parent directory is refused too", async () => {
     await symlink(path.join(box.root, "elsewhere"), path.join(box.cwd, "dir"));
-    await expect(run(writeFileTool, { path: "dir/new.txt", content: "x" })).rejects.toThrow(
+    await expect(box.run(writeFileTool, { path: "dir/new.txt", content: "x" })).rejects.toThrow(
       /symlink out of the workspace/,
     );
     expect(existsSync(path.join(box.root, "elsewhere"))).toBe(false);
@@ -49,20 +44,20 @@ describe("writes never escape the workspace (issue #11 item 2)", () => {
   it("a chain of links that ends outside is refused; one that stays inside writes its target", async () => {
     await symlink("b", path.join(box.cwd, "a"));
     await symlink("../escaped.txt", path.join(box.cwd, "b"));
-    await expect(run(writeFileTool, { path: "a", content: "x" })).rejects.toThrow(/symlink/);
+    await expect(box.run(writeFileTool, { path: "a", content: "x" })).rejects.toThrow(/symlink/);
     await symlink("inside.txt", path.join(box.cwd, "alias"));
-    await run(writeFileTool, { path: "alias", content: "ok" });
+    await box.run(writeFileTool, { path: "alias", content: "ok" });
     expect(await readFile(path.join(box.cwd, "inside.txt"), "utf8")).toBe("ok");
   });
 
   it("a file with several hard links is not written through", async () => {
     await writeFile(path.join(box.root, "victim.txt"), "original");
     await link(path.join(box.root, "victim.txt"), path.join(box.cwd, "hard.txt"));
-    await expect(run(writeFileTool, { path: "hard.txt", content: "pwned" })).rejects.toThrow(
+    await expect(box.run(writeFileTool, { path: "hard.txt", content: "pwned" })).rejects.toThrow(
       /hard links/,
     );
     await expect(
-      run(editFileTool, { path: "hard.txt", oldText: "original", newText: "pwned" }),
+      box.run(editFileTool, { path: "hard.txt", oldText: "original", newText: "pwned" }),
     ).rejects.toThrow(/hard links/);
     expect(await readFile(path.join(box.root, "victim.txt"), "utf8")).toBe("original");
   });
@@ -71,15 +66,15 @@ describe("writes never escape the workspace (issue #11 item 2)", () => {
 describe("non-regular and huge files (issue #11 item 6)", () => {
   it("read_file of a FIFO is refused at once instead of hanging", async () => {
     execFileSync("mkfifo", [path.join(box.cwd, "pipe")]);
-    await expect(run(readFileTool, { path: "pipe" })).rejects.toThrow(/not a regular file/);
-    await expect(run(writeFileTool, { path: "pipe", content: "x" })).rejects.toThrow(
+    await expect(box.run(readFileTool, { path: "pipe" })).rejects.toThrow(/not a regular file/);
+    await expect(box.run(writeFileTool, { path: "pipe", content: "x" })).rejects.toThrow(
       /not a regular file/,
     );
   });
 
   it("read_file of a device is refused", async () => {
     await symlink("/dev/zero", path.join(box.cwd, "zero"));
-    await expect(run(readFileTool, { path: "zero" })).rejects.toThrow(
+    await expect(box.run(readFileTool, { path: "zero" })).rejects.toThrow(
       /symlink out of|not a regular/,
     );
   });
@@ -87,7 +82,7 @@ describe("non-regular and huge files (issue #11 item 6)", () => {
   it("a 300 MB file is not loaded: read_file says how to read parts of it", async () => {
     await writeFile(path.join(box.cwd, "big.log"), "");
     await truncate(path.join(box.cwd, "big.log"), 300 * 1024 * 1024);
-    await expect(run(readFileTool, { path: "big.log" })).rejects.toThrow(
+    await expect(box.run(readFileTool, { path: "big.log" })).rejects.toThrow(
       /314572800 bytes, more than the 8388608 file tools read/,
     );
   });
@@ -99,16 +94,16 @@ describe("tools never touch the Tapedeck home inside the workspace (issue #11 it
     await mkdir(path.join(home, "sessions"), { recursive: true });
     await writeFile(path.join(home, "sessions", "other.jsonl"), '{"secret":"other workspace"}\n');
     await writeFile(path.join(box.cwd, "notes.txt"), "secret notes of mine\n");
-    context = { ...context, privateRoots: [home] };
+    box.context = { ...box.context, privateRoots: [home] };
   });
 
   it("read_file, list_dir, write_file and edit_file refuse the home", async () => {
     const attempts = [
-      () => run(readFileTool, { path: ".tapedeck/sessions/other.jsonl" }),
-      () => run(listDirTool, { path: ".tapedeck/sessions" }),
-      () => run(writeFileTool, { path: ".tapedeck/sessions/other.jsonl", content: "x" }),
+      () => box.run(readFileTool, { path: ".tapedeck/sessions/other.jsonl" }),
+      () => box.run(listDirTool, { path: ".tapedeck/sessions" }),
+      () => box.run(writeFileTool, { path: ".tapedeck/sessions/other.jsonl", content: "x" }),
       () =>
-        run(editFileTool, {
+        box.run(editFileTool, {
           path: "./.tapedeck/sessions/../sessions/other.jsonl",
           oldText: "other",
           newText: "x",
@@ -121,13 +116,13 @@ describe("tools never touch the Tapedeck home inside the workspace (issue #11 it
 
   it("a link to the home is refused like the home", async () => {
     await symlink(path.join(box.cwd, ".tapedeck"), path.join(box.cwd, "history"));
-    await expect(run(readFileTool, { path: "history/sessions/other.jsonl" })).rejects.toThrow(
+    await expect(box.run(readFileTool, { path: "history/sessions/other.jsonl" })).rejects.toThrow(
       /Tapedeck home/,
     );
   });
 
   it("search_files does not search the home", async () => {
-    const hits = await run(searchFilesTool, { pattern: "secret" });
+    const hits = await box.run(searchFilesTool, { pattern: "secret" });
     expect(hits).toBe("notes.txt:1: secret notes of mine");
   });
 });

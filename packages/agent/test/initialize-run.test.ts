@@ -2,16 +2,12 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { INTERRUPTED_OUTPUT, SessionNotFoundError, uuidv7 } from "@tapedeck/session";
 import { beforeEach, describe, expect, it } from "vitest";
-import { initializeRun } from "../src/index";
-import { type Sandbox, sandbox } from "./helpers";
+import { initializeRunIn, type Sandbox, sandbox } from "./helpers";
 
 let box: Sandbox;
 beforeEach(async () => {
   box = await sandbox();
 });
-
-const policy = { approval: "auto" } as const;
-const model = "openai:gpt-4.1-mini";
 
 async function lines(file: string): Promise<Record<string, unknown>[]> {
   const text = await readFile(file, "utf8");
@@ -23,7 +19,7 @@ async function lines(file: string): Promise<Record<string, unknown>[]> {
 
 /** A session whose last turn was cut off with a tool call pending. */
 async function interruptedSession(): Promise<string> {
-  const first = await initializeRun({ store: box.store, input: "hi", cwd: box.cwd, policy, model });
+  const first = await initializeRunIn(box, "hi");
   await first.writer.append([
     {
       type: "function_call",
@@ -39,13 +35,7 @@ async function interruptedSession(): Promise<string> {
 
 describe("initializeRun", () => {
   it("new: creates the file with header, seed, turn/start and the user message", async () => {
-    const run = await initializeRun({
-      store: box.store,
-      input: "hello",
-      cwd: box.cwd,
-      policy,
-      model,
-    });
+    const run = await initializeRunIn(box, "hello");
     await run.writer.close();
     expect(run.resumed).toBe(false);
     expect(run.history.map((item) => item.type === "message" && item.role)).toEqual([
@@ -55,7 +45,12 @@ describe("initializeRun", () => {
     expect(run.history.at(-1)).toEqual({ type: "message", role: "user", content: "hello" });
     const file = await lines(box.store.pathOf(run.sessionId));
     expect(file.map((line) => line.type)).toEqual(["session", "message", "turn/start", "message"]);
-    expect(file[2]).toMatchObject({ runId: run.runId, resumed: false, policy, model });
+    expect(file[2]).toMatchObject({
+      runId: run.runId,
+      resumed: false,
+      policy: { approval: "auto" },
+      model: "openai:gpt-4.1-mini",
+    });
     expect(run.newEventsToPersist.map((event) => event.type)).toEqual([
       "message",
       "turn/start",
@@ -66,14 +61,7 @@ describe("initializeRun", () => {
   it("resume: writes only the repairs, turn/start and the user message; history is surface + repairs + input", async () => {
     const sessionId = await interruptedSession();
     const before = await lines(box.store.pathOf(sessionId));
-    const run = await initializeRun({
-      store: box.store,
-      sessionId,
-      input: "again",
-      cwd: box.cwd,
-      policy,
-      model,
-    });
+    const run = await initializeRunIn(box, "again", { sessionId });
     await run.writer.close();
     const after = await lines(box.store.pathOf(sessionId));
     expect(after.slice(0, before.length)).toEqual(before);
@@ -101,53 +89,26 @@ describe("initializeRun", () => {
   });
 
   it("resume of a clean session writes no repairs", async () => {
-    const first = await initializeRun({
-      store: box.store,
-      input: "one",
-      cwd: box.cwd,
-      policy,
-      model,
-    });
+    const first = await initializeRunIn(box, "one");
     await first.writer.append([{ type: "turn/end", runId: first.runId, status: "completed" }]);
     await first.writer.close();
-    const run = await initializeRun({
-      store: box.store,
-      sessionId: first.sessionId,
-      input: "two",
-      cwd: box.cwd,
-      policy,
-      model,
-    });
+    const run = await initializeRunIn(box, "two", { sessionId: first.sessionId });
     await run.writer.close();
     expect(run.newEventsToPersist.map((event) => event.type)).toEqual(["turn/start", "message"]);
   });
 
   it("resume of an unknown id throws SessionNotFoundError and creates no file", async () => {
     const missing = uuidv7();
-    await expect(
-      initializeRun({
-        store: box.store,
-        sessionId: missing,
-        input: "x",
-        cwd: box.cwd,
-        policy,
-        model,
-      }),
-    ).rejects.toSatisfy((error) => SessionNotFoundError.isInstance(error));
+    await expect(initializeRunIn(box, "x", { sessionId: missing })).rejects.toSatisfy((error) =>
+      SessionNotFoundError.isInstance(error),
+    );
     expect(await box.store.sessionIds()).not.toContain(missing);
     expect(box.store.entry(missing)).toBeNull();
   });
 
   it("fork: a new child file with the parent's surface up to seq, repairs and the new input", async () => {
     const parentId = await interruptedSession();
-    const run = await initializeRun({
-      store: box.store,
-      forkFrom: { sessionId: parentId, seq: 4 },
-      input: "branch",
-      cwd: box.cwd,
-      policy,
-      model,
-    });
+    const run = await initializeRunIn(box, "branch", { forkFrom: { sessionId: parentId, seq: 4 } });
     await run.writer.close();
     expect(run.sessionId).not.toBe(parentId);
     const child = await lines(box.store.pathOf(run.sessionId));

@@ -2,7 +2,6 @@ import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
-  type AnyAgentTool,
   capOutput,
   createRunCommandTool,
   editFileTool,
@@ -11,37 +10,33 @@ import {
   readFileTool,
   resolveInWorkspace,
   searchFilesTool,
-  type ToolContext,
   writeFileTool,
 } from "../src/index";
-import { runTool, type Sandbox, sandbox, toolContext } from "./helpers";
+import { type ToolSandbox, toolSandbox } from "./helpers";
 
-let box: Sandbox;
-let context: ToolContext;
+let box: ToolSandbox;
 beforeEach(async () => {
-  box = await sandbox();
-  context = toolContext(box);
+  box = await toolSandbox();
 });
-const run = (tool: AnyAgentTool, args: unknown, ctx = context) => runTool(tool, args, ctx);
 
 describe("path confinement", () => {
   it("refuses .. and absolute paths outside the workspace, for reads and writes", async () => {
     await writeFile(path.join(box.root, "secret.txt"), "secret");
-    await expect(run(readFileTool, { path: "../secret.txt" })).rejects.toThrow(
+    await expect(box.run(readFileTool, { path: "../secret.txt" })).rejects.toThrow(
       PathOutsideWorkspaceError,
     );
-    await expect(run(readFileTool, { path: path.join(box.root, "secret.txt") })).rejects.toThrow(
+    await expect(
+      box.run(readFileTool, { path: path.join(box.root, "secret.txt") }),
+    ).rejects.toThrow(/outside/);
+    await expect(box.run(writeFileTool, { path: "../evil.txt", content: "x" })).rejects.toThrow(
       /outside/,
     );
-    await expect(run(writeFileTool, { path: "../evil.txt", content: "x" })).rejects.toThrow(
-      /outside/,
-    );
-    await expect(run(listDirTool, { path: ".." })).rejects.toThrow(/outside/);
+    await expect(box.run(listDirTool, { path: ".." })).rejects.toThrow(/outside/);
   });
 
   it("allows names that merely start with two dots, inside the workspace", async () => {
     await writeFile(path.join(box.cwd, "..notes"), "dots");
-    await expect(run(readFileTool, { path: "..notes" })).resolves.toContain("dots");
+    await expect(box.run(readFileTool, { path: "..notes" })).resolves.toContain("dots");
   });
 
   it("refuses a symlink that leads outside, for reads, writes and new files below it", async () => {
@@ -49,13 +44,15 @@ describe("path confinement", () => {
     await mkdir(path.join(box.root, "outside"));
     await symlink(path.join(box.root, "secret.txt"), path.join(box.cwd, "link.txt"));
     await symlink(path.join(box.root, "outside"), path.join(box.cwd, "linkdir"));
-    await expect(run(readFileTool, { path: "link.txt" })).rejects.toThrow(/symlink/);
-    await expect(run(writeFileTool, { path: "link.txt", content: "x" })).rejects.toThrow(/symlink/);
-    await expect(run(writeFileTool, { path: "linkdir/new.txt", content: "x" })).rejects.toThrow(
+    await expect(box.run(readFileTool, { path: "link.txt" })).rejects.toThrow(/symlink/);
+    await expect(box.run(writeFileTool, { path: "link.txt", content: "x" })).rejects.toThrow(
+      /symlink/,
+    );
+    await expect(box.run(writeFileTool, { path: "linkdir/new.txt", content: "x" })).rejects.toThrow(
       /symlink/,
     );
     await expect(
-      run(editFileTool, { path: "link.txt", oldText: "secret", newText: "x" }),
+      box.run(editFileTool, { path: "link.txt", oldText: "secret", newText: "x" }),
     ).rejects.toThrow(/symlink/);
     expect(await readFile(path.join(box.root, "secret.txt"), "utf8")).toBe("secret");
   });
@@ -63,7 +60,7 @@ describe("path confinement", () => {
   it("allows a symlink that stays inside", async () => {
     await writeFile(path.join(box.cwd, "real.txt"), "inside");
     await symlink(path.join(box.cwd, "real.txt"), path.join(box.cwd, "alias.txt"));
-    expect(await run(readFileTool, { path: "alias.txt" })).toBe("inside");
+    expect(await box.run(readFileTool, { path: "alias.txt" })).toBe("inside");
     expect(await resolveInWorkspace(box.cwd, "sub/dir/new.txt")).toBe(
       path.join(box.cwd, "sub/dir/new.txt"),
     );
@@ -72,26 +69,26 @@ describe("path confinement", () => {
 
 describe("file tools", () => {
   it("write_file creates parents; read_file returns a line range", async () => {
-    await run(writeFileTool, { path: "a/b/c.txt", content: "1\n2\n3\n4" });
-    expect(await run(readFileTool, { path: "a/b/c.txt", offset: 2, limit: 2 })).toBe("2\n3");
+    await box.run(writeFileTool, { path: "a/b/c.txt", content: "1\n2\n3\n4" });
+    expect(await box.run(readFileTool, { path: "a/b/c.txt", offset: 2, limit: 2 })).toBe("2\n3");
   });
 
   it("edit_file replaces a unique text and refuses a missing or repeated one", async () => {
     await writeFile(path.join(box.cwd, "f.ts"), "let a = 1;\nlet b = 1;\n");
     await expect(
-      run(editFileTool, { path: "f.ts", oldText: "= 1;", newText: "= 2;" }),
+      box.run(editFileTool, { path: "f.ts", oldText: "= 1;", newText: "= 2;" }),
     ).rejects.toThrow(/occurs 2 times/);
-    await expect(run(editFileTool, { path: "f.ts", oldText: "zzz", newText: "y" })).rejects.toThrow(
-      /not found/,
-    );
-    await run(editFileTool, { path: "f.ts", oldText: "let b = 1;", newText: "let b = $&2;" });
+    await expect(
+      box.run(editFileTool, { path: "f.ts", oldText: "zzz", newText: "y" }),
+    ).rejects.toThrow(/not found/);
+    await box.run(editFileTool, { path: "f.ts", oldText: "let b = 1;", newText: "let b = $&2;" });
     expect(await readFile(path.join(box.cwd, "f.ts"), "utf8")).toBe("let a = 1;\nlet b = $&2;\n");
   });
 
   it("list_dir marks directories", async () => {
     await mkdir(path.join(box.cwd, "dir"));
     await writeFile(path.join(box.cwd, "file"), "");
-    expect(await run(listDirTool, {})).toBe("dir/\nfile");
+    expect(await box.run(listDirTool, {})).toBe("dir/\nfile");
   });
 });
 
@@ -105,10 +102,10 @@ describe("search_files", () => {
     await writeFile(path.join(box.cwd, "src/gen/out.ts"), "needle\n");
     await writeFile(path.join(box.cwd, "build/x.js"), "needle\n");
     await writeFile(path.join(box.cwd, "debug.log"), "needle\n");
-    expect(await run(searchFilesTool, { pattern: "need+le" })).toBe(
+    expect(await box.run(searchFilesTool, { pattern: "need+le" })).toBe(
       "src/main.ts:1: const needle = 1;\nsrc/main.ts:2: // needle again",
     );
-    await expect(run(searchFilesTool, { pattern: "(" })).rejects.toThrow(
+    await expect(box.run(searchFilesTool, { pattern: "(" })).rejects.toThrow(
       /Invalid regular expression/,
     );
   });
@@ -117,15 +114,17 @@ describe("search_files", () => {
 describe("run_command", () => {
   it("reports exit code and output; non-zero exit is an error", async () => {
     const tool = createRunCommandTool();
-    expect(await run(tool, { command: "echo hi; echo err >&2" })).toBe("exit code 0\nhi\nerr\n");
-    await expect(run(tool, { command: "exit 3" })).rejects.toThrow(/exit code 3/);
+    expect(await box.run(tool, { command: "echo hi; echo err >&2" })).toBe(
+      "exit code 0\nhi\nerr\n",
+    );
+    await expect(box.run(tool, { command: "exit 3" })).rejects.toThrow(/exit code 3/);
   });
 
   it("does not hand the agent's API key to commands", async () => {
     const saved = process.env.OPENAI_API_KEY;
     process.env.OPENAI_API_KEY = "sk-secret-test";
     try {
-      const output = await run(createRunCommandTool({ env: { EXTRA: "yes" } }), {
+      const output = await box.run(createRunCommandTool({ env: { EXTRA: "yes" } }), {
         command: 'test -z "$OPENAI_API_KEY" && echo "key=none extra=$EXTRA"',
       });
       expect(output).toBe("exit code 0\nkey=none extra=yes\n");
@@ -137,7 +136,7 @@ describe("run_command", () => {
 
   it("caps long output and says how much was cut", async () => {
     const tool = createRunCommandTool({ outputCap: 100 });
-    const output = await run(tool, { command: "seq 1 10000" });
+    const output = await box.run(tool, { command: "seq 1 10000" });
     expect(output.length).toBeLessThan(250);
     expect(output).toMatch(/output truncated: \d+ of 48894 characters cut/);
     expect(output.trimEnd().endsWith("10000")).toBe(true);
@@ -146,7 +145,7 @@ describe("run_command", () => {
   it("kills the command at its timeout", async () => {
     const started = Date.now();
     await expect(
-      run(createRunCommandTool(), { command: "sleep 30", timeoutSeconds: 1 }),
+      box.run(createRunCommandTool(), { command: "sleep 30", timeoutSeconds: 1 }),
     ).rejects.toThrow(/timed out after 1s/);
     expect(Date.now() - started).toBeLessThan(5000);
   });
