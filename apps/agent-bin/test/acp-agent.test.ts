@@ -5,7 +5,7 @@ import { DEFAULT_SYSTEM_PROMPT } from "@tapedeck/agent";
 import { scriptedProvider } from "@tapedeck/agent/testing";
 import { createReplayProvider, type ReplayProvider } from "@tapedeck/llm-replay";
 import { uuidv7 } from "@tapedeck/session";
-import { agentScript, tempWorkspace, updatesOf } from "@tapedeck/test-harness";
+import { agentScript, testWorkspace, updatesOf } from "@tapedeck/test-harness";
 import { afterEach, describe, expect, it } from "vitest";
 import { type AcpHarness, acpHarness } from "./acp-harness";
 
@@ -624,7 +624,7 @@ describe("ACP agent (in-process)", () => {
     // Build a client that serves fs itself.
     const { createAcpAgent } = await import("../src/acp/acp-agent");
     const { createHost } = await import("@tapedeck/host");
-    const temp = await tempWorkspace("tapedeck-acpfs-");
+    const temp = await testWorkspace("tapedeck-acpfs-");
     const root = temp.root;
     const toAgent = new TransformStream<Uint8Array, Uint8Array>();
     const toClient = new TransformStream<Uint8Array, Uint8Array>();
@@ -672,6 +672,5 @@ describe("ACP agent (in-process)", () => {
     });
     client.close();
     agentConnection.close();
-    await temp.cleanup();
   });
 });

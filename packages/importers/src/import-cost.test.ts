@@ -4,10 +4,10 @@
  * brings back a second serialisation per event or a replay of the log the text compare made
  * unnecessary.
  */
-import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
+import { testTempDir } from "@tapedeck/test-temp";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { importSessions } from "./import-run";
 
@@ -53,7 +53,7 @@ const lines = (entries: object[]) => entries.map((entry) => `${JSON.stringify(en
 
 /** A folder of pi sessions; returns it and the file of the first one. */
 function piFolder(): { dir: string; first: string } {
-  const dir = join(mkdtempSync(join(tmpdir(), "tapedeck-import-cost-")), "sessions");
+  const dir = join(testTempDir("tapedeck-import-cost-"), "sessions");
   mkdirSync(dir);
   const files: string[] = [];
   for (let session = 0; session < SESSIONS; session += 1) {
@@ -93,7 +93,7 @@ const PER_RUN = 8;
 const calls = SESSIONS * TURNS;
 
 function setup(): { store: SessionStore; dir: string; first: string } {
-  const home = join(mkdtempSync(join(tmpdir(), "tapedeck-import-cost-home-")), "home");
+  const home = join(testTempDir("tapedeck-import-cost-home-"), "home");
   return { store: createSessionStore({ home }), ...piFolder() };
 }
 

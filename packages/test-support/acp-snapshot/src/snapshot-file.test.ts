@@ -1,12 +1,12 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { testTempDir } from "@tapedeck/test-harness";
 import { describe, expect, it } from "vitest";
 import { compareSnapshotFile, diffLines, toSnapshotLines } from "./snapshot-file";
 
 describe("snapshot files", () => {
   it("writes a missing snapshot, matches it, and reports a changed line readably", () => {
-    const path = join(mkdtempSync(join(tmpdir(), "acp-snap-")), "scenario.wire.jsonl");
+    const path = join(testTempDir("acp-snap-"), "scenario.wire.jsonl");
     const lines = toSnapshotLines([
       { from: "client", method: "initialize" },
       { from: "agent", result: { stopReason: "end_turn" } },
@@ -34,7 +34,7 @@ describe("snapshot files", () => {
   });
 
   it("never writes a missing snapshot on CI", () => {
-    const path = join(mkdtempSync(join(tmpdir(), "acp-snap-")), "missing.jsonl");
+    const path = join(testTempDir("acp-snap-"), "missing.jsonl");
     const previous = process.env.CI;
     process.env.CI = "1";
     try {

@@ -1,7 +1,7 @@
 /**
  * vitest `globalSetup` (listed once, in the root `vitest.config.ts`): the run gets a temp
- * directory of its own (`TMPDIR`, so `os.tmpdir()` in every worker and spawned process points
- * into it) and, when the run ends, fails it if anything is left there, naming what leaked. The
+ * directory of its own (`TMPDIR`, so `os.tmpdir()` in every worker, and in what it spawns with
+ * its environment, points into it) and, when the run ends, fails it if anything is left there, naming what leaked. The
  * folder is removed either way, so a leaking test leaves nothing on the machine.
  */
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -10,6 +10,17 @@ import path from "node:path";
 
 /** `TAPEDECK_TEST_TMP_GUARD=off` runs without the guard (to look at what a test leaves). */
 export const TMP_GUARD_ENV = "TAPEDECK_TEST_TMP_GUARD";
+
+/**
+ * Caches that tools keep in the temp directory on purpose, not left behind by a test: tsx (which
+ * tests spawn to run TypeScript) keeps its compile cache in `tsx-<uid>`.
+ */
+const toolCaches: readonly RegExp[] = [/^tsx-\d+$/];
+
+/** What a run left in its temp directory: every entry but the tools' own caches. */
+export function leftovers(entries: readonly string[]): string[] {
+  return entries.filter((entry) => !toolCaches.some((cache) => cache.test(entry)));
+}
 
 /** The sentence naming what a run left in its temp directory; `undefined` when it is empty. */
 export function leftoversMessage(entries: readonly string[], limit = 20): string | undefined {
@@ -35,7 +46,7 @@ export default function setup(): (() => void) | undefined {
     else process.env.TMPDIR = previous;
     const entries = readdirSync(runDir);
     rmSync(runDir, { recursive: true, force: true });
-    const message = leftoversMessage(entries);
+    const message = leftoversMessage(leftovers(entries));
     if (message === undefined) return;
     // vitest only logs an error thrown by a global teardown; the exit code is what fails CI.
     process.exitCode = 1;

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import setup, { leftoversMessage, TMP_GUARD_ENV } from "./global-setup";
+import setup, { leftovers, leftoversMessage, TMP_GUARD_ENV } from "./global-setup";
 import { tempWorkspace } from "./temp-workspace";
 import { testTempDir, testWorkspace } from "./test-temp";
 
@@ -74,6 +74,13 @@ describe("the temp-folder guard", () => {
     } finally {
       delete process.env[TMP_GUARD_ENV];
     }
+  });
+
+  it("does not count a tool's own cache (tsx-<uid>) as left behind", () => {
+    expect(leftovers(["tsx-0", "tsx-1000", "tsx-cache-x", "tapedeck-web-1"])).toEqual([
+      "tsx-cache-x",
+      "tapedeck-web-1",
+    ]);
   });
 
   it("names at most 20 entries and counts the rest", () => {
