@@ -94,9 +94,17 @@ describe("viewer", () => {
     await earlier.waitFor();
     // Never the whole session: its last page, then the stream from where that page ended.
     expect(requested.some((url) => url === `/api/sessions/${suite.seeded.big}`)).toBe(false);
-    const firstRow = page.locator('[data-testid="timeline"] .row').first();
-    const firstSeq = Number(await firstRow.getAttribute("data-seq"));
+    // "Load earlier events (N before #firstSeq)"
+    const firstSeq = Number(
+      /before #([\d,]+)/.exec(await earlier.innerText())?.[1]?.replaceAll(",", ""),
+    );
     expect(firstSeq).toBeGreaterThan(1000);
+    // It opens at its newest rows: the session's last message is on screen.
+    const lastMessage = session.events.findLast((event) => event.type === "message");
+    await page
+      .locator(`[data-testid="timeline"] .row[data-seq="${lastMessage?.seq}"]`)
+      .first()
+      .waitFor();
     // The header counts the whole session, not the page, and its title is the first prompt.
     expect(await page.locator(".session-header").innerText()).toContain(
       `${session.events.length.toLocaleString("en-US")} events`,
@@ -108,7 +116,10 @@ describe("viewer", () => {
     await expect
       .poll(() => requested.filter((url) => url.includes(`before=${firstSeq}`)).length)
       .toBe(1);
-    await page.locator(`[data-testid="timeline"] .row[data-seq="${firstSeq}"]`).waitFor();
+    // The control now names an earlier first event; the rows before the old first one are there.
+    await expect
+      .poll(() => earlier.innerText())
+      .not.toContain(`#${firstSeq.toLocaleString("en-US")}`);
     await page.getByTestId("timeline").evaluate((timeline) => {
       timeline.scrollTop = 0;
     });

@@ -383,6 +383,27 @@ function Timeline({ rows, bySeq, seq, links, following, earlier, onLoadEarlier }
 
   // Scrolled to the end, the timeline stays at the end as streamed rows arrive.
   const atEnd = useRef(false);
+  // A session longer than its first page opens at its newest rows (scroll up for earlier ones),
+  // unless a link asked for an event.
+  const openedPaged = useRef(earlier > 0 && seq === null);
+  useEffect(() => {
+    if (!openedPaged.current || rows.length === 0) return;
+    let attempts = 0;
+    let frame = 0;
+    const step = () => {
+      const element = parent.current;
+      virtualizer.scrollToIndex(rows.length - 1, { align: "end" });
+      attempts += 1;
+      // Row heights are measured as rows render: repeat until the end stays the end.
+      const settled =
+        element !== null && element.scrollTop + element.clientHeight >= element.scrollHeight - 2;
+      if (settled) atEnd.current = true;
+      if (settled || attempts >= 30) openedPaged.current = false;
+      else frame = requestAnimationFrame(step);
+    };
+    frame = requestAnimationFrame(step);
+    return () => cancelAnimationFrame(frame);
+  }, [rows, virtualizer]);
   useEffect(() => {
     if (!following && atEnd.current && rows.length > 0) {
       virtualizer.scrollToIndex(rows.length - 1, { align: "end" });
@@ -409,6 +430,10 @@ function Timeline({ rows, bySeq, seq, links, following, earlier, onLoadEarlier }
         className="timeline"
         ref={parent}
         data-testid="timeline"
+        onWheel={(event) => {
+          // At the top already, a scroll up fires no scroll event: the wheel asks instead.
+          if (earlier > 0 && event.deltaY < 0 && event.currentTarget.scrollTop === 0) loadEarlier();
+        }}
         onScroll={(event) => {
           const element = event.currentTarget;
           atEnd.current = element.scrollTop + element.clientHeight >= element.scrollHeight - 24;
