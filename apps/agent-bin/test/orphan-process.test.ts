@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { isProcessAlive } from "@tapedeck/agent/testing";
 import { INTERRUPTED_OUTPUT } from "@tapedeck/session";
 import { agentScript, cliContext, tapedeckBinary, waitFor } from "@tapedeck/test-harness";
 import { afterEach, describe, expect, it } from "vitest";
@@ -9,21 +10,6 @@ const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** The process exists and is not a zombie (an orphan's zombie may linger until init reaps it). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return true;
-  }
-}
 
 describe("kill -9 of the agent during run_command", () => {
   it("a resume ends the command that was left running and says so in the synthetic output", async () => {
@@ -63,20 +49,20 @@ describe("kill -9 of the agent during run_command", () => {
       return sleepPid > 0;
     }, "the command's pid file");
     cleanups.push(() => {
-      if (alive(sleepPid)) process.kill(sleepPid, "SIGKILL");
+      if (isProcessAlive(sleepPid)) process.kill(sleepPid, "SIGKILL");
     });
     agent.kill("SIGKILL");
     await exited;
     // Killing the agent does not end the command: it runs in its own process group.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(alive(sleepPid)).toBe(true);
+    expect(isProcessAlive(sleepPid)).toBe(true);
 
     const [sessionId = ""] = await logs.sessionIds();
     const { code, stdout, stderr } = await cli(["run", "--approve", "-r", sessionId, "again"]);
     expect({ code, stdout }, stderr).toEqual({ code: 0, stdout: "Resumed.\n" });
     expect(server.failures()).toEqual([]);
     server.assertAllConsumed();
-    await waitFor(() => !alive(sleepPid), "the orphaned sleep to be ended", 5_000);
+    await waitFor(() => !isProcessAlive(sleepPid), "the orphaned sleep to be ended", 5_000);
 
     const events = (await logs.lines(sessionId)).slice(1);
     const started = events.find((event) => event.type === "x-process/start");

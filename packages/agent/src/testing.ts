@@ -2,6 +2,7 @@
  * Test helpers (`@tapedeck/agent/testing`): a scripted `LlmProvider` for unit tests of the loop and
  * of surfaces built on it. End-to-end tests replay recorded sessions with `@tapedeck/llm-replay`.
  */
+import { readFileSync } from "node:fs";
 import type { LlmProvider, LlmRequest, LlmStreamPart } from "@tapedeck/llm";
 
 /**
@@ -87,4 +88,22 @@ export function scriptedProvider(steps: ScriptStep[]): LlmProvider & {
       };
     },
   };
+}
+
+/**
+ * True while the process exists and is not a zombie (an orphan's zombie may linger until init
+ * reaps it): what tests of `run_command`'s process groups wait on. Reads `/proc` (Linux).
+ */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return true;
+  }
 }

@@ -76,4 +76,4 @@ export function runTool(tool: AnyAgentTool, args: unknown, context: ToolContext)
   return tool.execute(tool.argsSchema.parse(args), context);
 }
 
-export { type ScriptStep, scriptedProvider } from "../src/testing";
+export { isProcessAlive, type ScriptStep, scriptedProvider } from "../src/testing";

@@ -1,5 +1,4 @@
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { INTERRUPTED_OUTPUT, PROCESS_START_EVENT, type ToolProcess } from "@tapedeck/session";
@@ -11,7 +10,7 @@ import {
   type ToolContext,
 } from "../src/index";
 import { describeProcessGroup, endOrphanGroup, signalGroup } from "../src/process-group";
-import { type Sandbox, sandbox } from "./helpers";
+import { isProcessAlive, type Sandbox, sandbox } from "./helpers";
 
 let box: Sandbox;
 const spawned: number[] = [];
@@ -30,21 +29,6 @@ function context(onProcessStart?: ToolContext["onProcessStart"]): ToolContext {
     sessionId: "s",
     ...(onProcessStart === undefined ? {} : { onProcessStart }),
   };
-}
-
-/** The process exists and is not a zombie (an orphan's zombie may linger until init reaps it). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return true;
-  }
 }
 
 async function until(check: () => boolean, what: string): Promise<void> {
@@ -116,7 +100,7 @@ describe("run_command process groups", () => {
       ),
     ).rejects.toThrow(/timed out/);
     const child = Number(await readFile(pidFile, "utf8"));
-    await until(() => !alive(child), "the background sleep to die");
+    await until(() => !isProcessAlive(child), "the background sleep to die");
   });
 });
 
@@ -125,7 +109,7 @@ describe("endOrphanGroup", () => {
     const pid = detachedSleep();
     const record = describeProcessGroup(pid);
     expect(await endOrphanGroup(record)).toEqual({ status: "ended", signal: "SIGTERM" });
-    await until(() => !alive(pid), "the sleep to die");
+    await until(() => !isProcessAlive(pid), "the sleep to die");
   });
 
   it("leaves a process alone whose start time differs from the record (a recycled pid)", async () => {
@@ -135,7 +119,7 @@ describe("endOrphanGroup", () => {
       startedAt: new Date(Date.now() - 3_600_000).toISOString(),
     };
     expect(await endOrphanGroup(record)).toEqual({ status: "not-ours" });
-    expect(alive(pid)).toBe(true);
+    expect(isProcessAlive(pid)).toBe(true);
   });
 
   it("never signals a group recorded on another host, and reports a finished one as gone", async () => {
@@ -145,9 +129,9 @@ describe("endOrphanGroup", () => {
       status: "other-host",
       host: "elsewhere.invalid",
     });
-    expect(alive(pid)).toBe(true);
+    expect(isProcessAlive(pid)).toBe(true);
     signalGroup(pid, "SIGKILL");
-    await until(() => !alive(pid), "the sleep to die");
+    await until(() => !isProcessAlive(pid), "the sleep to die");
     expect(await endOrphanGroup(record)).toEqual({ status: "gone" });
   });
 });
@@ -191,7 +175,7 @@ describe("initializeRun on resume", () => {
       model: "openai:gpt-4.1-mini",
     });
     await resumed.writer.close();
-    await until(() => !alive(pid), "the orphaned sleep to be ended");
+    await until(() => !isProcessAlive(pid), "the orphaned sleep to be ended");
     const repair = resumed.newEventsToPersist.find(
       (event) => event.type === "function_call_output",
     );
