@@ -35,11 +35,38 @@ export function leftoversMessage(entries: readonly string[], limit = 20): string
   );
 }
 
+const RUN_DIR = /^tapedeck-test-run-(\d+)-/;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Removes the run folders (`tapedeck-test-run-<pid>-…`) of runs whose process is gone: a run
+ * killed before its teardown (Ctrl-C, a timeout) cannot remove its own. Returns what it removed.
+ */
+export function removeStaleRunDirs(root = os.tmpdir()): string[] {
+  const removed: string[] = [];
+  for (const entry of readdirSync(root)) {
+    const pid = RUN_DIR.exec(entry)?.[1];
+    if (pid === undefined || alive(Number(pid))) continue;
+    rmSync(path.join(root, entry), { recursive: true, force: true });
+    removed.push(entry);
+  }
+  return removed;
+}
+
 /** Gives the run its own `TMPDIR`; the returned teardown checks it is empty and removes it. */
 export default function setup(): (() => void) | undefined {
   if (process.env[TMP_GUARD_ENV] === "off") return undefined;
   const previous = process.env.TMPDIR;
-  const runDir = mkdtempSync(path.join(os.tmpdir(), "tapedeck-test-run-"));
+  removeStaleRunDirs();
+  const runDir = mkdtempSync(path.join(os.tmpdir(), `tapedeck-test-run-${process.pid}-`));
   process.env.TMPDIR = runDir;
   return () => {
     if (previous === undefined) delete process.env.TMPDIR;

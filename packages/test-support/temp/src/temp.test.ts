@@ -1,8 +1,14 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import setup, { leftovers, leftoversMessage, TMP_GUARD_ENV } from "./global-setup";
+import setup, {
+  leftovers,
+  leftoversMessage,
+  removeStaleRunDirs,
+  TMP_GUARD_ENV,
+} from "./global-setup";
 import { tempWorkspace } from "./temp-workspace";
 import { testTempDir, testWorkspace } from "./test-temp";
 
@@ -41,7 +47,7 @@ describe("the temp-folder guard", () => {
     const before = process.env.TMPDIR;
     const teardown = setup();
     const runDir = os.tmpdir();
-    expect(path.basename(runDir)).toMatch(/^tapedeck-test-run-/);
+    expect(path.basename(runDir)).toMatch(new RegExp(`^tapedeck-test-run-${process.pid}-`));
     mkdirSync(path.join(runDir, "removed-by-its-test"));
     rmSync(path.join(runDir, "removed-by-its-test"), { recursive: true });
     expect(teardown).toBeTypeOf("function");
@@ -65,6 +71,23 @@ describe("the temp-folder guard", () => {
       process.exitCode = exitCode;
     }
     expect(existsSync(runDir)).toBe(false);
+  });
+
+  it("removes the run folders of runs whose process is gone, and only those", () => {
+    const root = testTempDir();
+    const dead = spawnSync("true").pid ?? 0;
+    for (const name of [
+      `tapedeck-test-run-${dead}-abc`,
+      `tapedeck-test-run-${process.pid}-def`,
+      "tapedeck-test-run-xyz",
+    ]) {
+      mkdirSync(path.join(root, name, "leftover"), { recursive: true });
+    }
+    expect(removeStaleRunDirs(root)).toEqual([`tapedeck-test-run-${dead}-abc`]);
+    expect(readdirSync(root).sort()).toEqual([
+      `tapedeck-test-run-${process.pid}-def`,
+      "tapedeck-test-run-xyz",
+    ]);
   });
 
   it("stays out of the way when turned off", () => {
