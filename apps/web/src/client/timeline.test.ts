@@ -1,7 +1,7 @@
 import { analyzeEventLog } from "@tapedeck/session";
 import { eventLogBuilder } from "@tapedeck/session/testing";
 import { describe, expect, it } from "vitest";
-import { modelInput, truncate } from "./timeline";
+import { eventLabel, modelInput, truncate } from "./timeline";
 import { buildTimeline } from "./timeline-builder";
 
 function english() {
@@ -116,6 +116,7 @@ describe("buildTimeline", () => {
     log.push({ type: "error", runId, code: "rate_limit", message: "Rate limit reached" });
     const note = buildTimeline(log.events, new Map()).at(-1);
     expect(note).toMatchObject({ kind: "note", text: "RATE_LIMIT: Rate limit reached" });
+    expect(eventLabel(log.events.at(-1)!)).toBe("error RATE_LIMIT: Rate limit reached");
   });
 
   it("does not duplicate streamed text that was completed by its message", () => {

@@ -4,15 +4,16 @@
  * model calls), flattened so a virtual list can render them; built by `timeline-builder.ts`.
  * Pure: no DOM, unit-tested.
  */
-import type {
-  FunctionCallEvent,
-  FunctionCallOutputEvent,
-  KnownSessionEvent,
-  ModelRequestEvent,
-  SessionEvent,
-  TurnEndEvent,
-  TurnStartEvent,
-  Usage,
+import {
+  type FunctionCallEvent,
+  type FunctionCallOutputEvent,
+  type KnownSessionEvent,
+  type ModelRequestEvent,
+  normalizeErrorCode,
+  type SessionEvent,
+  type TurnEndEvent,
+  type TurnStartEvent,
+  type Usage,
 } from "@tapedeck/session";
 import type { SessionViewData } from "../shared/api-contract";
 
@@ -99,7 +100,7 @@ export function eventLabel(event: SessionEvent): string {
     case "turn/end":
       return `turn end: ${value.status}`;
     case "error":
-      return `error ${value.code}: ${value.message}`;
+      return `error ${normalizeErrorCode(value.code)}: ${value.message}`;
     default:
       return value.type;
   }
