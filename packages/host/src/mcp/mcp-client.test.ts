@@ -37,7 +37,9 @@ const context = {
 };
 const call = (tool: AnyAgentTool, args: unknown) => tool.execute(args, context);
 
-describe("MCP client", () => {
+// Each test starts real server processes (twice for a restart); on a loaded CI machine a start
+// alone can take seconds, so the default 5 s per test is too tight.
+describe("MCP client", { timeout: 30_000 }, () => {
   it("offers a real server's tools as mcp__<server>__<tool>, read-only ones as reads", async () => {
     const { connections, tool } = await connect([example()]);
     expect(connections.tools.map((candidate) => candidate.name)).toEqual([
