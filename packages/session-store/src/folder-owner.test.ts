@@ -10,7 +10,8 @@ import { describe, expect, it } from "vitest";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const storePackage = path.join(root, "packages/session-store");
-const skippedFolders = new Set(["node_modules", "dist", ".git", ".turbo", "coverage"]);
+/** Installed, built or generated: not our sources (hidden folders too: `.git`, `.turbo`, …). */
+const skippedFolders = new Set(["node_modules", "dist", "coverage"]);
 const listingCall = /\b(?:readdirSync|readdir|opendirSync|opendir|globSync|glob)\s*\(/g;
 /** An expression naming the sessions folder: a `"sessions"` path segment or `sessionsDir`. */
 const sessionsFolder = /["'`]sessions["'`]|["'`/]sessions\/|\bsessionsDir\b/;
@@ -52,7 +53,9 @@ function sourceFiles(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(directory, entry.name);
     if (entry.isDirectory()) {
-      return skippedFolders.has(entry.name) || full === storePackage ? [] : sourceFiles(full);
+      return skippedFolders.has(entry.name) || entry.name.startsWith(".") || full === storePackage
+        ? []
+        : sourceFiles(full);
     }
     return /\.(?:[cm]?[jt]sx?)$/.test(entry.name) ? [full] : [];
   });
