@@ -19,12 +19,14 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { percentile, printTable, sample } from "@tapedeck/bench";
+import { percentile, printTable, sample, time } from "@tapedeck/bench";
 import { createSessionStore } from "@tapedeck/session-store";
 import { type ImportSource, importSessions } from "../src/index";
 
 const SESSIONS = Number(process.env.IMPORT_BENCH_SESSIONS ?? 60);
 const TURNS = 20;
+/** Paired runs of the baseline and the import per source (even: the order alternates). */
+const PAIRS = 6;
 const root = mkdtempSync(join(tmpdir(), "tapedeck-import-bench-"));
 const text = (seed: number, words: number) =>
   Array.from({ length: words }, (_, index) => `word${(seed * 31 + index * 7) % 997}`).join(" ");
@@ -355,26 +357,45 @@ for (const source of ["claude-code", "codex", "pi", "opencode"] as ImportSource[
   const dir = join(corpus, source);
   const files = filesUnder(dir);
   const megabytes = files.reduce((sum, file) => sum + statSync(file).size, 0) / 1024 / 1024;
+  // Paired samples in the order A B B A A B …: on a shared machine the load drifts and both sides
+  // of each ratio see about the same; each side follows the other (and its garbage) equally often.
+  const baseline: number[] = [];
   const baselineCpu: number[] = [];
-  const baseline = await sample(5, () => {
-    const start = process.cpuUsage();
-    parseOnly(files);
-    baselineCpu.push(cpuMs(start));
-  });
-  let run = 0;
+  const ours: number[] = [];
   const oursCpu: number[] = [];
-  const ours = await sample(3, async () => {
-    const home = join(root, `home-${source}-${run++}`);
+  const measureBaseline = async () => {
     const start = process.cpuUsage();
-    const summary = await importSessions({
-      store: createSessionStore({ home }),
-      source,
-      paths: [dir],
-    });
+    baseline.push(await time(() => parseOnly(files)));
+    baselineCpu.push(cpuMs(start));
+  };
+  const measureImport = async (run: number) => {
+    const home = join(root, `home-${source}-${run}`);
+    const start = process.cpuUsage();
+    let summary: Awaited<ReturnType<typeof importSessions>> | undefined;
+    ours.push(
+      await time(async () => {
+        summary = await importSessions({
+          store: createSessionStore({ home }),
+          source,
+          paths: [dir],
+        });
+      }),
+    );
     oursCpu.push(cpuMs(start));
-    if (summary.counts.created !== SESSIONS)
-      throw new Error(`${source}: ${JSON.stringify(summary.counts)}`);
-  });
+    if (summary?.counts.created !== SESSIONS)
+      throw new Error(`${source}: ${JSON.stringify(summary?.counts)}`);
+  };
+  for (let run = 0; run < PAIRS; run += 1) {
+    if (run % 2 === 0) {
+      await measureBaseline();
+      await measureImport(run);
+    } else {
+      await measureImport(run);
+      await measureBaseline();
+    }
+  }
+  baseline.sort((a, b) => a - b);
+  ours.sort((a, b) => a - b);
   rows.push({
     name: `${source}: import ${SESSIONS} sessions (${megabytes.toFixed(1)} MB)`,
     value: megabytes / (percentile(ours, 50) / 1000),
