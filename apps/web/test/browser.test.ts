@@ -132,6 +132,24 @@ describe("viewer", () => {
       .toBeLessThan(firstSeq);
   });
 
+  it("loads the earlier page when the timeline is scrolled to its top", async () => {
+    const page = await newPage();
+    const earlierPages: string[] = [];
+    page.on("request", (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.endsWith("/page") && url.searchParams.has("before")) {
+        earlierPages.push(url.search);
+      }
+    });
+    await page.goto(`${suite.served.server.url}/?session=${suite.seeded.big}`);
+    await page.getByTestId("load-earlier").waitFor();
+    expect(earlierPages).toEqual([]);
+    await page.getByTestId("timeline").evaluate((timeline) => {
+      timeline.scrollTop = 0;
+    });
+    await expect.poll(() => earlierPages.length).toBeGreaterThan(0);
+  });
+
   it("follows a link to an early event of a long session: loads back to it and selects it", async () => {
     const store = createSessionStore({ home: suite.seeded.home });
     const session = await store.readSession(suite.seeded.big);
