@@ -1,8 +1,9 @@
 /**
  * What a reading command loads (issue #12: `tapedeck sessions search` and `list` pay, on every
  * start, for each module they read and compile). The built binary runs under a module hook that
- * records every module Node loads; the reading commands must load neither the agent (its tools
- * start processes and workers) nor the model clients, and stay within a byte budget of bundle.
+ * records every module Node loads (and, at exit, the built-ins it loaded, `require`d ones too);
+ * the reading commands must load neither the agent (its tools start processes and workers), the
+ * model clients nor `node:crypto` (only writers need it), and stay within a byte budget of bundle.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
@@ -39,7 +40,10 @@ afterEach(async () => {
  */
 const BUNDLE_BUDGET = 500_000;
 
-/** Runs `tapedeck …args` and returns the URLs of every module it loaded, in order. */
+/**
+ * Runs `tapedeck …args` and returns the URLs of every module it loaded, in order, then Node's
+ * `process.moduleLoadList` (`NativeModule crypto`, …) at exit.
+ */
 function modulesLoadedBy(args: string[]): string[] {
   const log = path.join(workspace.root, "modules.log");
   const hooks = path.join(workspace.root, "hooks.mjs");
@@ -55,8 +59,10 @@ export async function load(url, context, next) {
   );
   writeFileSync(
     register,
-    `import { register } from "node:module";
-register(${JSON.stringify(pathToFileURL(hooks).href)});`,
+    `import { appendFileSync } from "node:fs";
+import { register } from "node:module";
+register(${JSON.stringify(pathToFileURL(hooks).href)});
+process.on("exit", () => appendFileSync(${JSON.stringify(log)}, process.moduleLoadList.join("\\n")));`,
   );
   const result = spawnSync(process.execPath, ["--import", register, tapedeckBinary(), ...args], {
     cwd: workspace.cwd,
@@ -83,13 +89,19 @@ describe("a reading command's start-up", () => {
     ["sessions", "list", "--all"],
   ]) {
     it(`tapedeck ${args.join(" ")} loads no agent, tool or model code`, () => {
+      // The first command builds the index (a writer: it may need `node:crypto`); the second
+      // finds it fresh, as a person's next command does.
+      modulesLoadedBy(args);
       const urls = modulesLoadedBy(args);
       // The hook saw the command's own modules (the count works)…
       expect(urls.some((url) => url.endsWith("/tapedeck.mjs"))).toBe(true);
-      expect(urls).toContain("node:fs");
       // …but not the agent's tools (processes, the regex worker) nor the OpenAI client.
       expect(urls).not.toContain("node:child_process");
       expect(urls).not.toContain("node:worker_threads");
+      // Built-ins, also those loaded by `require` (the hook itself runs in a worker thread).
+      expect(urls).toContain("NativeModule fs");
+      expect(urls).not.toContain("NativeModule child_process");
+      expect(urls).not.toContain("NativeModule crypto");
       expect(urls.filter((url) => /\/openai-[^/]*\.mjs$/.test(url))).toEqual([]);
       expect(bundleBytes(urls)).toBeGreaterThan(100_000);
       expect(bundleBytes(urls)).toBeLessThan(BUNDLE_BUDGET);

@@ -8,12 +8,18 @@
  * Every record is one `write()` of ≤ 40 bytes to an `O_APPEND` descriptor, so concurrent writers
  * never interleave within a line.
  */
-import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import { join } from "node:path";
 import { TapedeckError } from "@tapedeck/session";
 import { z } from "zod";
-import { faultWriting, hasErrorCode, tempPathBeside, writeAll, writeTemp } from "./fs-util";
+import {
+  faultWriting,
+  hasErrorCode,
+  randomHex,
+  tempPathBeside,
+  writeAll,
+  writeTemp,
+} from "./fs-util";
 import type { ChangeScanReason } from "./session-store";
 
 /** File name of the journal in the home. */
@@ -249,7 +255,7 @@ export class ChangeJournal {
   private createGeneration(replacing: number | undefined): void {
     fs.mkdirSync(join(this.path, ".."), { recursive: true, mode: 0o700 });
     const temp = tempPathBeside(this.path);
-    writeTemp(temp, Buffer.from(`${MAGIC}${randomBytes(8).toString("hex")}\n`), false);
+    writeTemp(temp, Buffer.from(`${MAGIC}${randomHex(8)}\n`), false);
     try {
       if (replacing === undefined) {
         try {

@@ -1,10 +1,9 @@
-import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
 import { type LockOwner, SessionBusyError } from "@tapedeck/session";
 import { z } from "zod";
-import { createFileExclusive, faultWriting, hasErrorCode } from "./fs-util";
+import { createFileExclusive, faultWriting, hasErrorCode, randomHex } from "./fs-util";
 
 /** Lock files are written by other processes (maybe another version): lenient, but typed. */
 const lockOwnerSchema = z.looseObject({
@@ -147,7 +146,7 @@ export function acquireLock(path: string, sessionId: string, home: string): Held
     host: hostname(),
     startedAt: new Date().toISOString(),
   };
-  const token = randomBytes(8).toString("hex");
+  const token = randomHex(8);
   const data = Buffer.from(`${JSON.stringify({ ...owner, token })}\n`);
   for (let attempt = 0; attempt < 8; attempt += 1) {
     try {
