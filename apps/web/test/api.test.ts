@@ -678,6 +678,41 @@ describe("live changes", () => {
     read.mockRestore();
   });
 
+  it("reports an append whose journal record a tick saw before the log's bytes", async () => {
+    makeApp();
+    web.live.stop();
+    const { sessionId } = await store.create({ cwd: seeded.home, workspaceId: "raced" });
+    await web.live.tick();
+    const before = store.entry(sessionId);
+    // The store writes the journal record first: a tick between it and the log's bytes finds the
+    // session named but its log unchanged (simulated by the entry as it was before the append).
+    const entry = vi.spyOn(store, "entry").mockReturnValue(before);
+    await store.append(sessionId, [{ type: "x-race", runId: "r" } as never]);
+    expect(await web.live.tick()).toEqual([]);
+    entry.mockRestore();
+    expect(await web.live.tick()).toContainEqual(
+      expect.objectContaining({ sessionId, created: false }),
+    );
+  });
+
+  it("an append just after a stream opens reaches it, before the live feed ever ticked", async () => {
+    const { app } = makeApp();
+    const { sessionId } = await store.create({ cwd: seeded.home, workspaceId: "first-tick" });
+    // The stream starts the live feed; its first look at the logs must come before the append,
+    // or the append is part of that first view and never reported (the page waited forever).
+    const response = await app.request(`/api/sessions/${sessionId}/stream?after=0`);
+    if (response.body === null) throw new Error("no body");
+    const stream = readSse(response.body);
+    expect((await stream.next()).value?.event).toBe("ready");
+    await store.append(sessionId, [{ type: "x-first", runId: "r" } as never]);
+    const next = await Promise.race([
+      stream.next(),
+      new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), 3_000)),
+    ]);
+    expect(next === "timeout" ? next : next.value?.event).toBe("events");
+    await stream.return(undefined);
+  });
+
   it("a quiet tick of the live feed looks at no log", async () => {
     makeApp();
     web.live.stop();

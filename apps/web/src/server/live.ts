@@ -4,6 +4,13 @@ import type { SessionStore } from "@tapedeck/session-store";
 /** How long after a watch hint the tick runs (appends in between share it). */
 const WAKE_DELAY_MS = 5;
 
+/**
+ * How many ticks a session the journal named stays a candidate while its log has not changed.
+ * The store writes the journal record before the log's bytes, so a tick between the two sees the
+ * session named but its log unchanged; the append's own watch hint (or the poll) ticks again.
+ */
+const EXPECT_TICKS = 5;
+
 /** What `GET /api/live` sends when a log appears or grows. */
 export interface LiveChange {
   sessionId: string;
@@ -35,6 +42,10 @@ export class LiveWatcher {
   #again = false;
   #wakeTimer: NodeJS.Timeout | null = null;
   #unwatch: (() => void) | null = null;
+  /** The first tick after `start`: the view of the logs later changes are measured against. */
+  #baseline: Promise<void> | null = null;
+  /** Sessions the journal named whose log had not changed yet → ticks left to look again. */
+  readonly #expected = new Map<string, number>();
 
   constructor(store: SessionStore, index: SessionIndex, intervalMs: number) {
     this.#store = store;
@@ -52,6 +63,20 @@ export class LiveWatcher {
     }, this.#intervalMs);
     this.#timer.unref();
     this.#watch();
+    // Take the first view now: had it waited for the first watch hint, the append that caused the
+    // hint would be part of the first view and never reported as a change.
+    this.#baseline = this.tick().then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /**
+   * Resolves once the watcher has its first view of the logs: an append after it is reported to
+   * subscribers. A reader that reads what is there after this misses nothing.
+   */
+  ready(): Promise<void> {
+    return this.#baseline ?? Promise.resolve();
   }
 
   /** Stops watching and polling. */
@@ -119,7 +144,8 @@ export class LiveWatcher {
       }
       const current = known ?? new Map<string, LogFileState>();
       this.#known = current;
-      const candidates = new Set(feed.sessionIds);
+      const named = new Set(feed.sessionIds);
+      const candidates = new Set([...named, ...this.#expected.keys()]);
       if (feed.present !== undefined) {
         const present = new Set(feed.present);
         for (const id of present) if (!current.has(id)) candidates.add(id);
@@ -131,6 +157,7 @@ export class LiveWatcher {
         if (entry !== null) now.set(sessionId, { size: entry.size, mtimeMs: entry.modifiedMs });
       }
       const changes = diff(current, now, [...candidates]);
+      this.#expect(named, changes);
       for (const sessionId of candidates) {
         const state = now.get(sessionId);
         if (state === undefined) current.delete(sessionId);
@@ -143,6 +170,18 @@ export class LiveWatcher {
         this.#again = false;
         this.#wake();
       }
+    }
+  }
+
+  /** Keeps looking at sessions the journal named whose log has not changed yet. */
+  #expect(named: ReadonlySet<string>, changes: readonly LiveChange[]): void {
+    const changed = new Set(changes.map((change) => change.sessionId));
+    for (const sessionId of named) {
+      if (!changed.has(sessionId)) this.#expected.set(sessionId, EXPECT_TICKS + 1);
+    }
+    for (const [sessionId, left] of this.#expected) {
+      if (changed.has(sessionId) || left <= 1) this.#expected.delete(sessionId);
+      else this.#expected.set(sessionId, left - 1);
     }
   }
 

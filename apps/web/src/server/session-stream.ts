@@ -89,6 +89,9 @@ export function addSessionStreamRoute(app: Hono, store: SessionStore, live: Live
         open = false;
         wake?.();
       });
+      // The first read comes after the watcher's first view: an append before it is in the read,
+      // one after it is reported.
+      await live.ready();
       await stream.writeSSE(sseMessage(route, "ready", { after }));
       try {
         while (open) {
