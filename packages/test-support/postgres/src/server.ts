@@ -13,6 +13,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { processExists } from "@tapedeck/test-temp/process";
 
 const run = promisify(execFile);
 
@@ -95,15 +96,6 @@ async function runAs(asPostgres: boolean, file: string, args: string[]): Promise
 /** Directories of servers that died without their teardown are removed after this long. */
 const staleAfterMs = 10 * 60_000;
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * Removes the temp directories of earlier servers that were killed without their teardown (a
  * test run killed with its process group takes the server with it): no live postmaster and older
@@ -120,7 +112,7 @@ export function removeStaleServers(root = tmpdir()): string[] {
       const pid = fs.existsSync(pidFile)
         ? Number(fs.readFileSync(pidFile, "utf8").split("\n")[0])
         : Number.NaN;
-      if (Number.isInteger(pid) && pid > 0 && alive(pid)) continue;
+      if (Number.isInteger(pid) && pid > 0 && processExists(pid)) continue;
       fs.rmSync(dir, { recursive: true, force: true });
       removed.push(dir);
     } catch {

@@ -7,6 +7,7 @@
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { processExists } from "./process";
 
 /** `TAPEDECK_TEST_TMP_GUARD=off` runs without the guard (to look at what a test leaves). */
 export const TMP_GUARD_ENV = "TAPEDECK_TEST_TMP_GUARD";
@@ -37,15 +38,6 @@ export function leftoversMessage(entries: readonly string[], limit = 20): string
 
 const RUN_DIR = /^tapedeck-test-run-(\d+)-/;
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * Removes the run folders (`tapedeck-test-run-<pid>-…`) of runs whose process is gone: a run
  * killed before its teardown (Ctrl-C, a timeout) cannot remove its own. Returns what it removed.
@@ -54,7 +46,7 @@ export function removeStaleRunDirs(root = os.tmpdir()): string[] {
   const removed: string[] = [];
   for (const entry of readdirSync(root)) {
     const pid = RUN_DIR.exec(entry)?.[1];
-    if (pid === undefined || alive(Number(pid))) continue;
+    if (pid === undefined || processExists(Number(pid))) continue;
     rmSync(path.join(root, entry), { recursive: true, force: true });
     removed.push(entry);
   }
