@@ -156,6 +156,27 @@ describe("sessions API", () => {
     expect(unknown.status).toBe(404);
   });
 
+  it("answers a bad page query with 400 naming the field, an unknown session's page with 404", async () => {
+    const { app } = makeApp();
+    for (const [query, field] of [
+      ["limit=0", "limit"],
+      ["limit=abc", "limit"],
+      ["before=0", "before"],
+      ["beforeOffset=10", "beforeOffset"],
+    ]) {
+      const response = await app.request(`/api/sessions/${seeded.english}/page?${query}`);
+      expect(response.status, query).toBe(400);
+      expect((await response.json()).error.field, query).toBe(field);
+    }
+    const unknownKey = await app.request(`/api/sessions/${seeded.english}/page?sort=asc`);
+    expect(unknownKey.status).toBe(400);
+    expect((await unknownKey.json()).error.message).toMatch(/sort/);
+    const good = await app.request(`/api/sessions/${seeded.english}/page?limit=5`);
+    expect(good.status).toBe(200);
+    const unknown = await app.request("/api/sessions/01900000-0000-7000-8000-000000000000/page");
+    expect(unknown.status).toBe(404);
+  });
+
   it("searches events in English and Chinese with highlighted snippets and filters", async () => {
     const { app } = makeApp();
     const english = await (await app.request("/api/events?q=teapot")).json();
