@@ -1,16 +1,16 @@
 import type { FinishReason, Usage } from "@tapedeck/session";
 import type OpenAI from "openai";
 import { LlmError } from "./errors";
-import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, IdleWatchdog } from "./idle-timeout";
 import type {
   LlmOutputItem,
   LlmProvider,
   LlmRequest,
-  LlmStreamOptions,
+  LlmStreamPart,
   ResponsePart,
 } from "./llm-provider";
-import { lazyClient, type OpenAIProviderOptions } from "./openai-client";
-import { codeForProviderError, describe, isAborted, redact, toLlmError } from "./openai-errors";
+import type { OpenAIProviderOptions } from "./openai-client";
+import { codeForProviderError, describe, redact } from "./openai-errors";
+import { type OpenAICall, openAIStreamProvider } from "./openai-stream";
 import { toResponsesInput, toResponsesTools } from "./wire-responses";
 
 type ResponseObject = OpenAI.Responses.Response;
@@ -26,118 +26,99 @@ interface OpenCall {
  * `openai`. Requests are sent with `store: false`: the session log is the history.
  */
 export function createOpenAIResponsesProvider(options: OpenAIProviderOptions): LlmProvider {
-  // The `openai` module is loaded by the first call, not by making the provider.
-  const client = lazyClient(options);
-  const id = "openai";
-  return {
-    id,
-    async *stream(request: LlmRequest, streamOptions: LlmStreamOptions = {}) {
-      const { signal } = streamOptions;
-      const openai = await client();
-      const context = { provider: id, apiKey: options.apiKey, signal, baseURL: openai.baseURL };
-      const calls = new Map<string, OpenCall>();
-      // Refusal text as streamed; the final response's refusal parts take precedence.
-      let streamedRefusal = "";
-      let final: ResponsePart | undefined;
-      const watchdog = new IdleWatchdog(
-        options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
-        signal,
-      );
-      try {
-        if (signal?.aborted === true)
-          throw new LlmError("ABORTED", "The model call was cancelled.");
-        const stream = await openai.responses.create(
-          {
-            model: request.model,
-            input: toResponsesInput(request.input),
-            ...(request.instructions === undefined ? {} : { instructions: request.instructions }),
-            ...(request.tools.length === 0 ? {} : { tools: toResponsesTools(request.tools) }),
-            ...(request.maxOutputTokens === undefined
-              ? {}
-              : { max_output_tokens: request.maxOutputTokens }),
-            store: false,
-            stream: true,
-          },
-          watchdog.requestOptions(),
-        );
-        for await (const event of stream) {
-          switch (event.type) {
-            case "response.output_text.delta":
-              yield { type: "text-delta", text: event.delta };
-              break;
-            case "response.refusal.delta":
-              // Not assistant text: it reaches the caller as `refusal` on the response part.
-              streamedRefusal += event.delta;
-              break;
-            case "response.output_item.added":
-              if (event.item.type === "function_call") {
-                calls.set(event.item.id ?? event.item.call_id, {
-                  callId: event.item.call_id,
-                  name: event.item.name,
-                  nameSent: false,
-                });
-              }
-              break;
-            case "response.function_call_arguments.delta": {
-              const call = calls.get(event.item_id);
-              if (call === undefined) break;
-              yield {
-                type: "tool-call-delta",
-                callId: call.callId,
-                arguments: event.delta,
-                ...(call.nameSent ? {} : { name: call.name }),
-              };
-              call.nameSent = true;
-              break;
-            }
-            case "response.output_item.done":
-              if (event.item.type === "function_call") {
-                const call = calls.get(event.item.id ?? event.item.call_id);
-                // A call whose arguments were never streamed still reaches the caller whole.
-                if (call !== undefined && !call.nameSent) {
-                  yield {
-                    type: "tool-call-delta",
-                    callId: call.callId,
-                    name: call.name,
-                    arguments: event.item.arguments,
-                  };
-                  call.nameSent = true;
-                }
-              }
-              break;
-            case "response.completed":
-            case "response.incomplete":
-              final = finalPart(event.response);
-              break;
-            case "response.failed":
-              throw failure(
-                event.response.error?.code,
-                event.response.error?.message ?? "response failed",
-                context.apiKey,
-              );
-            case "error":
-              throw failure(event.code ?? undefined, event.message, context.apiKey);
+  return openAIStreamProvider(
+    "openai",
+    options,
+    responsesLoop,
+    "The model stream ended before the response completed (no response.completed event).",
+  );
+}
+
+async function* responsesLoop(
+  { openai, context, requestOptions }: OpenAICall,
+  request: LlmRequest,
+): AsyncGenerator<LlmStreamPart, ResponsePart | undefined> {
+  const calls = new Map<string, OpenCall>();
+  // Refusal text as streamed; the final response's refusal parts take precedence.
+  let streamedRefusal = "";
+  let final: ResponsePart | undefined;
+  const stream = await openai.responses.create(
+    {
+      model: request.model,
+      input: toResponsesInput(request.input),
+      ...(request.instructions === undefined ? {} : { instructions: request.instructions }),
+      ...(request.tools.length === 0 ? {} : { tools: toResponsesTools(request.tools) }),
+      ...(request.maxOutputTokens === undefined
+        ? {}
+        : { max_output_tokens: request.maxOutputTokens }),
+      store: false,
+      stream: true,
+    },
+    requestOptions,
+  );
+  for await (const event of stream) {
+    switch (event.type) {
+      case "response.output_text.delta":
+        yield { type: "text-delta", text: event.delta };
+        break;
+      case "response.refusal.delta":
+        // Not assistant text: it reaches the caller as `refusal` on the response part.
+        streamedRefusal += event.delta;
+        break;
+      case "response.output_item.added":
+        if (event.item.type === "function_call") {
+          calls.set(event.item.id ?? event.item.call_id, {
+            callId: event.item.call_id,
+            name: event.item.name,
+            nameSent: false,
+          });
+        }
+        break;
+      case "response.function_call_arguments.delta": {
+        const call = calls.get(event.item_id);
+        if (call === undefined) break;
+        yield {
+          type: "tool-call-delta",
+          callId: call.callId,
+          arguments: event.delta,
+          ...(call.nameSent ? {} : { name: call.name }),
+        };
+        call.nameSent = true;
+        break;
+      }
+      case "response.output_item.done":
+        if (event.item.type === "function_call") {
+          const call = calls.get(event.item.id ?? event.item.call_id);
+          // A call whose arguments were never streamed still reaches the caller whole.
+          if (call !== undefined && !call.nameSent) {
+            yield {
+              type: "tool-call-delta",
+              callId: call.callId,
+              name: call.name,
+              arguments: event.item.arguments,
+            };
+            call.nameSent = true;
           }
         }
-      } catch (error) {
-        throw watchdog.error(id) ?? toLlmError(error, context);
-      } finally {
-        watchdog.dispose();
-      }
-      if (isAborted(signal)) throw toLlmError(signal?.reason, context);
-      const idle = watchdog.error(id);
-      if (idle !== undefined) throw idle;
-      if (final === undefined) {
-        throw new LlmError(
-          "NETWORK",
-          "The model stream ended before the response completed (no response.completed event).",
-          { provider: id },
+        break;
+      case "response.completed":
+      case "response.incomplete":
+        final = finalPart(event.response);
+        break;
+      case "response.failed":
+        throw failure(
+          event.response.error?.code,
+          event.response.error?.message ?? "response failed",
+          context.apiKey,
         );
-      }
-      if (final.refusal === undefined && streamedRefusal !== "") final.refusal = streamedRefusal;
-      yield final;
-    },
-  };
+      case "error":
+        throw failure(event.code ?? undefined, event.message, context.apiKey);
+    }
+  }
+  if (final !== undefined && final.refusal === undefined && streamedRefusal !== "") {
+    final.refusal = streamedRefusal;
+  }
+  return final;
 }
 
 function failure(providerCode: string | undefined, message: string, apiKey: string): LlmError {
