@@ -1,13 +1,13 @@
 import type { LogReader } from "@tapedeck/session-store";
 import { describe, expect, it } from "vitest";
-import { type LinePosition, MAX_SPAN_BYTES, readEventLines } from "./event-lines";
+import { type LinePosition, MAX_GAP_BYTES, readEventLines } from "./event-lines";
 
 /** Logs held in memory, counting opens and reads. */
 function fakeStore(logs: Record<string, string>) {
-  const counts = { opens: 0, reads: 0, closes: 0 };
+  const counts = { opens: 0, reads: 0, closes: 0, bytes: 0 };
   return {
     counts,
-    openLogReader(sessionId: string): LogReader | null {
+    open(sessionId: string): LogReader | null {
       const text = logs[sessionId];
       if (text === undefined) return null;
       const bytes = Buffer.from(text);
@@ -15,6 +15,7 @@ function fakeStore(logs: Record<string, string>) {
       return {
         readAt(offset, length) {
           counts.reads += 1;
+          counts.bytes += length;
           return offset + length <= bytes.length ? bytes.subarray(offset, offset + length) : null;
         },
         close() {
@@ -47,14 +48,15 @@ describe("readEventLines", () => {
     const [a1, a2, a3] = linesOf(1, a);
     const [b1, b2] = linesOf(2, b);
     const positions = [a3!, b2!, a1!, b1!, a2!];
-    expect(readEventLines(store, positions, (session) => ids[session])).toEqual([
+    expect(readEventLines(store.open, positions, (session) => ids[session])).toEqual([
       '{"seq":3,"y":"数据"}',
       '{"seq":2}',
       '{"seq":1,"x":"é"}',
       '{"seq":1}',
       '{"seq":2}',
     ]);
-    expect(store.counts).toEqual({ opens: 2, reads: 2, closes: 2 });
+    // The readers stay open: the caller owns them (the engine keeps them between searches).
+    expect(store.counts).toMatchObject({ opens: 2, reads: 2, closes: 0 });
   });
 
   it("gives null for a missing log, an unknown session and a line past the end", () => {
@@ -66,24 +68,24 @@ describe("readEventLines", () => {
       linesOf(1, a)[1]!,
     ];
     // The span of session 1 runs past the end: each of its lines is then read on its own.
-    expect(readEventLines(store, positions, (session) => ids[session])).toEqual([
+    expect(readEventLines(store.open, positions, (session) => ids[session])).toEqual([
       null,
       null,
       null,
       '{"seq":2}',
     ]);
-    expect(store.counts.opens).toBe(store.counts.closes);
+    expect(store.counts).toMatchObject({ opens: 1, reads: 3, closes: 0 });
   });
 
-  it("reads lines one by one when their span is too long to read at once", () => {
-    const filler = `{"seq":2,"pad":"${"x".repeat(MAX_SPAN_BYTES)}"}`;
-    const text = `{"seq":1}\n${filler}\n{"seq":3}\n`;
+  it("reads lines far apart on their own and close ones together, not the bytes between", () => {
+    const filler = `{"seq":2,"pad":"${"x".repeat(MAX_GAP_BYTES)}"}`;
+    const text = `{"seq":1}\n${filler}\n{"seq":3}\n{"seq":4}\n`;
     const store = fakeStore({ a: text });
-    const [first, , last] = linesOf(1, text);
-    expect(readEventLines(store, [last!, first!], (session) => ids[session])).toEqual([
-      '{"seq":3}',
-      '{"seq":1}',
-    ]);
-    expect(store.counts).toEqual({ opens: 1, reads: 2, closes: 1 });
+    const [first, , third, fourth] = linesOf(1, text);
+    expect(
+      readEventLines(store.open, [fourth!, first!, third!], (session) => ids[session]),
+    ).toEqual(['{"seq":4}', '{"seq":1}', '{"seq":3}']);
+    // seq 1 alone, seqs 3 and 4 in one read of their span: the filler between is never read.
+    expect(store.counts).toEqual({ opens: 1, reads: 2, closes: 0, bytes: 9 + 19 });
   });
 });

@@ -28,9 +28,10 @@ import {
 import { queryEngine } from "../query-backend";
 import type { EventHit, Page, SessionQueryEngine, SessionSummary } from "../query-engine";
 import type { ParsedScope } from "../query-schema";
-import { copySummary, type SessionAggregate, toSummary } from "../summary";
+import { type SessionAggregate, toSummary } from "../summary";
 import { eventText, snippet } from "../text";
 import { readEventLines } from "./event-lines";
+import { HitCache } from "./hit-cache";
 import {
   type IndexedStore,
   Indexer,
@@ -121,6 +122,7 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
   prepareSchema(db);
   const { store } = options;
   const indexer = new Indexer(db, store, options.optimizeAfterEvents);
+  const hitCache = new HitCache(db, store);
   const workspaceRow = db.prepare<[string], { id: number }>(
     "SELECT id FROM workspaces WHERE name = ?",
   );
@@ -239,7 +241,10 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
     };
   };
 
-  /** Reads the events of index rows back from their logs; rows gone stale are dropped. */
+  /**
+   * Reads the events of index rows back from their logs; rows gone stale are dropped. Log files
+   * and session summaries are kept between searches while the index is unchanged (`hit-cache.ts`).
+   */
   const materialize = (
     scope: ParsedScope,
     rows: EventRow[],
@@ -247,17 +252,25 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
     relevance: boolean,
   ): EventHit[] => {
     if (rows.length === 0) return [];
+    hitCache.refresh();
     const workspaces = workspacesOf(scope);
-    // The sessions of the whole page in one statement, not one query per session.
-    const sessions = new Map<number, SummaryRow>();
-    for (const session of prepared<SummaryRow>(
-      `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s
-       WHERE s.id IN (SELECT value FROM json_each(?))`,
-    ).all(JSON.stringify([...new Set(rows.map((row) => row.session))]))) {
-      sessions.set(session.id, session);
-    }
-    const lines = readEventLines(store, rows, (id) => sessions.get(id)?.session_id);
-    const summaries = new Map<number, SessionSummary>();
+    const sessions = hitCache.pageSessions(
+      workspaces === null ? "*" : workspaces.join(","),
+      [...new Set(rows.map((row) => row.session))],
+      // The sessions missing from the cache in one statement, not one query per session.
+      (missing) =>
+        prepared<SummaryRow>(
+          `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s
+           WHERE s.id IN (SELECT value FROM json_each(?))`,
+        )
+          .all(JSON.stringify(missing))
+          .map((row) => [row.id, { sessionId: row.session_id, summary: summaryOf(row) }]),
+    );
+    const lines = readEventLines(
+      (sessionId) => hitCache.reader(sessionId),
+      rows,
+      (id) => sessions.get(id)?.sessionId,
+    );
     const hits: EventHit[] = [];
     rows.forEach((row, index) => {
       const session = sessions.get(row.session);
@@ -270,17 +283,10 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
         return;
       }
       if (event.seq !== row.seq) return;
-      let summary = summaries.get(row.session);
-      if (summary === undefined) {
-        summary = summaryOf(session);
-        summaries.set(row.session, summary);
-      } else {
-        summary = copySummary(summary);
-      }
       const hit: EventHit = {
-        sessionId: session.session_id,
+        sessionId: session.sessionId,
         event,
-        session: summary,
+        session: hitCache.summaryOf(session),
         snippet: snippet(eventText(event), query.words ?? [], query.markers),
       };
       if (relevance && row.rank !== undefined) hit.score = -row.rank;
@@ -496,6 +502,7 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
     },
 
     close() {
+      hitCache.clear();
       db.close();
     },
   };

@@ -1,0 +1,125 @@
+import * as fs from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { SessionEvent, SessionHeader } from "@tapedeck/session";
+import { eventLogBuilder } from "@tapedeck/session/testing";
+import { createSessionStore, type LogReader } from "@tapedeck/session-store";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { HitCache, MAX_OPEN_LOGS } from "./hit-cache";
+import { createSqliteQueryEngine, type SqliteQueryEngine } from "./sqlite-engine";
+
+const all = { all: true } as const;
+
+describe("search hits between searches (hit cache)", () => {
+  let home: string;
+  const engines: SqliteQueryEngine[] = [];
+  const counts = { opens: 0, closes: 0 };
+  const logPath = (id: string) => join(home, "sessions", `${id}.jsonl`);
+  const line = (value: unknown) => `${JSON.stringify(value)}\n`;
+  const write = (header: SessionHeader, events: readonly SessionEvent[]) =>
+    fs.writeFileSync(logPath(header.sessionId), [header, ...events].map(line).join(""));
+  /** An engine over a store that counts the log files it opens and closes. */
+  const open = () => {
+    const store = createSessionStore({ home });
+    const openLogReader = store.openLogReader.bind(store);
+    store.openLogReader = (sessionId: string): LogReader | null => {
+      const reader = openLogReader(sessionId);
+      if (reader === null) return null;
+      counts.opens += 1;
+      return {
+        readAt: (offset, length) => reader.readAt(offset, length),
+        close() {
+          counts.closes += 1;
+          reader.close();
+        },
+      };
+    };
+    const engine = createSqliteQueryEngine({ path: join(home, "index.sqlite"), store });
+    engines.push(engine);
+    return { engine, store };
+  };
+
+  beforeEach(() => {
+    home = fs.mkdtempSync(join(tmpdir(), "tapedeck-hit-cache-"));
+    fs.mkdirSync(join(home, "sessions"));
+    counts.opens = 0;
+    counts.closes = 0;
+  });
+  afterEach(() => {
+    for (const engine of engines.splice(0)) engine.close();
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  it("reads a repeated search's hits from the logs it keeps open, and reopens them after a sync that changed the index", async () => {
+    const a = eventLogBuilder().turn().user("deploy the mutex fix").end();
+    const b = eventLogBuilder().turn().user("the mutex again").assistant("mutex held").end();
+    write(a.header, a.events);
+    write(b.header, b.events);
+    const { engine, store } = open();
+    await engine.sync();
+
+    const first = await engine.searchEvents(all, { text: "mutex" });
+    expect(first.items).toHaveLength(3);
+    expect(counts.opens).toBe(2);
+    // Every hit gets its own summary: changing one changes nothing the engine gives next.
+    first.items[0]!.session.eventCount = -1;
+    first.items[0]!.session.usage.inputTokens = -1;
+    const second = await engine.searchEvents(all, { text: "mutex" });
+    expect(second.items.map((hit) => hit.event.seq)).toEqual(
+      first.items.map((hit) => hit.event.seq),
+    );
+    expect(second.items.every((hit) => hit.session.eventCount > 0)).toBe(true);
+    expect(second.items.every((hit) => hit.session.usage.inputTokens >= 0)).toBe(true);
+    expect(counts).toEqual({ opens: 2, closes: 0 });
+
+    const before = b.events.length;
+    b.turn().user("mutex three").end();
+    fs.appendFileSync(logPath(b.header.sessionId), b.events.slice(before).map(line).join(""));
+    store.announceChange(b.header.sessionId);
+    await engine.sync();
+    const third = await engine.searchEvents(all, { text: "mutex" });
+    expect(third.items).toHaveLength(4);
+    expect(third.items[0]!.session.eventCount).toBe(b.events.length);
+    // The sync changed the index: the files kept were closed and the page's logs opened again.
+    expect(counts).toEqual({ opens: 4, closes: 2 });
+    engine.close();
+    expect(counts.closes).toBe(counts.opens);
+  });
+
+  it("notices an index changed by another connection (another process's sync)", async () => {
+    const log = eventLogBuilder().turn().user("rollback plan").end();
+    write(log.header, log.events);
+    const { engine: reader } = open();
+    const { engine: writer, store } = open();
+    await writer.sync();
+    const hits = await reader.searchEvents(all, { text: "rollback" });
+    expect(hits.items[0]!.session.eventCount).toBe(3);
+
+    const before = log.events.length;
+    log.turn().user("rollback done").end();
+    fs.appendFileSync(logPath(log.header.sessionId), log.events.slice(before).map(line).join(""));
+    store.announceChange(log.header.sessionId);
+    await writer.sync();
+    const after = await reader.searchEvents(all, { text: "rollback" });
+    expect(after.items.map((hit) => hit.session.eventCount)).toEqual([6, 6]);
+  });
+
+  it("keeps at most MAX_OPEN_LOGS files open, closing the least recently used", () => {
+    const closed: string[] = [];
+    const cache = new HitCache(new Database(":memory:"), {
+      openLogReader: (sessionId) => ({
+        readAt: () => null,
+        close: () => closed.push(sessionId),
+      }),
+    });
+    cache.refresh();
+    for (let index = 0; index < MAX_OPEN_LOGS; index += 1) cache.reader(`s${index}`);
+    cache.reader("s0"); // used again: now the most recent
+    cache.reader("extra");
+    expect(closed).toEqual(["s1"]);
+    expect(cache.stats.logOpens).toBe(MAX_OPEN_LOGS + 1);
+    cache.clear();
+    expect(closed).toHaveLength(MAX_OPEN_LOGS + 1);
+  });
+});
