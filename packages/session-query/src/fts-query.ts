@@ -30,9 +30,15 @@ export function toFtsQuery(
   options: FtsQueryOptions = {},
 ): { match: string; words: QueryWord[] } | null {
   const words = queryWords(text, options.prefix ?? "none");
+  const match = ftsMatch(words);
+  return match === null ? null : { match, words };
+}
+
+/**
+ * The MATCH expression for words already cut by {@link queryWords} (a normalized query's
+ * `words`), or `null` when there are none.
+ */
+export function ftsMatch(words: readonly QueryWord[]): string | null {
   if (words.length === 0) return null;
-  return {
-    match: words.map((word) => ftsPhrase(word.raw, word.prefix === true)).join(" AND "),
-    words,
-  };
+  return words.map((word) => ftsPhrase(word.raw, word.prefix === true)).join(" AND ");
 }

@@ -119,3 +119,15 @@ describe("eventText", () => {
     expect(eventText({ ...base, type: "x-other", note: "not indexed" })).toBe("");
   });
 });
+
+describe("matching words that begin with a character outside the BMP", () => {
+  // A word whose match was refused (a letter right after it) restarted the search in the middle
+  // of its first character's surrogate pair, where the regex found the same match again: the
+  // search never returned. Now each refused start moves on by one position.
+  it("moves past a refused match of a word starting with a surrogate pair", () => {
+    const words = queryWords("𠀀a");
+    expect(snippet("𠀀 ab, 𠀀 a.", words)).toBe("𠀀 ab, «𠀀 a».");
+    expect(countMatches(matchable("𠀀 ab, 𠀀 a."), words)).toEqual([1]);
+    expect(countMatches(matchable("x𝐚𝐛 𝐚𝐛"), queryWords("𝐚𝐛"))).toEqual([1]);
+  });
+});

@@ -79,11 +79,21 @@ interface Folded {
   origin: number[] | null;
 }
 
+/** Folded forms of the non-ASCII characters met so far (a CJK text repeats a few thousand). */
+const foldedChars = new Map<string, string>();
+
 function foldChar(char: string): string {
-  if (isCjk(char)) return char;
-  let folded = "";
-  for (const part of char.normalize("NFD")) if (!markChar.test(part)) folded += part;
-  return folded.toLowerCase();
+  const known = foldedChars.get(char);
+  if (known !== undefined) return known;
+  let folded = char;
+  if (!isCjk(char)) {
+    folded = "";
+    for (const part of char.normalize("NFD")) if (!markChar.test(part)) folded += part;
+    folded = folded.toLowerCase();
+  }
+  if (foldedChars.size >= 20_000) foldedChars.clear();
+  foldedChars.set(char, folded);
+  return folded;
 }
 
 const nonAscii = /[\u0080-\uffff]/;
@@ -163,40 +173,63 @@ export function queryWords(text: string, prefix: PrefixMatching = "none"): Query
 }
 
 function isWordChar(char: string | undefined): boolean {
-  return char !== undefined && tokenChar.test(char) && !isCjk(char);
+  if (char === undefined) return false;
+  const code = char.charCodeAt(0);
+  // ASCII without the Unicode class: a search over ASCII text never needs it.
+  if (code < 128) return (code >= 48 && code <= 57) || ((code | 32) >= 97 && (code | 32) <= 122);
+  return tokenChar.test(char) && !isCjk(char);
 }
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-const patternCache = new Map<string, RegExp>();
-
-/** The rest of a token a prefix begins: letters and digits, but not CJK (each is its own token). */
-const tokenRest = `(?:(?![${cjkPattern}])[\\p{L}\\p{N}\\p{Co}])*`;
 
 /**
- * A regex for one word: its tokens in order, with separators between (none needed around CJK).
- * For a prefix word the last token runs on to the end of the token it begins.
+ * The run of separators (anything but letters, digits and private-use characters) at
+ * `lastIndex`, and the run of a prefix's remaining letters and digits (not CJK: each is its own
+ * token). Built once per process and shared by every word: a regex per word holding these
+ * Unicode classes cost 2–6 ms to compile for each Chinese word (twice: V8 interprets a regex
+ * first and compiles it to machine code on its second run).
  */
-function wordPattern(word: QueryWord): RegExp {
-  const key = `${word.prefix === true ? "*" : ""}${word.tokens.join("\u0000")}`;
-  const cached = patternCache.get(key);
-  if (cached !== undefined) return cached;
-  let source = "";
-  word.tokens.forEach((token, index) => {
-    if (index > 0) {
-      const previous = word.tokens[index - 1]!;
-      source +=
-        isCjk(previous) || isCjk(token) ? "[^\\p{L}\\p{N}\\p{Co}]*" : "[^\\p{L}\\p{N}\\p{Co}]+";
+const separatorRun = /[^\p{L}\p{N}\p{Co}]*/uy;
+const tokenRestRun = new RegExp(`(?:(?![${cjkPattern}])[\\p{L}\\p{N}\\p{Co}])*`, "uy");
+
+/** Where a sticky regex's run starting at `index` ends. */
+function runEnd(run: RegExp, text: string, index: number): number {
+  run.lastIndex = index;
+  run.exec(text);
+  return run.lastIndex;
+}
+
+/**
+ * Where `word` ends when matched at `start` of the folded text, or -1: its tokens in order,
+ * separators between them (at least one between two Latin tokens, any number next to CJK), a
+ * prefix word's last token running on to the end of the token it begins. Separators are greedy
+ * and give back characters one by one when the next token does not follow, as a regex's `*`.
+ */
+function matchWord(text: string, word: QueryWord, start: number): number {
+  const { tokens } = word;
+  const matchFrom = (index: number, at: number): number => {
+    const token = tokens[index]!;
+    if (!text.startsWith(token, at)) return -1;
+    const end = at + token.length;
+    const next = tokens[index + 1];
+    if (next === undefined) return word.prefix === true ? runEnd(tokenRestRun, text, end) : end;
+    const loose = isCjk(token) || isCjk(next);
+    let from = runEnd(separatorRun, text, end);
+    // Shortest separator allowed: none next to CJK, else one character (a surrogate pair is one).
+    const code = text.charCodeAt(end);
+    const least = loose ? end : end + (code >= 0xd800 && code <= 0xdbff ? 2 : 1);
+    while (from >= least) {
+      const found = matchFrom(index + 1, from);
+      if (found >= 0) return found;
+      if (from === end) break;
+      const low = text.charCodeAt(from - 1);
+      const high = text.charCodeAt(from - 2);
+      from -=
+        low >= 0xdc00 && low <= 0xdfff && high >= 0xd800 && high <= 0xdbff && from - 2 >= end
+          ? 2
+          : 1;
     }
-    source += escapeRegExp(token);
-  });
-  if (word.prefix === true) source += tokenRest;
-  const pattern = new RegExp(source, "gu");
-  if (patternCache.size > 1000) patternCache.clear();
-  patternCache.set(key, pattern);
-  return pattern;
+    return -1;
+  };
+  return matchFrom(0, start);
 }
 
 /** A match in the original text: `[start, end)` in UTF-16 units. */
@@ -216,19 +249,22 @@ function findWord(
   ranges: MatchRange[] | null,
   stopAt = Number.POSITIVE_INFINITY,
 ): number {
-  const pattern = wordPattern(word);
-  pattern.lastIndex = 0;
   const { text, origin } = folded;
-  const firstIsCjk = isCjk(word.tokens[0]!);
+  const first = word.tokens[0]!;
+  const firstIsCjk = isCjk(first);
   const lastIsCjk = isCjk(word.tokens[word.tokens.length - 1]!);
   let count = 0;
-  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-    const start = match.index;
-    const end = start + match[0].length;
+  let from = 0;
+  for (let start = text.indexOf(first, from); start >= 0; start = text.indexOf(first, from)) {
+    const end = matchWord(text, word, start);
+    if (end < 0) {
+      from = start + 1;
+      continue;
+    }
     const before = start > 0 ? text[start - 1] : undefined;
     const after = text[end];
     if ((!firstIsCjk && isWordChar(before)) || (!lastIsCjk && isWordChar(after))) {
-      pattern.lastIndex = start + 1;
+      from = start + 1;
       continue;
     }
     const originStart = origin === null ? start : origin[start]!;
@@ -240,6 +276,7 @@ function findWord(
         end >= length ? Number.POSITIVE_INFINITY : origin === null ? end : origin[end]!;
       ranges.push({ start: originStart, end: originEnd });
     }
+    from = end;
   }
   return count;
 }

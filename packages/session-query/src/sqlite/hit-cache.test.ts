@@ -2,8 +2,8 @@ import * as fs from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SessionEvent, SessionHeader } from "@tapedeck/session";
-import { eventLogBuilder } from "@tapedeck/session/testing";
-import { createSessionStore, type LogReader } from "@tapedeck/session-store";
+import { type EventLogBuilder, eventLogBuilder } from "@tapedeck/session/testing";
+import { createSessionStore, type LogReader, type SessionStore } from "@tapedeck/session-store";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HitCache, MAX_OPEN_LOGS } from "./hit-cache";
@@ -19,6 +19,13 @@ describe("search hits between searches (hit cache)", () => {
   const line = (value: unknown) => `${JSON.stringify(value)}\n`;
   const write = (header: SessionHeader, events: readonly SessionEvent[]) =>
     fs.writeFileSync(logPath(header.sessionId), [header, ...events].map(line).join(""));
+  /** Appends a turn to a log as another program would, and says so in the change journal. */
+  const appendTurn = (log: EventLogBuilder, store: SessionStore, text: string) => {
+    const before = log.events.length;
+    log.turn().user(text).end();
+    fs.appendFileSync(logPath(log.header.sessionId), log.events.slice(before).map(line).join(""));
+    store.announceChange(log.header.sessionId);
+  };
   /** An engine over a store that counts the log files it opens and closes. */
   const open = () => {
     const store = createSessionStore({ home });
@@ -73,10 +80,7 @@ describe("search hits between searches (hit cache)", () => {
     expect(second.items.every((hit) => hit.session.usage.inputTokens >= 0)).toBe(true);
     expect(counts).toEqual({ opens: 2, closes: 0 });
 
-    const before = b.events.length;
-    b.turn().user("mutex three").end();
-    fs.appendFileSync(logPath(b.header.sessionId), b.events.slice(before).map(line).join(""));
-    store.announceChange(b.header.sessionId);
+    appendTurn(b, store, "mutex three");
     await engine.sync();
     const third = await engine.searchEvents(all, { text: "mutex" });
     expect(third.items).toHaveLength(4);
@@ -96,10 +100,7 @@ describe("search hits between searches (hit cache)", () => {
     const hits = await reader.searchEvents(all, { text: "rollback" });
     expect(hits.items[0]!.session.eventCount).toBe(3);
 
-    const before = log.events.length;
-    log.turn().user("rollback done").end();
-    fs.appendFileSync(logPath(log.header.sessionId), log.events.slice(before).map(line).join(""));
-    store.announceChange(log.header.sessionId);
+    appendTurn(log, store, "rollback done");
     await writer.sync();
     const after = await reader.searchEvents(all, { text: "rollback" });
     expect(after.items.map((hit) => hit.session.eventCount)).toEqual([6, 6]);

@@ -15,7 +15,7 @@ import {
 } from "@tapedeck/session";
 import Database from "better-sqlite3";
 import { InvalidQueryError } from "../errors";
-import { toFtsQuery } from "../fts-query";
+import { ftsMatch } from "../fts-query";
 import {
   type EventPosition,
   eventCursor,
@@ -214,11 +214,11 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
       where.push("s.updated_at < ?");
       params.push(new Date(query.untilMs).toISOString());
     }
-    if (query.text !== null) {
-      const fts = toFtsQuery(query.text, { prefix: query.prefix });
-      if (fts === null) return { items: [], nextCursor: null };
+    if (query.words !== null) {
+      const match = ftsMatch(query.words);
+      if (match === null) return { items: [], nextCursor: null };
       where.push("s.id IN (SELECT rowid FROM session_fts WHERE session_fts MATCH ?)");
-      params.push(fts.match);
+      params.push(match);
     }
     if (after !== null) {
       where.push(`(s.${field} < ? OR (s.${field} = ? AND s.session_id < ?))`);
@@ -363,10 +363,10 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
     }
     const limit = query.limit + 1;
     let rows: EventRow[];
-    if (query.text !== null) {
-      const fts = toFtsQuery(query.text, { prefix: query.prefix });
-      if (fts === null) return empty;
-      const match = [`body : (${fts.match})`];
+    if (query.words !== null) {
+      const body = ftsMatch(query.words);
+      if (body === null) return empty;
+      const match = [`body : (${body})`];
       if (workspaces !== null)
         match.push(`tags : (${workspaces.map((id) => `w${id}`).join(" OR ")})`);
       if (sessionRowId !== null) match.push(`tags : s${sessionRowId}`);
