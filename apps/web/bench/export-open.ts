@@ -8,11 +8,15 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { percentile, printTable } from "@tapedeck/bench";
+import { isolateBenchTmpdir, percentile, printTable } from "@tapedeck/bench";
 import { createSessionStore } from "@tapedeck/session-store";
 import { renderSessionHtml } from "../src/export/render-html";
 import { launchChromium } from "../test/browser-harness";
 import { writeSession } from "./corpus";
+
+// Every temp folder of this run (homes, the built client, Chromium's) is inside one folder,
+// removed when the bench ends, fails or is interrupted.
+isolateBenchTmpdir("tapedeck-web-bench-");
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);

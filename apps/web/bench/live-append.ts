@@ -7,12 +7,16 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { percentile, printTable } from "@tapedeck/bench";
+import { isolateBenchTmpdir, percentile, printTable } from "@tapedeck/bench";
 import { createSessionStore } from "@tapedeck/session-store";
 import { buildClient, launchChromium, serveHome } from "../test/browser-harness";
 import { appendUntilOnScreen, openTurn, scrollTimelineToEnd } from "../test/live-append";
 import { readSse } from "../test/sse";
 import { writeSession } from "./corpus";
+
+// Every temp folder of this run (homes, the built client, Chromium's) is inside one folder,
+// removed when the bench ends, fails or is interrupted.
+isolateBenchTmpdir("tapedeck-web-bench-");
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);

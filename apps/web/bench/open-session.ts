@@ -5,10 +5,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { percentile, printTable, sample } from "@tapedeck/bench";
+import { isolateBenchTmpdir, percentile, printTable, sample } from "@tapedeck/bench";
 import { createSessionStore } from "@tapedeck/session-store";
 import { buildClient, launchChromium, serveHome } from "../test/browser-harness";
 import { writeSession } from "./corpus";
+
+// Every temp folder of this run (homes, the built client, Chromium's) is inside one folder,
+// removed when the bench ends, fails or is interrupted.
+isolateBenchTmpdir("tapedeck-web-bench-");
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const home = mkdtempSync(path.join(tmpdir(), "tapedeck-web-bench-"));

@@ -7,10 +7,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { percentile, printTable, sample, time } from "@tapedeck/bench";
+import { isolateBenchTmpdir, percentile, printTable, sample, time } from "@tapedeck/bench";
 import { createSessionStore } from "@tapedeck/session-store";
 import { createApp, createSqliteIndex } from "../src/server/index";
 import { writeSession } from "./corpus";
+
+// Every temp folder of this run (homes, the built client, Chromium's) is inside one folder,
+// removed when the bench ends, fails or is interrupted.
+isolateBenchTmpdir("tapedeck-web-bench-");
 
 const TOTAL = Number(process.env.BENCH_EVENTS ?? 500_000);
 const PER_SESSION = 500;

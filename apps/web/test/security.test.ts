@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createSessionStore } from "@tapedeck/session-store";
+import { withRunTmpdir } from "@tapedeck/test-harness";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tokensEqual } from "../src/server/http-guard";
 import { createApp, createMemoryIndex, type WebApp } from "../src/server/index";
@@ -99,7 +100,12 @@ describe("pnpm start with HOST=0.0.0.0", () => {
     const home = path.join(root, "fresh-home");
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, [tsx, main], {
-        env: { PATH: process.env.PATH ?? "", TAPEDECK_HOME: home, HOST: "0.0.0.0", PORT: "0" },
+        env: withRunTmpdir({
+          PATH: process.env.PATH ?? "",
+          TAPEDECK_HOME: home,
+          HOST: "0.0.0.0",
+          PORT: "0",
+        }),
         stdio: ["ignore", "ignore", "pipe"],
         detached: true,
       });

@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { withRunTmpdir } from "@tapedeck/test-harness";
 import { afterEach, describe, expect, it } from "vitest";
 
 const main = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../src/server/main.ts");
@@ -22,7 +23,7 @@ function start(
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [tsx, main], {
       cwd,
-      env: { PATH: process.env.PATH ?? "", ...env },
+      env: withRunTmpdir({ PATH: process.env.PATH ?? "", ...env }),
       stdio: ["ignore", "ignore", "pipe"],
       // Its own process group, so a timeout kills tsx's child node process too.
       detached: true,

@@ -4,6 +4,8 @@
  */
 import { performance } from "node:perf_hooks";
 
+export { type BenchProcess, isolateBenchTmpdir } from "./bench-tmpdir";
+
 /** One measured row. */
 export interface BenchRow {
   /** What was measured. */

@@ -1,8 +1,12 @@
+import { writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { createSessionStore } from "@tapedeck/session-store";
-import { testWorkspace } from "@tapedeck/test-temp";
+import { TMP_GUARD_ENV, testWorkspace } from "@tapedeck/test-temp";
 import { afterEach, describe, expect, it } from "vitest";
 import { tapedeckBinary } from "./binary";
 import { binaryEnv, NO_MODEL_SERVER } from "./model-env";
+import { runCli } from "./run-cli";
 import { homeLogs, jsonLines } from "./session-logs";
 import { readSseEvents } from "./sse";
 
@@ -24,6 +28,37 @@ describe("binaryEnv", () => {
       OPENAI_BASE_URL: NO_MODEL_SERVER,
       X: "1",
     });
+  });
+});
+
+describe("runCli", () => {
+  /** A stand-in binary that prints the temp directory it was given. */
+  async function printTmpdir(
+    env: (workspace: { root: string; home: string }) => Record<string, string>,
+  ) {
+    const workspace = await testWorkspace();
+    const script = path.join(workspace.root, "print-tmpdir.mjs");
+    writeFileSync(script, `import os from "node:os"; process.stdout.write(os.tmpdir());`);
+    process.env.TAPEDECK_BINARY = script;
+    return runCli([], { cwd: workspace.cwd, env: env(workspace) });
+  }
+
+  it("gives the binary this run's guarded TMPDIR when its whole environment names none", async () => {
+    const result = await printTmpdir((workspace) => binaryEnv(workspace));
+    expect(result.code).toBe(0);
+    // Not the machine's /tmp: the folder the temp guard checks and removes after the run.
+    expect(result.stdout).toBe(os.tmpdir());
+    if (process.env[TMP_GUARD_ENV] !== "off") {
+      expect(path.basename(result.stdout)).toMatch(/^tapedeck-test-run-\d+-/);
+    }
+  });
+
+  it("keeps a TMPDIR the test names itself", async () => {
+    const result = await printTmpdir((workspace) =>
+      binaryEnv(workspace, { extra: { TMPDIR: workspace.root } }),
+    );
+    expect(result.stdout).toMatch(/tapedeck-/);
+    expect(result.stdout).not.toBe(os.tmpdir());
   });
 });
 

@@ -1,4 +1,10 @@
-export { type TempWorkspace, tempWorkspace, testTempDir, testWorkspace } from "@tapedeck/test-temp";
+export {
+  type TempWorkspace,
+  tempWorkspace,
+  testTempDir,
+  testWorkspace,
+  withRunTmpdir,
+} from "@tapedeck/test-temp";
 export { agentScript } from "./agent-script";
 export {
   agentBinDirectory,

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { withRunTmpdir } from "@tapedeck/test-temp";
 import { tapedeckBinary } from "./binary";
 
 /** What one `tapedeck …` process did. */
@@ -14,7 +15,7 @@ export interface CliResult {
 export interface RunCliOptions {
   /** Working directory of the process. */
   cwd: string;
-  /** Its whole environment (see `binaryEnv`). */
+  /** Its whole environment (see `binaryEnv`), plus the run's `TMPDIR` unless it names one. */
   env: Record<string, string>;
   /** Called with all stderr so far on each chunk (e.g. to send SIGINT at the right moment). */
   onStderr?: (stderr: string, child: ChildProcess) => void;
@@ -27,16 +28,17 @@ export interface RunCliOptions {
 /** Runs the built binary (`node tapedeck.mjs …args`) to its end and collects what it printed. */
 export function runCli(args: readonly string[], options: RunCliOptions): Promise<CliResult> {
   const binary = tapedeckBinary();
+  const env = withRunTmpdir(options.env);
   const child =
     options.terminal === undefined
       ? spawn(process.execPath, [binary, ...args], {
           cwd: options.cwd,
-          env: options.env,
+          env,
           stdio: ["ignore", "pipe", "pipe"],
         })
       : spawn("script", ["-qfec", shellQuote([process.execPath, binary, ...args]), "/dev/null"], {
           cwd: options.cwd,
-          env: options.env,
+          env,
           stdio: ["pipe", "pipe", "pipe"],
         });
   return new Promise<CliResult>((resolve) => {

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
+import { withRunTmpdir } from "@tapedeck/test-temp";
 import { tapedeckBinary } from "./binary";
 
 /** An ACP client (the real SDK) talking to a spawned `tapedeck acp` over stdio. */
@@ -28,7 +29,10 @@ export type PermissionAnswer =
       request: acp.RequestPermissionRequest,
     ) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>);
 
-/** Spawns `node <binary> acp` in `cwd` with exactly `env` and connects the SDK client to it. */
+/**
+ * Spawns `node <binary> acp` in `cwd` with exactly `env` (plus the run's `TMPDIR` unless `env` names
+ * one) and connects the SDK client to it.
+ */
 export function spawnAcp(
   env: Record<string, string>,
   cwd: string,
@@ -36,7 +40,7 @@ export function spawnAcp(
 ): SpawnedAgent {
   const child = spawn(process.execPath, [tapedeckBinary(), "acp"], {
     cwd,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+    env: withRunTmpdir({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }),
     stdio: ["pipe", "pipe", "pipe"],
   });
   let errors = "";

@@ -1,3 +1,4 @@
+export { withRunTmpdir } from "./child-env";
 export { leftovers, leftoversMessage, removeStaleRunDirs, TMP_GUARD_ENV } from "./global-setup";
 export { processExists } from "./process";
 export { type TempWorkspace, tempWorkspace } from "./temp-workspace";
