@@ -48,7 +48,7 @@ const sqliteByRequire: NonNullable<Options["esbuildPlugins"]>[number] = {
  * Bundles the `tapedeck` binary into one ESM file: Node 20 cannot run the workspace's `.ts`
  * sources, and one file starts faster. `better-sqlite3` is native and stays external.
  */
-export default defineConfig({
+const cli: Options = {
   entry: { tapedeck: "src/bin.ts" },
   outDir: "dist",
   format: ["esm"],
@@ -78,4 +78,17 @@ export default defineConfig({
   banner: {
     js: '#!/usr/bin/env node\nimport { createRequire as __tapedeckCreateRequire } from "node:module";\nconst require = __tapedeckCreateRequire(import.meta.url);',
   },
-});
+};
+
+/**
+ * `import-worker.mjs`: the entry of `tapedeck import`'s worker threads (see
+ * `packages/importers/src/import-pool.ts`, which finds it next to the bundle's chunks). A bundle
+ * of its own, without splitting, so the CLI's chunks stay as they are.
+ */
+const importWorker: Options = {
+  ...cli,
+  entry: { "import-worker": "../../packages/importers/src/import-worker.ts" },
+  splitting: false,
+};
+
+export default defineConfig([cli, importWorker]);

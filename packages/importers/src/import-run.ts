@@ -1,13 +1,27 @@
 /** One `tapedeck import <source> [PATH…]`: find, convert and write every file, with a report. */
+import { availableParallelism } from "node:os";
 import type { SessionStore } from "@tapedeck/session-store";
-import { defaultLocations, findUnits, type ImportEnvironment } from "./locate";
-import type { ImportSource, SkippedLine, SourceKey } from "./types";
-import { type SessionOutcome, writeConverted } from "./write-session";
+import { convertInto, describe, type FileReport, RunWriter, reportOf } from "./import-file";
+import {
+  defaultWorkerEntry,
+  importOnWorkers,
+  type PoolFile,
+  type WorkerEntry,
+} from "./import-pool";
+import { defaultLocations, findUnits, type ImportEnvironment, type ImportUnit } from "./locate";
+import type { ConvertedSession, ImportSource } from "./types";
+import type { SessionOutcome } from "./write-session";
 
-/** New logs flushed to disk together (their `fsync`s run at once on the thread pool). */
-const SYNC_BATCH = 16;
-/** Batches being flushed while the import goes on; one more waits for the oldest. */
-const SYNCS_IN_FLIGHT = 2;
+export type { FileReport } from "./import-file";
+
+/**
+ * Below this many bytes of source an import runs on the calling thread: starting a worker
+ * (≈ 30–60 ms for the CLI's bundle, more under tsx) costs more than it saves. Measured: see the
+ * package README.
+ */
+export const WORKER_MIN_BYTES = 16 * 1024 * 1024;
+/** Workers at most, whatever the cores (each holds one file's sessions in memory). */
+const MAX_WORKERS = 3;
 
 /** Progress after each file. */
 export interface ImportProgress {
@@ -17,20 +31,6 @@ export interface ImportProgress {
   bytesTotal: number;
   /** The file just finished. */
   path: string;
-}
-
-/** What happened to one source file. */
-export interface FileReport {
-  path: string;
-  /** Source bytes read (sub-agent files of a Claude transcript included). */
-  bytes: number;
-  /** Entries read without error (including ones deliberately not imported). */
-  entries: number;
-  sessions: SessionOutcome[];
-  /** Lines skipped, with why. */
-  skipped: SkippedLine[];
-  /** Set when the file could not be read at all (missing, unreadable, not decompressible). */
-  error?: string;
 }
 
 /** The result of {@link importSessions}. */
@@ -48,6 +48,8 @@ export interface ImportSummary {
   skipped: number;
   /** True when no file yielded a single entry: the command fails. */
   nothingRead: boolean;
+  /** Worker threads the files were imported on; 0: the calling thread alone. */
+  workers: number;
 }
 
 /** Options of {@link importSessions}. */
@@ -64,146 +66,139 @@ export interface ImportOptions {
   maxLineBytes?: number;
   /** Called after each file. */
   onProgress?: (progress: ImportProgress) => void;
+  /**
+   * Worker threads to import on, besides this thread (which takes files too). Default:
+   * `$TAPEDECK_IMPORT_WORKERS` of `env` when set, else one per core but one (at most 3) when the
+   * sources total at least {@link WORKER_MIN_BYTES}. 0: this thread only. The sessions written
+   * and the summary are the same either way.
+   */
+  workers?: number;
+  /**
+   * With workers: whether this thread takes files too. Default true, or false when
+   * `$TAPEDECK_IMPORT_THIS_THREAD` of `env` is `0` (tests and measurements of the workers alone).
+   */
+  thisThread?: boolean;
+  /** The worker's entry; default the one next to this module (tests name another). */
+  workerEntry?: WorkerEntry;
 }
 
 /**
  * Imports every session found under the paths. Damage inside a file is skipped and reported;
  * a file that cannot be read is reported with `error`; nothing here throws for source content.
  * Sessions that fork another source session are written after it (when it is in the same run).
+ * Big imports run on worker threads ({@link ImportOptions.workers}) with the same result.
  */
 export async function importSessions(options: ImportOptions): Promise<ImportSummary> {
   const paths = [...(options.paths ?? defaultLocations(options.source, options.env))];
   const units = findUnits(options.source, paths, {
     ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
   });
+  const dryRun = options.dryRun === true;
   const bytesTotal = units.reduce((sum, unit) => sum + unit.bytes, 0);
-  const files: FileReport[] = [];
-  const counts = { created: 0, appended: 0, forked: 0, unchanged: 0 };
-  let newEvents = 0;
+  const files = units.map(reportOf);
+  const run = new RunWriter(options.store, dryRun);
+  const deferred: { report: FileReport; sessions: ConvertedSession[] }[] = [];
+  let filesDone = 0;
   let bytesDone = 0;
-  const deferred: { report: FileReport; sessions: Parameters<typeof writeConverted>[1][] }[] = [];
-  const written = new Set<string>();
-  const keyOf = (key: SourceKey) => `${key.tool}\u0000${key.sessionId}`;
-  const syncer = new BackgroundSync(options.store);
-  const write = async (report: FileReport, converted: Parameters<typeof writeConverted>[1]) => {
-    const outcome = await writeConverted(options.store, converted, {
-      dryRun: options.dryRun === true,
-      deferSync: true,
-    });
-    if (outcome.action === "created" && outcome.forkedFrom === undefined && !options.dryRun) {
-      await syncer.add(outcome.sessionId);
-    }
-    report.sessions.push(outcome);
-    counts[outcome.action] += 1;
-    newEvents += outcome.newEvents;
-    written.add(keyOf(converted.key));
-  };
-  for (const unit of units) {
-    const report: FileReport = {
-      path: unit.path,
-      bytes: unit.bytes,
-      entries: 0,
-      sessions: [],
-      skipped: [],
-    };
-    files.push(report);
-    try {
-      const conversion = unit.convert();
-      report.entries = conversion.entries;
-      report.skipped = conversion.skipped;
-      const later: (typeof deferred)[number]["sessions"] = [];
-      for (const converted of conversion.sessions) {
-        // A fork of a session not written yet waits for the end of the run.
-        if (converted.forkOf !== undefined && !written.has(keyOf(converted.forkOf)))
-          later.push(converted);
-        else await write(report, converted);
-      }
-      if (later.length > 0) deferred.push({ report, sessions: later });
-    } catch (error) {
-      report.error = describe(error);
-    }
-    bytesDone += unit.bytes;
+  const progress = (report: FileReport) => {
+    filesDone += 1;
+    bytesDone += report.bytes;
     options.onProgress?.({
-      filesDone: files.length,
+      filesDone,
       filesTotal: units.length,
       bytesDone,
       bytesTotal,
-      path: unit.path,
+      path: report.path,
     });
+  };
+  const importHere = async (unit: ImportUnit, report: FileReport) => {
+    const sessions = convertInto(unit, report);
+    if (sessions !== undefined) {
+      const later = await run.writeFile(report, sessions);
+      if (later.length > 0) deferred.push({ report, sessions: later });
+    }
+    progress(report);
     // Let the event loop run between files: the progress reaches a stream (the viewer's SSE),
     // and a server stays responsive during a long import.
     await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  const workers = workerCount(options, units, bytesTotal);
+  const entry = workers > 0 ? (options.workerEntry ?? defaultWorkerEntry()) : undefined;
+  let here = units.map((unit, index) => ({ unit, report: files[index]! }));
+  let started = 0;
+  if (entry !== undefined) {
+    // Units without a spec (a path that could not be read) only report their error.
+    const pooled: PoolFile[] = [];
+    for (const file of here) {
+      if (file.unit.spec === undefined) await importHere(file.unit, file.report);
+      else pooled.push(file as PoolFile);
+    }
+    const result = await importOnWorkers({
+      store: options.store,
+      dryRun,
+      files: pooled,
+      workers,
+      entry,
+      written: run.written,
+      onDone: (file) => progress(file.report),
+      thisThread:
+        options.thisThread ?? (options.env ?? process.env).TAPEDECK_IMPORT_THIS_THREAD !== "0",
+    });
+    deferred.push(...result.later);
+    here = result.notStarted;
+    started = result.started;
   }
+  for (const { unit, report } of here) await importHere(unit, report);
   // Forks of sessions written above: their parents reach the disk first.
-  await syncer.finish();
-  for (const { report, sessions } of deferred) {
+  await run.finish();
+  for (const { report, sessions } of sortByFile(deferred, files)) {
     for (const converted of sessions) {
       try {
-        await write(report, converted);
+        await run.write(report, converted);
       } catch (error) {
         report.error = describe(error);
       }
     }
   }
-  await syncer.finish();
+  await run.finish();
+  const counts = { created: 0, appended: 0, forked: 0, unchanged: 0 };
+  let newEvents = 0;
+  for (const outcome of files.flatMap((file) => file.sessions)) {
+    counts[outcome.action] += 1;
+    newEvents += outcome.newEvents;
+  }
   return {
     source: options.source,
     paths,
-    dryRun: options.dryRun === true,
+    dryRun,
     files,
     counts,
     newEvents,
     skipped: files.reduce((sum, file) => sum + file.skipped.length, 0),
     nothingRead: files.every((file) => file.entries === 0),
+    workers: started,
   };
 }
 
-function describe(error: unknown): string {
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  if (code === "ENOENT") return "no such file or directory";
-  if (code === "EACCES") return "permission denied";
-  return typeof message === "string" ? message : String(error);
+/** Workers for this import (see {@link ImportOptions.workers}); 0: none. */
+function workerCount(options: ImportOptions, units: readonly ImportUnit[], bytes: number): number {
+  const files = units.filter((unit) => unit.spec !== undefined).length;
+  const named =
+    options.workers ?? workersFromEnv((options.env ?? process.env).TAPEDECK_IMPORT_WORKERS);
+  if (named !== undefined) return Math.min(named, files);
+  if (bytes < WORKER_MIN_BYTES) return 0;
+  return Math.min(availableParallelism() - 1, MAX_WORKERS, files - 1);
 }
 
-/**
- * Flushes new logs in the background while the import goes on: a batch's `fsync`s wait on the
- * disk while the next files are converted and written, instead of all at the end. A failed
- * flush (disk full, I/O error) is thrown by the next `add` or by `finish`.
- */
-class BackgroundSync {
-  private pending: string[] = [];
-  private readonly inFlight: Promise<void>[] = [];
-  private failure: { error: unknown } | undefined;
+function workersFromEnv(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const count = Number(value);
+  return Number.isInteger(count) && count >= 0 ? count : undefined;
+}
 
-  constructor(private readonly store: SessionStore) {}
-
-  /** Queues a new log; starts flushing its batch when full. */
-  async add(sessionId: string): Promise<void> {
-    this.pending.push(sessionId);
-    if (this.pending.length >= SYNC_BATCH) await this.start();
-  }
-
-  /** Flushes what is queued and waits for every flush; throws the first failure. */
-  async finish(): Promise<void> {
-    await this.start();
-    await Promise.all(this.inFlight.splice(0));
-    this.throwFailure();
-  }
-
-  private async start(): Promise<void> {
-    this.throwFailure();
-    const batch = this.pending;
-    this.pending = [];
-    if (batch.length === 0) return;
-    if (this.inFlight.length >= SYNCS_IN_FLIGHT) await this.inFlight.shift();
-    this.inFlight.push(
-      this.store.syncLogs(batch).catch((error: unknown) => {
-        this.failure ??= { error };
-      }),
-    );
-  }
-
-  private throwFailure(): void {
-    if (this.failure !== undefined) throw this.failure.error;
-  }
+/** Deferred forks in file order, whichever thread finished its file first. */
+function sortByFile<T extends { report: FileReport }>(items: T[], files: FileReport[]): T[] {
+  const order = new Map(files.map((file, index) => [file, index]));
+  return [...items].sort((a, b) => order.get(a.report)! - order.get(b.report)!);
 }

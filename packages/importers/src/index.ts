@@ -7,6 +7,7 @@ export {
   type ImportProgress,
   type ImportSummary,
   importSessions,
+  WORKER_MIN_BYTES,
 } from "./import-run";
 export {
   DEFAULT_MAX_LINE_BYTES,

@@ -62,6 +62,29 @@ export interface ImportUnit {
   bytes: number;
   /** Reads and converts it; throws only when the file cannot be read at all. */
   convert(): Conversion;
+  /**
+   * How to find this unit again in another thread ({@link unitFromSpec}); absent for a path that
+   * could not be read, whose `convert` only throws.
+   */
+  spec?: UnitSpec;
+}
+
+/** Plain data naming one {@link ImportUnit}, so an import worker can rebuild it. */
+export type UnitSpec =
+  | { kind: "file"; source: ImportSource; path: string; options: FindOptions }
+  | { kind: "database"; database: string; id: string; bytes: number }
+  | { kind: "storage"; storage: string; file: string };
+
+/** The unit `spec` names (in an import worker: the same conversion as in the main thread). */
+export function unitFromSpec(spec: UnitSpec): ImportUnit {
+  switch (spec.kind) {
+    case "file":
+      return fileUnit(spec.source, spec.path, spec.options);
+    case "database":
+      return databaseUnit(spec.database, { id: spec.id, bytes: spec.bytes });
+    case "storage":
+      return storageUnit(spec.storage, spec.file);
+  }
 }
 
 /** Options of {@link findUnits}. */
@@ -136,6 +159,11 @@ function matches(source: ImportSource, file: string): boolean {
 }
 
 function fileUnit(source: ImportSource, path: string, options: FindOptions): ImportUnit {
+  const unit = fileUnitOf(source, path, options);
+  return { ...unit, spec: { kind: "file", source, path, options: { ...options } } };
+}
+
+function fileUnitOf(source: ImportSource, path: string, options: FindOptions): ImportUnit {
   const bytes = sizeOf(path);
   const lines = (file: string): SourceFile => {
     const split = splitLines(readSourceBytes(file), { path: file, ...options });
@@ -191,7 +219,11 @@ function databaseUnits(database: string): ImportUnit[] {
       },
     ];
   }
-  return sessions.map((session) => ({
+  return sessions.map((session) => databaseUnit(database, session));
+}
+
+function databaseUnit(database: string, session: { id: string; bytes: number }): ImportUnit {
+  return {
     path: `${database}#${session.id}`,
     bytes: session.bytes,
     convert: () => {
@@ -200,7 +232,8 @@ function databaseUnits(database: string): ImportUnit[] {
       const conversion = convertOpencode(document, `${database}#${session.id}`);
       return { ...conversion, skipped: [...skipped, ...conversion.skipped] };
     },
-  }));
+    spec: { kind: "database", database, id: session.id, bytes: session.bytes },
+  };
 }
 
 function storageUnit(storage: string, sessionFile: string): ImportUnit {
@@ -213,6 +246,7 @@ function storageUnit(storage: string, sessionFile: string): ImportUnit {
       const conversion = convertOpencode(document, sessionFile);
       return { ...conversion, skipped: [...skipped, ...conversion.skipped] };
     },
+    spec: { kind: "storage", storage, file: sessionFile },
   };
 }
 

@@ -20,7 +20,13 @@ import {
   uuidv7,
 } from "@tapedeck/session";
 import { catalogEntry, listLogNames, scanFolder, sessionIdOfFileName } from "./catalog";
-import { type ChangeCursor, ChangeJournal, cursorOf, parseChangeCursor } from "./change-journal";
+import {
+  type ChangeCursor,
+  ChangeJournal,
+  cursorOf,
+  DEFAULT_JOURNAL_MAX_BYTES,
+  parseChangeCursor,
+} from "./change-journal";
 import { InvalidForkPointError, InvalidOffsetError, SessionHasForksError } from "./errors";
 import {
   createFileExclusive,
@@ -78,6 +84,7 @@ export function createSessionStore(options: SessionStoreOptions = {}): SessionSt
 class FileSessionStore implements SessionStore {
   readonly home: string;
   readonly sessionsDir: string;
+  readonly threadOptions: SessionStore["threadOptions"];
   private readonly locksDir: string;
   private readonly trashDir: string;
   private readonly durability: Durability;
@@ -103,6 +110,12 @@ class FileSessionStore implements SessionStore {
     this.onWarning =
       options.onWarning ?? ((message) => process.stderr.write(`tapedeck: ${message}\n`));
     this.journal = new ChangeJournal(this.home, options.journalMaxBytes);
+    this.threadOptions = {
+      home: this.home,
+      durability: this.durability,
+      agent: { ...this.agent },
+      journalMaxBytes: options.journalMaxBytes ?? DEFAULT_JOURNAL_MAX_BYTES,
+    };
   }
 
   private readonly onWarning: (message: string) => void;
