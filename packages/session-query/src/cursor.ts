@@ -21,10 +21,16 @@ export function queryDigest(value: unknown): string {
 function stableJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
   if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value)
-      .filter(([, item]) => item !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(",")}}`;
+    // One pass over sorted keys (it runs on every query): no entry arrays, filters or maps.
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record).sort();
+    let text = "";
+    for (const key of keys) {
+      const item = record[key];
+      if (item === undefined) continue;
+      text += `${text === "" ? "" : ","}${JSON.stringify(key)}:${stableJson(item)}`;
+    }
+    return `{${text}}`;
   }
   return JSON.stringify(value) ?? "null";
 }
@@ -36,8 +42,12 @@ export function encodeCursor(kind: string, digest: string, position: unknown): s
 
 // btoa/atob rather than Buffer: the root export stays usable in a browser.
 function toBase64Url(text: string): string {
-  let binary = "";
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  // A cursor's JSON is ASCII (digest, kind, numbers): its UTF-8 bytes are its characters.
+  let binary = text;
+  if (/[\u0080-\uffff]/.test(text)) {
+    binary = "";
+    for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  }
   return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
