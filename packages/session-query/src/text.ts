@@ -204,32 +204,31 @@ function runEnd(run: RegExp, text: string, index: number): number {
  * and give back characters one by one when the next token does not follow, as a regex's `*`.
  */
 function matchWord(text: string, word: QueryWord, start: number): number {
-  const { tokens } = word;
-  const matchFrom = (index: number, at: number): number => {
-    const token = tokens[index]!;
-    if (!text.startsWith(token, at)) return -1;
-    const end = at + token.length;
-    const next = tokens[index + 1];
-    if (next === undefined) return word.prefix === true ? runEnd(tokenRestRun, text, end) : end;
-    const loose = isCjk(token) || isCjk(next);
-    let from = runEnd(separatorRun, text, end);
-    // Shortest separator allowed: none next to CJK, else one character (a surrogate pair is one).
-    const code = text.charCodeAt(end);
-    const least = loose ? end : end + (code >= 0xd800 && code <= 0xdbff ? 2 : 1);
-    while (from >= least) {
-      const found = matchFrom(index + 1, from);
-      if (found >= 0) return found;
-      if (from === end) break;
-      const low = text.charCodeAt(from - 1);
-      const high = text.charCodeAt(from - 2);
-      from -=
-        low >= 0xdc00 && low <= 0xdfff && high >= 0xd800 && high <= 0xdbff && from - 2 >= end
-          ? 2
-          : 1;
-    }
-    return -1;
-  };
-  return matchFrom(0, start);
+  return matchTokens(text, word, 0, start);
+}
+
+/** {@link matchWord} from token `index` of the word at `at` (a function, not a closure per call). */
+function matchTokens(text: string, word: QueryWord, index: number, at: number): number {
+  const token = word.tokens[index]!;
+  if (!text.startsWith(token, at)) return -1;
+  const end = at + token.length;
+  const next = word.tokens[index + 1];
+  if (next === undefined) return word.prefix === true ? runEnd(tokenRestRun, text, end) : end;
+  const loose = isCjk(token) || isCjk(next);
+  let from = runEnd(separatorRun, text, end);
+  // Shortest separator allowed: none next to CJK, else one character (a surrogate pair is one).
+  const code = text.charCodeAt(end);
+  const least = loose ? end : end + (code >= 0xd800 && code <= 0xdbff ? 2 : 1);
+  while (from >= least) {
+    const found = matchTokens(text, word, index + 1, from);
+    if (found >= 0) return found;
+    if (from === end) break;
+    const low = text.charCodeAt(from - 1);
+    const high = text.charCodeAt(from - 2);
+    from -=
+      low >= 0xdc00 && low <= 0xdfff && high >= 0xd800 && high <= 0xdbff && from - 2 >= end ? 2 : 1;
+  }
+  return -1;
 }
 
 /** A match in the original text: `[start, end)` in UTF-16 units. */
@@ -353,6 +352,7 @@ export function snippet(
     position = Math.min(rangeEnd, end);
   }
   out += text.slice(position, end);
-  out = out.replace(/\s+/gu, " ").trim();
+  // No `u` flag: whitespace is all in the BMP, and the non-Unicode regex is the cheaper one.
+  out = out.replace(/\s+/g, " ").trim();
   return `${start > 0 ? "…" : ""}${out}${end < text.length ? "…" : ""}`;
 }
