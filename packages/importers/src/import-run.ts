@@ -15,11 +15,11 @@ import type { SessionOutcome } from "./write-session";
 export type { FileReport } from "./import-file";
 
 /**
- * Below this many bytes of source an import runs on the calling thread: starting a worker
- * (≈ 30–60 ms for the CLI's bundle, more under tsx) costs more than it saves. Measured: see the
- * package README.
+ * Below this many bytes of source an import runs on the calling thread: a worker's start-up
+ * (≈ 60–70 ms of CPU for the bundle) and its cold code cost more than it saves (measured at
+ * 11 MB: +80–90 ms of CPU, slower; see the package README).
  */
-export const WORKER_MIN_BYTES = 16 * 1024 * 1024;
+export const WORKER_MIN_BYTES = 32 * 1024 * 1024;
 /** Workers at most, whatever the cores (each holds one file's sessions in memory). */
 const MAX_WORKERS = 3;
 

@@ -105,6 +105,17 @@ describe("importSessions on worker threads", () => {
     expect(alone.summary.files.at(-1)!.error).toBe("no such file or directory");
     expect(alone.summary.skipped).toBe(1);
 
+    // A dry run on workers reports what one thread reports and writes nothing.
+    const dry = { paths, dryRun: true };
+    const dryAlone = await importInto(join(root, "dry-alone"), { ...dry, workers: 0 });
+    const dryPooled = await importInto(join(root, "dry"), {
+      ...dry,
+      workers: 2,
+      thisThread: false,
+    });
+    expect({ ...dryPooled.summary, workers: 0 }).toEqual(dryAlone.summary);
+    expect(await createSessionStore({ home: join(root, "dry") }).list()).toEqual([]);
+
     const again = await importInto(join(root, "pooled"), { paths, workers: 2 });
     expect(again.summary.counts).toEqual({ created: 0, appended: 0, forked: 0, unchanged: 18 });
     expect(again.summary.newEvents).toBe(0);
