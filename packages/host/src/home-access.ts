@@ -1,6 +1,6 @@
 import { accessSync, constants } from "node:fs";
 import path from "node:path";
-import { StorageFaultError } from "@tapedeck/session";
+import { StorageFaultError } from "@tapedeck/session/core";
 
 /**
  * The read-only fault of the Tapedeck `home` when this process cannot write it (a read-only

@@ -14,6 +14,7 @@ export {
   SessionCwdMissingError,
 } from "./errors";
 export { assertHomeWritable, homeReadOnly } from "./home-access";
+export { indexPath } from "./index-path";
 export {
   MCP_SERVERS_EVENT,
   McpConfigError,
@@ -37,7 +38,7 @@ export {
 } from "./models";
 export { lastTurnSettings, openSession } from "./open-session";
 export { createQueryHost, type QueryHost, type QueryHostOptions } from "./query-host";
-export { indexPath, openIndex, syncedEngine, type Warn } from "./query-index";
+export { openIndex, syncedEngine, type Warn } from "./query-index";
 export {
   type RunEventProjectionOptions,
   runEventProjection,

@@ -1,5 +1,6 @@
 import type { SessionQueryEngine } from "@tapedeck/session-query";
 import { createSessionStore, defaultHome, type SessionStore } from "@tapedeck/session-store";
+import { teamIndexUrl } from "./index-path";
 import { syncedEngine, type Warn } from "./query-index";
 import { resolveSessionId, sessionIdsOnDisk, shortIds } from "./session-ids";
 import { openTeamIndex, type TeamIndex } from "./team-index";
@@ -54,7 +55,7 @@ export function createQueryHost(options: QueryHostOptions): QueryHost {
     home: options.home ?? defaultHome(env),
     agent: { name: AGENT_NAME, version: AGENT_VERSION },
   });
-  const indexUrl = options.indexUrl ?? (env.TAPEDECK_INDEX_URL?.trim() || undefined);
+  const indexUrl = teamIndexUrl(env, options.indexUrl);
   const team = indexUrl === undefined ? null : openTeamIndex(indexUrl, store);
   const engine = team?.engine ?? syncedEngine(store, options.warn);
   const elsewhere = team === null ? undefined : (prefix: string) => team.team.sessionIds(prefix);

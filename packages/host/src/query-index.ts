@@ -1,16 +1,11 @@
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync } from "node:fs";
-import path from "node:path";
 import { StorageFaultError, toStorageFault } from "@tapedeck/session";
 import type { SessionQueryEngine } from "@tapedeck/session-query";
 import { createSqliteQueryEngine, type SqliteQueryEngine } from "@tapedeck/session-query/sqlite";
 import type { SessionStore } from "@tapedeck/session-store";
 import { homeReadOnly } from "./home-access";
+import { indexPath } from "./index-path";
 import { createMemoryIndex, type SessionIndex } from "./memory-index";
-
-/** Path of the search index in a Tapedeck home. */
-export function indexPath(home: string): string {
-  return path.join(home, "index.sqlite");
-}
 
 /** SQLite's answers for a file that is not (or no longer) a readable database. */
 const DAMAGED_INDEX_CODES = new Set(["SQLITE_NOTADB", "SQLITE_CORRUPT"]);

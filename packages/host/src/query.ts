@@ -4,7 +4,9 @@
  * agent loop nor the model clients: bundled, an import of the package's index reaches every
  * module it re-exports.
  */
+
+export { indexPath } from "./index-path";
 export { createQueryHost, type QueryHost, type QueryHostOptions } from "./query-host";
-export { indexPath, type Warn } from "./query-index";
+export type { Warn } from "./query-index";
 export { sessionIdsOnDisk, shortIds } from "./session-ids";
 export type { TeamIndex } from "./team-index";

@@ -2,10 +2,16 @@
  * Opaque page cursors: base64url JSON holding the position after the last item returned and a
  * digest of the query they belong to, so a cursor reused with another query is refused.
  */
-import { z } from "zod";
-import { InvalidQueryError } from "./errors";
 
-const envelopeSchema = z.object({ v: z.literal(1), k: z.string(), q: z.string(), p: z.unknown() });
+import { lazySchema } from "@tapedeck/session/core";
+import * as z from "zod/mini";
+import { InvalidQueryError } from "./errors";
+import { useEnglishMessages } from "./zod-english";
+
+const envelopeSchema = lazySchema(() => {
+  useEnglishMessages();
+  return z.object({ v: z.literal(1), k: z.string(), q: z.string(), p: z.unknown() });
+});
 
 /** FNV-1a digest of a value's JSON (object keys sorted): identifies a query. */
 export function queryDigest(value: unknown): string {
@@ -62,15 +68,15 @@ function fromBase64Url(text: string): string {
  *
  * @throws InvalidQueryError (`cursor`) for anything else.
  */
-export function decodeCursor<T extends z.ZodType>(
+export function decodeCursor<T extends z.ZodMiniType>(
   cursor: string,
   kind: string,
   digest: string,
   schema: T,
 ): z.output<T> {
-  let envelope: z.output<typeof envelopeSchema>;
+  let envelope: z.output<ReturnType<typeof envelopeSchema>>;
   try {
-    envelope = envelopeSchema.parse(JSON.parse(fromBase64Url(cursor)));
+    envelope = envelopeSchema().parse(JSON.parse(fromBase64Url(cursor)));
   } catch (error) {
     throw new InvalidQueryError("cursor", "not a cursor returned by this engine", { cause: error });
   }

@@ -1,4 +1,4 @@
-import { TapedeckError } from "@tapedeck/session";
+import { TapedeckError } from "@tapedeck/session/core";
 
 const invalidQueryMarker = "tapedeck.error.InvalidQueryError";
 const invalidQuerySymbol = Symbol.for(invalidQueryMarker);

@@ -2,8 +2,9 @@
  * Validated, normalized forms of the queries, shared by the backends so that both apply the same
  * defaults and tie cursors to the same query digest.
  */
-import { lazySchema, type SessionEventType } from "@tapedeck/session";
-import { z } from "zod";
+import type { SessionEventType } from "@tapedeck/session";
+import { lazySchema } from "@tapedeck/session/core";
+import * as z from "zod/mini";
 import { decodeCursor, encodeCursor, queryDigest } from "./cursor";
 import type {
   EventOrder,
@@ -21,6 +22,7 @@ import {
   timeMs,
 } from "./query-schema";
 import { defaultMarkers, type QueryWord, queryWords } from "./text";
+import { useEnglishMessages } from "./zod-english";
 
 /** An event query after validation and defaults. */
 export interface NormalizedEventQuery {
@@ -137,7 +139,10 @@ export function normalizeSessionQuery(query: unknown, search: boolean): Normaliz
 }
 
 /** Position after the last session of a page: its ordering time and id. */
-export const sessionPositionSchema = lazySchema(() => z.tuple([z.string(), z.string()]));
+export const sessionPositionSchema = lazySchema(() => {
+  useEnglishMessages();
+  return z.tuple([z.string(), z.string()]);
+});
 /** The decoded session cursor, or `null` on the first page. */
 export function sessionPosition(query: NormalizedSessionQuery): [string, string] | null {
   if (query.cursor === null) return null;
@@ -152,17 +157,15 @@ export function sessionCursor(query: NormalizedSessionQuery, time: string, id: s
  * Position in an event listing. Newest/oldest: the last item's order key. Relevance: how many
  * items were returned so far, and the newest ts (ms) the first page could see.
  */
-export const eventPositionSchema = lazySchema(() =>
-  z.union([
+export const eventPositionSchema = lazySchema(() => {
+  useEnglishMessages();
+  return z.union([
     z.strictObject({
-      key: z
-        .array(z.union([z.number(), z.string()]))
-        .min(1)
-        .max(4),
+      key: z.array(z.union([z.number(), z.string()])).check(z.minLength(1), z.maxLength(4)),
     }),
-    z.strictObject({ offset: z.number().int().min(0), snapshotMs: z.number() }),
-  ]),
-);
+    z.strictObject({ offset: z.number().check(z.int(), z.minimum(0)), snapshotMs: z.number() }),
+  ]);
+});
 /** A decoded event position. */
 export type EventPosition = z.output<ReturnType<typeof eventPositionSchema>>;
 

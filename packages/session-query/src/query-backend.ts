@@ -5,7 +5,8 @@
  * summaries. A backend implements the {@link QueryBackend} questions on validated input;
  * {@link queryEngine} turns it into a {@link SessionQueryEngine}.
  */
-import { type Session, SessionNotFoundError } from "@tapedeck/session";
+import type { Session } from "@tapedeck/session";
+import { SessionNotFoundError } from "@tapedeck/session/core";
 import {
   type NormalizedEventQuery,
   type NormalizedSessionQuery,

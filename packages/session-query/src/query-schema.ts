@@ -1,10 +1,15 @@
 /**
  * zod schemas for everything a caller hands the engine. Strict: unknown keys are refused, so a
  * typo (or an attempt to smuggle a wider scope) is an error, not a silent no-op.
+ *
+ * Written with `zod/mini` (the same validation core as `zod`, tree-shakable): `tapedeck sessions
+ * search` validates its query with these and never loads zod's classic API (issue #12, see
+ * `architecture/session-query.md`). Error messages are zod's English ones, as with `zod`.
  */
-import { isSessionId, knownEventSchemas, lazySchema, messageRoleSchema } from "@tapedeck/session";
-import { z } from "zod";
+import { isKnownEventType, isSessionId, lazySchema, MESSAGE_ROLES } from "@tapedeck/session/core";
+import * as z from "zod/mini";
 import { InvalidQueryError } from "./errors";
+import { useEnglishMessages } from "./zod-english";
 
 /** Largest page any operation returns; larger `limit`s are capped to it. */
 export const MAX_LIMIT = 200;
@@ -13,88 +18,101 @@ export const DEFAULT_LIMIT = 20;
 
 /** A {@link QueryScope}. Built on first use, like every schema here (`lazySchema`). */
 export const queryScopeSchema = lazySchema(() => {
-  const workspaceIdSchema = z.string().min(1).max(4096);
+  useEnglishMessages();
+  const workspaceIdSchema = z.string().check(z.minLength(1), z.maxLength(4096));
   return z.union([
     z.strictObject({ all: z.literal(true) }),
-    z.strictObject({ workspaceIds: z.array(workspaceIdSchema).min(1).max(1000) }),
+    z.strictObject({
+      workspaceIds: z.array(workspaceIdSchema).check(z.minLength(1), z.maxLength(1000)),
+    }),
   ]);
 });
 
 /** A session id: a lowercase UUID. */
-export const sessionIdSchema = lazySchema(() =>
-  z.string().refine(isSessionId, { message: "expected a session id (a lowercase UUID)" }),
-);
+export const sessionIdSchema = lazySchema(() => {
+  useEnglishMessages();
+  return z
+    .string()
+    .check(z.refine(isSessionId, { message: "expected a session id (a lowercase UUID)" }));
+});
 
 /** The fields shared by the query schemas, built once, on the first query. */
-const fields = lazySchema(() => ({
-  time: z
-    .string()
-    .max(64)
-    .refine((value) => /^\d{4}-\d\d-\d\d/.test(value) && !Number.isNaN(Date.parse(value)), {
-      message: "expected an ISO-8601 time such as 2026-01-31T12:00:00.000Z",
-    }),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .transform((value) => Math.min(value, MAX_LIMIT)),
-  prefix: z.enum(["none", "last"]),
-}));
+const fields = lazySchema(() => {
+  useEnglishMessages();
+  return {
+    time: z.string().check(
+      z.maxLength(64),
+      z.refine((value) => /^\d{4}-\d\d-\d\d/.test(value) && !Number.isNaN(Date.parse(value)), {
+        message: "expected an ISO-8601 time such as 2026-01-31T12:00:00.000Z",
+      }),
+    ),
+    limit: z.pipe(
+      z.number().check(z.int(), z.minimum(1)),
+      z.transform((value: number) => Math.min(value, MAX_LIMIT)),
+    ),
+    prefix: z.enum(["none", "last"]),
+  };
+});
 
 /** An {@link EventSearchQuery}. */
 export const eventSearchQuerySchema = lazySchema(() => {
   const { time, limit, prefix } = fields();
-  const eventTypeSchema = z
-    .string()
-    .refine((value) => Object.hasOwn(knownEventSchemas, value) || /^x-[\w./-]+$/.test(value), {
+  const eventTypeSchema = z.string().check(
+    z.refine((value) => isKnownEventType(value) || /^x-[\w./-]+$/.test(value), {
       message: 'expected an event type such as "message" or "function_call" (or an "x-" extension)',
-    });
+    }),
+  );
+  const name = z.string().check(z.minLength(1), z.maxLength(256));
+  const marker = z.string().check(z.maxLength(64));
   return z.strictObject({
-    text: z.string().max(2000).optional(),
-    prefix: prefix.optional(),
-    sessionId: sessionIdSchema().optional(),
-    types: z.array(eventTypeSchema).min(1).max(32).optional(),
-    roles: z.array(messageRoleSchema).min(1).optional(),
-    toolName: z.string().min(1).max(256).optional(),
-    callId: z.string().min(1).max(256).optional(),
-    since: time.optional(),
-    until: time.optional(),
-    currentOnly: z.boolean().optional(),
-    order: z.enum(["newest", "oldest", "relevance"]).optional(),
-    limit: limit.optional(),
-    cursor: z.string().max(4096).optional(),
-    highlight: z.strictObject({ open: z.string().max(64), close: z.string().max(64) }).optional(),
+    text: z.optional(z.string().check(z.maxLength(2000))),
+    prefix: z.optional(prefix),
+    sessionId: z.optional(sessionIdSchema()),
+    types: z.optional(z.array(eventTypeSchema).check(z.minLength(1), z.maxLength(32))),
+    roles: z.optional(z.array(z.enum(MESSAGE_ROLES)).check(z.minLength(1))),
+    toolName: z.optional(name),
+    callId: z.optional(name),
+    since: z.optional(time),
+    until: z.optional(time),
+    currentOnly: z.optional(z.boolean()),
+    order: z.optional(z.enum(["newest", "oldest", "relevance"])),
+    limit: z.optional(limit),
+    cursor: z.optional(z.string().check(z.maxLength(4096))),
+    highlight: z.optional(z.strictObject({ open: marker, close: marker })),
   });
 });
 
 /** A {@link ListSessionsOptions}. */
 export const listSessionsOptionsSchema = lazySchema(() =>
   z.strictObject({
-    orderBy: z.enum(["updatedAt", "createdAt"]).optional(),
-    status: z.enum(["active", "completed", "interrupted", "damaged"]).optional(),
-    limit: fields().limit.optional(),
-    cursor: z.string().max(4096).optional(),
+    orderBy: z.optional(z.enum(["updatedAt", "createdAt"])),
+    status: z.optional(z.enum(["active", "completed", "interrupted", "damaged"])),
+    limit: z.optional(fields().limit),
+    cursor: z.optional(z.string().check(z.maxLength(4096))),
   }),
 );
 
 /** A {@link SessionSearchQuery}. */
 export const sessionSearchQuerySchema = lazySchema(() => {
   const { time, prefix } = fields();
-  return listSessionsOptionsSchema().extend({
-    text: z.string().max(2000).optional(),
-    prefix: prefix.optional(),
-    since: time.optional(),
-    until: time.optional(),
+  return z.extend(listSessionsOptionsSchema(), {
+    text: z.optional(z.string().check(z.maxLength(2000))),
+    prefix: z.optional(prefix),
+    since: z.optional(time),
+    until: z.optional(time),
   });
 });
 
-const seqSchema = lazySchema(() => z.number().int().min(1));
+const seqSchema = lazySchema(() => {
+  useEnglishMessages();
+  return z.number().check(z.int(), z.minimum(1));
+});
 
 /**
  * Parses `value` with `schema`; on failure throws {@link InvalidQueryError} naming the first bad
  * field, prefixed with `root` (e.g. `query.limit`).
  */
-export function parseInput<T extends z.ZodType>(
+export function parseInput<T extends z.ZodMiniType>(
   schema: T,
   value: unknown,
   root: string,

@@ -2,7 +2,8 @@
  * Traces computed from a replay-validated Session (events) and from session summaries (lineage).
  * Both backends read the session first, so a trace never describes a log that does not replay.
  */
-import { replacementChain, type Session, type SessionEvent } from "@tapedeck/session";
+import type { Session, SessionEvent } from "@tapedeck/session";
+import { replacementChain } from "@tapedeck/session/core";
 import { EventNotFoundError } from "./errors";
 import type {
   CitationKind,

@@ -5,17 +5,11 @@
 import * as fs from "node:fs";
 import { join } from "node:path";
 import { EventLogCorruptError, parseHeaderLine, type SessionHeader } from "@tapedeck/session";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { hasErrorCode } from "./fs-util";
+import { sessionIdOfFileName } from "./log-names";
 import { type LogEntryKind, LogNotAFileError } from "./log-not-a-file";
 import type { LogEntry, LogOffset, ScanResult, SkippedEntry } from "./session-store";
-
-const logFilePattern = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
-
-/** The session id a log file name stands for, or `undefined` for any other name. */
-export function sessionIdOfFileName(name: string): string | undefined {
-  return logFilePattern.exec(name)?.[1];
-}
 
 /** A byte offset the store handed out (or checked); see {@link LogOffset}. */
 export function asLogOffset(value: number): LogOffset {
@@ -26,7 +20,10 @@ export function asLogOffset(value: number): LogOffset {
  * A {@link LogOffset} coming back from outside the store (a database row, a request): a whole
  * number ≥ 0. Whether it is a line start is checked by `read`.
  */
-export const logOffsetSchema = z.number().int().nonnegative().transform(asLogOffset);
+export const logOffsetSchema = z.pipe(
+  z.number().check(z.int(), z.nonnegative()),
+  z.transform(asLogOffset),
+);
 
 /** Names in the folder that look like logs, sorted; non-regular entries reported in `skipped`. */
 export async function listLogNames(

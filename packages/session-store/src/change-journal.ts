@@ -10,8 +10,8 @@
  */
 import * as fs from "node:fs";
 import { join } from "node:path";
-import { TapedeckError } from "@tapedeck/session";
-import { z } from "zod";
+import { TapedeckError } from "@tapedeck/session/core";
+import * as z from "zod/mini";
 import {
   faultWriting,
   hasErrorCode,
@@ -45,10 +45,10 @@ export type JournalRecordKind = "o" | "c" | "n" | "d" | "r";
 export type ChangeCursor = string & { readonly __changeCursor: true };
 
 /** A cursor read from outside (a database, a request): checked before it is trusted. */
-export const changeCursorSchema = z
-  .string()
-  .regex(/^[0-9a-f]{16}:\d{1,15}(:[0-9a-z.]{1,40})?$/)
-  .transform((text) => text as ChangeCursor);
+export const changeCursorSchema = z.pipe(
+  z.string().check(z.regex(/^[0-9a-f]{16}:\d{1,15}(:[0-9a-z.]{1,40})?$/)),
+  z.transform((text: string) => text as ChangeCursor),
+);
 
 /** Parses a cursor; `null` for anything that is not one (the caller then scans). */
 export function parseChangeCursor(

@@ -1,10 +1,8 @@
 import * as fs from "node:fs";
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import {
   appendParentPrefix,
   assertSessionId,
-  InvalidSessionIdError,
   LOG_FORMAT_VERSION,
   type LockOwner,
   normalize,
@@ -19,14 +17,8 @@ import {
   TapedeckError,
   uuidv7,
 } from "@tapedeck/session";
-import { catalogEntry, listLogNames, scanFolder, sessionIdOfFileName } from "./catalog";
-import {
-  type ChangeCursor,
-  ChangeJournal,
-  cursorOf,
-  DEFAULT_JOURNAL_MAX_BYTES,
-  parseChangeCursor,
-} from "./change-journal";
+import { catalogEntry, listLogNames, scanFolder } from "./catalog";
+import { type ChangeJournal, DEFAULT_JOURNAL_MAX_BYTES } from "./change-journal";
 import { InvalidForkPointError, InvalidOffsetError, SessionHasForksError } from "./errors";
 import {
   createFileExclusive,
@@ -38,6 +30,8 @@ import {
 } from "./fs-util";
 import { acquireLock, type HeldLock, liveLockOwner, releaseLock } from "./lock";
 import { readHeaderLine, replayLog } from "./log-file";
+import { defaultHome, LogFolder } from "./log-folder";
+import { sessionIdOfFileName } from "./log-names";
 import { readEvents } from "./read-events";
 import type {
   AppendOptions,
@@ -62,18 +56,6 @@ import { applyDrafts, FileSessionWriter } from "./writer";
 export const defaultAgent = { name: "tapedeck", version: "0.1.0" } as const;
 
 /**
- * The Tapedeck home: `TAPEDECK_HOME` of `env` (blank counts as unset), else `~/.tapedeck`, as an
- * absolute path. The one place the default home is decided (the agent's config and the host's
- * reading commands both ask here).
- */
-export function defaultHome(env: Record<string, string | undefined> = process.env): string {
-  const fromEnvironment = env.TAPEDECK_HOME?.trim();
-  return fromEnvironment !== undefined && fromEnvironment !== ""
-    ? resolve(fromEnvironment)
-    : join(homedir(), ".tapedeck");
-}
-
-/**
  * The JSONL session store. See {@link SessionStore} for the contract and
  * `architecture/session-store.md` for the lock, fsync, torn-tail and fork decisions.
  */
@@ -91,6 +73,7 @@ class FileSessionStore implements SessionStore {
   private readonly agent: { name: string; version: string };
   private readonly now: () => Date;
   private readonly journal: ChangeJournal;
+  private readonly folder: LogFolder;
   private readonly pathOfBound = (sessionId: string) => this.pathOf(sessionId);
 
   constructor(options: SessionStoreOptions) {
@@ -100,16 +83,17 @@ class FileSessionStore implements SessionStore {
         `durability must be "turn" or "every-event", not ${JSON.stringify(options.durability)}`,
       );
     }
-    this.home = resolve(options.home ?? defaultHome());
-    this.sessionsDir = join(this.home, "sessions");
-    this.locksDir = join(this.home, "locks");
+    this.folder = new LogFolder(options.home ?? defaultHome(), options.journalMaxBytes);
+    this.home = this.folder.home;
+    this.sessionsDir = this.folder.sessionsDir;
+    this.locksDir = this.folder.locksDir;
     this.trashDir = join(this.home, "trash");
     this.durability = options.durability ?? "turn";
     this.agent = options.agent ?? { ...defaultAgent };
     this.now = options.now ?? (() => new Date());
     this.onWarning =
       options.onWarning ?? ((message) => process.stderr.write(`tapedeck: ${message}\n`));
-    this.journal = new ChangeJournal(this.home, options.journalMaxBytes);
+    this.journal = this.folder.journal;
     this.threadOptions = {
       home: this.home,
       durability: this.durability,
@@ -129,8 +113,7 @@ class FileSessionStore implements SessionStore {
   }
 
   pathOf(sessionId: string): string {
-    if (typeof sessionId !== "string") throw new InvalidSessionIdError(String(sessionId));
-    return join(this.sessionsDir, `${assertSessionId(sessionId)}.jsonl`);
+    return this.folder.pathOf(sessionId);
   }
 
   private lockPathOf(sessionId: string): string {
@@ -378,24 +361,13 @@ class FileSessionStore implements SessionStore {
   }
 
   async changesSince(cursor?: string | null): Promise<ChangeSet> {
-    // Both stamps are taken before anything is read: what changes meanwhile is named next time.
-    const folder = this.folderStamp();
-    const read = this.journal.readSince(cursor ?? undefined);
+    const read = this.folder.journalChanges(cursor);
     if (!read.ok) {
       const { logs, skipped } = await this.scan();
-      const next = read.cursor === null ? null : withFolder(read.cursor, folder);
-      return { kind: "scan", reason: read.reason, cursor: next, logs, skipped };
+      return { kind: "scan", reason: read.reason, cursor: read.cursor, logs, skipped };
     }
-    const ids = read.sessionIds;
-    for (const id of this.lockedSessionIds()) ids.add(id);
-    const changes: ChangeSet = {
-      kind: "journal",
-      cursor: withFolder(read.cursor, folder),
-      sessionIds: [...ids].sort(),
-    };
-    // Files created, renamed or removed by other programs change the folder, not the journal.
-    if (folder !== read.folder) changes.present = await this.sessionIds();
-    return changes;
+    if (read.folderChanged) read.changes.present = await this.sessionIds();
+    return read.changes;
   }
 
   watch(listener: (sessionId: string | null) => void): (() => void) | null {
@@ -423,46 +395,8 @@ class FileSessionStore implements SessionStore {
     this.journal.record("n", assertSessionId(sessionId));
   }
 
-  /** The sessions folder's inode and mtime: any entry created, renamed or removed changes it. */
-  private folderStamp(): string {
-    const stat = fs.statSync(this.sessionsDir, { bigint: true, throwIfNoEntry: false });
-    return stat === undefined ? "none" : `${stat.ino.toString(36)}.${stat.mtimeNs.toString(36)}`;
-  }
-
-  /** Sessions with a lock file, live or stale: a writer may still be appending (or died doing so). */
-  private lockedSessionIds(): string[] {
-    let names: string[];
-    try {
-      names = fs.readdirSync(this.locksDir);
-    } catch (error) {
-      if (hasErrorCode(error, "ENOENT")) return [];
-      throw error;
-    }
-    return names
-      .filter((name) => name.endsWith(".lock"))
-      .map((name) => name.slice(0, -".lock".length))
-      .filter((id) => sessionIdOfFileName(`${id}.jsonl`) !== undefined);
-  }
-
   openLogReader(sessionId: string): LogReader | null {
-    let fd: number;
-    try {
-      fd = fs.openSync(this.pathOf(sessionId), "r");
-    } catch (error) {
-      if (hasErrorCode(error, "ENOENT")) return null;
-      throw error;
-    }
-    let open = true;
-    return {
-      readAt(offset, length) {
-        const buffer = Buffer.allocUnsafe(length);
-        return fs.readSync(fd, buffer, 0, length, offset) === length ? buffer : null;
-      },
-      close() {
-        if (open) fs.closeSync(fd);
-        open = false;
-      },
-    };
+    return this.folder.openLogReader(sessionId);
   }
 
   async repair(sessionId: string): Promise<RepairReport> {
@@ -585,7 +519,3 @@ class FileSessionStore implements SessionStore {
 }
 
 /** `cursor` with the folder stamp replaced. */
-function withFolder(cursor: ChangeCursor, folder: string): ChangeCursor {
-  const parsed = parseChangeCursor(cursor);
-  return parsed === null ? cursor : cursorOf(parsed.generation, parsed.offset, folder);
-}

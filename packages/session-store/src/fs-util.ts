@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
-import { toStorageFault } from "@tapedeck/session";
+import { toStorageFault } from "@tapedeck/session/core";
 
 /** Node's own `require`, for a built-in loaded on first use. */
 const requireBuiltin = createRequire(import.meta.url);

@@ -1,8 +1,9 @@
 export { logOffsetSchema } from "./catalog";
 export { type ChangeCursor, changeCursorSchema, JOURNAL_FILE } from "./change-journal";
 export { InvalidForkPointError, InvalidOffsetError, SessionHasForksError } from "./errors";
-export { createSessionStore, defaultAgent, defaultHome } from "./file-store";
+export { createSessionStore, defaultAgent } from "./file-store";
 export { writeFileAtomically } from "./fs-util";
+export { defaultHome, type JournalChanges, LogFolder } from "./log-folder";
 export { type LogEntryKind, LogNotAFileError, logEntryKind } from "./log-not-a-file";
 export type {
   AppendOptions,

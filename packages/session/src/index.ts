@@ -13,6 +13,7 @@ export {
   TapedeckError,
   type TapedeckErrorOptions,
 } from "./errors";
+export { isKnownEventType, KNOWN_EVENT_TYPES, MESSAGE_ROLES } from "./event-types";
 export { assertSessionId, isSessionId, uuidv7 } from "./ids";
 export { sessionLogJsonSchema } from "./json-schema";
 export { lazySchema, lazySchemaObject } from "./lazy-schema";

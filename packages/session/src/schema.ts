@@ -6,6 +6,7 @@
  * minor writer still reads. Required fields and their types are strict.
  */
 import { z } from "zod";
+import { type KNOWN_EVENT_TYPES, MESSAGE_ROLES } from "./event-types";
 import { lazySchema, lazySchemaObject } from "./lazy-schema";
 
 /** The only log format version this package reads and writes. */
@@ -129,7 +130,7 @@ const turnEndEvent = lazySchema(() =>
 /** A run (turn) ends. */
 export const turnEndEventSchema = lazySchemaObject(turnEndEvent);
 
-const messageRole = lazySchema(() => z.enum(["system", "developer", "user", "assistant"]));
+const messageRole = lazySchema(() => z.enum(MESSAGE_ROLES));
 /** Who said a message. */
 export const messageRoleSchema = lazySchemaObject(messageRole);
 
@@ -383,7 +384,7 @@ const knownEventSchemaOf = {
   "approval/decision": approvalDecisionEvent,
   "goal/set": goalSetEvent,
   error: errorEvent,
-} as const;
+} as const satisfies Record<(typeof KNOWN_EVENT_TYPES)[number], () => unknown>;
 
 /** Every known (non-extension) event type, by name (stand-ins: built on first use). */
 export const knownEventSchemas = Object.fromEntries(

@@ -1,4 +1,4 @@
-import { TapedeckError } from "@tapedeck/session";
+import { TapedeckError } from "@tapedeck/session/core";
 
 /** What a command may touch: streams, environment, cwd, the terminal. Tests pass their own. */
 export interface Io {

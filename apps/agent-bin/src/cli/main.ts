@@ -87,6 +87,14 @@ export async function main(argv: string[], io: Io): Promise<number> {
       case "run":
         return await (await import("./run-command")).runCommand(rest, io);
       case "sessions":
+        // A search on a fresh index loads only its own bundle (`sessions/fresh-search.ts`).
+        if (rest[0] === "search") {
+          const fresh = await (await import("./sessions/fresh-search")).searchIfFresh(
+            rest.slice(1),
+            io,
+          );
+          if (fresh !== undefined) return fresh;
+        }
         return await (await import("./sessions-command")).sessionsCommand(rest, io);
       case "index":
         return await (await import("./index-command")).indexCommand(rest, io);

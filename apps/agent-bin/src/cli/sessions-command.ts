@@ -1,8 +1,6 @@
-import { parseArgs } from "node:util";
 import { createQueryHost } from "@tapedeck/host/query";
-import type { QueryScope } from "@tapedeck/session-query";
-import { defaultWorkspaceId } from "@tapedeck/session-store";
 import { CliUsageError, type Io } from "./io";
+import { parseSessionsArgs, sessionsScope } from "./sessions/args";
 import type { SessionsContext, SessionsHandler } from "./sessions/context";
 
 export const SESSIONS_USAGE = `Usage: tapedeck sessions <command>
@@ -49,17 +47,7 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
       `unknown sessions command ${JSON.stringify(command)}.\n\n${SESSIONS_USAGE}`,
     );
   }
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      all: { type: "boolean" },
-      json: { type: "boolean" },
-      output: { type: "string", short: "o" },
-      html: { type: "boolean" },
-    },
-  });
+  const { values, positionals } = parseSessionsArgs(rest);
   return (await load())(sessionsContext(command, values, positionals, io));
 }
 
@@ -73,9 +61,7 @@ function sessionsContext(
   // The reading half of the host: no agent loop, tools or model clients to load.
   const host = createQueryHost({ env: io.env, warn: (text) => io.stderr.write(text) });
   const { store } = host;
-  const scope: QueryScope = values.all
-    ? { all: true }
-    : { workspaceIds: [defaultWorkspaceId(io.cwd)] };
+  const scope = sessionsScope(values.all, io.cwd);
   const needId = async (): Promise<string> => {
     const text = positionals[0];
     if (text === undefined)

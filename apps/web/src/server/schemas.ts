@@ -1,4 +1,4 @@
-import { isSessionId } from "@tapedeck/session";
+import { isSessionId, KNOWN_EVENT_TYPES } from "@tapedeck/session";
 import { z } from "zod";
 import { INPUT_LIMIT } from "../shared/limits";
 
@@ -59,29 +59,13 @@ export const sessionPageQuerySchema = z
     path: ["beforeOffset"],
   });
 
-const eventTypes = [
-  "turn/start",
-  "turn/end",
-  "message",
-  "model/request",
-  "assistant/chunk",
-  "model/response",
-  "function_call",
-  "function_call_output",
-  "compaction",
-  "approval/request",
-  "approval/decision",
-  "goal/set",
-  "error",
-] as const;
-
 /** `GET /api/events` query. */
 export const eventsQuerySchema = z.strictObject({
   q: z.string().max(2000).optional(),
   prefix: prefix.optional(),
   sessionId: sessionIdSchema.optional(),
   workspace: z.string().min(1).max(4096).optional(),
-  types: csv(z.enum(eventTypes)).optional(),
+  types: csv(z.enum(KNOWN_EVENT_TYPES)).optional(),
   roles: csv(z.enum(["system", "developer", "user", "assistant"])).optional(),
   tool: z.string().min(1).max(200).optional(),
   callId: z.string().min(1).max(200).optional(),

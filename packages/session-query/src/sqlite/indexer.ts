@@ -25,6 +25,7 @@ import { addEvent, type Damage, emptyAggregate, type SessionAggregate, statusOf 
 import { eventText, spaceCjk } from "../text";
 import { setMergeMode } from "./fts-merge";
 import { KEYS_PER_MS, roleTag, typeTag } from "./schema";
+import { emptySyncReport, nothingChanged, parseStored, savedChangeCursor } from "./stored";
 
 /** The store methods the index needs. */
 export type IndexedStore = Pick<
@@ -100,11 +101,6 @@ function hasCode(error: unknown, code: string): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === code;
 }
 
-/** Parsed JSON of a value this index wrote itself. */
-export function parseStored<T>(text: string): T {
-  return JSON.parse(text) as T;
-}
-
 /** The SQLite index writer. All methods run one at a time (see `exclusive`). */
 export class Indexer {
   private queue: Promise<unknown> = Promise.resolve();
@@ -175,7 +171,6 @@ export class Indexer {
       insertWorkspace: db.prepare("INSERT INTO workspaces (name) VALUES (?)"),
       countEvents: db.prepare<[], { count: number }>("SELECT count(*) AS count FROM events"),
       anyEvent: db.prepare<[], { id: number }>("SELECT id FROM events LIMIT 1"),
-      getMeta: db.prepare<[string], { value: string }>("SELECT value FROM meta WHERE key = ?"),
       setMeta: db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)"),
       deleteMeta: db.prepare("DELETE FROM meta WHERE key = ?"),
       sessionRowId: db.prepare<[string], { id: number }>(
@@ -199,24 +194,12 @@ export class Indexer {
     onProgress?: (progress: SyncProgress) => void,
     options: { full?: boolean } = {},
   ): Promise<SyncReport> {
-    const report: SyncReport = {
-      sessionsAdded: 0,
-      sessionsUpdated: 0,
-      sessionsRemoved: 0,
-      eventsIndexed: 0,
-      damaged: [],
-    };
-    const saved = options.full ? null : this.savedCursor();
+    const report = emptySyncReport();
+    const saved = options.full ? null : savedChangeCursor(this.db);
     const changes = await this.store.changesSince(saved);
     // The journal says nothing changed since the last sync: no transaction at all, so a query on
     // a fresh index writes nothing (no WAL frames, no fsync, no checkpoint when it closes).
-    if (
-      changes.kind === "journal" &&
-      changes.sessionIds.length === 0 &&
-      changes.present === undefined &&
-      changes.cursor === saved
-    )
-      return report;
+    if (nothingChanged(changes, saved)) return report;
     const work = this.plan(changes, report);
     // Filling an empty index: merge once at the end, not along the way (see fts-merge.ts).
     const bulk = work.length > 0 && this.statements.anyEvent.get() === undefined;
@@ -309,11 +292,6 @@ export class Indexer {
       this.rollback();
       throw error;
     }
-  }
-
-  /** The change cursor saved by the last sync, if any. */
-  private savedCursor(): string | null {
-    return this.statements.getMeta.get("changes")?.value ?? null;
   }
 
   private saveCursor(cursor: string | null): void {

@@ -4,15 +4,8 @@ import * as fs from "node:fs";
  * the index and then the matching lines from the logs by byte offset; `readSession` syncs the one
  * session and replays it through the store, so it always reflects the file as of the call.
  */
-import {
-  EventLogCorruptError,
-  parseEventLine,
-  parseLogLine,
-  type Session,
-  type SessionEvent,
-  type SessionHeader,
-  SessionNotFoundError,
-} from "@tapedeck/session";
+import type { Session, SessionHeader } from "@tapedeck/session";
+import { EventLogCorruptError, SessionNotFoundError } from "@tapedeck/session/core";
 import Database from "better-sqlite3";
 import { InvalidQueryError } from "../errors";
 import { ftsMatch } from "../fts-query";
@@ -32,15 +25,15 @@ import { type SessionAggregate, toSummary } from "../summary";
 import { eventText, snippet } from "../text";
 import { readEventLines } from "./event-lines";
 import { HitCache } from "./hit-cache";
-import {
-  type IndexedStore,
-  Indexer,
-  parseStored,
-  type SessionRow,
-  type SyncProgress,
-  type SyncReport,
-} from "./indexer";
+import type { IndexedStore, Indexer, SessionRow, SyncProgress, SyncReport } from "./indexer";
 import { KEYS_PER_MS, prepareSchema, roleTag, typeTag } from "./schema";
+import {
+  emptySyncReport,
+  nothingChanged,
+  parseIndexedEvent,
+  parseStored,
+  savedChangeCursor,
+} from "./stored";
 
 /** Options of {@link createSqliteQueryEngine}. */
 export interface SqliteQueryEngineOptions {
@@ -121,7 +114,13 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
   const db = new Database(options.path);
   prepareSchema(db);
   const { store } = options;
-  const indexer = new Indexer(db, store, options.optimizeAfterEvents);
+  // The writer (and, through its replay, the log's zod schemas) is loaded by the first sync that
+  // has work: a search on a fresh index never loads it (see `stored.ts`).
+  let indexer: Promise<Indexer> | undefined;
+  const writer = (): Promise<Indexer> =>
+    (indexer ??= import("./indexer").then(
+      ({ Indexer }) => new Indexer(db, store, options.optimizeAfterEvents),
+    ));
   const hitCache = new HitCache(db, store);
   const workspaceRow = db.prepare<[string], { id: number }>(
     "SELECT id FROM workspaces WHERE name = ?",
@@ -170,7 +169,7 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
     }) AS fork_count`;
 
   const summaryOf = (row: SummaryRow): SessionSummary => {
-    const header = parseLogLine(row.header) as SessionHeader;
+    const header = parseStored<SessionHeader>(row.header);
     const aggregate = parseStored<SessionAggregate>(row.aggregate);
     const damage =
       row.damage_code === null
@@ -276,13 +275,8 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
       const session = sessions.get(row.session);
       const line = lines[index];
       if (session === undefined || line === null || line === undefined) return;
-      let event: SessionEvent;
-      try {
-        event = parseEventLine(line);
-      } catch {
-        return;
-      }
-      if (event.seq !== row.seq) return;
+      const event = parseIndexedEvent(line, row.seq);
+      if (event === null) return;
       const hit: EventHit = {
         sessionId: session.sessionId,
         event,
@@ -431,6 +425,7 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
       listSessions,
       searchEvents,
       async readSession(scope, id): Promise<Session> {
+        const indexer = await writer();
         const exists = await indexer.exclusive(() => indexer.syncOne(id));
         if (!exists || sessionInScope(scope, id) === null) throw new SessionNotFoundError(id);
         try {
@@ -458,11 +453,18 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
       },
     }),
 
-    sync(syncOptions = {}) {
-      return indexer.exclusive(() => indexer.syncAll(syncOptions.onProgress));
+    async sync(syncOptions = {}) {
+      // Until the writer is loaded nothing in this process writes: a fresh index is answered here.
+      if (indexer === undefined) {
+        const saved = savedChangeCursor(db);
+        if (nothingChanged(await store.changesSince(saved), saved)) return emptySyncReport();
+      }
+      const writing = await writer();
+      return writing.exclusive(() => writing.syncAll(syncOptions.onProgress));
     },
 
-    rebuild(syncOptions = {}) {
+    async rebuild(syncOptions = {}) {
+      const indexer = await writer();
       return indexer.exclusive(async () => {
         const optimizedBefore = indexer.optimizeRuns;
         indexer.clear();

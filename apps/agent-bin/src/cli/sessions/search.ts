@@ -1,32 +1,15 @@
 import { CliUsageError } from "../io";
-import { oneLine, type SessionsContext } from "./context";
+import type { SessionsContext } from "./context";
+import { printHits, searchQuery } from "./search-output";
 
-/** `sessions search TEXT [--all] [--json]`: full-text search over the scope's events. */
+/**
+ * `sessions search TEXT [--all] [--json]`: full-text search over the scope's events, through the
+ * reading host (which syncs the index first). A fresh index was tried before (`fresh-search.ts`).
+ */
 export async function search(context: SessionsContext): Promise<number> {
-  const { host, io, values, scope, positionals, print } = context;
-  const text = positionals.join(" ").trim();
-  if (text === "") throw new CliUsageError("sessions search needs a text.");
-  const engine = host.engine;
-  const page = await engine.searchEvents(scope, {
-    text,
-    limit: 50,
-    highlight: { open: "[", close: "]" },
-  });
-  if (values.json)
-    print(
-      page.items.map((hit) => ({
-        sessionId: hit.sessionId,
-        seq: hit.event.seq,
-        type: hit.event.type,
-        snippet: hit.snippet,
-      })),
-    );
-  else if (page.items.length === 0)
-    io.stderr.write(values.all ? "No matches.\n" : "No matches in this workspace (try --all).\n");
-  else
-    for (const hit of page.items)
-      io.stdout.write(
-        `${hit.sessionId} #${hit.event.seq} ${hit.event.type}: ${oneLine(hit.snippet, 120)}\n`,
-      );
+  const { host, io, values, scope, positionals } = context;
+  const query = searchQuery(positionals);
+  if (query === null) throw new CliUsageError("sessions search needs a text.");
+  printHits(await host.engine.searchEvents(scope, query), values, io);
   return 0;
 }

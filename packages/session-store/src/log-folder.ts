@@ -1,0 +1,131 @@
+/**
+ * The read side of a home's folder that needs neither the log's schemas nor the writers: where
+ * logs are, reading lines by position, and what the change journal says changed. The store
+ * (`file-store.ts`) is built on it; a reader that only asks "did anything change since my cursor,
+ * and what are these lines" (a search on a fresh index, issue #12) uses it alone and never loads
+ * the rest of the store.
+ */
+import * as fs from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { assertSessionId, InvalidSessionIdError } from "@tapedeck/session/core";
+import { type ChangeCursor, ChangeJournal, cursorOf, parseChangeCursor } from "./change-journal";
+import { hasErrorCode } from "./fs-util";
+import { sessionIdOfFileName } from "./log-names";
+import type { ChangeScanReason, ChangeSet, LogReader } from "./session-store";
+
+/**
+ * The Tapedeck home: `TAPEDECK_HOME` of `env` (blank counts as unset), else `~/.tapedeck`, as an
+ * absolute path. The one place the default home is decided (the agent's config and the host's
+ * reading commands both ask here).
+ */
+export function defaultHome(env: Record<string, string | undefined> = process.env): string {
+  const fromEnvironment = env.TAPEDECK_HOME?.trim();
+  return fromEnvironment !== undefined && fromEnvironment !== ""
+    ? resolve(fromEnvironment)
+    : join(homedir(), ".tapedeck");
+}
+
+/**
+ * What the journal alone says changed since a cursor (see {@link LogFolder.journalChanges}):
+ * either a journal change set (`folderChanged`: the folder's entries changed too, so the store
+ * adds the ids present), or a reason to scan the folder instead.
+ */
+export type JournalChanges =
+  | { ok: true; changes: Extract<ChangeSet, { kind: "journal" }>; folderChanged: boolean }
+  | { ok: false; reason: ChangeScanReason; cursor: ChangeCursor | null };
+
+/** A home's sessions folder, its locks and its change journal, read without the store. */
+export class LogFolder {
+  readonly home: string;
+  readonly sessionsDir: string;
+  readonly locksDir: string;
+  readonly journal: ChangeJournal;
+
+  constructor(home: string, journalMaxBytes?: number) {
+    this.home = resolve(home);
+    this.sessionsDir = join(this.home, "sessions");
+    this.locksDir = join(this.home, "locks");
+    this.journal = new ChangeJournal(this.home, journalMaxBytes);
+  }
+
+  /** The log file of a session. @throws InvalidSessionIdError for anything but a session id. */
+  pathOf(sessionId: string): string {
+    if (typeof sessionId !== "string") throw new InvalidSessionIdError(String(sessionId));
+    return join(this.sessionsDir, `${assertSessionId(sessionId)}.jsonl`);
+  }
+
+  /**
+   * The sessions that may have changed since `cursor`, from the journal (see
+   * `SessionStore.changesSince`, which scans when this says it cannot answer).
+   */
+  journalChanges(cursor?: string | null): JournalChanges {
+    // Both stamps are taken before anything is read: what changes meanwhile is named next time.
+    const folder = this.folderStamp();
+    const read = this.journal.readSince(cursor ?? undefined);
+    if (!read.ok) {
+      const next = read.cursor === null ? null : withFolder(read.cursor, folder);
+      return { ok: false, reason: read.reason, cursor: next };
+    }
+    const ids = read.sessionIds;
+    for (const id of this.lockedSessionIds()) ids.add(id);
+    return {
+      ok: true,
+      changes: {
+        kind: "journal",
+        cursor: withFolder(read.cursor, folder),
+        sessionIds: [...ids].sort(),
+      },
+      // Files created, renamed or removed by other programs change the folder, not the journal.
+      folderChanged: folder !== read.folder,
+    };
+  }
+
+  /** Opens a log for reads by position; `null` when it does not exist. */
+  openLogReader(sessionId: string): LogReader | null {
+    let fd: number;
+    try {
+      fd = fs.openSync(this.pathOf(sessionId), "r");
+    } catch (error) {
+      if (hasErrorCode(error, "ENOENT")) return null;
+      throw error;
+    }
+    let open = true;
+    return {
+      readAt(offset, length) {
+        const buffer = Buffer.allocUnsafe(length);
+        return fs.readSync(fd, buffer, 0, length, offset) === length ? buffer : null;
+      },
+      close() {
+        if (open) fs.closeSync(fd);
+        open = false;
+      },
+    };
+  }
+
+  /** The sessions folder's inode and mtime: any entry created, renamed or removed changes it. */
+  private folderStamp(): string {
+    const stat = fs.statSync(this.sessionsDir, { bigint: true, throwIfNoEntry: false });
+    return stat === undefined ? "none" : `${stat.ino.toString(36)}.${stat.mtimeNs.toString(36)}`;
+  }
+
+  /** Sessions with a lock file, live or stale: a writer may still be appending (or died doing so). */
+  private lockedSessionIds(): string[] {
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.locksDir);
+    } catch (error) {
+      if (hasErrorCode(error, "ENOENT")) return [];
+      throw error;
+    }
+    return names
+      .filter((name) => name.endsWith(".lock"))
+      .map((name) => name.slice(0, -".lock".length))
+      .filter((id) => sessionIdOfFileName(`${id}.jsonl`) !== undefined);
+  }
+}
+
+function withFolder(cursor: ChangeCursor, folder: string): ChangeCursor {
+  const parsed = parseChangeCursor(cursor);
+  return parsed === null ? cursor : cursorOf(parsed.generation, parsed.offset, folder);
+}
