@@ -101,8 +101,13 @@ interface Slot {
   send(message: ToWorker): void;
   stop(): Promise<unknown>;
   ready: boolean;
-  /** Index of the file it works on. */
-  file: number | undefined;
+  /** Indexes of the files it holds, at most `window`. */
+  files: Set<number>;
+  /**
+   * Files held at once: a worker converts its next file while its last one waits for `go` (the
+   * importing thread's event loop, busy with its own file, answers late); this thread takes one.
+   */
+  window: number;
   failure: string | undefined;
   finished: ((error: string | undefined) => void) | undefined;
 }
@@ -166,15 +171,13 @@ export function importOnWorkers(options: PoolOptions): Promise<PoolResult> {
       options.onDone(files[index]!);
     };
     const dispatch = (slot: Slot) => {
-      slot.file = undefined;
-      if (next < files.length) {
-        slot.file = next;
-        const file = files[next]!;
+      while (next < files.length && slot.files.size < slot.window) {
+        const index = next;
         next += 1;
-        slot.send({ type: "file", index: slot.file, spec: file.unit.spec });
-      } else if (doneCount === files.length) {
-        void finishAll();
+        slot.files.add(index);
+        slot.send({ type: "file", index, spec: files[index]!.unit.spec });
       }
+      if (doneCount === files.length) void finishAll();
     };
     const onMessage = (slot: Slot, message: FromWorker) => {
       switch (message.type) {
@@ -192,6 +195,7 @@ export function importOnWorkers(options: PoolOptions): Promise<PoolResult> {
         case "done": {
           Object.assign(files[message.index]!.report, message.result);
           if (message.later.length > 0) later[message.index] = message.later;
+          slot.files.delete(message.index);
           finishFile(message.index);
           release();
           dispatch(slot);
@@ -209,14 +213,16 @@ export function importOnWorkers(options: PoolOptions): Promise<PoolResult> {
         return;
       }
       if (!slot.ready) starting -= 1;
-      const index = slot.file;
-      if (index !== undefined && !done[index]) {
+      // Every file it held fails: which one stopped it cannot be told.
+      for (const index of slot.files) {
+        if (done[index]) continue;
         held.delete(index);
         const why = slot.failure ?? `exit code ${code}`;
         files[index]!.report.error = `the import worker stopped: ${why}`;
         finishFile(index);
-        release();
       }
+      slot.files.clear();
+      release();
       // A worker that never started is not replaced: the files go back to this thread.
       if (slot.ready && next < files.length) start();
       else if (slots.size === 0 && starting === 0) void finishAll();
@@ -232,7 +238,8 @@ export function importOnWorkers(options: PoolOptions): Promise<PoolResult> {
         send: (message) => worker.postMessage(message),
         stop: () => worker.terminate(),
         ready: false,
-        file: undefined,
+        files: new Set(),
+        window: 2,
         failure: undefined,
         finished: undefined,
       };
@@ -289,7 +296,8 @@ export function importOnWorkers(options: PoolOptions): Promise<PoolResult> {
         send: (message) => setImmediate(() => serve(message)),
         stop: async () => {},
         ready: true,
-        file: undefined,
+        files: new Set(),
+        window: 1,
         failure: undefined,
         finished: undefined,
       };

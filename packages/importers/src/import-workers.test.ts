@@ -148,12 +148,14 @@ describe("importSessions on worker threads", () => {
     const failed = summary.files.filter((file) =>
       file.error?.startsWith("the import worker stopped"),
     );
-    expect(failed.map((file) => file.path)).toEqual([
+    // The file that stopped it, and the one it held beside it, if any (a window of two).
+    expect(failed.map((file) => file.path)).toContain(
       join(paths[0]!, "2025", "12", "28", "rollout-12.jsonl"),
-    ]);
+    );
+    expect(failed.length).toBeLessThanOrEqual(2);
     expect(failed[0]!.error).toContain("crash requested");
     const fine = summary.files.filter((file) => file.error === undefined);
-    expect(fine).toHaveLength(summary.files.length - 2); // the crash and the missing path
+    expect(fine).toHaveLength(summary.files.length - 1 - failed.length); // and the missing path
     expect(fine.every((file) => file.sessions.length === 1)).toBe(true);
   }, 60_000);
 
