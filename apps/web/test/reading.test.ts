@@ -38,6 +38,32 @@ describe("reading", () => {
     );
   });
 
+  it("shows the first rows before the Markdown renderer has arrived, as plain text, then as Markdown", async () => {
+    const page = await suite.newPage();
+    // The renderer's chunk (preloaded by the HTML, imported after the first rows) is held back.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route("**/assets/markdown-*.js", async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${suite.served.server.url}/?session=${suite.seeded.rich}`);
+    const message = page.locator(".role-user .markdown").first();
+    await message.waitFor();
+    // The text as written, hidden characters marked, nothing from it made markup.
+    expect(await message.getAttribute("class")).toContain("markdown-pending");
+    expect(await message.innerText()).toContain(
+      "Look at **this** [the docs](https://example.com/docs)",
+    );
+    expect(await message.locator("strong, a").count()).toBe(0);
+    release();
+    await expect.poll(() => message.locator("strong").count()).toBe(1);
+    expect(await message.getAttribute("class")).not.toContain("markdown-pending");
+    expect(await message.innerText()).toContain("the docs (https://example.com/docs)");
+  });
+
   it("shows bidi overrides, ANSI colours and control characters as visible marks", async () => {
     const page = await suite.open(`?session=${suite.seeded.hostile}`);
     const timeline = page.getByTestId("timeline");

@@ -1,19 +1,20 @@
 /** One session: header, virtualised timeline grouped by turn, and the side panel. */
 
-import { useVirtualizer } from "@tanstack/react-virtual";
 import type { SessionEvent } from "@tapedeck/session";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { preview, Row, type RowLinks } from "../render/timeline-row";
+import { preview, type RowLinks } from "../render/timeline-row";
 import { TokenChart } from "../render/token-chart";
 import { Visible } from "../render/visible";
 import { ApiError, api, subscribeSession } from "./api";
+import { firstPage, readyFirstPage } from "./first-page";
 import { GoalControl } from "./goal";
 import { OriginNote } from "./import-panel";
 import { useTurnKeys } from "./keyboard";
 import { LiveSession } from "./live-session";
 import { SidePanel } from "./panels";
 import { useShortId } from "./short-ids";
-import { type TimelineRow, type TurnTokens, tokensPerTurn } from "./timeline";
+import { type TurnTokens, tokensPerTurn } from "./timeline";
+import { Timeline } from "./timeline-list";
 
 const emptyBySeq = new Map<number, SessionEvent>();
 
@@ -39,7 +40,15 @@ export function SessionPage({
   onOpen,
   onContinue,
 }: Props) {
-  const [data, setData] = useState<LiveSession | null>(null);
+  const openedAt = useRef(seq);
+  // The page the app's first render already has (prefetched as the script started): the first
+  // render draws its rows, and the effect below only subscribes to what follows it.
+  const opened = useRef<LiveSession | null>(null);
+  const [data, setData] = useState<LiveSession | null>(() => {
+    const page = readyFirstPage(sessionId, openedAt.current);
+    opened.current = page === null ? null : new LiveSession(page);
+    return opened.current;
+  });
   /** Bumped when the stream appends to `data` (which grows in place). */
   const [version, setVersion] = useState(0);
   const [error, setError] = useState<ApiError | Error | null>(null);
@@ -53,30 +62,36 @@ export function SessionPage({
   // the last one held (from the byte where that page ended), and each batch appends rows. Earlier
   // pages load on request (scrolling to the top, "Load earlier", a link to an earlier seq).
   // A deep link's event is in the first page asked for (one request; the server preloads it).
-  const openedAt = useRef(seq);
   // biome-ignore lint/correctness/useExhaustiveDependencies: reloadKey reads the session again
   useEffect(() => {
     let live = true;
     let unsubscribe = () => {};
-    const from = openedAt.current;
-    api
-      .sessionPage(sessionId, from === null ? {} : { from })
+    const follow = (session: LiveSession) => {
+      unsubscribe = subscribeSession(
+        sessionId,
+        session.lastSeq,
+        (events) => {
+          const result = session.append(events);
+          if (result === "appended") setVersion((value) => value + 1);
+          // Events missing between what the page holds and what arrived: read it again.
+          else if (result === "gap") setReloadKey((key) => key + 1);
+        },
+        session.end,
+      );
+    };
+    const held = opened.current;
+    opened.current = null;
+    if (held !== null) {
+      follow(held);
+      return () => unsubscribe();
+    }
+    firstPage(sessionId, openedAt.current)
       .then((page) => {
         if (!live) return;
         const session = new LiveSession(page);
         setData(session);
         setError(null);
-        unsubscribe = subscribeSession(
-          sessionId,
-          session.lastSeq,
-          (events) => {
-            const result = session.append(events);
-            if (result === "appended") setVersion((value) => value + 1);
-            // Events missing between what the page holds and what arrived: read it again.
-            else if (result === "gap") setReloadKey((key) => key + 1);
-          },
-          session.end,
-        );
+        follow(session);
       })
       .catch((caught: unknown) => {
         if (!live) return;
@@ -290,20 +305,6 @@ export function SessionPage({
   );
 }
 
-interface TimelineProps {
-  rows: TimelineRow[];
-  bySeq: Map<number, SessionEvent>;
-  seq: number | null;
-  links: RowLinks;
-  following: boolean;
-  /** Events before the first one held (0: the session from its start). */
-  earlier: number;
-  onLoadEarlier(): void;
-}
-
-/** Within this many pixels of the top, scrolling loads the earlier page. */
-const LOAD_EARLIER_PX = 400;
-
 function sameBars(before: readonly TurnTokens[], after: readonly TurnTokens[]): boolean {
   if (before.length !== after.length) return false;
   return before.every((bar, index) => {
@@ -316,156 +317,4 @@ function sameBars(before: readonly TurnTokens[], after: readonly TurnTokens[]): 
       bar.output === other.output
     );
   });
-}
-
-function rowIndexOf(rows: TimelineRow[], seq: number): number {
-  let best = -1;
-  for (let index = 0; index < rows.length; index++) {
-    const row = rows[index];
-    if (row === undefined) continue;
-    if (row.seq === seq || (row.kind === "tool" && row.output?.seq === seq)) return index;
-    if (row.seq <= seq) best = index;
-  }
-  return best;
-}
-
-/** The virtualised list: only the rows on screen are in the DOM. */
-function Timeline({ rows, bySeq, seq, links, following, earlier, onLoadEarlier }: TimelineProps) {
-  const parent = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({
-    count: rows.length,
-    getScrollElement: () => parent.current,
-    estimateSize: () => 72,
-    overscan: 8,
-  });
-  const scrolledFor = useRef<number | null>(null);
-  useEffect(() => {
-    if (seq === null || scrolledFor.current === seq) return;
-    const index = rowIndexOf(rows, seq);
-    if (index < 0) return;
-    // Row heights are measured as rows render, so one scrollToIndex can land short of a far row:
-    // repeat on the next frames until the row is rendered (then never again for this seq, so
-    // live refreshes do not pull the page back).
-    let attempts = 0;
-    let frame = 0;
-    const step = () => {
-      if (virtualizer.getVirtualItems().some((item) => item.index === index)) {
-        virtualizer.scrollToIndex(index, { align: "center" });
-        scrolledFor.current = seq;
-        return;
-      }
-      virtualizer.scrollToIndex(index, { align: "center" });
-      attempts += 1;
-      if (attempts < 60) frame = requestAnimationFrame(step);
-    };
-    frame = requestAnimationFrame(step);
-    return () => cancelAnimationFrame(frame);
-  }, [seq, rows, virtualizer]);
-
-  // While a run of this session goes on, its newest turn stays in view as it grows.
-  useEffect(() => {
-    if (!following || rows.length === 0) return;
-    const lastTurn = rows.findLastIndex((row) => row.kind === "turn");
-    virtualizer.scrollToIndex(lastTurn >= 0 ? lastTurn : rows.length - 1, { align: "start" });
-  }, [following, rows, virtualizer]);
-
-  // Rows added in front (an earlier page) keep the row that was at the top where it was.
-  const topSeq = useRef<number | null>(null);
-  const heldFirst = useRef<number | undefined>(undefined);
-  useEffect(() => {
-    const first = rows[0]?.seq;
-    if (heldFirst.current !== undefined && first !== heldFirst.current && topSeq.current !== null) {
-      const index = rowIndexOf(rows, topSeq.current);
-      if (index >= 0) virtualizer.scrollToIndex(index, { align: "start" });
-    }
-    heldFirst.current = first;
-  }, [rows, virtualizer]);
-
-  // Scrolled to the end, the timeline stays at the end as streamed rows arrive.
-  const atEnd = useRef(false);
-  // A session longer than its first page opens at its newest rows (scroll up for earlier ones),
-  // unless a link asked for an event.
-  const openedPaged = useRef(earlier > 0 && seq === null);
-  useEffect(() => {
-    if (!openedPaged.current || rows.length === 0) return;
-    let attempts = 0;
-    let frame = 0;
-    const step = () => {
-      const element = parent.current;
-      virtualizer.scrollToIndex(rows.length - 1, { align: "end" });
-      attempts += 1;
-      // Row heights are measured as rows render: repeat until the end stays the end.
-      const settled =
-        element !== null && element.scrollTop + element.clientHeight >= element.scrollHeight - 2;
-      if (settled) atEnd.current = true;
-      if (settled || attempts >= 30) openedPaged.current = false;
-      else frame = requestAnimationFrame(step);
-    };
-    frame = requestAnimationFrame(step);
-    return () => cancelAnimationFrame(frame);
-  }, [rows, virtualizer]);
-  useEffect(() => {
-    if (!following && atEnd.current && rows.length > 0) {
-      virtualizer.scrollToIndex(rows.length - 1, { align: "end" });
-    }
-  }, [following, rows, virtualizer]);
-
-  const loadEarlier = () => {
-    topSeq.current = rows[virtualizer.getVirtualItems()[0]?.index ?? 0]?.seq ?? null;
-    onLoadEarlier();
-  };
-  return (
-    <div className="timeline-column">
-      {earlier > 0 ? (
-        <button
-          type="button"
-          className="load-earlier"
-          data-testid="load-earlier"
-          onClick={loadEarlier}
-        >
-          Load earlier events ({earlier.toLocaleString()} before #{(earlier + 1).toLocaleString()})
-        </button>
-      ) : null}
-      <div
-        className="timeline"
-        ref={parent}
-        data-testid="timeline"
-        onWheel={(event) => {
-          // At the top already, a scroll up fires no scroll event: the wheel asks instead.
-          if (earlier > 0 && event.deltaY < 0 && event.currentTarget.scrollTop === 0) loadEarlier();
-        }}
-        onScroll={(event) => {
-          const element = event.currentTarget;
-          atEnd.current = element.scrollTop + element.clientHeight >= element.scrollHeight - 24;
-          if (earlier > 0 && element.scrollTop < LOAD_EARLIER_PX) loadEarlier();
-        }}
-      >
-        <div style={{ height: virtualizer.getTotalSize(), position: "relative", width: "100%" }}>
-          {virtualizer.getVirtualItems().map((item) => {
-            const row = rows[item.index];
-            if (row === undefined) return null;
-            const selected =
-              seq !== null && (row.seq === seq || (row.kind === "tool" && row.output?.seq === seq));
-            return (
-              <div
-                key={item.key}
-                data-index={item.index}
-                ref={virtualizer.measureElement}
-                className="row-wrap"
-                style={{
-                  position: "absolute",
-                  top: 0,
-                  left: 0,
-                  width: "100%",
-                  transform: `translateY(${item.start}px)`,
-                }}
-              >
-                <Row row={row} bySeq={bySeq} selected={selected} links={links} />
-              </div>
-            );
-          })}
-        </div>
-      </div>
-    </div>
-  );
 }

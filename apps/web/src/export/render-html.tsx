@@ -8,6 +8,9 @@ import type { Lineage } from "@tapedeck/session-query";
 import { renderToStaticMarkup } from "react-dom/server";
 import { HighlighterContext } from "../render/code-block";
 import { highlightCode } from "../render/highlight";
+import { readySource } from "../render/lazy";
+import { Markdown } from "../render/markdown";
+import { MarkdownContext } from "../render/message-text";
 import { STYLES } from "../render/styles";
 import { preview } from "../render/timeline-row";
 import { sessionView } from "../shared/session-view";
@@ -48,7 +51,9 @@ body { background: var(--bg); }
 .row-actions { opacity: 1; position: static; float: right; background: none; }
 `;
 
-const ready = { ready: highlightCode, load: () => Promise.resolve(highlightCode) };
+// Rendered once, on the server: every part is there up front (nothing is loaded later).
+const highlighter = readySource(highlightCode);
+const markdown = readySource(Markdown);
 
 /** The session as one HTML document (a string), safe to open from disk. */
 export function renderSessionHtml(options: RenderSessionHtmlOptions): string {
@@ -58,13 +63,15 @@ export function renderSessionHtml(options: RenderSessionHtmlOptions): string {
     .slice(0, 16)
     .replace("T", " ");
   const body = renderToStaticMarkup(
-    <HighlighterContext.Provider value={ready}>
-      <ExportPage
-        view={view}
-        lineage={options.lineage ?? null}
-        generatedAt={generatedAt}
-        shortIds={options.shortIds ?? {}}
-      />
+    <HighlighterContext.Provider value={highlighter}>
+      <MarkdownContext.Provider value={markdown}>
+        <ExportPage
+          view={view}
+          lineage={options.lineage ?? null}
+          generatedAt={generatedAt}
+          shortIds={options.shortIds ?? {}}
+        />
+      </MarkdownContext.Provider>
     </HighlighterContext.Provider>,
   );
   const data = scriptJson({ events: traceData(view.events, new Map(view.replacedBy)) });

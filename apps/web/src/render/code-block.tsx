@@ -3,34 +3,20 @@
  * highlighter is available (the page loads it lazily; the export provides it up front).
  */
 import { toJsxRuntime } from "hast-util-to-jsx-runtime";
-import { createContext, type ReactNode, useContext, useEffect, useState } from "react";
+import { createContext, type ReactNode, useContext } from "react";
 import { Fragment, jsx, jsxs } from "react/jsx-runtime";
 import { markHiddenInTree } from "./hast-marks";
 import type { Highlighter } from "./highlight";
+import { type LazySource, lazySource, useLazy } from "./lazy";
 import { Visible } from "./visible";
 
 /** How code blocks get their highlighter: `load` resolves it (once), `ready` is synchronous. */
-export interface HighlighterSource {
-  ready: Highlighter | null;
-  load(): Promise<Highlighter>;
-}
-
-let loaded: Highlighter | null = null;
-let loading: Promise<Highlighter> | null = null;
+export type HighlighterSource = LazySource<Highlighter>;
 
 /** The page's source: `./highlight` is a separate chunk, fetched on the first code block. */
-export const lazyHighlighter: HighlighterSource = {
-  get ready() {
-    return loaded;
-  },
-  load() {
-    loading ??= import("./highlight").then((module) => {
-      loaded = module.highlightCode;
-      return loaded;
-    });
-    return loading;
-  },
-};
+export const lazyHighlighter: HighlighterSource = lazySource(() =>
+  import("./highlight").then((module) => module.highlightCode),
+);
 
 /** Where {@link CodeBlock} finds its highlighter. */
 export const HighlighterContext = createContext<HighlighterSource>(lazyHighlighter);
@@ -40,19 +26,8 @@ const HIGHLIGHT_LIMIT = 50_000;
 
 /** One code block, `language` from the fence (may be empty). */
 export function CodeBlock({ code, language }: { code: string; language: string }): ReactNode {
-  const source = useContext(HighlighterContext);
-  const [highlighter, setHighlighter] = useState<Highlighter | null>(() => source.ready);
   const wanted = language !== "" && code.length <= HIGHLIGHT_LIMIT;
-  useEffect(() => {
-    if (!wanted || highlighter !== null) return;
-    let live = true;
-    void source.load().then((loadedHighlighter) => {
-      if (live) setHighlighter(() => loadedHighlighter);
-    });
-    return () => {
-      live = false;
-    };
-  }, [wanted, highlighter, source]);
+  const highlighter = useLazy(useContext(HighlighterContext), wanted);
   const tree = wanted && highlighter !== null ? highlighter(code, language) : null;
   return (
     <pre className="code-block" data-language={language === "" ? undefined : language}>

@@ -2,7 +2,7 @@
  * Line diffs for `edit_file` and `write_file` calls, read from the call's JSON arguments (model
  * output: validated with zod, anything else falls back to the plain arguments view).
  */
-import { z } from "zod";
+import * as z from "zod/mini";
 
 /** One line of a diff. */
 export interface DiffLine {

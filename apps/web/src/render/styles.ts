@@ -617,6 +617,9 @@ a.seq:focus {
 .markdown p {
   margin: 6px 0;
 }
+.markdown-pending p {
+  white-space: pre-wrap;
+}
 .markdown code {
   background: var(--code-bg);
   padding: 0 3px;

@@ -9,7 +9,7 @@ import { eventLabel, formatDuration, type TimelineRow } from "../client/timeline
 import { visibleText } from "./controls";
 import { fileChangeOf } from "./diff";
 import { DiffView } from "./diff-view";
-import { Markdown } from "./markdown";
+import { MessageText } from "./message-text";
 import { ToolOutput } from "./tool-output";
 import { Visible } from "./visible";
 
@@ -208,10 +208,10 @@ export function Row({ row, bySeq, selected, links, expanded = false }: RowProps)
           {row.role === "system" || row.role === "developer" ? (
             <details open={expanded}>
               <summary>{preview(row.content, 100)}</summary>
-              <Markdown text={row.content} />
+              <MessageText text={row.content} />
             </details>
           ) : (
-            <Markdown text={row.content} />
+            <MessageText text={row.content} />
           )}
         </div>
       );
@@ -234,7 +234,7 @@ export function Row({ row, bySeq, selected, links, expanded = false }: RowProps)
             {replacedTag}
             <RowActions seq={row.seq} links={links} />
           </div>
-          <Markdown text={row.summary} />
+          <MessageText text={row.summary} />
           <details>
             <summary>Replaced {row.replaces.length} events</summary>
             <ul className="replaced-list">
