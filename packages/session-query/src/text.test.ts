@@ -131,3 +131,27 @@ describe("matching words that begin with a character outside the BMP", () => {
     expect(countMatches(matchable("x𝐚𝐛 𝐚𝐛"), queryWords("𝐚𝐛"))).toEqual([1]);
   });
 });
+
+describe("regexes", () => {
+  it("builds none per query word (a Chinese word's cost 2–6 ms to compile in every search process)", () => {
+    const Original = globalThis.RegExp;
+    let built = 0;
+    globalThis.RegExp = new Proxy(Original, {
+      construct(target, args: [string, string?]) {
+        built += 1;
+        return Reflect.construct(target, args);
+      },
+    });
+    try {
+      // Words no other test uses: a cache of per-word regexes would build one for each.
+      for (const word of ["索引数据表", "hit-cache-word", "prefixwor"]) {
+        const words = queryWords(word, "last");
+        expect(snippet(`before ${word}s and after`, words)).toContain("«");
+        countMatches(matchable(`${word} again`), words);
+      }
+    } finally {
+      globalThis.RegExp = Original;
+    }
+    expect(built).toBe(0);
+  });
+});
