@@ -133,6 +133,18 @@ export function importOnWorkers(options: PoolOptions): Promise<PoolResult> {
   let started = 0;
 
   return new Promise<PoolResult>((resolve, reject) => {
+    /** A throw of ours (`onDone`, say) stops every worker and fails the import, never hangs it. */
+    let aborted = false;
+    const guarded = (handle: () => void) => {
+      if (aborted) return;
+      try {
+        handle();
+      } catch (error) {
+        aborted = true;
+        for (const slot of slots) slot.finished ??= () => {};
+        void Promise.all([...slots].map((slot) => slot.stop())).finally(() => reject(error));
+      }
+    };
     const setKeys = (index: number, fileKeys: string[]) => {
       if (keys[index] !== undefined) return;
       keys[index] = fileKeys;
@@ -245,7 +257,7 @@ export function importOnWorkers(options: PoolOptions): Promise<PoolResult> {
       };
       slots.add(slot);
       starting += 1;
-      worker.on("message", (message: FromWorker) => onMessage(slot, message));
+      worker.on("message", (message: FromWorker) => guarded(() => onMessage(slot, message)));
       worker.on("error", (error) => {
         slot.failure ??= error.message;
       });
@@ -301,7 +313,8 @@ export function importOnWorkers(options: PoolOptions): Promise<PoolResult> {
         failure: undefined,
         finished: undefined,
       };
-      const answer = (message: FromWorker) => setImmediate(() => onMessage(here, message));
+      const answer = (message: FromWorker) =>
+        setImmediate(() => guarded(() => onMessage(here, message)));
       const serve = serveImports(
         new RunWriter(options.store, options.dryRun),
         answer,

@@ -159,6 +159,22 @@ describe("importSessions on worker threads", () => {
     expect(fine.every((file) => file.sessions.length === 1)).toBe(true);
   }, 60_000);
 
+  it("fails, without hanging, when its own progress callback throws", async () => {
+    const { paths } = corpus();
+    const store = createSessionStore({ home: testTempDir("tapedeck-import-workers-throw-") });
+    const failing = importSessions({
+      store,
+      source: "codex",
+      paths,
+      workers: 1,
+      thisThread: false,
+      onProgress: () => {
+        throw new Error("progress failed");
+      },
+    });
+    await expect(failing).rejects.toThrow("progress failed");
+  }, 60_000);
+
   it("imports on this thread when no worker can start", async () => {
     const { paths } = corpus();
     const root = testTempDir("tapedeck-import-workers-nostart-");
