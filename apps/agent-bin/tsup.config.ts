@@ -45,23 +45,38 @@ const sqliteByRequire: NonNullable<Options["esbuildPlugins"]>[number] = {
 };
 
 /**
- * `sessions/fresh-search.ts` is bundled on its own (below) and loaded by the binary as
- * `./fresh-search.mjs`: esbuild's code splitting puts whole modules into chunks, so through the
- * shared chunks a split search would load all of zod's core (≈ 215 KB) and every module another
- * command shares with it; a bundle of its own keeps only the statements the search uses.
+ * `sessions/fresh-search.ts` is bundled on its own (`freshSearch` below) as `fresh-search.cjs`,
+ * which the binary loads through a V8 code cache (`src/cli/code-cache.ts`): esbuild's code
+ * splitting puts whole modules into chunks, so through the shared chunks a split search would load
+ * all of zod's core (≈ 215 KB) and every module another command shares with it; a bundle of its
+ * own keeps only the statements the search uses. CommonJS, because V8's code cache (`vm.Script`'s
+ * `cachedData`) takes scripts, not ES modules.
  */
 const freshSearchApart: NonNullable<Options["esbuildPlugins"]>[number] = {
   name: "fresh-search-apart",
   setup(build) {
     build.onResolve({ filter: /^\.\/sessions\/fresh-search$/ }, () => ({
-      path: "./fresh-search.mjs",
-      external: true,
+      path: "fresh-search",
+      namespace: "fresh-search-apart",
+    }));
+    build.onLoad({ filter: /.*/, namespace: "fresh-search-apart" }, () => ({
+      contents: `import { loadCompiled } from "./code-cache";
+export async function searchIfFresh(args, io) {
+  const bundle = loadCompiled(new URL("./fresh-search.cjs", import.meta.url));
+  try {
+    return await bundle.exports.searchIfFresh(args, io);
+  } finally {
+    bundle.saveCache();
+  }
+}`,
+      loader: "js",
+      resolveDir: path.join(__dirname, "src/cli"),
     }));
   },
 };
 
 /**
- * In `fresh-search.mjs` better-sqlite3's JavaScript (≈ 12 files) is bundled instead of loaded by
+ * In `fresh-search.cjs` better-sqlite3's JavaScript (≈ 12 files) is bundled instead of loaded by
  * Node's CommonJS loader (a resolution, a `package.json` read, a read and a compile per file:
  * ≈ 3 ms idle, 10 ms under load, of a 40 ms command), and its native addon is loaded by its own
  * path, so the `bindings` package's search for it is skipped (`nativeBinding`). The addon comes
@@ -93,7 +108,7 @@ export default class BundledDatabase extends Database {
 };
 
 /**
- * In `fresh-search.mjs` the index's writer (`sqlite/indexer.ts`, which replays logs and so needs
+ * In `fresh-search.cjs` the index's writer (`sqlite/indexer.ts`, which replays logs and so needs
  * the log's zod schemas) is a stand-in that refuses to be built: that bundle answers only a fresh
  * index, and a sync with work makes it hand the search to the full command.
  */
@@ -160,15 +175,17 @@ const importWorker: Options = {
   splitting: false,
 };
 
-/** `fresh-search.mjs`: `tapedeck sessions search` on a fresh index (see `freshSearchApart`). */
+/** `fresh-search.cjs`: `tapedeck sessions search` on a fresh index (see `freshSearchApart`). */
 const freshSearch: Options = {
   ...cli,
   entry: { "fresh-search": "src/cli/sessions/fresh-search.ts" },
+  format: ["cjs"],
+  outExtension: () => ({ js: ".cjs" }),
   splitting: false,
+  // `import.meta.url` (the store's `createRequire`) from `__filename`.
+  shims: true,
   esbuildPlugins: [zodEnglishOnly, sqliteBundled, noIndexWriter],
-  banner: {
-    js: 'import { createRequire as __tapedeckCreateRequire } from "node:module";\nconst require = __tapedeckCreateRequire(import.meta.url);',
-  },
+  banner: {},
 };
 
 export default defineConfig([cli, importWorker, freshSearch]);

@@ -1,5 +1,9 @@
+import { isatty } from "node:tty";
 import { AGENT_VERSION } from "../version";
 import type { Io } from "./io";
+// In the binary this is a loader of `fresh-search.cjs` in the entry chunk (see `tsup.config.ts`):
+// no module to resolve and read between the entry and the search.
+import { searchIfFresh } from "./sessions/fresh-search";
 
 const USAGE = `tapedeck ${AGENT_VERSION} — a coding agent whose sessions are durable, resumable logs
 
@@ -18,21 +22,32 @@ OPENAI_API_KEY, OPENAI_BASE_URL (any OpenAI-compatible server), TAPEDECK_INDEX_U
 (postgres://…: query and push to a team index instead of the home's own),
 TAPEDECK_STREAM_IDLE_TIMEOUT_MS (default 120000: a model stream silent this long fails).`;
 
-/** The process's own Io. */
+/**
+ * The process's own Io. Its streams are made on first write (`process.stdin`, `stdout` and
+ * `stderr` are built lazily by Node, and building them loads Node's stream and socket modules:
+ * ≈ 2 ms of a `sessions search`); whether the terminal is interactive is asked of the descriptors.
+ */
 export function processIo(): Io {
   // `tapedeck … | head`: once the reader is gone, further output is dropped (no EPIPE stack
   // trace) and the command still finishes, so a run's log is completed, not cut off.
   let stdoutClosed = false;
-  process.stdout.on("error", (error: Error & { code?: string }) => {
-    if (error.code !== "EPIPE") throw error;
-    stdoutClosed = true;
-  });
+  let stdout: NodeJS.WriteStream | undefined;
+  const openStdout = (): NodeJS.WriteStream => {
+    if (stdout === undefined) {
+      stdout = process.stdout;
+      stdout.on("error", (error: Error & { code?: string }) => {
+        if (error.code !== "EPIPE") throw error;
+        stdoutClosed = true;
+      });
+    }
+    return stdout;
+  };
   return {
-    stdout: { write: (text: string) => stdoutClosed || process.stdout.write(text) },
-    stderr: process.stderr,
+    stdout: { write: (text: string) => stdoutClosed || openStdout().write(text) },
+    stderr: { write: (text: string) => process.stderr.write(text) },
     env: process.env,
     cwd: process.cwd(),
-    interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY),
+    interactive: isatty(0) && isatty(2),
     ask: async (question) => (await import("./run-command")).askOnTerminal(question),
     onInterrupt: (handler) => {
       process.on("SIGINT", handler);
@@ -87,12 +102,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
       case "run":
         return await (await import("./run-command")).runCommand(rest, io);
       case "sessions":
-        // A search on a fresh index loads only its own bundle (`sessions/fresh-search.ts`).
+        // A search on a fresh index runs only its own bundle (`sessions/fresh-search.ts`).
         if (rest[0] === "search") {
-          const fresh = await (await import("./sessions/fresh-search")).searchIfFresh(
-            rest.slice(1),
-            io,
-          );
+          const fresh = await searchIfFresh(rest.slice(1), io);
           if (fresh !== undefined) return fresh;
         }
         return await (await import("./sessions-command")).sessionsCommand(rest, io);

@@ -14,9 +14,10 @@ export const TMP_GUARD_ENV = "TAPEDECK_TEST_TMP_GUARD";
 
 /**
  * Caches that tools keep in the temp directory on purpose, not left behind by a test: tsx (which
- * tests spawn to run TypeScript) keeps its compile cache in `tsx-<uid>`.
+ * tests spawn to run TypeScript) keeps its compile cache in `tsx-<uid>`, the `tapedeck` binary the
+ * V8 code cache of its search bundle in `tapedeck-code-cache-<uid>` (`apps/agent-bin`).
  */
-const toolCaches: readonly RegExp[] = [/^tsx-\d+$/];
+const toolCaches: readonly RegExp[] = [/^tsx-\d+$/, /^tapedeck-code-cache-(\d+|user)$/];
 
 /** What a run left in its temp directory: every entry but the tools' own caches. */
 export function leftovers(entries: readonly string[]): string[] {

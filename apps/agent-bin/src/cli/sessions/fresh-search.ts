@@ -1,11 +1,12 @@
 /**
  * `tapedeck sessions search` on a fresh index, before the rest of the CLI is loaded (issue #12:
- * the command should cost about what `rg` costs). The binary builds this module as a bundle of
- * its own (`dist/fresh-search.mjs`, see `tsup.config.ts`), tree-shaken statement by statement:
- * it holds the index's query path, the change journal's reader and `zod/mini`'s few checks, and
- * none of the store's writers, the log's schemas or zod's classic API. Whatever it cannot answer
- * (bad flags, no text, an index to sync, create or move aside, a read-only home, a team index, a
- * bad query) it leaves to `sessions-command.ts`, which answers or reports it as before.
+ * the command should cost about what `rg` costs). The binary builds this module as a CommonJS
+ * bundle of its own (`dist/fresh-search.cjs`, see `tsup.config.ts`), tree-shaken statement by
+ * statement, and its entry runs it through a V8 code cache (`../code-cache.ts`): it holds the
+ * index's query path, the change journal's reader, `zod/mini`'s few checks and better-sqlite3's
+ * JavaScript, and none of the store's writers, the log's schemas or zod's classic API. Whatever
+ * it cannot answer (bad flags, no text, an index to sync, create or move aside, a read-only home,
+ * a team index, a bad query) it leaves to `sessions-command.ts`, which answers or reports it.
  */
 import { searchFreshIndex } from "@tapedeck/host/search";
 import type { EventHit, Page } from "@tapedeck/session-query";
