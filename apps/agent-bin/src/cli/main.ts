@@ -1,5 +1,5 @@
-import { isatty } from "node:tty";
 import { AGENT_VERSION } from "../version";
+import { fs } from "./code-cache";
 import type { Io } from "./io";
 // In the binary this is a loader of `fresh-search.cjs` in the entry chunk (see `tsup.config.ts`):
 // no module to resolve and read between the entry and the search.
@@ -23,9 +23,10 @@ OPENAI_API_KEY, OPENAI_BASE_URL (any OpenAI-compatible server), TAPEDECK_INDEX_U
 TAPEDECK_STREAM_IDLE_TIMEOUT_MS (default 120000: a model stream silent this long fails).`;
 
 /**
- * The process's own Io. Its streams are made on first write (`process.stdin`, `stdout` and
- * `stderr` are built lazily by Node, and building them loads Node's stream and socket modules:
- * ≈ 2 ms of a `sessions search`); whether the terminal is interactive is asked of the descriptors.
+ * The process's own Io. Nothing is built before it is used: `process.stdin`, `stdout` and
+ * `stderr` are made lazily by Node, and making them loads Node's stream, socket and tty modules
+ * (≈ 2–3 ms of a `sessions search`, which only writes its hits); output goes straight to the
+ * descriptor until something needs the stream.
  */
 export function processIo(): Io {
   // `tapedeck … | head`: once the reader is gone, further output is dropped (no EPIPE stack
@@ -42,12 +43,33 @@ export function processIo(): Io {
     }
     return stdout;
   };
+  const write = (text: string): unknown => {
+    if (stdoutClosed) return true;
+    if (stdout !== undefined) return stdout.write(text);
+    // Node's own stdout writes files, pipes and terminals synchronously too (on POSIX), so the
+    // order of output is the same whichever way a line goes.
+    const bytes = Buffer.from(text);
+    let written = 0;
+    try {
+      while (written < bytes.length) written += fs.writeSync(1, bytes, written);
+      return true;
+    } catch (error) {
+      if ((error as { code?: string }).code === "EPIPE") {
+        stdoutClosed = true;
+        return true;
+      }
+      // A descriptor that would block (EAGAIN) or is not writable this way: the stream handles it.
+      return openStdout().write(bytes.subarray(written));
+    }
+  };
   return {
-    stdout: { write: (text: string) => stdoutClosed || openStdout().write(text) },
+    stdout: { write },
     stderr: { write: (text: string) => process.stderr.write(text) },
     env: process.env,
     cwd: process.cwd(),
-    interactive: isatty(0) && isatty(2),
+    get interactive() {
+      return Boolean(process.stdin.isTTY && process.stderr.isTTY);
+    },
     ask: async (question) => (await import("./run-command")).askOnTerminal(question),
     onInterrupt: (handler) => {
       process.on("SIGINT", handler);
