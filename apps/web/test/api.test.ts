@@ -340,6 +340,27 @@ describe("page", () => {
     );
     expect(await hostile.text()).toBe("<html><head></head><body></body></html>");
   });
+
+  it("lets the browser keep content-hashed assets for good, answers a missing one 404 and asks for the shell each time", async () => {
+    const clientDir = path.join(seeded.home, "client");
+    mkdirSync(path.join(clientDir, "assets"), { recursive: true });
+    writeFileSync(path.join(clientDir, "index.html"), "<html><head></head><body></body></html>");
+    writeFileSync(path.join(clientDir, "assets", "index-Ab12.js"), "export {};");
+    web = createApp({
+      store,
+      index: createMemoryIndex(store),
+      agent: { model: "openai:gpt-4.1-mini", env: {} },
+      clientDir,
+    });
+    const asset = await web.app.request("/assets/index-Ab12.js");
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    const missing = await web.app.request("/assets/index-gone.js");
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("cache-control")).toBeNull();
+    const shell = await web.app.request("/");
+    expect(shell.headers.get("cache-control")).toBe("no-cache");
+  });
 });
 
 describe("token rule", () => {
