@@ -12,6 +12,7 @@ import {
   runCli,
   agentScript as script,
   tapedeckBinary,
+  withRunTmpdir,
 } from "@tapedeck/test-harness";
 import { describe, expect, it } from "vitest";
 
@@ -227,7 +228,7 @@ describe("tapedeck run", () => {
     }
     const child = spawn(process.execPath, [tapedeckBinary(), "sessions", "list", "--all"], {
       cwd: workspace.cwd,
-      env: { PATH: process.env.PATH ?? "", TAPEDECK_HOME: workspace.home },
+      env: withRunTmpdir({ PATH: process.env.PATH ?? "", TAPEDECK_HOME: workspace.home }),
       stdio: ["ignore", "pipe", "pipe"],
     });
     child.stdout.destroy(); // the reader is gone before the first line is written

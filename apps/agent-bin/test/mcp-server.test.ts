@@ -13,6 +13,7 @@ import {
   type TempWorkspace,
   tapedeckBinary,
   tempWorkspace,
+  withRunTmpdir,
 } from "@tapedeck/test-harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -138,7 +139,7 @@ describe("tapedeck mcp", () => {
           ],
           {
             cwd: inspectorBuild,
-            env: { PATH: env.PATH ?? "", HOME: workspace.root },
+            env: withRunTmpdir({ PATH: env.PATH ?? "", HOME: workspace.root }),
             stdio: "pipe",
           },
         );

@@ -23,6 +23,7 @@ describe("binaryEnv", () => {
       PATH: process.env.PATH ?? "",
       HOME: "/tmp/r",
       TAPEDECK_HOME: "/tmp/r/home",
+      TMPDIR: os.tmpdir(),
       TAPEDECK_MODEL: "openai:gpt-4.1-mini",
       OPENAI_API_KEY: "test-key-not-real",
       OPENAI_BASE_URL: NO_MODEL_SERVER,
@@ -44,7 +45,10 @@ describe("runCli", () => {
   }
 
   it("gives the binary this run's guarded TMPDIR when its whole environment names none", async () => {
-    const result = await printTmpdir((workspace) => binaryEnv(workspace));
+    const result = await printTmpdir((workspace) => ({
+      PATH: process.env.PATH ?? "",
+      TAPEDECK_HOME: workspace.home,
+    }));
     expect(result.code).toBe(0);
     // Not the machine's /tmp: the folder the temp guard checks and removes after the run.
     expect(result.stdout).toBe(os.tmpdir());

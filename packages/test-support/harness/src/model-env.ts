@@ -1,3 +1,4 @@
+import os from "node:os";
 import type { TempWorkspace } from "@tapedeck/test-temp";
 
 /** What {@link binaryEnv} puts in a spawned binary's environment. */
@@ -17,7 +18,8 @@ export const NO_MODEL_SERVER = "http://127.0.0.1:9/v1";
 
 /**
  * The whole environment of a spawned `tapedeck`: `PATH`, `HOME` = the temp root (so nothing of the
- * person's `~` is read), `TAPEDECK_HOME`, and the model variables. Nothing else of the test
+ * person's `~` is read), `TAPEDECK_HOME`, `TMPDIR` = this test run's temp folder (the one the
+ * temp guard checks, see `withRunTmpdir`), and the model variables. Nothing else of the test
  * process leaks in.
  */
 export function binaryEnv(
@@ -27,6 +29,7 @@ export function binaryEnv(
   return {
     PATH: process.env.PATH ?? "",
     HOME: workspace.root,
+    TMPDIR: os.tmpdir(),
     TAPEDECK_HOME: workspace.home,
     TAPEDECK_MODEL: options.model ?? "openai:gpt-4.1-mini",
     OPENAI_API_KEY: options.apiKey ?? "test-key-not-real",
