@@ -676,6 +676,38 @@ describe("live changes", () => {
     expect(list.items.map((item: { id: string }) => item.id)).toEqual([created.sessionId]);
   });
 
+  it("sends ready on /api/live only after the watcher's first view: a log written after ready is reported", async () => {
+    const { app } = makeApp();
+    // Hold the watcher's first look at the change feed until the test lets it go.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const changesSince = store.changesSince.bind(store);
+    const first = vi.spyOn(store, "changesSince").mockImplementationOnce(async (cursor) => {
+      await held;
+      return changesSince(cursor);
+    });
+    const response = await app.request("/api/live");
+    if (response.body === null) throw new Error("no body");
+    const stream = readSse(response.body);
+    const ready = stream.next();
+    const waited = new Promise((resolve) => setTimeout(() => resolve("still waiting"), 200));
+    // Before the first view, "ready" would promise what the watcher cannot keep.
+    expect(await Promise.race([ready.then(() => "ready"), waited])).toBe("still waiting");
+    release();
+    expect((await ready).value?.event).toBe("ready");
+    const created = await store.create({ cwd: seeded.home, workspaceId: "after-ready" });
+    await web.live.tick();
+    const message = (await stream.next()).value;
+    expect(message?.event).toBe("changes");
+    expect(JSON.parse(message?.data ?? "{}").changes).toContainEqual(
+      expect.objectContaining({ sessionId: created.sessionId, created: true }),
+    );
+    await stream.return(undefined);
+    first.mockRestore();
+  });
+
   it("streams one session's events after the seq the page has, reading only appended bytes", async () => {
     const { app } = makeApp();
     web.live.stop();

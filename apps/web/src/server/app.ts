@@ -161,6 +161,9 @@ export function createApp(options: AppOptions): WebApp {
         open = false;
         wake?.();
       });
+      // "ready" promises that every change after it is reported: it waits for the watcher's first
+      // view of the logs, or a log written before that view would be in it and never reported.
+      await live.ready();
       await stream.writeSSE(sseMessage("GET /api/live", "ready", {}));
       try {
         while (open) {
