@@ -6,7 +6,14 @@
  * model clients nor `node:crypto` (only writers need it), and stay within a byte budget of bundle.
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { eventLogBuilder } from "@tapedeck/session/testing";
@@ -160,6 +167,18 @@ describe("tapedeck sessions search on a fresh index", () => {
     const written = statSync(cache as string).mtimeMs;
     modulesLoadedBy(["sessions", "search", "--all", "needle"]);
     expect(statSync(cache as string).mtimeMs).toBe(written);
+  });
+
+  it("writes no code cache through a link planted under the cache folder's name", () => {
+    const target = path.join(workspace.root, "elsewhere");
+    mkdirSync(target, { mode: 0o700 });
+    symlinkSync(
+      target,
+      path.join(workspace.root, `tapedeck-code-cache-${process.getuid?.() ?? "user"}`),
+    );
+    modulesLoadedBy(["sessions", "search", "--all", "needle"]);
+    modulesLoadedBy(["sessions", "search", "--all", "needle"]);
+    expect(readdirSync(target)).toEqual([]);
   });
 
   it("leaves a stale index to the full command, which syncs it", () => {

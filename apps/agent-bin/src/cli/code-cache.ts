@@ -21,7 +21,7 @@ import vm from "node:vm";
  * search never uses.
  */
 export const fs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
-const { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } = fs;
+const { lstatSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } = fs;
 
 /** A bundle's exports, and the function that writes its code cache when it has none yet. */
 export interface CompiledBundle {
@@ -30,12 +30,13 @@ export interface CompiledBundle {
   saveCache(): void;
 }
 
-/** The folder of the user's code caches, or `null` when it is not theirs alone. */
+/** The folder of the user's code caches, or `null` when it is not theirs alone (or a link). */
 function cacheFolder(): string | null {
   const uid = process.getuid?.();
   const folder = path.join(os.tmpdir(), `tapedeck-code-cache-${uid ?? "user"}`);
   mkdirSync(folder, { recursive: true, mode: 0o700 });
-  const stat = statSync(folder);
+  // Not followed: a link planted under that name (the temp directory is shared) is refused.
+  const stat = lstatSync(folder);
   if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o077) !== 0)
     return null;
   return folder;
