@@ -20,6 +20,13 @@ export type { FileReport } from "./import-file";
  * 11 MB: +80–90 ms of CPU, slower; see the package README).
  */
 export const WORKER_MIN_BYTES = 32 * 1024 * 1024;
+/**
+ * Below this many cores an import runs on the calling thread: on an idle 2-core machine a pool of
+ * this thread + 1 worker imported 50–65 MB no faster than one thread (the bench, 1 Dec 2026: Codex
+ * 0.25× against 0.24×, pi 0.21× against 0.21×) for ≈ 30 % more CPU, the calling thread still
+ * converting ≈ 80 % of the files while the worker started cold.
+ */
+export const WORKER_MIN_CORES = 4;
 /** Workers at most, whatever the cores (each holds one file's sessions in memory). */
 const MAX_WORKERS = 3;
 
@@ -69,7 +76,7 @@ export interface ImportOptions {
   /**
    * Worker threads to import on, besides this thread (which takes files too). Default:
    * `$TAPEDECK_IMPORT_WORKERS` of `env` when set, else one per core but one (at most 3) when the
-   * sources total at least {@link WORKER_MIN_BYTES}. 0: this thread only. The sessions written
+   * sources total at least {@link WORKER_MIN_BYTES} on {@link WORKER_MIN_CORES} cores or more. 0: this thread only. The sessions written
    * and the summary are the same either way.
    */
   workers?: number;
@@ -187,7 +194,7 @@ function workerCount(options: ImportOptions, units: readonly ImportUnit[], bytes
   const named =
     options.workers ?? workersFromEnv((options.env ?? process.env).TAPEDECK_IMPORT_WORKERS);
   if (named !== undefined) return Math.min(named, files);
-  if (bytes < WORKER_MIN_BYTES) return 0;
+  if (bytes < WORKER_MIN_BYTES || availableParallelism() < WORKER_MIN_CORES) return 0;
   return Math.min(availableParallelism() - 1, MAX_WORKERS, files - 1);
 }
 

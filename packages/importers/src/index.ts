@@ -8,6 +8,7 @@ export {
   type ImportSummary,
   importSessions,
   WORKER_MIN_BYTES,
+  WORKER_MIN_CORES,
 } from "./import-run";
 export {
   DEFAULT_MAX_LINE_BYTES,
