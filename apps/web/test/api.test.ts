@@ -655,6 +655,21 @@ describe("demo sessions", () => {
   });
 });
 
+/** Creates a session in `workspaceId` and expects `/api/live`'s next message to report it. */
+async function expectCreationReported(
+  stream: AsyncGenerator<SseMessage>,
+  workspaceId: string,
+): Promise<{ sessionId: string }> {
+  const created = await store.create({ cwd: seeded.home, workspaceId });
+  await web.live.tick();
+  const message = (await stream.next()).value;
+  expect(message?.event).toBe("changes");
+  expect(JSON.parse(message?.data ?? "{}").changes).toContainEqual(
+    expect.objectContaining({ sessionId: created.sessionId, created: true }),
+  );
+  return created;
+}
+
 describe("live changes", () => {
   it("reports a session appended by another process over /api/live", async () => {
     const { app } = makeApp();
@@ -664,13 +679,7 @@ describe("live changes", () => {
     const stream = readSse(response.body);
     expect((await stream.next()).value?.event).toBe("ready");
     await web.live.tick();
-    const created = await store.create({ cwd: seeded.home, workspaceId: "elsewhere" });
-    await web.live.tick();
-    const message = (await stream.next()).value;
-    expect(message?.event).toBe("changes");
-    expect(JSON.parse(message?.data ?? "{}").changes).toContainEqual(
-      expect.objectContaining({ sessionId: created.sessionId, created: true }),
-    );
+    const created = await expectCreationReported(stream, "elsewhere");
     await stream.return(undefined);
     const list = await (await app.request("/api/sessions?workspace=elsewhere")).json();
     expect(list.items.map((item: { id: string }) => item.id)).toEqual([created.sessionId]);
@@ -697,13 +706,7 @@ describe("live changes", () => {
     expect(await Promise.race([ready.then(() => "ready"), waited])).toBe("still waiting");
     release();
     expect((await ready).value?.event).toBe("ready");
-    const created = await store.create({ cwd: seeded.home, workspaceId: "after-ready" });
-    await web.live.tick();
-    const message = (await stream.next()).value;
-    expect(message?.event).toBe("changes");
-    expect(JSON.parse(message?.data ?? "{}").changes).toContainEqual(
-      expect.objectContaining({ sessionId: created.sessionId, created: true }),
-    );
+    await expectCreationReported(stream, "after-ready");
     await stream.return(undefined);
     first.mockRestore();
   });
