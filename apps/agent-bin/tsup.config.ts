@@ -188,4 +188,20 @@ const freshSearch: Options = {
   banner: {},
 };
 
-export default defineConfig([cli, importWorker, freshSearch]);
+/**
+ * `tapedeck.cjs`: the executable (`src/launcher.ts`), a small CommonJS script in front of the ES
+ * module CLI, so that a search on a fresh index never starts Node's ES module loader.
+ */
+const launcher: Options = {
+  ...cli,
+  entry: { tapedeck: "src/launcher.ts" },
+  format: ["cjs"],
+  outExtension: () => ({ js: ".cjs" }),
+  splitting: false,
+  // `import.meta.url` (the code cache's `createRequire`, the bundles' URLs) from `__filename`.
+  shims: true,
+  esbuildPlugins: [],
+  banner: { js: "#!/usr/bin/env node" },
+};
+
+export default defineConfig([cli, importWorker, freshSearch, launcher]);

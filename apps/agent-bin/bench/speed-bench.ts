@@ -8,7 +8,8 @@
  * (`--version`, `sessions list`) against `node -e 0`, `BENCH_ONLY=cli` those and `sessions search`
  * against `rg` (on the indexed home, without indexing it again), `BENCH_ONLY=engine` only the
  * in-process engine search against `rg`. Expects the bundle built (the
- * `bench` script does it); `BENCH_BINARY` times another build of `tapedeck.mjs` (e.g. an older one, to compare).
+ * `bench` script does it); `BENCH_BINARY` times another build (default the executable, `dist/tapedeck.cjs`; e.g. an older one's
+ * `tapedeck.mjs`, to compare).
  * Homes are kept in `$TMPDIR/tapedeck-speed-bench-*` and reused when their shape matches.
  */
 import { spawnSync } from "node:child_process";
@@ -23,7 +24,7 @@ import { createSessionStore } from "@tapedeck/session-store";
 import { generateHome } from "./generate-home";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const binary = path.resolve(process.env.BENCH_BINARY ?? path.join(root, "dist/tapedeck.mjs"));
+const binary = path.resolve(process.env.BENCH_BINARY ?? path.join(root, "dist/tapedeck.cjs"));
 const runs = Number(process.env.BENCH_RUNS ?? 7);
 const words = ["migration", "kubernetes", "mutex", "rollback", "websocket", "数据库", "checkpoint"];
 

@@ -51,7 +51,7 @@ const BUNDLE_BUDGET = 500_000;
  * Runs `tapedeck …args` and returns the URLs of every module it loaded, in order, then Node's
  * `process.moduleLoadList` (`NativeModule crypto`, …) at exit.
  */
-function modulesLoadedBy(args: string[]): string[] {
+function modulesLoadedBy(args: string[], binary = tapedeckBinary()): string[] {
   const log = path.join(workspace.root, "modules.log");
   const hooks = path.join(workspace.root, "hooks.mjs");
   const register = path.join(workspace.root, "register.mjs");
@@ -71,20 +71,28 @@ import { register } from "node:module";
 register(${JSON.stringify(pathToFileURL(hooks).href)});
 process.on("exit", () => appendFileSync(${JSON.stringify(log)}, process.moduleLoadList.join("\\n")));`,
   );
-  const result = spawnSync(process.execPath, ["--import", register, tapedeckBinary(), ...args], {
+  const result = spawnSync(process.execPath, ["--import", register, binary, ...args], {
     cwd: workspace.cwd,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: workspace.root,
-      TAPEDECK_HOME: workspace.home,
-      TMPDIR: workspace.root,
-    },
+    env: binaryEnv(),
     encoding: "utf8",
   });
   expect(result.stderr).toBe("");
   expect(result.status).toBe(0);
   return readFileSync(log, "utf8").split("\n").filter(Boolean);
 }
+
+/** The environment the binary runs in: the test's home, its own temp directory. */
+function binaryEnv(): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? "",
+    HOME: workspace.root,
+    TAPEDECK_HOME: workspace.home,
+    TMPDIR: workspace.root,
+  };
+}
+
+/** The executable (`bin`): the CommonJS launcher in front of the ES module CLI. */
+const launcher = () => path.join(path.dirname(tapedeckBinary()), "tapedeck.cjs");
 
 function bundleBytes(urls: string[]): number {
   const dist = path.dirname(tapedeckBinary());
@@ -188,6 +196,48 @@ describe("tapedeck sessions search on a fresh index", () => {
     expect(urls.some((url) => /\/sessions-command-[A-Z0-9]+\.mjs$/.test(url))).toBe(true);
     const again = modulesLoadedBy(["sessions", "search", "--all", "pin"]);
     expect(again.some((url) => /\/sessions-command-[A-Z0-9]+\.mjs$/.test(url))).toBe(false);
+  });
+});
+
+describe("the tapedeck executable (tapedeck.cjs)", () => {
+  const search = (word: string) =>
+    spawnSync(process.execPath, [launcher(), "sessions", "search", "--all", word], {
+      cwd: workspace.cwd,
+      env: binaryEnv(),
+      encoding: "utf8",
+    });
+
+  it("answers a search on a fresh index without loading any ES module of the CLI", () => {
+    modulesLoadedBy(["sessions", "search", "--all", "needle"], launcher());
+    const urls = modulesLoadedBy(["sessions", "search", "--all", "needle"], launcher());
+    const dist = path.dirname(tapedeckBinary());
+    const loaded = urls
+      .filter((url) => url.startsWith("file:"))
+      .map((url) => fileURLToPath(url))
+      .filter((file) => path.dirname(file) === dist);
+    // The hook sees the launcher itself (the count works), and nothing of the ES module CLI.
+    expect(loaded.some((file) => file.endsWith("/tapedeck.cjs"))).toBe(true);
+    expect(loaded.filter((file) => file.endsWith(".mjs"))).toEqual([]);
+    const result = search("needle");
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain("[needle]");
+  });
+
+  it("hands a stale index to the full CLI, which syncs it and answers; other commands too", () => {
+    expect(search("needle").status).toBe(0);
+    writeSecondLog();
+    const urls = modulesLoadedBy(["sessions", "search", "--all", "pin"], launcher());
+    expect(urls.some((url) => url.endsWith("/tapedeck.mjs"))).toBe(true);
+    expect(urls.some((url) => /\/sessions-command-[A-Z0-9]+\.mjs$/.test(url))).toBe(true);
+    const result = search("pin");
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain("[pin]");
+    const version = spawnSync(process.execPath, [launcher(), "--version"], {
+      env: binaryEnv(),
+      encoding: "utf8",
+    });
+    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
   });
 });
 

@@ -1,6 +1,7 @@
 import { AGENT_VERSION } from "../version";
-import { fs } from "./code-cache";
+import { freshSearchTried } from "./fresh-search-tried";
 import type { Io } from "./io";
+import { processStdout } from "./process-stdout";
 // In the binary this is a loader of `fresh-search.cjs` in the entry chunk (see `tsup.config.ts`):
 // no module to resolve and read between the entry and the search.
 import { searchIfFresh } from "./sessions/fresh-search";
@@ -22,46 +23,9 @@ OPENAI_API_KEY, OPENAI_BASE_URL (any OpenAI-compatible server), TAPEDECK_INDEX_U
 (postgres://…: query and push to a team index instead of the home's own),
 TAPEDECK_STREAM_IDLE_TIMEOUT_MS (default 120000: a model stream silent this long fails).`;
 
-/**
- * The process's own Io. Nothing is built before it is used: `process.stdin`, `stdout` and
- * `stderr` are made lazily by Node, and making them loads Node's stream, socket and tty modules
- * (≈ 2–3 ms of a `sessions search`, which only writes its hits); output goes straight to the
- * descriptor until something needs the stream.
- */
+/** The process's own Io (its stdout as {@link processStdout} writes it). */
 export function processIo(): Io {
-  // `tapedeck … | head`: once the reader is gone, further output is dropped (no EPIPE stack
-  // trace) and the command still finishes, so a run's log is completed, not cut off.
-  let stdoutClosed = false;
-  let stdout: NodeJS.WriteStream | undefined;
-  const openStdout = (): NodeJS.WriteStream => {
-    if (stdout === undefined) {
-      stdout = process.stdout;
-      stdout.on("error", (error: Error & { code?: string }) => {
-        if (error.code !== "EPIPE") throw error;
-        stdoutClosed = true;
-      });
-    }
-    return stdout;
-  };
-  const write = (text: string): unknown => {
-    if (stdoutClosed) return true;
-    if (stdout !== undefined) return stdout.write(text);
-    // Node's own stdout writes files, pipes and terminals synchronously too (on POSIX), so the
-    // order of output is the same whichever way a line goes.
-    const bytes = Buffer.from(text);
-    let written = 0;
-    try {
-      while (written < bytes.length) written += fs.writeSync(1, bytes, written);
-      return true;
-    } catch (error) {
-      if ((error as { code?: string }).code === "EPIPE") {
-        stdoutClosed = true;
-        return true;
-      }
-      // A descriptor that would block (EAGAIN) or is not writable this way: the stream handles it.
-      return openStdout().write(bytes.subarray(written));
-    }
-  };
+  const write = processStdout();
   return {
     stdout: { write },
     stderr: { write: (text: string) => process.stderr.write(text) },
@@ -125,7 +89,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
         return await (await import("./run-command")).runCommand(rest, io);
       case "sessions":
         // A search on a fresh index runs only its own bundle (`sessions/fresh-search.ts`).
-        if (rest[0] === "search") {
+        // The launcher (`tapedeck.cjs`) has tried already when it hands a search over.
+        if (rest[0] === "search" && !freshSearchTried()) {
           const fresh = await searchIfFresh(rest.slice(1), io);
           if (fresh !== undefined) return fresh;
         }

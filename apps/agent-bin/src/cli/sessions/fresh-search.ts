@@ -15,7 +15,10 @@ import { parseSessionsArgs, sessionsScope } from "./args";
 import { printHits, searchQuery } from "./search-output";
 
 /** Runs `sessions search ARGS` when the index is fresh; `undefined` when it did nothing. */
-export async function searchIfFresh(args: string[], io: Io): Promise<number | undefined> {
+export async function searchIfFresh(
+  args: string[],
+  io: Pick<Io, "stdout" | "stderr" | "env" | "cwd">,
+): Promise<number | undefined> {
   let answer: { page: Page<EventHit>; values: { all?: boolean; json?: boolean } } | undefined;
   try {
     const { values, positionals } = parseSessionsArgs(args);
