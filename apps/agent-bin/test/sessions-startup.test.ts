@@ -177,6 +177,22 @@ describe("tapedeck sessions search on a fresh index", () => {
     expect(statSync(cache as string).mtimeMs).toBe(written);
   });
 
+  it("removes the caches this Node wrote for earlier builds of the bundle, not other Nodes' ones", () => {
+    const folder = path.join(workspace.root, `tapedeck-code-cache-${process.getuid?.() ?? "user"}`);
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const earlierBuild = `fresh-search.cjs-${process.version}-${process.arch}-1-1.v8`;
+    const otherNode = `fresh-search.cjs-v0.0.0-${process.arch}-1-1.v8`;
+    for (const name of [earlierBuild, otherNode]) writeFileSync(path.join(folder, name), "");
+    modulesLoadedBy(["sessions", "search", "--all", "needle"]);
+    modulesLoadedBy(["sessions", "search", "--all", "needle"]);
+    const names = readdirSync(folder);
+    expect(names).not.toContain(earlierBuild);
+    expect(names).toContain(otherNode);
+    expect(
+      names.filter((name) => name.startsWith(`fresh-search.cjs-${process.version}`)),
+    ).toHaveLength(1);
+  });
+
   it("writes no code cache through a link planted under the cache folder's name", () => {
     const target = path.join(workspace.root, "elsewhere");
     mkdirSync(target, { mode: 0o700 });

@@ -21,7 +21,16 @@ import vm from "node:vm";
  * search never uses.
  */
 export const fs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
-const { lstatSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } = fs;
+const {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} = fs;
 
 /** A bundle's exports, and the function that writes its code cache when it has none yet. */
 export interface CompiledBundle {
@@ -71,9 +80,26 @@ export function loadCompiled(url: URL): CompiledBundle {
         const temp = `${cacheFile}.${process.pid}.tmp`;
         writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
         renameSync(temp, cacheFile);
+        removeOlderBuilds(cacheFile, path.basename(file));
       } catch {
         // A full or read-only temp directory: the next start compiles again.
       }
     },
   };
+}
+
+/**
+ * Removes the caches this Node wrote for earlier builds of the same bundle (another size or
+ * mtime): each upgrade would otherwise leave one behind. Other Node versions' caches stay, for a
+ * person who switches between them.
+ */
+function removeOlderBuilds(cacheFile: string, bundle: string): void {
+  const folder = path.dirname(cacheFile);
+  const name = path.basename(cacheFile);
+  const sameNode = `${bundle}-${process.version}-${process.arch}-`;
+  for (const other of readdirSync(folder)) {
+    if (other !== name && other.startsWith(sameNode) && other.endsWith(".v8")) {
+      unlinkSync(path.join(folder, other));
+    }
+  }
 }
