@@ -7,6 +7,7 @@
 import type { SessionEvent } from "@tapedeck/session";
 import type { ChangeSet } from "@tapedeck/session-store";
 import type Database from "better-sqlite3";
+import { eventText } from "../text";
 import type { SyncReport } from "./indexer";
 
 /** Parsed JSON of a value this index wrote itself. */
@@ -17,7 +18,9 @@ export function parseStored<T>(text: string): T {
 /**
  * An indexed event's line read back from its log, or `null` when it is not the event the index
  * holds at `seq` (the log changed under the index). The sync replayed and validated the line
- * before indexing it, so it is not validated again: only its identity is checked.
+ * before indexing it, so it is not validated again: only its identity is checked, and that the
+ * text a hit shows is text (a line edited by hand in place, same length, could hold a number
+ * there; it is then dropped like any stale line, not shown or snippeted).
  */
 export function parseIndexedEvent(line: string, seq: number): SessionEvent | null {
   let value: unknown;
@@ -26,9 +29,11 @@ export function parseIndexedEvent(line: string, seq: number): SessionEvent | nul
   } catch {
     return null;
   }
-  if (typeof value !== "object" || value === null) return null;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
   const { seq: lineSeq, type } = value as { seq?: unknown; type?: unknown };
-  return lineSeq === seq && typeof type === "string" ? (value as SessionEvent) : null;
+  if (lineSeq !== seq || typeof type !== "string") return null;
+  const event = value as SessionEvent;
+  return typeof eventText(event) === "string" ? event : null;
 }
 
 /** The store's change cursor saved by the last sync (`meta.changes`), or `null`. */
