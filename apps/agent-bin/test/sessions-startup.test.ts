@@ -94,13 +94,17 @@ function binaryEnv(): NodeJS.ProcessEnv {
 /** The executable (`bin`): the CommonJS launcher in front of the ES module CLI. */
 const launcher = () => path.join(path.dirname(tapedeckBinary()), "tapedeck.cjs");
 
-function bundleBytes(urls: string[]): number {
+/** The files of the bundle (`dist/`) among the loaded URLs. */
+function distFiles(urls: string[]): string[] {
   const dist = path.dirname(tapedeckBinary());
   return urls
     .filter((url) => url.startsWith("file:"))
     .map((url) => fileURLToPath(url))
-    .filter((file) => path.dirname(file) === dist)
-    .reduce((sum, file) => sum + statSync(file).size, 0);
+    .filter((file) => path.dirname(file) === dist);
+}
+
+function bundleBytes(urls: string[]): number {
+  return distFiles(urls).reduce((sum, file) => sum + statSync(file).size, 0);
 }
 
 /** A second session's log, written after the index was built (the index is then stale). */
@@ -142,10 +146,7 @@ describe("tapedeck sessions search on a fresh index", () => {
     modulesLoadedBy(["sessions", "search", "--all", "needle"]);
     const urls = modulesLoadedBy(["sessions", "search", "--all", "needle"]);
     const dist = path.dirname(tapedeckBinary());
-    const modules = urls
-      .filter((url) => url.startsWith("file:"))
-      .map((url) => fileURLToPath(url))
-      .filter((file) => path.dirname(file) === dist);
+    const modules = distFiles(urls);
     // The entry and its two small chunks: the search bundle is read by the entry itself…
     expect(modules.some((file) => file.endsWith("/tapedeck.mjs"))).toBe(true);
     expect(
@@ -226,11 +227,7 @@ describe("the tapedeck executable (tapedeck.cjs)", () => {
   it("answers a search on a fresh index without loading any ES module of the CLI", () => {
     modulesLoadedBy(["sessions", "search", "--all", "needle"], launcher());
     const urls = modulesLoadedBy(["sessions", "search", "--all", "needle"], launcher());
-    const dist = path.dirname(tapedeckBinary());
-    const loaded = urls
-      .filter((url) => url.startsWith("file:"))
-      .map((url) => fileURLToPath(url))
-      .filter((file) => path.dirname(file) === dist);
+    const loaded = distFiles(urls);
     // The hook sees the launcher itself (the count works), and nothing of the ES module CLI.
     expect(loaded.some((file) => file.endsWith("/tapedeck.cjs"))).toBe(true);
     expect(loaded.filter((file) => file.endsWith(".mjs"))).toEqual([]);
