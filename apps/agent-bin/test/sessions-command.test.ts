@@ -107,6 +107,34 @@ describe("tapedeck sessions", () => {
     expect(shown.stdout).toContain("compacted 4 items");
   });
 
+  it("search, show and list print log text with escapes and bidi characters visible, never raw", async () => {
+    const HOSTILE = "0193b6e2-7c1a-7d3e-9f00-0000000000e1";
+    homeLogs(workspace.home).write(
+      eventLogBuilder({ sessionId: HOSTILE, cwd: workspace.cwd })
+        .turn()
+        .user("pwned \u001b]0;owned\u0007 title \u202Edesrever\u202C end")
+        .call("run_command", { command: "echo \u001b[2J" })
+        .output("pwned \u001b[31mred\u001b[0m output")
+        .assistant("pwned answer \u009b6n here")
+        .end()
+        .jsonl(),
+    );
+    const raw = /[\u001b\u0007\u009b\u202e\u202c]/u;
+    for (const args of [
+      ["sessions", "search", "pwned"],
+      ["sessions", "show", HOSTILE],
+      ["sessions", "list"],
+    ]) {
+      const result = await cli(args);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain("pwned");
+      expect(result.stdout).not.toMatch(raw);
+    }
+    const shown = (await cli(["sessions", "show", HOSTILE])).stdout;
+    expect(shown).toContain("\\e]0;owned");
+    expect(shown).toContain("\\u{202E}desrever");
+  });
+
   it("trace follows a compacted event to its replacement; lineage shows the fork", async () => {
     const trace = await cli(["sessions", "trace", PARENT, "4", "--json"]);
     expect(trace.code).toBe(0);

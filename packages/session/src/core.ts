@@ -1,6 +1,6 @@
 /**
  * `@tapedeck/session/core`: the part of the package that builds no zod schema and loads no zod:
- * errors, ids, lazy schemas, the log's event type names and the replacement chain. A bundle's
+ * errors, ids, lazy schemas, the log's event type names, the replacement chain and visible text. A bundle's
  * chunks follow its imports module by module, so a command that must start fast (`tapedeck
  * sessions search`, issue #12) imports these from here, not from the package root, whose index
  * reaches the log schemas and zod.
@@ -19,3 +19,4 @@ export { isKnownEventType, KNOWN_EVENT_TYPES, MESSAGE_ROLES } from "./event-type
 export { assertSessionId, isSessionId } from "./ids";
 export { lazySchema } from "./lazy-schema";
 export { StorageFaultError, toStorageFault } from "./storage-fault";
+export { toVisibleText } from "./visible-text";

@@ -1,4 +1,5 @@
 import type { QueryHost } from "@tapedeck/host/query";
+import { toVisibleText } from "@tapedeck/session/core";
 import type { QueryScope } from "@tapedeck/session-query";
 import type { SessionStore } from "@tapedeck/session-store";
 import type { Io } from "../io";
@@ -29,8 +30,17 @@ export interface SessionsContext {
 /** One subcommand: runs it, returns the exit code. */
 export type SessionsHandler = (context: SessionsContext) => Promise<number>;
 
-/** One line of `text`, cut to `width` characters with an ellipsis. */
+/**
+ * One line of `text` as a terminal may show it: whitespace runs as one space, every other hidden,
+ * control or bidi character as a visible escape (log text is untrusted: an escape sequence from a
+ * tool's output must not drive the terminal), cut to `width` characters with an ellipsis.
+ */
 export function oneLine(text: string | null, width: number): string {
-  const line = (text ?? "").replace(/\s+/g, " ").trim();
+  const line = toVisibleText((text ?? "").replace(/\s+/g, " ").trim()).text;
   return line.length > width ? `${line.slice(0, width - 1)}…` : line;
+}
+
+/** `text` as a terminal may show it, lines kept: hidden, control and bidi characters escaped. */
+export function visible(text: string): string {
+  return toVisibleText(text, { keepLineBreaks: true }).text;
 }

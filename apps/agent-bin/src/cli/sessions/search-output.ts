@@ -36,7 +36,7 @@ export function printHits(
       page.items
         .map(
           (hit) =>
-            `${hit.sessionId} #${hit.event.seq} ${hit.event.type}: ${oneLine(hit.snippet, 120)}\n`,
+            `${hit.sessionId} #${hit.event.seq} ${oneLine(hit.event.type, 40)}: ${oneLine(hit.snippet, 120)}\n`,
         )
         .join(""),
     );

@@ -1,5 +1,5 @@
 import type { Session } from "@tapedeck/session";
-import { oneLine, type SessionsContext } from "./context";
+import { oneLine, type SessionsContext, visible } from "./context";
 
 function transcript(session: Session): string {
   const lines: string[] = [];
@@ -9,14 +9,14 @@ function transcript(session: Session): string {
       case "turn/start":
         // Run ids are time-ordered UUIDs: their first characters are the same for every turn.
         turn += 1;
-        lines.push(`\n── turn ${turn} · ${event.model} · ${event.ts}`);
+        lines.push(`\n── turn ${turn} · ${oneLine(event.model, 80)} · ${event.ts}`);
         break;
       case "message":
-        if (event.role === "user") lines.push(`> ${event.content.replace(/\n/g, "\n> ")}`);
-        else if (event.role === "assistant") lines.push(event.content);
+        if (event.role === "user") lines.push(`> ${visible(event.content).replace(/\n/g, "\n> ")}`);
+        else if (event.role === "assistant") lines.push(visible(event.content));
         break;
       case "function_call":
-        lines.push(`● ${event.name} ${oneLine(event.arguments, 120)}`);
+        lines.push(`● ${oneLine(event.name, 60)} ${oneLine(event.arguments, 120)}`);
         break;
       case "function_call_output":
         lines.push(`  ${event.isError ? "✗" : "✓"} ${oneLine(event.output, 160)}`);
@@ -42,9 +42,9 @@ export async function show(context: SessionsContext): Promise<number> {
     ? await host.engine.readSession(fullScope, sessionId)
     : await store.readSession(sessionId);
   io.stdout.write(
-    `session ${session.sessionId} · ${session.header.cwd}${session.header.parent ? ` · fork of ${session.header.parent.sessionId}@${session.header.parent.seq}` : ""}\n`,
+    `session ${session.sessionId} · ${oneLine(session.header.cwd, 200)}${session.header.parent ? ` · fork of ${session.header.parent.sessionId}@${session.header.parent.seq}` : ""}\n`,
   );
-  if (session.goal !== null) io.stdout.write(`goal: ${session.goal}\n`);
+  if (session.goal !== null) io.stdout.write(`goal: ${visible(session.goal)}\n`);
   io.stdout.write(transcript(session));
   return 0;
 }
