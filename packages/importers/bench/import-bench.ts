@@ -24,7 +24,7 @@ import { percentile, printTable, sample, time } from "@tapedeck/bench";
 import { createSessionStore } from "@tapedeck/session-store";
 import { build } from "tsup";
 import type { WorkerEntry } from "../src/import-pool";
-import { WORKER_MIN_BYTES, WORKER_MIN_CORES } from "../src/import-run";
+import { defaultWorkerCount } from "../src/import-run";
 import { type ImportSource, importSessions } from "../src/index";
 
 const SESSIONS = Number(process.env.IMPORT_BENCH_SESSIONS ?? 60);
@@ -393,10 +393,10 @@ for (const source of ["claude-code", "codex", "pi", "opencode"] as ImportSource[
   const oursCpu: number[] = [];
   const other: number[] = [];
   let workers = 0;
-  // The other way to run it: on workers when the default (below WORKER_MIN_BYTES or
-  // WORKER_MIN_CORES) runs on this thread, or on this thread alone when the default uses workers.
-  const pooledByDefault =
-    megabytes * 1024 * 1024 >= WORKER_MIN_BYTES && availableParallelism() >= WORKER_MIN_CORES;
+  // The other way to run it: on workers when the default runs on this thread, or on this thread
+  // alone when the default uses workers (the importer's own rule decides which).
+  const bytes = files.reduce((sum, file) => sum + statSync(file).size, 0);
+  const pooledByDefault = defaultWorkerCount(bytes, files.length) > 0;
   const otherWorkers = pooledByDefault ? 0 : Math.max(1, availableParallelism() - 1);
   let otherRan = 0;
   const measureBaseline = async () => {

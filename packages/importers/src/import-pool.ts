@@ -265,7 +265,8 @@ export function importOnWorkers(options: PoolOptions): Promise<PoolResult> {
         slot.failure ??= error.message;
         void slot.stop();
       });
-      worker.on("exit", (code) => onExit(slot, code));
+      // Its handling calls ours (`onDone`): a throw there fails the import like any other.
+      worker.on("exit", (code) => guarded(() => onExit(slot, code)));
     };
     let finishing = false;
     const finishAll = async () => {
@@ -304,9 +305,16 @@ export function importOnWorkers(options: PoolOptions): Promise<PoolResult> {
     };
     /** This thread as one more importer; its messages go through the event loop like a worker's. */
     const startHere = () => {
+      // Stopped when the import fails: files and answers already queued are dropped.
+      let stopped = false;
       const here: Slot = {
-        send: (message) => setImmediate(() => serve(message)),
-        stop: async () => {},
+        send: (message) =>
+          setImmediate(() => {
+            if (!stopped) serve(message);
+          }),
+        stop: async () => {
+          stopped = true;
+        },
         ready: true,
         files: new Set(),
         window: 1,
@@ -332,8 +340,10 @@ export function importOnWorkers(options: PoolOptions): Promise<PoolResult> {
     const count = Math.max(1, Math.min(options.workers, files.length));
     if (files.length === 0) void finishAll();
     else {
-      for (let index = 0; index < count; index += 1) start();
-      if (options.thisThread !== false) startHere();
+      guarded(() => {
+        for (let index = 0; index < count; index += 1) start();
+        if (options.thisThread !== false) startHere();
+      });
     }
   });
 }

@@ -193,7 +193,16 @@ function workerCount(options: ImportOptions, units: readonly ImportUnit[], bytes
   const files = units.filter((unit) => unit.spec !== undefined).length;
   const named =
     options.workers ?? workersFromEnv((options.env ?? process.env).TAPEDECK_IMPORT_WORKERS);
-  if (named !== undefined) return Math.min(named, files);
+  // Each worker is a V8 heap of its own: never more than the cores, whatever was asked.
+  if (named !== undefined) return Math.min(named, files, availableParallelism());
+  return defaultWorkerCount(bytes, files);
+}
+
+/**
+ * Workers an import of `files` files totalling `bytes` uses when none are named: none below
+ * {@link WORKER_MIN_BYTES} or {@link WORKER_MIN_CORES}, else one per core but one (at most 3).
+ */
+export function defaultWorkerCount(bytes: number, files: number): number {
   if (bytes < WORKER_MIN_BYTES || availableParallelism() < WORKER_MIN_CORES) return 0;
   return Math.min(availableParallelism() - 1, MAX_WORKERS, files - 1);
 }

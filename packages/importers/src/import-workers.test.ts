@@ -165,7 +165,8 @@ describe("importSessions on worker threads", () => {
     const failing = importSessions({
       store,
       source: "codex",
-      paths,
+      // Only the readable folder: a missing path is reported on this thread, before the pool.
+      paths: [paths[0]!],
       workers: 1,
       thisThread: false,
       onProgress: () => {
@@ -175,15 +176,35 @@ describe("importSessions on worker threads", () => {
     await expect(failing).rejects.toThrow("progress failed");
   }, 60_000);
 
+  it("fails, without hanging, when its progress callback throws for a file a stopped worker held", async () => {
+    const { paths } = corpus();
+    const crashing = new URL("./test-crash-worker.ts", import.meta.url);
+    const crashed = "rollout-12.jsonl";
+    const failing = importSessions({
+      store: createSessionStore({ home: testTempDir("tapedeck-import-workers-exit-throw-") }),
+      source: "codex",
+      paths: [paths[0]!],
+      workers: 1,
+      thisThread: false,
+      workerEntry: { ...defaultWorkerEntry()!, url: crashing },
+      onProgress: (progress) => {
+        if (progress.path.endsWith(crashed)) throw new Error("progress failed on the crashed file");
+      },
+    });
+    await expect(failing).rejects.toThrow("progress failed on the crashed file");
+  }, 60_000);
+
   it("imports on this thread when no worker can start", async () => {
     const { paths } = corpus();
     const root = testTempDir("tapedeck-import-workers-nostart-");
     const missing = { url: pathToFileURL(join(root, "no-such-worker.mjs")) };
     const alone = await importInto(join(root, "alone"), { paths, workers: 0 });
+    // This thread takes no file from the pool: every file comes back as not started.
     const fallback = await importInto(join(root, "fallback"), {
       paths,
       workers: 2,
       workerEntry: missing,
+      thisThread: false,
     });
     expect(fallback.summary.workers).toBe(0);
     expect(fallback.summary).toEqual(alone.summary);
