@@ -711,6 +711,33 @@ describe("live changes", () => {
     first.mockRestore();
   });
 
+  it("after a stop and start while a tick still runs, ready() waits for a view taken after it", async () => {
+    makeApp();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const changesSince = store.changesSince.bind(store);
+    const first = vi.spyOn(store, "changesSince").mockImplementationOnce(async (cursor) => {
+      await held;
+      return changesSince(cursor);
+    });
+    web.live.start();
+    web.live.stop();
+    web.live.start();
+    let ready = false;
+    const readied = web.live.ready().then(() => {
+      ready = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(ready).toBe(false);
+    release();
+    await readied;
+    // The held look and one after it.
+    expect(first.mock.calls.length).toBeGreaterThanOrEqual(2);
+    first.mockRestore();
+  });
+
   it("streams one session's events after the seq the page has, reading only appended bytes", async () => {
     const { app } = makeApp();
     web.live.stop();

@@ -67,6 +67,37 @@ describe("viewer HTTP rules (issue #11 item 9, #16)", () => {
     }
   });
 
+  it("guards every API route, streams included: no token → 401; without one, a foreign Host → 403", async () => {
+    const sessionId = "0193b6e2-7c1a-7d3e-9f00-00000000000a";
+    const apiRoutes = (app: ReturnType<typeof makeApp>) =>
+      app.routes.filter(
+        (route) =>
+          route.method !== "ALL" && route.path.startsWith("/api/") && !route.path.includes("*"),
+      );
+    const statusOf = async (app: ReturnType<typeof makeApp>, host: string) => {
+      const answers: string[] = [];
+      for (const route of apiRoutes(app)) {
+        const path = route.path.replace(/:[a-zA-Z]+/g, sessionId);
+        const response = await app.request(`http://${host}${path}`, {
+          method: route.method,
+          headers: { host },
+        });
+        answers.push(`${route.method} ${route.path} ${response.status}`);
+        await response.body?.cancel();
+      }
+      return answers;
+    };
+    const guarded = makeApp("s3cret-token");
+    // The route table is read (the check works): the session stream is among them.
+    expect(apiRoutes(guarded).map((route) => route.path)).toContain("/api/sessions/:id/stream");
+    const anonymous = await statusOf(guarded, "127.0.0.1:4848");
+    expect(anonymous).toEqual(anonymous.map((answer) => answer.replace(/\d+$/, "401")));
+    web?.close();
+    const open = makeApp();
+    const rebound = await statusOf(open, "evil.example:4848");
+    expect(rebound).toEqual(rebound.map((answer) => answer.replace(/\d+$/, "403")));
+  });
+
   it("compares tokens by value in constant time (same answer for every length)", () => {
     expect(tokensEqual("abc", "abc")).toBe(true);
     expect(tokensEqual("abd", "abc")).toBe(false);

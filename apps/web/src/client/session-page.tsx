@@ -45,8 +45,12 @@ export function SessionPage({
   // render draws its rows, and the effect below only subscribes to what follows it.
   const opened = useRef<LiveSession | null>(null);
   const [data, setData] = useState<LiveSession | null>(() => {
-    const page = readyFirstPage(sessionId, openedAt.current);
-    opened.current = page === null ? null : new LiveSession(page);
+    // The prefetched page is taken once; a second run of this initializer (React's StrictMode)
+    // keeps what the first took.
+    if (opened.current === null) {
+      const page = readyFirstPage(sessionId, openedAt.current);
+      if (page !== null) opened.current = new LiveSession(page);
+    }
     return opened.current;
   });
   /** Bumped when the stream appends to `data` (which grows in place). */

@@ -109,7 +109,6 @@ export function createApp(options: AppOptions): WebApp {
     onEnded: () => void index.sync().catch(() => undefined),
   });
   const live = new LiveWatcher(store, index, options.liveIntervalMs ?? 1000);
-  addSessionStreamRoute(app, store, live);
 
   app.onError((error, c) => {
     if (ModelNotConfiguredError.isInstance(error)) {
@@ -120,8 +119,10 @@ export function createApp(options: AppOptions): WebApp {
     return c.json(body, status);
   });
 
+  // Every route after the guards: Hono runs handlers in the order they are registered.
   app.use("*", hostGuard(options.token));
   app.use("/api/*", ...apiGuard(options.token));
+  addSessionStreamRoute(app, store, live);
 
   app.get("/api/health", (c) => c.json({ ok: true } satisfies AnswerOf<"GET /api/health">));
 

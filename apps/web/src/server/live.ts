@@ -38,6 +38,8 @@ export class LiveWatcher {
   #cursor: string | null = null;
   #timer: NodeJS.Timeout | null = null;
   #ticking = false;
+  /** The tick running now, if any. */
+  #running: Promise<LiveChange[]> | null = null;
   /** A wake came while a tick ran: tick again when it ends. */
   #again = false;
   #wakeTimer: NodeJS.Timeout | null = null;
@@ -65,7 +67,11 @@ export class LiveWatcher {
     this.#watch();
     // Take the first view now: had it waited for the first watch hint, the append that caused the
     // hint would be part of the first view and never reported as a change.
-    this.#baseline = this.tick().then(
+    // A tick still running (from before a `stop`) may have looked before an append: the first
+    // view is taken after it.
+    const running = this.#running;
+    const look = running === null ? this.tick() : running.catch(() => []).then(() => this.tick());
+    this.#baseline = look.then(
       () => undefined,
       () => undefined,
     );
@@ -117,11 +123,17 @@ export class LiveWatcher {
   }
 
   /** One look at the change feed: sync the index if anything changed, then notify. For tests. */
-  async tick(): Promise<LiveChange[]> {
+  tick(): Promise<LiveChange[]> {
     if (this.#ticking) {
       this.#again = true;
-      return [];
+      return Promise.resolve([]);
     }
+    const running = this.#look();
+    this.#running = running;
+    return running;
+  }
+
+  async #look(): Promise<LiveChange[]> {
     this.#ticking = true;
     this.#again = false;
     try {
@@ -166,6 +178,7 @@ export class LiveWatcher {
       return await this.#publish(changes);
     } finally {
       this.#ticking = false;
+      this.#running = null;
       if (this.#again) {
         this.#again = false;
         this.#wake();
