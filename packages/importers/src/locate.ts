@@ -103,22 +103,20 @@ export function findUnits(
   options: FindOptions = {},
 ): ImportUnit[] {
   const units: ImportUnit[] = [];
+  // Folders (and files) already listed, by device and inode: a link back to a parent folder, or
+  // a folder given twice, is read once.
+  const seen = new Set<string>();
   for (const given of paths) {
     const path = resolve(given);
-    let isDirectory: boolean;
+    let stat: ReturnType<typeof statSync>;
     try {
-      isDirectory = statSync(path).isDirectory();
+      stat = statSync(path);
     } catch (error) {
-      units.push({
-        path,
-        bytes: 0,
-        convert: () => {
-          throw error;
-        },
-      });
+      units.push(unreadableUnit(path, error));
       continue;
     }
-    if (!isDirectory) {
+    if (!stat.isDirectory()) {
+      if (!firstTime(seen, stat)) continue;
       if (source === "opencode" && path.endsWith(".db")) units.push(...databaseUnits(path));
       else units.push(fileUnit(source, path, options));
       continue;
@@ -136,11 +134,34 @@ export function findUnits(
         continue;
       }
     }
-    for (const file of walk(path)) {
-      if (matches(source, file)) units.push(fileUnit(source, file, options));
+    for (const found of walk(path, stat, seen, (file) => matches(source, file))) {
+      units.push(
+        found.error === undefined
+          ? fileUnit(source, found.path, options)
+          : unreadableUnit(found.path, found.error),
+      );
     }
   }
   return units;
+}
+
+/** A path that could not be read: its `convert` throws why (reported with the other files). */
+function unreadableUnit(path: string, error: unknown): ImportUnit {
+  return {
+    path,
+    bytes: 0,
+    convert: () => {
+      throw error;
+    },
+  };
+}
+
+/** True the first time this file or folder (device and inode) is met. */
+function firstTime(seen: Set<string>, stat: { dev: number; ino: number }): boolean {
+  const id = `${stat.dev}:${stat.ino}`;
+  if (seen.has(id)) return false;
+  seen.add(id);
+  return true;
 }
 
 function matches(source: ImportSource, file: string): boolean {
@@ -262,30 +283,45 @@ function listJsonl(directory: string): string[] {
   }
 }
 
-/** Files under `root`, sorted (Codex's dated folders come out oldest first). */
-function walk(root: string): string[] {
-  const files: string[] = [];
-  const visit = (directory: string) => {
+/**
+ * Files under `root` that `wanted` accepts, sorted (Codex's dated folders come out oldest first),
+ * each file and folder once (`seen`). What cannot be read is listed with its error: a folder that
+ * cannot be listed, and an entry that cannot be looked at (a dangling link to a wanted file, a
+ * link loop) unless it is a missing file of a name not wanted.
+ */
+function walk(
+  root: string,
+  rootStat: { dev: number; ino: number },
+  seen: Set<string>,
+  wanted: (file: string) => boolean,
+): { path: string; error?: unknown }[] {
+  const found: { path: string; error?: unknown }[] = [];
+  const visit = (directory: string, stat: { dev: number; ino: number }) => {
+    if (!firstTime(seen, stat)) return;
     let names: string[];
     try {
       names = readdirSync(directory).sort();
-    } catch {
+    } catch (error) {
+      found.push({ path: directory, error });
       return;
     }
     for (const name of names) {
       const path = join(directory, name);
-      let stat: ReturnType<typeof statSync>;
+      let entry: ReturnType<typeof statSync>;
       try {
-        stat = statSync(path);
-      } catch {
+        entry = statSync(path);
+      } catch (error) {
+        if (wanted(path) || (error as { code?: unknown }).code !== "ENOENT") {
+          found.push({ path, error });
+        }
         continue;
       }
-      if (stat.isDirectory()) visit(path);
-      else if (stat.isFile()) files.push(path);
+      if (entry.isDirectory()) visit(path, entry);
+      else if (entry.isFile() && wanted(path) && firstTime(seen, entry)) found.push({ path });
     }
   };
-  visit(root);
-  return files;
+  visit(root, rootStat);
+  return found;
 }
 
 function sizeOf(path: string): number {

@@ -12,6 +12,7 @@ import {
   type ImportSummary,
   importSessions,
   importSources,
+  type SkippedLine,
 } from "@tapedeck/importers";
 import { CliUsageError, type Io } from "./io";
 
@@ -92,12 +93,15 @@ function finish(summary: ImportSummary, io: Io): number {
     );
     return 1;
   }
-  const damaged = summary.files.filter(
-    (file) => file.skipped.length > 0 || file.error !== undefined,
-  );
-  if (damaged.length > 0) {
+  const unreadable = summary.files.filter((file) => file.error !== undefined).length;
+  const damaged = summary.files.filter((file) => file.skipped.length > 0).length;
+  const problems = [
+    ...(summary.skipped > 0 ? [`${summary.skipped} line(s) skipped in ${damaged} file(s)`] : []),
+    ...(unreadable > 0 ? [`${unreadable} file(s) or folder(s) not read`] : []),
+  ];
+  if (problems.length > 0) {
     io.stderr.write(
-      `tapedeck: warning: ${summary.skipped} line(s) skipped and ${damaged.filter((file) => file.error !== undefined).length} file(s) unreadable in ${damaged.length} file(s); everything else was imported\n`,
+      `tapedeck: warning: ${problems.join(", ")} (listed above); everything else was imported\n`,
     );
   }
   return 0;
@@ -126,12 +130,22 @@ function fileLines(file: FileReport): string[] {
   });
   const skipped = file.skipped
     .slice(0, SKIPS_SHOWN)
-    .map((skip) => `  skipped line ${skip.line}: ${skip.reason}`);
+    .map((skip) => `  skipped${skipPlace(file, skip)}: ${skip.reason}`);
   if (file.skipped.length > SKIPS_SHOWN) {
     skipped.push(`  … and ${file.skipped.length - SKIPS_SHOWN} more skipped line(s)`);
   }
   const head = `${file.path}: ${file.sessions.length} session(s), ${file.entries} entr${file.entries === 1 ? "y" : "ies"} read, ${file.skipped.length} skipped`;
   return [head, ...sessions, ...skipped];
+}
+
+/**
+ * Where a skip was: its line, and its own file when that is not the one reported (an opencode
+ * storage session's message files). Line 0 is no line: the file as a whole (not the claimed
+ * format) or a database row, which the reason names.
+ */
+function skipPlace(file: FileReport, skip: SkippedLine): string {
+  const where = skip.path === file.path ? "" : ` ${skip.path}`;
+  return skip.line === 0 ? where : `${where} line ${skip.line}`;
 }
 
 /**
