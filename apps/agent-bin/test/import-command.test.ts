@@ -266,6 +266,7 @@ interface Summary {
   skipped: number;
   files: {
     path: string;
+    error?: string;
     skipped: { line: number; reason: string }[];
     sessions: { sessionId: string; key: { sessionId: string }; forkedFrom?: unknown }[];
   }[];
@@ -367,7 +368,7 @@ describe("tapedeck import: paths, damage, messages", () => {
     symlinkSync(path.join(dir, "gone.jsonl"), path.join(dir, "dangling.jsonl"));
     const result = await cli(["import", "pi", dir, "--json"]);
     expect(result.code, result.stderr).toBe(0);
-    const summary = JSON.parse(result.stdout) as Summary & { files: { error?: string }[] };
+    const summary = JSON.parse(result.stdout) as Summary;
     expect(summary.files.map((file) => [path.relative(dir, file.path), file.error])).toEqual([
       [path.join(folder!, readdirSync(path.join(dir, folder!))[0]!), undefined],
       ["dangling.jsonl", "no such file or directory"],
