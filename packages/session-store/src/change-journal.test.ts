@@ -4,6 +4,7 @@ import {
   readFileSync,
   rmSync,
   symlinkSync,
+  truncateSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -179,6 +180,36 @@ describe("changesSince", () => {
     const rotated = await store.changesSince(cursor);
     expect(rotated).toMatchObject({ kind: "scan", reason: "rotated" });
     expect(journalIds(await store.changesSince(rotated.cursor))).toEqual([]);
+  });
+
+  it("reads records across its read chunks (100 KB of them), and not a record still being written", async () => {
+    await newSession();
+    const { cursor } = await store.changesSince();
+    const ids = Array.from({ length: 2600 }, () => uuidv7());
+    for (const id of ids) store.announceChange(id);
+    const journal = join(temp.home, JOURNAL_FILE);
+    appendFileSync(journal, "o 0193"); // a writer's record, half written
+    const changes = await store.changesSince(cursor);
+    expect(journalIds(changes)).toEqual([...ids].sort());
+    expect(Number(changes.cursor?.split(":")[1])).toBe(readFileSync(journal).length - 6);
+  });
+
+  it("a journal grown past any real size (a 5 GB hole) or with a huge garbage line is damage: a scan, never a crash", async () => {
+    const a = await newSession();
+    const { cursor } = await store.changesSince();
+    const journal = join(temp.home, JOURNAL_FILE);
+    // A sparse file: 5 GB of NULs after the records, more than one Buffer can hold.
+    truncateSync(journal, 5 * 1024 ** 3);
+    expect(await store.changesSince(cursor)).toMatchObject({ kind: "scan", reason: "damaged" });
+    // One record, then a line of 1 MiB without a newline: damage found in the first chunk read.
+    const { cursor: fresh } = await store.changesSince();
+    await appendTurn(a); // the writer replaces the damaged journal
+    const rotated = await store.changesSince(fresh);
+    appendFileSync(journal, `o ${a}\n${"x".repeat(1024 ** 2)}`);
+    expect(await store.changesSince(rotated.cursor)).toMatchObject({
+      kind: "scan",
+      reason: "damaged",
+    });
   });
 
   it("refuses a cursor that is not one (scan, no error)", async () => {

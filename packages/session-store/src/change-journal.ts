@@ -31,6 +31,15 @@ export const DEFAULT_JOURNAL_MAX_BYTES = 4 * 1024 * 1024;
 const MAGIC = "tapedeck-changes 1 ";
 const headerPattern = /^tapedeck-changes 1 ([0-9a-f]{16})$/;
 const recordPattern = /^([ocndr]) ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+/** Bytes of the longest record without its newline (`k` + space + a 36-character id). */
+const MAX_RECORD_BYTES = 38;
+/** A reader reads the journal this much at a time. */
+const READ_CHUNK_BYTES = 64 * 1024;
+/**
+ * How many times the rotation size a reader will read before it calls the journal damaged:
+ * writers rotate at `maxBytes`, so only records that raced a rotation can lie past it.
+ */
+const READ_LIMIT_FACTOR = 4;
 
 /**
  * What a record says happened: `o` a writer opened (written before its first append), `c` it
@@ -164,37 +173,59 @@ export class ChangeJournal {
     if (cursor.offset > here.size || cursor.offset < here.headerEnd) {
       return { ok: false, reason: "behind", cursor: now };
     }
-    const bytes = this.readRange(cursor.offset, here.size);
-    const sessionIds = new Set<string>();
-    let start = 0;
-    for (;;) {
-      const newline = bytes.indexOf(0x0a, start);
-      // A record still being written: continue from its start next time.
-      if (newline === -1) break;
-      const match = recordPattern.exec(bytes.toString("latin1", start, newline));
-      if (match === null) return { ok: false, reason: "damaged", cursor: now };
-      sessionIds.add(match[2] as string);
-      start = newline + 1;
+    // A journal rotates at `maxBytes`: far more unread than that is not a journal any more (a
+    // program wrote into it, a hole). Reading it would cost more than the scan it falls back to.
+    if (here.size - cursor.offset > this.maxBytes * READ_LIMIT_FACTOR + READ_CHUNK_BYTES) {
+      return { ok: false, reason: "damaged", cursor: now };
     }
+    const records = this.readRecords(cursor.offset, here.size);
+    if (records === null) return { ok: false, reason: "damaged", cursor: now };
     return {
       ok: true,
-      sessionIds,
-      cursor: cursorOf(here.generation, cursor.offset + start),
+      sessionIds: records.sessionIds,
+      cursor: cursorOf(here.generation, records.end),
       folder: cursor.folder,
     };
   }
 
-  private readRange(from: number, to: number): Buffer {
+  /**
+   * The records between `from` and `to`, read in chunks of {@link READ_CHUNK_BYTES} (memory stays
+   * bounded whatever the file holds); `end` is where the last whole record ends (a record still
+   * being written is read next time). `null` at the first line that is not a record, or as soon as
+   * an unfinished line is longer than any record can be.
+   */
+  private readRecords(from: number, to: number): { sessionIds: Set<string>; end: number } | null {
+    const sessionIds = new Set<string>();
     const fd = fs.openSync(this.path, "r");
     try {
-      const buffer = Buffer.allocUnsafe(to - from);
-      let read = 0;
-      while (read < buffer.length) {
-        const got = fs.readSync(fd, buffer, read, buffer.length - read, from + read);
+      const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+      let end = from;
+      let filled = 0;
+      while (end + filled < to) {
+        const got = fs.readSync(
+          fd,
+          buffer,
+          filled,
+          Math.min(buffer.length - filled, to - end - filled),
+          end + filled,
+        );
         if (got === 0) break;
-        read += got;
+        filled += got;
+        let start = 0;
+        for (;;) {
+          const newline = buffer.subarray(0, filled).indexOf(0x0a, start);
+          if (newline === -1) break;
+          const match = recordPattern.exec(buffer.toString("latin1", start, newline));
+          if (match === null) return null;
+          sessionIds.add(match[2] as string);
+          start = newline + 1;
+        }
+        if (filled - start > MAX_RECORD_BYTES) return null;
+        buffer.copy(buffer, 0, start, filled);
+        end += start;
+        filled -= start;
       }
-      return buffer.subarray(0, read);
+      return { sessionIds, end };
     } finally {
       fs.closeSync(fd);
     }
