@@ -2,10 +2,9 @@
  * Continuing or forking a session logged on another machine: the team index holds it, the run
  * needs its log here. The session (and, for a fork by reference, every ancestor missing here) is
  * copied into the local home first, exactly as the index replays it: the header, then its own
- * events. The store learns of the new files through its change journal.
+ * events, adopted by the store (which journals it and never overwrites a log).
  */
-import * as fs from "node:fs";
-import { toStorageFault } from "@tapedeck/session";
+import { TapedeckError } from "@tapedeck/session";
 import type { SessionQueryEngine } from "@tapedeck/session-query";
 import type { SessionStore } from "@tapedeck/session-store";
 
@@ -32,22 +31,12 @@ export async function copyFromTeamIndex(
     parent === undefined ? [] : await copyFromTeamIndex(store, engine, parent.sessionId, depth + 1);
   const own = session.events.filter((event) => event.seq > (parent?.seq ?? 0));
   const text = [session.header, ...own].map((line) => `${JSON.stringify(line)}\n`).join("");
-  const path = store.pathOf(sessionId);
-  const temporary = `${path}.${process.pid}.copy`;
-  fs.mkdirSync(store.sessionsDir, { recursive: true });
   try {
-    // Inside the try: a write cut short by a full disk leaves no partial copy behind.
-    fs.writeFileSync(temporary, text, { flag: "wx", mode: 0o600 });
-    // A hard link never replaces a log that appeared meanwhile (EEXIST: keep that one).
-    fs.linkSync(temporary, path);
+    // The store writes it (journalled first, never over a log that appeared meanwhile).
+    await store.adoptLog(text);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
-      throw toStorageFault(error, { path, home: store.home }) ?? error;
-    }
-    return copied;
-  } finally {
-    fs.rmSync(temporary, { force: true });
+    if (TapedeckError.isInstance(error) && error.code === "SESSION_EXISTS") return copied;
+    throw error;
   }
-  store.announceChange(sessionId);
   return [...copied, sessionId];
 }

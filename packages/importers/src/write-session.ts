@@ -3,7 +3,6 @@
  * source was rewritten. Idempotent and safe with a concurrent import of the same source (the
  * store's exclusive create and writer lock decide; the loser re-reads and finds nothing to do).
  */
-import { existsSync } from "node:fs";
 import { SessionBusyError, type SessionEvent, TapedeckError } from "@tapedeck/session";
 import type { SessionOrigin, SessionStore, SessionWriter } from "@tapedeck/session-store";
 import { importedSessionId } from "./ids";
@@ -268,7 +267,7 @@ async function latestGeneration(
  * busy machine.
  */
 function exists(store: SessionStore, sessionId: string): boolean {
-  return existsSync(store.pathOf(sessionId));
+  return store.hasLog(sessionId);
 }
 
 /** What the text compare found: nothing new, the source grew past the log's events, or neither. */

@@ -75,6 +75,13 @@ describe("scan", () => {
     await store.scan();
     expect(warnings).toHaveLength(2); // once per entry, not per listing
     expect(store.entry(linked)).toBeNull();
+    // `hasLog` says only that the name is taken (an import must not create over it).
+    expect([a, linked, folder, uuidv7()].map((id) => store.hasLog(id))).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ]);
   });
 });
 

@@ -360,6 +360,10 @@ class FileSessionStore implements SessionStore {
     return catalogEntry(this.pathOf(sessionId), sessionId);
   }
 
+  hasLog(sessionId: string): boolean {
+    return fs.existsSync(this.pathOf(sessionId));
+  }
+
   async changesSince(cursor?: string | null): Promise<ChangeSet> {
     const read = this.folder.journalChanges(cursor);
     if (!read.ok) {

@@ -61,6 +61,30 @@ function sourceFiles(directory: string): string[] {
   });
 }
 
+/**
+ * A production module (a package's or app's `src/`, not a test or test helper) outside the store
+ * that asks for a log's path or the sessions folder: it is about to build a path into the folder
+ * (write a log beside the store, stat it) instead of asking the store (`adoptLog`, `hasLog`,
+ * `entry`, `openLogReader`).
+ */
+const logPathUse = /\.pathOf\s*\(|\bsessionsDir\b/g;
+
+export function logPathUses(text: string): number[] {
+  return [...text.matchAll(logPathUse)].map(
+    (match) => text.slice(0, match.index).split("\n").length,
+  );
+}
+
+/** Production sources: under a `src/` folder, not a test, not a test-support package. */
+function isProductionSource(file: string): boolean {
+  const relative = path.relative(root, file);
+  return (
+    /^(?:packages|apps)\/[^/]+\/src\//.test(relative) &&
+    !/\.test\.[cm]?[jt]sx?$/.test(relative) &&
+    !relative.startsWith("packages/test-support/")
+  );
+}
+
 describe("the store owns its folder", () => {
   it("recognises a listing of the sessions folder, direct or through a variable", () => {
     expect(sessionsFolderListings('fs.readdirSync(join(home, "sessions"))')).toEqual([1]);
@@ -81,6 +105,19 @@ describe("the store owns its folder", () => {
       sessionsFolderListings(readFileSync(file, "utf8")).map(
         (line) => `${path.relative(root, file)}:${line}`,
       ),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it("no production module but the store asks for a log's path or the sessions folder", () => {
+    expect(logPathUses("existsSync(store.pathOf(id));\nmkdirSync(store.sessionsDir)")).toEqual([
+      1, 2,
+    ]);
+    expect(logPathUses("store.hasLog(id); store.entry(id)")).toEqual([]);
+    const files = sourceFiles(root).filter(isProductionSource);
+    expect(files.length).toBeGreaterThan(100);
+    const offenders = files.flatMap((file) =>
+      logPathUses(readFileSync(file, "utf8")).map((line) => `${path.relative(root, file)}:${line}`),
     );
     expect(offenders).toEqual([]);
   });

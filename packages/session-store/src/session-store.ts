@@ -333,6 +333,11 @@ export interface SessionStore {
   /** One log's catalog entry, or `null` when it does not exist (or is not a regular file). */
   entry(sessionId: string): LogEntry | null;
   /**
+   * True when the folder holds something under the session's log name: one `access`, no file
+   * opened (an import asks it for every source session). {@link entry} says whether it is a log.
+   */
+  hasLog(sessionId: string): boolean;
+  /**
    * The sessions that may have changed since `cursor` (from an earlier `ChangeSet`), read from
    * the change journal in O(changes). Without a cursor, or when the journal is missing, damaged,
    * rotated or shorter than the cursor, it falls back to a full `scan()`. A reader that applies
