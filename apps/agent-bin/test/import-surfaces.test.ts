@@ -13,10 +13,9 @@ import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { DEFAULT_SYSTEM_PROMPT } from "@tapedeck/agent";
 import type { LlmRequest } from "@tapedeck/llm";
-import { createSessionStore } from "@tapedeck/session-store";
 import { cliContext, readSseEvents, agentScript as script } from "@tapedeck/test-harness";
-import { createApp, createMemoryIndex, startServer } from "@tapedeck/web";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
+import { serveWeb } from "./web-server";
 
 const SOURCE_ID = "cccccccc-1111-4111-8111-000000000001";
 /** Words only `x-` events hold: searchable, never sent to a model. */
@@ -151,18 +150,8 @@ describe("an imported session on every surface", () => {
     expectContinuation(server.requests()[1], "continue from the editor");
 
     // The viewer.
-    const store = createSessionStore({ home: workspace.home });
-    const web = createApp({
-      store,
-      index: createMemoryIndex(store),
-      agent: { model: env.TAPEDECK_MODEL ?? "", env, cwd: workspace.cwd },
-    });
-    const http = await startServer(web.app, { port: 0 });
-    onTestFinished(async () => {
-      await http.close();
-      await web.close();
-    });
-    const response = await fetch(`${http.url}/api/agent/stream`, {
+    const { url, store } = await serveWeb({ env, workspace });
+    const response = await fetch(`${url}/api/agent/stream`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ input: "continue from the viewer", sessionId, policy: "ask" }),

@@ -20,7 +20,6 @@ import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { createNormalizer } from "@tapedeck/acp-snapshot";
 import type { ReplayServer } from "@tapedeck/llm-replay";
-import { createSessionStore } from "@tapedeck/session-store";
 import {
   agentScript,
   type CliContext,
@@ -28,8 +27,8 @@ import {
   jsonLines,
   readSseEvents,
 } from "@tapedeck/test-harness";
-import { createApp, createMemoryIndex, startServer } from "@tapedeck/web";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
+import { serveWeb } from "./web-server";
 
 const PROMPT = "Create notes.txt saying hi.";
 
@@ -82,17 +81,7 @@ async function viaAcp(): Promise<Leg> {
 async function viaWeb(): Promise<Leg> {
   const context = await cliContext(conversation());
   const { env, workspace } = context;
-  const store = createSessionStore({ home: workspace.home });
-  const web = createApp({
-    store,
-    index: createMemoryIndex(store),
-    agent: { model: env.TAPEDECK_MODEL ?? "", env, cwd: workspace.cwd },
-  });
-  const http = await startServer(web.app, { port: 0 });
-  onTestFinished(async () => {
-    await http.close();
-    await web.close();
-  });
+  const http = await serveWeb({ env, workspace });
   const json = { "content-type": "application/json" };
   const response = await fetch(`${http.url}/api/agent/stream`, {
     method: "POST",
