@@ -236,6 +236,9 @@ export class Indexer {
       // The segments merged away leave free pages; an index created by this version returns them
       // (the index's size is a goal: ≤ 0.5× the logs), others keep them for later inserts.
       this.db.pragma("incremental_vacuum");
+      // An index filled from nothing is a rebuild in all but name: leave it one file of its
+      // final size, as a rebuild does (issue #12: the footprint is the database and its WAL).
+      this.db.pragma("wal_checkpoint(TRUNCATE)");
     }
     return report;
   }

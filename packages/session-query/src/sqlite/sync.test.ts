@@ -278,6 +278,24 @@ describe("SQLite index maintenance", () => {
     expect((await engine.listSessions(all)).items[0]?.status).toBe("damaged");
   });
 
+  it("leaves no write-ahead log after filling an empty index or a rebuild: the index is one file", async () => {
+    for (let index = 0; index < 20; index += 1) {
+      const log = eventLogBuilder().turn().user(`footprint ${index}`).assistant("noted").end();
+      write(log.header, log.events);
+    }
+    expect(await engine.sync()).toMatchObject({ sessionsAdded: 20 });
+    expect(engine.footprint()).toMatchObject({ walBytes: 0 });
+    expect(engine.footprint().databaseBytes).toBeGreaterThan(0);
+    // A later small sync may leave frames in the log (SQLite checkpoints it by itself).
+    const more = eventLogBuilder().turn().user("footprint later").end();
+    write(more.header, more.events);
+    store().announceChange(more.header.sessionId);
+    await engine.sync();
+    expect(engine.footprint().walBytes).toBeGreaterThan(0);
+    await engine.rebuild();
+    expect(engine.footprint()).toMatchObject({ walBytes: 0 });
+  });
+
   it("persists across reopening, and rebuilds with progress", async () => {
     for (let index = 0; index < 3; index += 1) {
       const log = eventLogBuilder().turn().user(`persisted ${index}`).end();
