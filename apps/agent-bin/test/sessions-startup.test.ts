@@ -15,7 +15,6 @@ import {
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { eventLogBuilder } from "@tapedeck/session/testing";
 import {
   homeLogs,
@@ -24,6 +23,7 @@ import {
   tempWorkspace,
 } from "@tapedeck/test-harness";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { COMPILE_CACHE_CALL, distFiles, moduleLog } from "./module-log";
 
 let workspace: TempWorkspace;
 beforeEach(async () => {
@@ -52,33 +52,15 @@ const BUNDLE_BUDGET = 500_000;
  * `process.moduleLoadList` (`NativeModule crypto`, …) at exit.
  */
 function modulesLoadedBy(args: string[], binary = tapedeckBinary()): string[] {
-  const log = path.join(workspace.root, "modules.log");
-  const hooks = path.join(workspace.root, "hooks.mjs");
-  const register = path.join(workspace.root, "register.mjs");
-  writeFileSync(log, "");
-  writeFileSync(
-    hooks,
-    `import { appendFileSync } from "node:fs";
-export async function load(url, context, next) {
-  appendFileSync(${JSON.stringify(log)}, url + "\\n");
-  return next(url, context);
-}`,
-  );
-  writeFileSync(
-    register,
-    `import { appendFileSync } from "node:fs";
-import { register } from "node:module";
-register(${JSON.stringify(pathToFileURL(hooks).href)});
-process.on("exit", () => appendFileSync(${JSON.stringify(log)}, process.moduleLoadList.join("\\n")));`,
-  );
-  const result = spawnSync(process.execPath, ["--import", register, binary, ...args], {
+  const log = moduleLog(workspace.root);
+  const result = spawnSync(process.execPath, [log.flag, binary, ...args], {
     cwd: workspace.cwd,
     env: binaryEnv(),
     encoding: "utf8",
   });
   expect(result.stderr).toBe("");
   expect(result.status).toBe(0);
-  return readFileSync(log, "utf8").split("\n").filter(Boolean);
+  return log.read();
 }
 
 /** The environment the binary runs in: the test's home, its own temp directory. */
@@ -93,15 +75,6 @@ function binaryEnv(): NodeJS.ProcessEnv {
 
 /** The executable (`bin`): the CommonJS launcher in front of the ES module CLI. */
 const launcher = () => path.join(path.dirname(tapedeckBinary()), "tapedeck.cjs");
-
-/** The files of the bundle (`dist/`) among the loaded URLs. */
-function distFiles(urls: string[]): string[] {
-  const dist = path.dirname(tapedeckBinary());
-  return urls
-    .filter((url) => url.startsWith("file:"))
-    .map((url) => fileURLToPath(url))
-    .filter((file) => path.dirname(file) === dist);
-}
 
 function bundleBytes(urls: string[]): number {
   return distFiles(urls).reduce((sum, file) => sum + statSync(file).size, 0);
@@ -280,6 +253,22 @@ describe("a reading command's start-up", () => {
       expect(bundleBytes(urls)).toBeGreaterThan(100_000);
       // A stale search also reads the fresh-search bundle it tried first.
       expect(bundleBytes(urls)).toBeLessThan(BUNDLE_BUDGET + (stale ? FRESH_SEARCH_BUDGET : 0));
+    });
+  }
+});
+
+describe("Node's compile cache", () => {
+  for (const [entry, binary] of [
+    ["tapedeck.mjs", () => tapedeckBinary()],
+    ["tapedeck.cjs", launcher],
+  ] as const) {
+    it(`${entry} turns it on before a command's code loads (Node 22+ has it; a stand-in here)`, () => {
+      const urls = modulesLoadedBy(["sessions", "list", "--all"], binary());
+      const call = urls.indexOf(COMPILE_CACHE_CALL);
+      const command = urls.findIndex((url) => /\/sessions-command-[A-Z0-9]+\.mjs$/.test(url));
+      expect(command).toBeGreaterThan(0);
+      expect(call).toBeGreaterThanOrEqual(0);
+      expect(call).toBeLessThan(command);
     });
   }
 });
