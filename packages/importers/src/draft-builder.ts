@@ -38,6 +38,8 @@ export class DraftBuilder {
   private turnStartIndex: number | undefined;
   private turnStatus: TurnStatus | undefined;
   private turnError: string | undefined;
+  /** What the open turn's last surface event was: `user`, `assistant` or a call event's type. */
+  private lastSurface: string | undefined;
   /** Source call id → { the id written, the call's seq } for calls without output yet. */
   private readonly pending = new Map<string, { callId: string; seq: number }>();
   private readonly usedCallIds = new Set<string>();
@@ -216,9 +218,18 @@ export class DraftBuilder {
     this.ts = next;
   }
 
-  /** Closes the last turn and returns every event. */
+  /**
+   * Closes the last turn and returns every event, except a last turn the source left unfinished
+   * without saying how it ended (calls unanswered, an output or a prompt the model has not
+   * answered): it stays open, as a crashed run's does. Closing it would write synthetic events
+   * the source does not have, so when the source grows (a session still running when imported)
+   * the next import could not append and would fork; open, the new events are appended, and a
+   * run that continues the session repairs it as `normalize` repairs any interrupted turn.
+   */
   finish(): TimedDraft[] {
-    this.endTurn();
+    const unfinished =
+      this.turnStatus === undefined && (this.pending.size > 0 || this.lastSurface !== "assistant");
+    if (!unfinished) this.endTurn();
     return this.drafts;
   }
 
@@ -241,6 +252,7 @@ export class DraftBuilder {
 
   private surface(draft: Extra): number {
     const seq = this.nextSeq;
+    this.lastSurface = draft.type === "message" ? (draft.role as string) : (draft.type as string);
     this.push(draft);
     this.visible.push(seq);
     return seq;

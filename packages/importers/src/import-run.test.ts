@@ -165,8 +165,59 @@ describe("importSessions", () => {
     expect(grown.files[0]?.sessions[0]).toMatchObject({
       action: "forked",
       forkedFrom: { sessionId, seq: 4 },
-      newEvents: 3,
+      // turn/start and the prompt: its turn stays open until the source answers it.
+      newEvents: 2,
     });
+  });
+
+  it("appends what a source still being written adds to its last turn, instead of forking", async () => {
+    const { store, dir } = setup();
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, "s.jsonl");
+    const call = {
+      type: "message",
+      id: "a2",
+      parentId: "a1",
+      timestamp: "2025-12-24T00:01:30.000Z",
+      message: {
+        role: "assistant",
+        content: [{ type: "toolCall", id: "t1", name: "bash", arguments: { command: "ls" } }],
+        provider: "p",
+        model: "m",
+        stopReason: "toolUse",
+      },
+    };
+    // Imported while pi runs the tool: the call has no result yet.
+    writeFileSync(file, jsonl([piHeader, piUser("a1", null, "list"), call]));
+    const first = await importSessions({ store, source: "pi", paths: [dir] });
+    const sessionId = first.files[0]!.sessions[0]!.sessionId;
+    expect((await store.readSession(sessionId)).events.map((event) => event.type)).toEqual([
+      "turn/start",
+      "message",
+      "function_call",
+    ]);
+    const result = {
+      type: "message",
+      id: "a3",
+      parentId: "a2",
+      timestamp: "2025-12-24T00:01:40.000Z",
+      message: { role: "toolResult", toolCallId: "t1", toolName: "bash", content: "a.txt" },
+    };
+    appendFileSync(file, jsonl([result]));
+    const second = await importSessions({ store, source: "pi", paths: [dir] });
+    expect(second.files[0]?.sessions[0]).toMatchObject({ action: "appended", newEvents: 1 });
+    appendFileSync(file, jsonl([piAssistant("a4", "a3", "one file")]));
+    const third = await importSessions({ store, source: "pi", paths: [dir] });
+    expect(third.files[0]?.sessions[0]).toMatchObject({ action: "appended", newEvents: 2 });
+    expect((await store.readSession(sessionId)).events.map((event) => event.type)).toEqual([
+      "turn/start",
+      "message",
+      "function_call",
+      "function_call_output",
+      "message",
+      "turn/end",
+    ]);
+    expect((await store.list()).length).toBe(1);
   });
 
   it("writes pi branches as forks by reference of the main session", async () => {

@@ -66,6 +66,9 @@ describe("convertOpencode", () => {
             part("text", { text: "Done." }),
             part("step-finish", { reason: "stop" }),
           ]),
+          // The next prompt closes the turn (the last turn of a file stays open while a call of
+          // it runs: the source may still be writing it).
+          userMessage([part("text", { text: "thanks" })]),
         ],
       },
       "/x/ses_abc.json",
@@ -90,11 +93,13 @@ describe("convertOpencode", () => {
       "message",
       "function_call_output",
       "turn/end",
+      "turn/start",
+      "message",
     ]);
     expect(session.events[1]).toMatchObject({ model: "opencode-go:deepseek-v4-pro" });
     expect(session.events[7]).toMatchObject({ callId: "call_2", output: "boom", isError: true });
     expect(session.events[10]).toMatchObject({ callId: "call_3", synthetic: true });
-    expect(session.events.at(-1)).toMatchObject({ status: "interrupted" });
+    expect(session.events[11]).toMatchObject({ status: "interrupted" });
     replays(session);
   });
 

@@ -210,7 +210,6 @@ describe("convertPi", () => {
       "x-pi-custom",
       "turn/start",
       "message",
-      "turn/end",
     ]);
     expect(events[1]).toMatchObject({ text: "$ ls\na.txt" });
     expect(events[4]).toMatchObject({ model: "openai:gpt-5" });
