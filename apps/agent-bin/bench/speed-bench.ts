@@ -5,14 +5,14 @@
  * 20,000-session rows (≈ 1.7 GB, minutes: indexing from nothing, search against rg, and each
  * `sessions list` paired with the same command on the small home, A B A B, so the ratio between
  * the homes is measured under the same load); `BENCH_ONLY=startup` runs only the start-up rows
- * (`--version`, `sessions list`) against `node -e 0`, `BENCH_ONLY=cli` those and `sessions search`
+ * (`--version`, `sessions list`, `acp` spawn → `initialize` answer) against `node -e 0`, `BENCH_ONLY=cli` those and `sessions search`
  * against `rg` (on the indexed home, without indexing it again), `BENCH_ONLY=engine` only the
  * in-process engine search against `rg`. Expects the bundle built (the
  * `bench` script does it); `BENCH_BINARY` times another build (default the executable, `dist/tapedeck.cjs`; e.g. an older one's
  * `tapedeck.mjs`, to compare).
  * Homes are kept in `$TMPDIR/tapedeck-speed-bench-*` and reused when their shape matches.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -203,8 +203,35 @@ const report = (row: BenchRow) => {
   const baseline = row.baseline === undefined ? "" : ` (baseline ${row.baseline.toFixed(1)})`;
   console.log(`measured ${row.name}: ${row.value.toFixed(2)} ${row.unit}${baseline}`);
 };
+/**
+ * `tapedeck acp` as an editor spawns it: the wall time from the spawn to the `initialize` answer
+ * on its stdout (its shutdown, after stdin closes, is not counted), in ms.
+ */
+async function acpInitialize(env: NodeJS.ProcessEnv): Promise<number> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [binary, "acp"], {
+    env,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  const answered = await new Promise<number>((resolve, reject) => {
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('"id":1')) resolve(performance.now() - started);
+    });
+    child.on("exit", () => reject(new Error(`tapedeck acp exited without answering: ${output}`)));
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } })}\n`,
+    );
+  });
+  child.stdin.end();
+  await exited;
+  return answered;
+}
+
 /** Start-up: what every command and ACP spawn pays before any work, against a bare node. */
-function startupRows(home: string, sessions: number): void {
+async function startupRows(home: string, sessions: number): Promise<void> {
   const { env, tapedeck } = cli(home);
   const node = () => wall(process.execPath, ["-e", "0"], env);
   const list = paired(() => tapedeck("sessions", "list"), node);
@@ -237,6 +264,22 @@ function startupRows(home: string, sessions: number): void {
     better: "lower",
     goal: "≤ node + 60 ms",
   });
+  // ACP spawn → `initialize` answer, paired with a bare node (A B A B).
+  const spawns: number[] = [];
+  const bare: number[] = [];
+  for (let index = 0; index < runs; index += 1) {
+    spawns.push(await acpInitialize(env));
+    bare.push(node());
+  }
+  report({
+    name: "tapedeck acp: spawn → initialize answer",
+    value: median(spawns),
+    unit: "ms",
+    baseline: median(bare),
+    baselineName: "node -e 0",
+    better: "lower",
+    goal: "≤ node + 60 ms",
+  });
 }
 
 /** The small home's indexing rates (wall, CPU), the baselines of the large one's. */
@@ -251,7 +294,7 @@ if (only === "engine") {
   if (!fs.existsSync(path.join(small.home, "index.sqlite"))) cli(small.home).tapedeck("index");
   // `cli`: every whole-process CLI row on the indexed home, without indexing it again.
   if (only === "cli") report(searchRows(small.home, `${small.sessions} sessions`, "≤ 1.0× rg"));
-  startupRows(small.home, small.sessions);
+  await startupRows(small.home, small.sessions);
 } else {
   const indexed = indexFromNothing(small.home, small.events);
   smallIndexRate = indexed.eventsPerSecond;
@@ -276,7 +319,7 @@ if (only === "engine") {
     goal: "≤ 0.5",
   });
   report(searchRows(small.home, `${small.sessions} sessions`, "≤ 1.0× rg"));
-  startupRows(small.home, small.sessions);
+  await startupRows(small.home, small.sessions);
   report(await syncAfterOneAppend(small.home));
   report(await engineSearch(small.home));
 }
