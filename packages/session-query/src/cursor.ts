@@ -15,7 +15,14 @@ const envelopeSchema = lazySchema(() => {
 
 /** FNV-1a digest of a value's JSON (object keys sorted): identifies a query. */
 export function queryDigest(value: unknown): string {
-  const text = stableJson(value);
+  return textDigest(stableJson(value));
+}
+
+/**
+ * The FNV-1a digest of a text: {@link queryDigest} of a value whose sorted-key JSON is `text`
+ * (`JSON.stringify` of an object whose keys were written in sorted order is that JSON).
+ */
+export function textDigest(text: string): string {
   let hash = 0x811c9dc5;
   for (let index = 0; index < text.length; index += 1) {
     hash ^= text.charCodeAt(index);

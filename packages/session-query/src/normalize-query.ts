@@ -5,7 +5,7 @@
 import type { SessionEventType } from "@tapedeck/session";
 import { lazySchema } from "@tapedeck/session/core";
 import * as z from "zod/mini";
-import { decodeCursor, encodeCursor, queryDigest } from "./cursor";
+import { decodeCursor, encodeCursor, queryDigest, textDigest } from "./cursor";
 import type {
   EventOrder,
   HighlightMarkers,
@@ -13,6 +13,7 @@ import type {
   SessionOrder,
   SessionStatus,
 } from "./query-engine";
+import { fastEventQuery } from "./query-fast-path";
 import {
   DEFAULT_LIMIT,
   eventSearchQuerySchema,
@@ -48,42 +49,61 @@ export interface NormalizedEventQuery {
   digest: string;
 }
 
-/** Validates an event query. @throws InvalidQueryError */
+/**
+ * Validates an event query (the common shapes without zod: `query-fast-path.ts`).
+ * @throws InvalidQueryError
+ */
 export function normalizeEventQuery(query: unknown): NormalizedEventQuery {
-  const parsed = parseInput(eventSearchQuerySchema(), query ?? {}, "query");
+  const input = query ?? {};
+  const parsed = fastEventQuery(input) ?? parseInput(eventSearchQuerySchema(), input, "query");
   const text = parsed.text?.trim() ? parsed.text : null;
   const order: EventOrder =
     parsed.order === "relevance" && text === null ? "newest" : (parsed.order ?? "newest");
   const prefix = text === null ? "none" : (parsed.prefix ?? "none");
-  const normalized: Omit<NormalizedEventQuery, "digest"> = {
-    words: text === null ? null : queryWords(text, prefix),
+  const sessionId = parsed.sessionId ?? null;
+  const types =
+    parsed.types === undefined ? null : ([...new Set(parsed.types)] as SessionEventType[]);
+  const roles = parsed.roles === undefined ? null : [...new Set(parsed.roles)];
+  const toolName = parsed.toolName ?? null;
+  const callId = parsed.callId ?? null;
+  const sinceMs = parsed.since === undefined ? null : timeMs(parsed.since);
+  const untilMs = parsed.until === undefined ? null : timeMs(parsed.until);
+  const currentOnly = parsed.currentOnly ?? false;
+  // What ties a cursor to its query, keys in sorted order: its JSON is then the text
+  // `queryDigest` hashes (`stableJson`), written in one native call (tested in normalize-query.test.ts).
+  // `prefix` joins only when set (`undefined` is left out), so plain queries keep their digest.
+  const identity = {
+    callId,
+    currentOnly,
+    order,
+    prefix: prefix === "none" ? undefined : prefix,
+    roles,
+    sessionId,
+    sinceMs,
+    text,
+    toolName,
+    types,
+    untilMs,
+  };
+  const words = text === null ? null : queryWords(text, prefix);
+  const digest = textDigest(JSON.stringify(identity));
+  return {
+    words,
     text,
     prefix,
-    sessionId: parsed.sessionId ?? null,
-    types: parsed.types === undefined ? null : ([...new Set(parsed.types)] as SessionEventType[]),
-    roles: parsed.roles === undefined ? null : [...new Set(parsed.roles)],
-    toolName: parsed.toolName ?? null,
-    callId: parsed.callId ?? null,
-    sinceMs: parsed.since === undefined ? null : timeMs(parsed.since),
-    untilMs: parsed.until === undefined ? null : timeMs(parsed.until),
-    currentOnly: parsed.currentOnly ?? false,
+    sessionId,
+    types,
+    roles,
+    toolName,
+    callId,
+    sinceMs,
+    untilMs,
+    currentOnly,
     order,
     limit: parsed.limit ?? DEFAULT_LIMIT,
     cursor: parsed.cursor ?? null,
     markers: parsed.highlight ?? defaultMarkers,
-  };
-  const {
-    limit: _limit,
-    cursor: _cursor,
-    markers: _markers,
-    words: _words,
-    prefix: _prefix,
-    ...identity
-  } = normalized;
-  // `prefix` joins the digest only when set, so cursors of plain queries keep their digest.
-  return {
-    ...normalized,
-    digest: queryDigest(prefix === "none" ? identity : { ...identity, prefix }),
+    digest,
   };
 }
 

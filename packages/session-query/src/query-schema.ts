@@ -9,21 +9,31 @@
 import { isKnownEventType, isSessionId, lazySchema, MESSAGE_ROLES } from "@tapedeck/session/core";
 import * as z from "zod/mini";
 import { InvalidQueryError } from "./errors";
+import { fastScope } from "./query-fast-path";
+import {
+  EVENT_ORDERS,
+  MAX_CURSOR_LENGTH,
+  MAX_LIMIT,
+  MAX_MARKER_LENGTH,
+  MAX_SCOPE_WORKSPACES,
+  MAX_TEXT_LENGTH,
+  MAX_WORKSPACE_ID_LENGTH,
+  PREFIX_MATCHINGS,
+} from "./query-limits";
 import { useEnglishMessages } from "./zod-english";
 
-/** Largest page any operation returns; larger `limit`s are capped to it. */
-export const MAX_LIMIT = 200;
-/** Page size when `limit` is not given. */
-export const DEFAULT_LIMIT = 20;
+export { DEFAULT_LIMIT, MAX_LIMIT } from "./query-limits";
 
 /** A {@link QueryScope}. Built on first use, like every schema here (`lazySchema`). */
 export const queryScopeSchema = lazySchema(() => {
   useEnglishMessages();
-  const workspaceIdSchema = z.string().check(z.minLength(1), z.maxLength(4096));
+  const workspaceIdSchema = z.string().check(z.minLength(1), z.maxLength(MAX_WORKSPACE_ID_LENGTH));
   return z.union([
     z.strictObject({ all: z.literal(true) }),
     z.strictObject({
-      workspaceIds: z.array(workspaceIdSchema).check(z.minLength(1), z.maxLength(1000)),
+      workspaceIds: z
+        .array(workspaceIdSchema)
+        .check(z.minLength(1), z.maxLength(MAX_SCOPE_WORKSPACES)),
     }),
   ]);
 });
@@ -50,7 +60,7 @@ const fields = lazySchema(() => {
       z.number().check(z.int(), z.minimum(1)),
       z.transform((value: number) => Math.min(value, MAX_LIMIT)),
     ),
-    prefix: z.enum(["none", "last"]),
+    prefix: z.enum(PREFIX_MATCHINGS),
   };
 });
 
@@ -63,9 +73,9 @@ export const eventSearchQuerySchema = lazySchema(() => {
     }),
   );
   const name = z.string().check(z.minLength(1), z.maxLength(256));
-  const marker = z.string().check(z.maxLength(64));
+  const marker = z.string().check(z.maxLength(MAX_MARKER_LENGTH));
   return z.strictObject({
-    text: z.optional(z.string().check(z.maxLength(2000))),
+    text: z.optional(z.string().check(z.maxLength(MAX_TEXT_LENGTH))),
     prefix: z.optional(prefix),
     sessionId: z.optional(sessionIdSchema()),
     types: z.optional(z.array(eventTypeSchema).check(z.minLength(1), z.maxLength(32))),
@@ -75,9 +85,9 @@ export const eventSearchQuerySchema = lazySchema(() => {
     since: z.optional(time),
     until: z.optional(time),
     currentOnly: z.optional(z.boolean()),
-    order: z.optional(z.enum(["newest", "oldest", "relevance"])),
+    order: z.optional(z.enum(EVENT_ORDERS)),
     limit: z.optional(limit),
-    cursor: z.optional(z.string().check(z.maxLength(4096))),
+    cursor: z.optional(z.string().check(z.maxLength(MAX_CURSOR_LENGTH))),
     highlight: z.optional(z.strictObject({ open: marker, close: marker })),
   });
 });
@@ -88,7 +98,7 @@ export const listSessionsOptionsSchema = lazySchema(() =>
     orderBy: z.optional(z.enum(["updatedAt", "createdAt"])),
     status: z.optional(z.enum(["active", "completed", "interrupted", "damaged"])),
     limit: z.optional(fields().limit),
-    cursor: z.optional(z.string().check(z.maxLength(4096))),
+    cursor: z.optional(z.string().check(z.maxLength(MAX_CURSOR_LENGTH))),
   }),
 );
 
@@ -96,7 +106,7 @@ export const listSessionsOptionsSchema = lazySchema(() =>
 export const sessionSearchQuerySchema = lazySchema(() => {
   const { time, prefix } = fields();
   return z.extend(listSessionsOptionsSchema(), {
-    text: z.optional(z.string().check(z.maxLength(2000))),
+    text: z.optional(z.string().check(z.maxLength(MAX_TEXT_LENGTH))),
     prefix: z.optional(prefix),
     since: z.optional(time),
     until: z.optional(time),
@@ -131,9 +141,9 @@ export function parseInput<T extends z.ZodMiniType>(
 /** The validated scope. */
 export type ParsedScope = z.output<ReturnType<typeof queryScopeSchema>>;
 
-/** Validates a scope. */
+/** Validates a scope (the common shapes without zod: `query-fast-path.ts`). */
 export function parseScope(scope: unknown): ParsedScope {
-  return parseInput(queryScopeSchema(), scope, "scope");
+  return fastScope(scope) ?? parseInput(queryScopeSchema(), scope, "scope");
 }
 
 /** Validates a session id argument. */

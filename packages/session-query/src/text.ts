@@ -161,7 +161,7 @@ export function queryWords(text: string, prefix: PrefixMatching = "none"): Query
   const words: QueryWord[] = [];
   for (const raw of text.split(/\s+/u)) {
     if (raw === "") continue;
-    const tokens = tokenize(fold(raw).text);
+    const tokens = textTokens(raw);
     if (tokens.length > 0) words.push({ raw, tokens });
   }
   const last = words[words.length - 1];

@@ -38,11 +38,22 @@ export interface HitCacheStats {
   resets: number;
 }
 
+/**
+ * Result columns `d` and `t` giving the index's version (SQLite's `data_version` and this
+ * connection's `total_changes()`), for {@link HitCache.refresh}. A search selects them with its
+ * hits: one statement per search, not a second one to check the cache (each statement costs
+ * ≈ 0.08 ms on a search's first touch of SQLite's code after other work, issue #12), and the
+ * version is the one of the snapshot the hits come from.
+ */
+export const INDEX_VERSION_COLUMNS =
+  "(SELECT data_version FROM pragma_data_version) AS d, total_changes() AS t";
+
 /** Log readers and session summaries valid while the index is unchanged. */
 export class HitCache {
   readonly stats: HitCacheStats = { logOpens: 0, sessionRows: 0, resets: 0 };
   private readonly version: Database.Statement<[], { d: number; t: number }>;
-  private seen = "";
+  private dataVersion = -1;
+  private totalChanges = -1;
   private readonly readers = new Map<string, LogReader>();
   /** Per scope (its workspaces: fork counts depend on them), session row id → session. */
   private readonly sessions = new Map<string, Map<number, PageSession>>();
@@ -51,18 +62,21 @@ export class HitCache {
     db: Database.Database,
     private readonly store: Pick<IndexedStore, "openLogReader">,
   ) {
-    this.version = db.prepare(
-      "SELECT data_version AS d, total_changes() AS t FROM pragma_data_version",
-    );
+    this.version = db.prepare(`SELECT ${INDEX_VERSION_COLUMNS}`);
   }
 
-  /** Empties the cache when the index changed since the last call. Call once per search. */
-  refresh(): void {
-    const { d, t } = this.version.get()!;
-    const now = `${d}:${t}`;
-    if (now === this.seen) return;
-    if (this.seen !== "") this.stats.resets += 1;
-    this.seen = now;
+  /**
+   * Empties the cache when the index changed since the last call. Call once per search, with the
+   * version its hits were read at (`INDEX_VERSION_COLUMNS`), or without to read it here.
+   */
+  refresh(dataVersion?: number, totalChanges?: number): void {
+    let d = dataVersion;
+    let t = totalChanges;
+    if (d === undefined || t === undefined) ({ d, t } = this.version.get()!);
+    if (d === this.dataVersion && t === this.totalChanges) return;
+    if (this.dataVersion !== -1) this.stats.resets += 1;
+    this.dataVersion = d;
+    this.totalChanges = t;
     this.clear();
   }
 

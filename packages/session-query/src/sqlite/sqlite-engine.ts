@@ -24,7 +24,7 @@ import type { ParsedScope } from "../query-schema";
 import { type SessionAggregate, toSummary } from "../summary";
 import { eventText, snippet } from "../text";
 import { readEventLines } from "./event-lines";
-import { HitCache } from "./hit-cache";
+import { HitCache, INDEX_VERSION_COLUMNS } from "./hit-cache";
 import type { IndexedStore, Indexer, SessionRow, SyncProgress, SyncReport } from "./indexer";
 import { KEYS_PER_MS, prepareSchema, roleTag, typeTag } from "./schema";
 import {
@@ -106,6 +106,9 @@ interface EventRow {
   seq: number;
   offset: number;
   length: number;
+  /** The index's version as of the statement (`INDEX_VERSION_COLUMNS`). */
+  d: number;
+  t: number;
   rank?: number;
 }
 
@@ -250,8 +253,9 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
     query: NormalizedEventQuery,
     relevance: boolean,
   ): EventHit[] => {
-    if (rows.length === 0) return [];
-    hitCache.refresh();
+    const first = rows[0];
+    if (first === undefined) return [];
+    hitCache.refresh(first.d, first.t);
     const workspaces = workspacesOf(scope);
     const sessions = hitCache.pageSessions(
       workspaces === null ? "*" : workspaces.join(","),
@@ -374,7 +378,7 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
             ? "f.rowid"
             : "f.rowid DESC";
       rows = prepared<EventRow>(
-        `SELECT e.id, e.session, e.seq, e.offset, e.length${relevance ? ", f.rank AS rank" : ""}
+        `SELECT e.id, e.session, e.seq, e.offset, e.length, ${INDEX_VERSION_COLUMNS}${relevance ? ", f.rank AS rank" : ""}
          FROM event_fts f JOIN events e ON e.id = f.rowid
          WHERE event_fts MATCH ?${where.map((clause) => ` AND ${clause}`).join("")}
          ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`,
@@ -400,7 +404,7 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
         params.push(toolId);
       }
       rows = prepared<EventRow>(
-        `SELECT e.id, e.session, e.seq, e.offset, e.length FROM events e ${join}
+        `SELECT e.id, e.session, e.seq, e.offset, e.length, ${INDEX_VERSION_COLUMNS} FROM events e ${join}
          ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
          ORDER BY e.id ${query.order === "oldest" ? "" : "DESC"} LIMIT ${limit}`,
       ).all(...params);
