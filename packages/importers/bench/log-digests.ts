@@ -9,13 +9,14 @@
  * `pnpm exec tsx bench/log-digests.ts > before.json`, change, `… > after.json`, `diff` them.
  * Nothing in a log is random: session and run ids derive from the source, timestamps are the
  * source's, the header's agent is the store's default. (The change journal, whose generation is
- * random, is not a log and is not compared.)
+ * random, is not a log and is not compared.) The corpus is written to `$TMPDIR/tapedeck-log-digests`
+ * each time, as the source paths are part of the logs.
  */
 import { createHash } from "node:crypto";
 import {
   cpSync,
   existsSync,
-  mkdtempSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -30,7 +31,10 @@ import { writeCorpus } from "./corpus";
 
 const SESSIONS = Number(process.env.LOG_DIGEST_SESSIONS ?? 12);
 const sources: ImportSource[] = ["claude-code", "codex", "pi", "opencode"];
-const root = mkdtempSync(join(tmpdir(), "tapedeck-log-digests-"));
+// A fixed folder: the source's path is in every header's origin, so it must not change between runs.
+const root = join(tmpdir(), "tapedeck-log-digests");
+rmSync(root, { recursive: true, force: true });
+mkdirSync(root);
 const samples = fileURLToPath(new URL("../__fixtures__/samples", import.meta.url));
 const output: Record<string, unknown> = {};
 

@@ -2,7 +2,8 @@
  * One file of an import: convert it, then write its sessions in order. The one rule for the
  * main thread and for import workers, so both produce the same sessions and the same report.
  */
-import type { SessionStore } from "@tapedeck/session-store";
+import { resolve } from "node:path";
+import { defaultWorkspaceId, type SessionStore } from "@tapedeck/session-store";
 import { BackgroundSync } from "./background-sync";
 import type { ImportUnit } from "./locate";
 import type { ConvertedSession, SkippedLine, SourceKey } from "./types";
@@ -65,6 +66,16 @@ export class RunWriter {
   /** Source keys written by this run (see {@link keyOf}). */
   readonly written = new Set<string>();
   private readonly syncer: BackgroundSync;
+  /** Workspace ids by cwd, found once per run (the store's rule, `defaultWorkspaceId`). */
+  private readonly workspaceIds = new Map<string, string>();
+  private readonly workspaceIdOf = (cwd: string): string => {
+    let workspaceId = this.workspaceIds.get(cwd);
+    if (workspaceId === undefined) {
+      workspaceId = defaultWorkspaceId(resolve(cwd));
+      this.workspaceIds.set(cwd, workspaceId);
+    }
+    return workspaceId;
+  };
 
   constructor(
     readonly store: SessionStore,
@@ -100,6 +111,7 @@ export class RunWriter {
     const outcome = await writeConverted(this.store, converted, {
       dryRun: this.dryRun,
       deferSync: true,
+      workspaceIdOf: this.workspaceIdOf,
     });
     if (outcome.action === "created" && outcome.forkedFrom === undefined && !this.dryRun) {
       await this.syncer.add(outcome.sessionId);

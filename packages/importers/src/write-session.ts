@@ -34,6 +34,12 @@ export interface WriteOptions {
    * `store.syncLogs` (importSessions does, in batches). Default `false`.
    */
   deferSync?: boolean;
+  /**
+   * The workspace id of a new session started in `cwd`; default the store's rule
+   * (`defaultWorkspaceId`). An import passes one that remembers each cwd's answer for the run
+   * (finding it costs a `realpath` and a walk up the folders looking for `.git`).
+   */
+  workspaceIdOf?: (cwd: string) => string;
 }
 
 const MAX_ATTEMPTS = 20;
@@ -59,7 +65,7 @@ export async function writeConverted(
   const deadline = Date.now() + (options.busyTimeoutMs ?? 10_000);
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await writeOnce(store, converted, options.dryRun === true, options.deferSync === true);
+      return await writeOnce(store, converted, options);
     } catch (error) {
       const retry =
         SessionBusyError.isInstance(error) ||
@@ -73,11 +79,11 @@ export async function writeConverted(
 async function writeOnce(
   store: SessionStore,
   converted: ConvertedSession,
-  dryRun: boolean,
-  deferSync: boolean,
+  options: WriteOptions,
 ): Promise<SessionOutcome> {
+  const dryRun = options.dryRun === true;
   const latest = await latestGeneration(store, converted.key, converted.createdAt);
-  if (latest === undefined) return createNew(store, converted, dryRun, deferSync);
+  if (latest === undefined) return createNew(store, converted, options);
   const { key, events } = converted;
   // Compare without the lock first: re-importing an unchanged source takes no lock, no fsync.
   const text = compareAsText(store, latest.sessionId, events);
@@ -168,9 +174,9 @@ async function reconcile(
 async function createNew(
   store: SessionStore,
   converted: ConvertedSession,
-  dryRun: boolean,
-  deferSync: boolean,
+  options: WriteOptions,
 ): Promise<SessionOutcome> {
+  const dryRun = options.dryRun === true;
   const { key, events } = converted;
   const sessionId = importedSessionId(key, converted.createdAt);
   const parent =
@@ -195,12 +201,15 @@ async function createNew(
   if (!dryRun) {
     await store.create({
       cwd: converted.cwd,
+      ...(options.workspaceIdOf === undefined
+        ? {}
+        : { workspaceId: options.workspaceIdOf(converted.cwd) }),
       sessionId,
       createdAt: converted.createdAt,
       origin: originOf(converted),
       seed: events,
       keepTimestamps: true,
-      durable: !deferSync,
+      durable: options.deferSync !== true,
     });
   }
   return { key, sessionId, action: "created", newEvents: events.length };

@@ -243,37 +243,36 @@ export class ChangeJournal {
       throw error;
     }
     try {
-      const { size } = fs.fstatSync(fd);
-      const buffer = Buffer.alloc(64);
-      const read = fs.readSync(fd, buffer, 0, buffer.length, 0);
-      const newline = buffer.subarray(0, read).indexOf(0x0a);
-      if (newline === -1) return "damaged";
-      const match = headerPattern.exec(buffer.toString("latin1", 0, newline));
-      if (match === null) return "damaged";
-      return { generation: match[1] as string, size, headerEnd: newline + 1 };
+      return headerOf(fd);
     } finally {
       fs.closeSync(fd);
     }
   }
 
-  /** An `O_APPEND` descriptor on a journal with a valid header (created or replaced if needed). */
+  /**
+   * An `O_APPEND` descriptor on a journal with a valid header (created or replaced if needed).
+   * Opened for reading too, so the header is checked through it: one open per record, not two.
+   */
   private openForAppend(): number {
     for (let attempt = 0; attempt < 5; attempt += 1) {
-      const header = this.readHeader();
-      if (header === "missing") {
+      let fd: number;
+      try {
+        fd = fs.openSync(this.path, fs.constants.O_RDWR | fs.constants.O_APPEND);
+      } catch (error) {
+        if (!hasErrorCode(error, "ENOENT")) throw error;
         this.createGeneration(undefined);
         continue;
       }
-      if (header === "damaged") {
-        const stat = fs.statSync(this.path, { throwIfNoEntry: false });
-        if (stat !== undefined) this.rotate(stat.ino);
-        continue;
-      }
+      let inode: number;
       try {
-        return fs.openSync(this.path, "a", 0o600);
+        if (headerOf(fd) !== "damaged") return fd;
+        inode = fs.fstatSync(fd).ino;
       } catch (error) {
-        if (!hasErrorCode(error, "ENOENT")) throw error;
+        fs.closeSync(fd);
+        throw error;
       }
+      fs.closeSync(fd);
+      this.rotate(inode);
     }
     throw new TapedeckError("JOURNAL_FAILED", `could not open the change journal ${this.path}`);
   }
@@ -307,4 +306,16 @@ export class ChangeJournal {
   private rotate(inode: number): void {
     this.createGeneration(inode);
   }
+}
+
+/** The header of the journal open as `fd`: its generation, the file's size, where records start. */
+function headerOf(fd: number): { generation: string; size: number; headerEnd: number } | "damaged" {
+  const { size } = fs.fstatSync(fd);
+  const buffer = Buffer.alloc(64);
+  const read = fs.readSync(fd, buffer, 0, buffer.length, 0);
+  const newline = buffer.subarray(0, read).indexOf(0x0a);
+  if (newline === -1) return "damaged";
+  const match = headerPattern.exec(buffer.toString("latin1", 0, newline));
+  if (match === null) return "damaged";
+  return { generation: match[1] as string, size, headerEnd: newline + 1 };
 }

@@ -28,6 +28,7 @@ import {
   fsyncDirectoryAsync,
   hasErrorCode,
 } from "./fs-util";
+import { scratchEncoder } from "./line-encoder";
 import { acquireLock, type HeldLock, liveLockOwner, releaseLock } from "./lock";
 import { readHeaderLine, replayLog } from "./log-file";
 import { defaultHome, LogFolder } from "./log-folder";
@@ -155,9 +156,12 @@ class FileSessionStore implements SessionStore {
       ...(options.origin === undefined ? {} : { origin: { ...options.origin } }),
     };
     const session = Session.create(sessionId, [], header);
-    const { events, lines } = applyDrafts(session, options.seed ?? [], this.now, options);
+    // Encoded and written with no await between: the thread's scratch buffer holds the log.
+    const lines = scratchEncoder();
+    lines.text(JSON.stringify(header));
+    const events = applyDrafts(session, options.seed ?? [], this.now, lines, options);
     this.journal.record("n", sessionId);
-    this.writeNewLog(sessionId, header, lines, options.durable !== false);
+    this.writeNewLog(sessionId, lines.bytes(), options.durable !== false);
     return { sessionId, header, events };
   }
 
@@ -187,7 +191,7 @@ class FileSessionStore implements SessionStore {
       parentEvents === undefined ? {} : { parentEvents },
     );
     this.journal.record("n", header.sessionId);
-    this.writeNewLog(header.sessionId, header, lines);
+    this.writeNewLog(header.sessionId, encodeLines([JSON.stringify(header), ...lines]));
     return { sessionId: header.sessionId, header };
   }
 
@@ -226,15 +230,9 @@ class FileSessionStore implements SessionStore {
     return new Date(time).toISOString();
   }
 
-  /** Writes a new log (header + event lines, JSON text) atomically; it never existed before. */
-  private writeNewLog(
-    sessionId: string,
-    header: SessionHeader,
-    lines: readonly string[],
-    durable = true,
-  ): void {
+  /** Writes a new log (header + event lines, UTF-8) atomically; it never existed before. */
+  private writeNewLog(sessionId: string, data: Uint8Array, durable = true): void {
     fs.mkdirSync(this.sessionsDir, { recursive: true, mode: 0o700 });
-    const data = encodeLines([JSON.stringify(header), ...lines]);
     try {
       createFileExclusive(this.pathOf(sessionId), data, durable);
     } catch (error) {
@@ -473,10 +471,12 @@ class FileSessionStore implements SessionStore {
     };
     const child = Session.create(childId, [], header);
     appendParentPrefix(child, parent.events);
+    const lines = scratchEncoder();
+    lines.text(JSON.stringify(header));
     // A fork taken inside an open turn starts by closing it, as a resume would.
-    const { events, lines } = applyDrafts(child, normalize(child), this.now);
+    const events = applyDrafts(child, normalize(child), this.now, lines);
     this.journal.record("n", childId);
-    this.writeNewLog(childId, header, lines);
+    this.writeNewLog(childId, lines.bytes());
     return { sessionId: childId, header, events };
   }
 

@@ -86,9 +86,28 @@ export async function fsyncDirectoryAsync(directory: string): Promise<void> {
   }
 }
 
-/** A temp name beside `path` that `list()` never mistakes for a log (leading dot, `.tmp`). */
+/** This thread's part of temp names: random once (worker threads share the process id). */
+let tempStamp: string | undefined;
+let tempCount = 0;
+
+/**
+ * A temp name beside `path` that `list()` never mistakes for a log (leading dot, `.tmp`), unique
+ * to this process and thread (pid, a random stamp drawn once, a counter): an import creates one
+ * per log, and drawing random bytes for each cost more than the name is worth.
+ */
 export function tempPathBeside(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomHex(4)}.tmp`);
+  tempStamp ??= `${process.pid}.${randomHex(6)}`;
+  tempCount += 1;
+  return join(dirname(path), `.${basename(path)}.${tempStamp}.${tempCount.toString(36)}.tmp`);
+}
+
+/** Removes `path` if it exists (a plain unlink: `rmSync` walks it as a tree first). */
+export function removeFile(path: string): void {
+  try {
+    fs.unlinkSync(path);
+  } catch (error) {
+    if (!hasErrorCode(error, "ENOENT")) throw error;
+  }
 }
 
 /** Writes all of `data` at the current position of `fd`, looping over short writes. */
@@ -113,7 +132,7 @@ export function createFileExclusive(path: string, data: Uint8Array, durable = tr
   try {
     fs.linkSync(temp, path);
   } finally {
-    fs.rmSync(temp, { force: true });
+    removeFile(temp);
   }
   if (durable) fsyncDirectory(dirname(path));
 }

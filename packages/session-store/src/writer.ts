@@ -9,24 +9,25 @@ import {
   toStorageFault,
 } from "@tapedeck/session";
 import { fsyncAsync, writeAll } from "./fs-util";
+import { type LineEncoder, scratchEncoder } from "./line-encoder";
 import { type HeldLock, releaseLock } from "./lock";
 import type { AppendOptions, Durability, SessionWriter } from "./session-store";
 
 /**
  * Completes drafts into events (`seq` after `session.lastSeq`, `ts` from `now`), zod-validates
- * each, checks it against `session` and applies it. Returns the events and their serialised
- * lines (JSON text without the newline: a new log is encoded into one buffer, an append line
- * by line). When a draft is invalid it throws, and the drafts before it stay applied to `session`:
- * callers that keep the session use {@link rollBack}.
+ * each, checks it against `session`, applies it and adds its line to `encoder` (the UTF-8 of
+ * `JSON.stringify(event)` and "\n": a new log is one buffer, an append writes it line by line).
+ * Returns the events. When a draft is invalid it throws, and the drafts before it stay applied to
+ * `session`: callers that keep the session use {@link rollBack}.
  */
 export function applyDrafts(
   session: Session,
   drafts: readonly SessionEventDraft[],
   now: () => Date,
+  encoder: LineEncoder,
   options: AppendOptions = {},
-): { events: SessionEvent[]; lines: string[] } {
+): SessionEvent[] {
   const events: SessionEvent[] = [];
-  const lines: string[] = [];
   const first = session.lastSeq + 1;
   try {
     for (const [index, draft] of drafts.entries()) {
@@ -39,14 +40,14 @@ export function applyDrafts(
       const event = parseEvent(completed);
       session.append(event);
       events.push(event);
-      lines.push(JSON.stringify(event));
+      encoder.json(event);
     }
   } catch (error) {
     throw EventLogCorruptError.isInstance(error)
       ? error.withLocation({ sessionId: session.sessionId })
       : error;
   }
-  return { events, lines };
+  return events;
 }
 
 const isoPattern = /^\d{4}-[01]\d-[0-3]\dT[0-2]\d:[0-5]\d:[0-6]\d\.\d{3}Z$/;
@@ -135,10 +136,12 @@ export class FileSessionWriter implements SessionWriter {
     return this.enqueue(async () => {
       this.assertUsable();
       if (drafts.length === 0) return [];
-      let applied: ReturnType<typeof applyDrafts>;
+      let events: SessionEvent[];
       const before = this.current.lastSeq;
+      // Written before the first await below: the thread's one scratch buffer is free till then.
+      const lines = scratchEncoder();
       try {
-        applied = applyDrafts(this.current, drafts, this.now, options);
+        events = applyDrafts(this.current, drafts, this.now, lines, options);
       } catch (error) {
         // All or nothing: nothing was written, and the session forgets the valid drafts too.
         this.current = rollBack(this.current, before);
@@ -148,19 +151,19 @@ export class FileSessionWriter implements SessionWriter {
       let written = 0;
       try {
         // One write() per line: a crash leaves whole lines and at most one torn tail.
-        for (const line of applied.lines) {
-          const bytes = Buffer.from(`${line}\n`);
+        for (let index = 0; index < lines.lineCount; index += 1) {
+          const bytes = lines.line(index);
           writeAll(this.fd, bytes);
           written += bytes.length;
         }
-        if (this.durability === "every-event" || needsSync(applied.events)) {
+        if (this.durability === "every-event" || needsSync(events)) {
           await fsyncAsync(this.fd);
         }
       } catch (error) {
         throw this.fail(error);
       }
       this.size += written;
-      return applied.events;
+      return events;
     });
   }
 
