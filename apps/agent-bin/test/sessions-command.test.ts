@@ -193,6 +193,39 @@ describe("tapedeck sessions", () => {
     expect((await cli(["sessions", "list", "--all", "--json"])).stdout).not.toContain(OTHER);
   });
 
+  it("a log with a gap at seq 7: index says so, search serves nothing past it, list marks it damaged", async () => {
+    const gapped = eventLogBuilder({ sessionId: OPEN, cwd: workspace.cwd })
+      .turn()
+      .user("aardvark before the gap")
+      .assistant("Noted.")
+      .end()
+      .turn()
+      .user("middle of the log")
+      .assistant("Still here.")
+      .end()
+      .turn()
+      .user("zeppelin after the gap")
+      .end();
+    const lines = gapped.jsonl().split("\n");
+    // Line N + 1 holds seq N: drop seq 7.
+    expect(JSON.parse(lines[7] ?? "{}")).toMatchObject({ seq: 7 });
+    homeLogs(workspace.home).write([...lines.slice(0, 7), ...lines.slice(8)].join("\n"));
+    const indexed = await cli(["index"]);
+    expect(indexed.code).toBe(0);
+    expect(indexed.stdout).toContain(
+      `Damaged: session ${OPEN} is indexed only up to its first damage (SEQ_GAP at session ${OPEN}, line 8`,
+    );
+    expect(indexed.stdout).toContain(`\`tapedeck sessions verify ${OPEN}\` shows it.`);
+    expect((await cli(["sessions", "search", "--all", "aardvark"])).stdout).toContain(OPEN);
+    const after = await cli(["sessions", "search", "--all", "zeppelin"]);
+    expect(after.stdout).not.toContain(OPEN);
+    const listed = JSON.parse((await cli(["sessions", "list", "--json"])).stdout) as {
+      id: string;
+      status: string;
+    }[];
+    expect(listed.find((item) => item.id === OPEN)?.status).toBe("damaged");
+  });
+
   it("index syncs and rebuilds", async () => {
     const first = await cli(["index"]);
     expect(first.stdout).toMatch(/3 added/);

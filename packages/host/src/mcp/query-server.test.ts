@@ -6,7 +6,7 @@ import { copyFixturesTo, fixtureCatalog } from "@tapedeck/fixtures";
 import { uuidv7 } from "@tapedeck/session";
 import type { QueryScope } from "@tapedeck/session-query";
 import { testTempDir } from "@tapedeck/test-temp";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createHost, type Host } from "../create-host";
 import { createQueryServer } from "./query-server";
 
@@ -125,9 +125,11 @@ describe("the MCP query server", () => {
     expect(text(after)).toContain(fixtureCatalog["tool-calls"].sessionId);
   });
 
-  it("sees a session written after it started (the index is synced per call)", async () => {
+  it("sees a session written after it started: the index is synced per call, through the change journal", async () => {
     const { call, host } = await connect();
     expect(text(await call("search_events", { text: "zeppelin" }))).toBe("No matching events.");
+    // The first call scanned the home (the index had no cursor); later ones read the journal.
+    const scan = vi.spyOn(host.store, "scan");
     const created = await host.store.create({ cwd: WORKSPACE, workspaceId: WORKSPACE });
     const runId = uuidv7();
     await host.store.append(created.sessionId, [
@@ -137,5 +139,6 @@ describe("the MCP query server", () => {
     ]);
     const found = await call("search_events", { text: "zeppelin" });
     expect(text(found)).toContain(created.sessionId);
+    expect(scan).not.toHaveBeenCalled();
   });
 });

@@ -161,6 +161,31 @@ describe("SQLite index maintenance", () => {
     expect((await engine.listSessions(all)).items).toEqual([]);
   });
 
+  it("never misses an event a writer appends while it stays open across syncs (journal, lock, close)", async () => {
+    const writing = store();
+    const { sessionId } = await writing.create({ cwd: home });
+    await engine.sync();
+    const writer = await writing.openWriter(sessionId);
+    // A sync between the writer's open record and its first append: nothing to index yet.
+    expect(await engine.sync()).toMatchObject({ eventsIndexed: 0 });
+    const runId = "run-open";
+    const message = (content: string) =>
+      ({ type: "message", runId, role: "user", content }) as const;
+    await writer.append([
+      { type: "turn/start", runId, policy: { approval: "auto" }, model: "m", resumed: false },
+      message("first of the turn"),
+    ]);
+    // The journal named the session before this sync's cursor; its lock file names it again.
+    expect(await engine.sync()).toMatchObject({ eventsIndexed: 2 });
+    await writer.append([message("second of the turn")]);
+    await writer.append([{ type: "turn/end", runId, status: "completed" }]);
+    await writer.close();
+    expect(await engine.sync()).toMatchObject({ eventsIndexed: 2 });
+    const hits = await engine.searchEvents(all, { text: "turn", order: "oldest" });
+    expect(hits.items.map((hit) => hit.event.seq)).toEqual([2, 3]);
+    expect((await engine.listSessions(all)).items[0]).toMatchObject({ status: "completed" });
+  });
+
   it("readSession sees events appended after the last sync", async () => {
     const log = eventLogBuilder().turn().user("one");
     write(log.header, log.events);
