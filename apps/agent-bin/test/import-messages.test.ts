@@ -77,6 +77,27 @@ describe("tapedeck import: paths, damage, messages", () => {
     expect(result.stderr).toContain("warning: 1 line(s) skipped in 1 file(s)");
   });
 
+  it("prints a source's paths and ids with hidden characters escaped", async () => {
+    const { workspace, cli } = await cliContext();
+    const dir = path.join(workspace.root, "claude", "-p");
+    mkdirSync(dir, { recursive: true });
+    const entry = {
+      type: "user",
+      uuid: "u1",
+      parentUuid: null,
+      sessionId: "evil\u001b]0;owned\u0007",
+      timestamp: "2026-01-02T10:00:00.000Z",
+      message: { role: "user", content: "hello" },
+    };
+    writeFileSync(path.join(dir, "red\u001b[31m.jsonl"), `${JSON.stringify(entry)}\ngarbage\n`);
+    const result = await cli(["import", "claude-code", path.join(workspace.root, "claude")]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).not.toContain("\u001b");
+    expect(result.stdout).not.toContain("\u0007");
+    expect(result.stdout).toContain("red\\e[31m.jsonl: 1 session(s)");
+    expect(result.stdout).toContain("from evil\\e]0;owned\\x07");
+  });
+
   it("reads every tool's default folder under HOME and shows progress on a terminal", async () => {
     const { workspace, cli } = await cliContext();
     // HOME is the workspace root (see binaryEnv).

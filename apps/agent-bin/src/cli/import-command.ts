@@ -14,6 +14,7 @@ import {
   importSources,
   type SkippedLine,
 } from "@tapedeck/importers";
+import { toVisibleText } from "@tapedeck/session/core";
 import { CliUsageError, type Io } from "./io";
 
 export const IMPORT_USAGE = `Usage: tapedeck import <source> [PATH…] [--dry-run] [--json]
@@ -73,7 +74,9 @@ export async function importCommand(argv: string[], io: Io): Promise<number> {
     });
     progress.done();
     if (values.json) io.stdout.write(`${JSON.stringify(summary)}\n`);
-    else io.stdout.write(report(summary));
+    // Paths, source session ids and reasons come from the files read: an escape sequence in
+    // them must not drive the terminal.
+    else io.stdout.write(toVisibleText(report(summary), { keepLineBreaks: true }).text);
     return finish(summary, io);
   } finally {
     host.engine.close();
