@@ -1,4 +1,11 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { type ScriptStep, scriptedProvider } from "@tapedeck/agent/testing";
 import { replayLogText } from "@tapedeck/session";
@@ -815,6 +822,77 @@ describe("live changes", () => {
     ]);
     expect(next === "timeout" ? next : next.value?.event).toBe("events");
     await stream.return(undefined);
+  });
+
+  it("a log cut mid-line under an open stream: it waits at the torn line, and continues after a repair", async () => {
+    const { app } = makeApp();
+    web.live.stop();
+    await web.live.tick();
+    const { sessionId } = await store.create({ cwd: seeded.home, workspaceId: "cut" });
+    const runId = "run-cut";
+    const message = (content: string) =>
+      ({ type: "message", runId, role: "user", content }) as const;
+    await store.append(sessionId, [
+      { type: "turn/start", runId, policy: { approval: "auto" }, model: "m", resumed: false },
+      message("kept"),
+    ]);
+    const response = await app.request(`/api/sessions/${sessionId}/stream?after=0`);
+    if (response.body === null) throw new Error("no body");
+    const stream = readSse(response.body);
+    expect((await stream.next()).value?.event).toBe("ready");
+    const seqsOf = (data: string | undefined) =>
+      (JSON.parse(data ?? "{}").events as { seq: number }[]).map((event) => event.seq);
+    expect(seqsOf((await stream.next()).value?.data)).toEqual([1, 2]);
+    const errors = vi.spyOn(console, "error");
+    const within = (ms: number) =>
+      Promise.race([
+        stream.next(),
+        new Promise<"nothing">((resolve) => setTimeout(() => resolve("nothing"), ms)),
+      ]);
+    // A writer died in the middle of a line: the stream sends nothing and waits.
+    const path = store.pathOf(sessionId);
+    appendFileSync(path, '{"seq":3,"ts":"2026-01-01T00:00:00.000Z","type":"mess');
+    store.announceChange(sessionId);
+    await web.live.tick();
+    const waiting = stream.next();
+    expect(
+      await Promise.race([waiting, new Promise((r) => setTimeout(() => r("nothing"), 300))]),
+    ).toBe("nothing");
+    // Resuming repairs the torn tail (the fragment moves aside) and appends: the stream goes on.
+    await store.repair(sessionId);
+    await store.append(sessionId, [message("after the repair")]);
+    await web.live.tick();
+    const next = (await waiting).value;
+    expect(next?.event).toBe("events");
+    expect(seqsOf(next?.data)).toEqual([3]);
+    // Another program cuts the log below where the stream stopped (whole lines of seq 3 gone):
+    // the stream reads the log again from its start instead of failing, and goes on.
+    const text = readFileSync(path, "utf8");
+    writeFileSync(path, text.slice(0, text.lastIndexOf("\n", text.length - 2) + 1));
+    store.announceChange(sessionId);
+    await web.live.tick();
+    await store.append(sessionId, [message("three again"), message("four")]);
+    await web.live.tick();
+    const later = await within(3_000);
+    expect(later === "nothing" ? later : seqsOf(later.value?.data)).toEqual([4]);
+    // A line that is not JSON: the events before it are sent, then the stream follows no more
+    // (and stays open: no reconnect loop re-reading the log).
+    appendFileSync(
+      path,
+      `${JSON.stringify({ ...message("five"), seq: 5, ts: "2026-01-01T00:00:00.000Z" })}\nnot json\n`,
+    );
+    store.announceChange(sessionId);
+    await web.live.tick();
+    const fifth = await within(3_000);
+    expect(fifth === "nothing" ? fifth : seqsOf(fifth.value?.data)).toEqual([5]);
+    appendFileSync(path, "more\n");
+    store.announceChange(sessionId);
+    await web.live.tick();
+    expect(await within(300)).toBe("nothing");
+    expect(errors).not.toHaveBeenCalled();
+    errors.mockRestore();
+    // A read is still pending (the stream stays open): end the generator without waiting for it.
+    void stream.return(undefined);
   });
 
   it("a quiet tick of the live feed looks at no log", async () => {

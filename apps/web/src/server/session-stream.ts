@@ -4,7 +4,7 @@
  * when the stream opens and afterwards only from the byte offset where the last read stopped:
  * a change costs the bytes appended, never a re-read or replay of the session.
  */
-import type { SessionEvent } from "@tapedeck/session";
+import { EventLogCorruptError, type SessionEvent, SessionNotFoundError } from "@tapedeck/session";
 import {
   InvalidOffsetError,
   type LogOffset,
@@ -53,6 +53,8 @@ export function addSessionStreamRoute(app: Hono, store: SessionStore, live: Live
         query.from === undefined || header.parent !== undefined
           ? null
           : { fromOffset: logOffsetSchema.parse(query.from), fromLine: after + 2 };
+      /** Set at damage in the log: the stream stops following it (and stays open, quiet). */
+      let damaged = false;
       /** Reads what was appended since the last read; the line being written is left for later. */
       const newEvents = async (): Promise<SessionEvent[]> => {
         const events: SessionEvent[] = [];
@@ -70,7 +72,20 @@ export function addSessionStreamRoute(app: Hono, store: SessionStore, live: Live
             if (read.event.seq > after) events.push(read.event);
           }
         } catch (error) {
-          if (!guessed || !InvalidOffsetError.isInstance(error)) throw error;
+          // Damage in what was appended: send the events before it, then follow no more (the
+          // page shows what replay accepted; reopening the session reports the damage).
+          if (EventLogCorruptError.isInstance(error)) {
+            damaged = true;
+            return events;
+          }
+          // The log was deleted: end the stream (the page's reconnect then finds no session).
+          if (SessionNotFoundError.isInstance(error)) {
+            open = false;
+            return events;
+          }
+          // Not a line start: the page's offset was wrong, or the log is now shorter than where
+          // the stream stopped (another program cut it). Read it again from its start.
+          if (!InvalidOffsetError.isInstance(error) || position === null) throw error;
           position = null;
           return newEvents();
         }
@@ -95,7 +110,7 @@ export function addSessionStreamRoute(app: Hono, store: SessionStore, live: Live
       await stream.writeSSE(sseMessage(route, "ready", { after }));
       try {
         while (open) {
-          if (pending) {
+          if (pending && !damaged) {
             pending = false;
             const events = await newEvents();
             const last = events.at(-1);
