@@ -83,6 +83,8 @@ export function titleOf(firstPrompt: string | null): string | null {
     .replace(/\s+/gu, " ")
     .trim();
   if (title === "") return null;
+  // At most one character per UTF-16 unit: a short title needs no count of its characters.
+  if (title.length <= TITLE_LENGTH) return title;
   const chars = [...title];
   return chars.length <= TITLE_LENGTH ? title : `${chars.slice(0, TITLE_LENGTH - 1).join("")}…`;
 }

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ftsPhrase, toFtsQuery } from "./fts-query";
 import { countMatches, eventText, matchable, queryWords, snippet, spaceCjk } from "./text";
@@ -153,5 +154,30 @@ describe("regexes", () => {
       globalThis.RegExp = Original;
     }
     expect(built).toBe(0);
+  });
+});
+
+describe("snippet's whitespace", () => {
+  it("collapses every run of whitespace to one space and trims, as \\s+ → ' ' does", () => {
+    const char = fc.constantFrom(
+      "a",
+      "b",
+      " ",
+      "  ",
+      "\t",
+      "\n",
+      "\r\n",
+      "\u00a0",
+      "\u2028",
+      "\ufeff",
+      "é",
+    );
+    fc.assert(
+      fc.property(fc.array(char, { maxLength: 40 }), (chars) => {
+        const text = chars.join("");
+        expect(snippet(text, [])).toBe(text.replace(/\s+/g, " ").trim());
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

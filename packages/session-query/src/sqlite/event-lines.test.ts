@@ -1,6 +1,6 @@
 import type { LogReader } from "@tapedeck/session-store";
 import { describe, expect, it } from "vitest";
-import { type LinePosition, MAX_GAP_BYTES, readEventLines } from "./event-lines";
+import { type EventRow, MAX_GAP_BYTES, readEventLines } from "./event-lines";
 
 /** Logs held in memory, counting opens and reads. */
 function fakeStore(logs: Record<string, string>) {
@@ -26,16 +26,21 @@ function fakeStore(logs: Record<string, string>) {
   };
 }
 
-/** Positions of every line of `text` (no newline), for session row `session`. */
-function linesOf(session: number, text: string): LinePosition[] {
-  const positions: LinePosition[] = [];
+/** A search's row for the line at `offset`, `length` bytes long, of session row `session`. */
+function row(session: number, offset: number, length: number): EventRow {
+  return [0, session, 0, offset, length, 0, 0];
+}
+
+/** Rows of every line of `text` (no newline), for session row `session`. */
+function linesOf(session: number, text: string): EventRow[] {
+  const rows: EventRow[] = [];
   let offset = 0;
   for (const line of text.split("\n").slice(0, -1)) {
     const length = Buffer.byteLength(line);
-    positions.push({ session, offset, length });
+    rows.push(row(session, offset, length));
     offset += length + 1;
   }
-  return positions;
+  return rows;
 }
 
 describe("readEventLines", () => {
@@ -61,10 +66,10 @@ describe("readEventLines", () => {
 
   it("gives null for a missing log, an unknown session and a line past the end", () => {
     const store = fakeStore({ a });
-    const positions: LinePosition[] = [
-      { session: 3, offset: 0, length: 5 },
-      { session: 9, offset: 0, length: 5 },
-      { session: 1, offset: a.length + 10, length: 4 },
+    const positions: EventRow[] = [
+      row(3, 0, 5),
+      row(9, 0, 5),
+      row(1, a.length + 10, 4),
       linesOf(1, a)[1]!,
     ];
     // The span of session 1 runs past the end: each of its lines is then read on its own.

@@ -7,12 +7,32 @@
  */
 import type { LogReader } from "@tapedeck/session-store";
 
-/** Where an indexed event's line is: its session (row id) and byte range in the log. */
-export interface LinePosition {
-  session: number;
-  offset: number;
-  length: number;
-}
+/**
+ * An event row as a search selects it (`EVENT_ROW_COLUMNS` in `search-hits.ts`): its id, its
+ * session's row id, its seq, the byte offset and length of its line in the log, the index's
+ * version (`data_version`, `total_changes()`) and, ordered by relevance, its rank. An array, not
+ * an object per row: a page is read once, field by field.
+ */
+export type EventRow = [
+  id: number,
+  session: number,
+  seq: number,
+  offset: number,
+  length: number,
+  dataVersion: number,
+  totalChanges: number,
+  rank?: number,
+];
+
+/** Where {@link EventRow}'s fields are. */
+export const ROW_ID = 0;
+export const ROW_SESSION = 1;
+export const ROW_SEQ = 2;
+export const ROW_OFFSET = 3;
+export const ROW_LENGTH = 4;
+export const ROW_DATA_VERSION = 5;
+export const ROW_TOTAL_CHANGES = 6;
+export const ROW_RANK = 7;
 
 /**
  * Largest gap between two lines of a session that one read spans. Lines closer than this are read
@@ -23,24 +43,28 @@ export interface LinePosition {
 export const MAX_GAP_BYTES = 4096;
 
 /**
- * The text of each position's line, in the order given (`null` where the log is gone or shorter
- * than the position: the index is stale there). `logOf` names the log of a session row id;
+ * The text of each row's line, in the order given (`null` where the log is gone or shorter
+ * than the row says: the index is stale there). `logOf` names the log of a session row id;
  * `readerOf` gives an open reader of a log (or `null` when it is gone), which this leaves open:
  * the caller owns it (the engine keeps readers between searches, see `hit-cache.ts`).
  */
 export function readEventLines(
   readerOf: (sessionId: string) => LogReader | null,
-  positions: readonly LinePosition[],
+  rows: readonly EventRow[],
   logOf: (session: number) => string | undefined,
 ): (string | null)[] {
-  const bySession = new Map<number, number[]>();
-  positions.forEach((position, index) => {
-    const indexes = bySession.get(position.session);
-    if (indexes === undefined) bySession.set(position.session, [index]);
-    else indexes.push(index);
-  });
-  const lines: (string | null)[] = positions.map(() => null);
-  for (const [session, indexes] of bySession) {
+  const lines = new Array<string | null>(rows.length).fill(null);
+  // The rows of each session in turn (a page holds a few): one pass finds the next session.
+  const done = new Array<boolean>(rows.length).fill(false);
+  for (let first = 0; first < rows.length; first += 1) {
+    if (done[first]) continue;
+    const session = rows[first]![ROW_SESSION];
+    const indexes: number[] = [];
+    for (let index = first; index < rows.length; index += 1) {
+      if (rows[index]![ROW_SESSION] !== session) continue;
+      indexes.push(index);
+      done[index] = true;
+    }
     const sessionId = logOf(session);
     if (sessionId === undefined) continue;
     let reader: LogReader | null;
@@ -49,7 +73,7 @@ export function readEventLines(
     } catch {
       continue;
     }
-    if (reader !== null) readSessionLines(reader, positions, indexes, lines);
+    if (reader !== null) readSessionLines(reader, rows, indexes, lines);
   }
   return lines;
 }
@@ -60,25 +84,26 @@ export function readEventLines(
  */
 function readSessionLines(
   reader: LogReader,
-  positions: readonly LinePosition[],
-  indexes: readonly number[],
+  rows: readonly EventRow[],
+  indexes: number[],
   lines: (string | null)[],
 ): void {
-  const sorted = [...indexes].sort((a, b) => positions[a]!.offset - positions[b]!.offset);
+  if (indexes.length > 1) indexes.sort((a, b) => rows[a]![ROW_OFFSET] - rows[b]![ROW_OFFSET]);
   let first = 0;
-  while (first < sorted.length) {
-    const start = positions[sorted[first]!]!.offset;
-    let end = start + positions[sorted[first]!]!.length;
+  while (first < indexes.length) {
+    const start = rows[indexes[first]!]![ROW_OFFSET];
+    let end = start + rows[indexes[first]!]![ROW_LENGTH];
     let last = first + 1;
-    while (last < sorted.length && positions[sorted[last]!]!.offset - end <= MAX_GAP_BYTES) {
-      const position = positions[sorted[last]!]!;
-      end = Math.max(end, position.offset + position.length);
+    while (last < indexes.length && rows[indexes[last]!]![ROW_OFFSET] - end <= MAX_GAP_BYTES) {
+      const row = rows[indexes[last]!]!;
+      end = Math.max(end, row[ROW_OFFSET] + row[ROW_LENGTH]);
       last += 1;
     }
-    const group = sorted.slice(first, last);
-    const span = group.length > 1 ? reader.readAt(start, end - start) : null;
-    for (const index of group) {
-      const { offset, length } = positions[index]!;
+    const span = last - first > 1 ? reader.readAt(start, end - start) : null;
+    for (let at = first; at < last; at += 1) {
+      const index = indexes[at]!;
+      const offset = rows[index]![ROW_OFFSET];
+      const length = rows[index]![ROW_LENGTH];
       if (span !== null) {
         lines[index] = span.toString("utf8", offset - start, offset - start + length);
       } else {

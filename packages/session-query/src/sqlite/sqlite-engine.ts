@@ -22,18 +22,12 @@ import { queryEngine } from "../query-backend";
 import type { EventHit, Page, SessionQueryEngine, SessionSummary } from "../query-engine";
 import type { ParsedScope } from "../query-schema";
 import { type SessionAggregate, toSummary } from "../summary";
-import { eventText, snippet } from "../text";
-import { readEventLines } from "./event-lines";
-import { HitCache, INDEX_VERSION_COLUMNS } from "./hit-cache";
+import { type EventRow, ROW_ID } from "./event-lines";
+import { HitCache } from "./hit-cache";
 import type { IndexedStore, Indexer, SessionRow, SyncProgress, SyncReport } from "./indexer";
 import { KEYS_PER_MS, prepareSchema, roleTag, typeTag } from "./schema";
-import {
-  emptySyncReport,
-  nothingChanged,
-  parseIndexedEvent,
-  parseStored,
-  savedChangeCursor,
-} from "./stored";
+import { EVENT_ROW_COLUMNS, type PageSessionSource, pageHits } from "./search-hits";
+import { emptySyncReport, nothingChanged, parseStored, savedChangeCursor } from "./stored";
 
 /** Options of {@link createSqliteQueryEngine}. */
 export interface SqliteQueryEngineOptions {
@@ -100,18 +94,6 @@ const surfaceTypes = ["message", "function_call", "function_call_output", "compa
 
 type SummaryRow = SessionRow & { fork_count: number };
 
-interface EventRow {
-  id: number;
-  session: number;
-  seq: number;
-  offset: number;
-  length: number;
-  /** The index's version as of the statement (`INDEX_VERSION_COLUMNS`). */
-  d: number;
-  t: number;
-  rank?: number;
-}
-
 /** Opens (creating if needed) an index at `path` over `store`'s logs. */
 export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): SqliteQueryEngine {
   const db = new Database(options.path);
@@ -138,12 +120,19 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
     "SELECT offset, length FROM events WHERE session = ? AND type = ? ORDER BY seq DESC LIMIT 1",
   );
   const statements = new Map<string, Database.Statement>();
-  /** A prepared statement for SQL built at run time (cached: preparing costs more than running). */
-  const prepared = <Row>(sql: string): Database.Statement<(string | number)[], Row> => {
+  /**
+   * A prepared statement for SQL built at run time (cached: preparing costs more than running);
+   * with `raw`, its rows are arrays. A SQL text is only ever used in one of the two modes.
+   */
+  const prepared = <Row>(
+    sql: string,
+    raw = false,
+  ): Database.Statement<(string | number)[], Row> => {
     let statement = statements.get(sql);
     if (statement === undefined) {
       if (statements.size > 500) statements.clear();
       statement = db.prepare(sql);
+      if (raw) statement.raw(true);
       statements.set(sql, statement);
     }
     return statement as Database.Statement<(string | number)[], Row>;
@@ -243,55 +232,18 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
     };
   };
 
-  /**
-   * Reads the events of index rows back from their logs; rows gone stale are dropped. Log files
-   * and session summaries are kept between searches while the index is unchanged (`hit-cache.ts`).
-   */
-  const materialize = (
-    scope: ParsedScope,
-    rows: EventRow[],
-    query: NormalizedEventQuery,
-    relevance: boolean,
-  ): EventHit[] => {
-    const first = rows[0];
-    if (first === undefined) return [];
-    hitCache.refresh(first.d, first.t);
-    const workspaces = workspacesOf(scope);
-    const sessions = hitCache.pageSessions(
-      workspaces === null ? "*" : workspaces.join(","),
-      [...new Set(rows.map((row) => row.session))],
-      // The sessions missing from the cache in one statement, not one query per session.
-      (missing) =>
-        prepared<SummaryRow>(
-          `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s
-           WHERE s.id IN (SELECT value FROM json_each(?))`,
-        )
-          .all(JSON.stringify(missing))
-          .map((row) => [row.id, { sessionId: row.session_id, summary: summaryOf(row) }]),
-    );
-    const lines = readEventLines(
-      (sessionId) => hitCache.reader(sessionId),
-      rows,
-      (id) => sessions.get(id)?.sessionId,
-    );
-    const hits: EventHit[] = [];
-    rows.forEach((row, index) => {
-      const session = sessions.get(row.session);
-      const line = lines[index];
-      if (session === undefined || line === null || line === undefined) return;
-      const event = parseIndexedEvent(line, row.seq);
-      if (event === null) return;
-      const hit: EventHit = {
-        sessionId: session.sessionId,
-        event,
-        session: hitCache.summaryOf(session),
-        snippet: snippet(eventText(event), query.words ?? [], query.markers),
-      };
-      if (relevance && row.rank !== undefined) hit.score = -row.rank;
-      hits.push(hit);
-    });
-    return hits;
-  };
+  /** Where a page's sessions come from when the hit cache does not hold them. */
+  const pageSessionSource = (workspaces: number[] | null): PageSessionSource => ({
+    scopeKey: workspaces === null ? "*" : workspaces.join(","),
+    // The sessions missing from the cache in one statement, not one query per session.
+    load: (missing) =>
+      prepared<SummaryRow>(
+        `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s
+         WHERE s.id IN (SELECT value FROM json_each(?))`,
+      )
+        .all(JSON.stringify(missing))
+        .map((row) => [row.id, { sessionId: row.session_id, summary: summaryOf(row) }]),
+  });
 
   const searchEvents = (scope: ParsedScope, query: NormalizedEventQuery): Page<EventHit> => {
     const empty = { items: [], nextCursor: null };
@@ -378,10 +330,11 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
             ? "f.rowid"
             : "f.rowid DESC";
       rows = prepared<EventRow>(
-        `SELECT e.id, e.session, e.seq, e.offset, e.length, ${INDEX_VERSION_COLUMNS}${relevance ? ", f.rank AS rank" : ""}
+        `SELECT ${EVENT_ROW_COLUMNS}${relevance ? ", f.rank" : ""}
          FROM event_fts f JOIN events e ON e.id = f.rowid
          WHERE event_fts MATCH ?${where.map((clause) => ` AND ${clause}`).join("")}
          ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`,
+        true,
       ).all(match.join(" AND "), ...params);
     } else {
       const join = workspaces === null ? "" : "JOIN sessions s ON s.id = e.session";
@@ -404,9 +357,10 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
         params.push(toolId);
       }
       rows = prepared<EventRow>(
-        `SELECT e.id, e.session, e.seq, e.offset, e.length, ${INDEX_VERSION_COLUMNS} FROM events e ${join}
+        `SELECT ${EVENT_ROW_COLUMNS} FROM events e ${join}
          ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
          ORDER BY e.id ${query.order === "oldest" ? "" : "DESC"} LIMIT ${limit}`,
+        true,
       ).all(...params);
     }
     const more = rows.length > query.limit;
@@ -416,10 +370,10 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
     if (more && last !== undefined) {
       next = relevance
         ? { offset: offset + query.limit, snapshotMs: snapshotMs ?? 0 }
-        : { key: [last.id] };
+        : { key: [last[ROW_ID]] };
     }
     return {
-      items: materialize(scope, page, query, relevance),
+      items: pageHits(hitCache, page, pageSessionSource(workspaces), query, relevance),
       nextCursor: next === null ? null : eventCursor(query, next),
     };
   };

@@ -1,0 +1,80 @@
+/**
+ * A search's page of hits from its index rows: the events read back from their logs by byte
+ * offset (`event-lines.ts`), each with its session's summary and a snippet; rows gone stale are
+ * dropped. Log files and session summaries are kept between searches while the index is
+ * unchanged (`hit-cache.ts`).
+ *
+ * Written for a search that runs after other work pushed its code and data out of the CPU's
+ * caches (a viewer or MCP server between two questions; the issue #12 engine row runs each
+ * search between two `rg` processes): one pass over the rows, no object per row, no closure per
+ * hit.
+ */
+import type { NormalizedEventQuery } from "../normalize-query";
+import type { EventHit } from "../query-engine";
+import { eventText, snippet } from "../text";
+import {
+  type EventRow,
+  ROW_DATA_VERSION,
+  ROW_RANK,
+  ROW_SEQ,
+  ROW_SESSION,
+  ROW_TOTAL_CHANGES,
+  readEventLines,
+} from "./event-lines";
+import { type HitCache, INDEX_VERSION_COLUMNS, type PageSession } from "./hit-cache";
+import { parseIndexedEvent } from "./stored";
+
+/** The columns of an {@link EventRow}, for a statement over `events e` (selected as arrays). */
+export const EVENT_ROW_COLUMNS = `e.id, e.session, e.seq, e.offset, e.length, ${INDEX_VERSION_COLUMNS}`;
+
+/** Where a page's sessions come from when the cache does not hold them. */
+export interface PageSessionSource {
+  /** Identifies the scope's summaries (fork counts depend on the scope's workspaces). */
+  scopeKey: string;
+  /** The sessions of these row ids, in one statement. */
+  load(missing: number[]): Iterable<[number, PageSession]>;
+}
+
+/** The hits of a page of rows, in the rows' order; rows whose line is gone or changed are left out. */
+export function pageHits(
+  hitCache: HitCache,
+  rows: readonly EventRow[],
+  source: PageSessionSource,
+  query: NormalizedEventQuery,
+  relevance: boolean,
+): EventHit[] {
+  const first = rows[0];
+  if (first === undefined) return [];
+  hitCache.refresh(first[ROW_DATA_VERSION], first[ROW_TOTAL_CHANGES]);
+  const ids: number[] = [];
+  for (let index = 0; index < rows.length; index += 1) {
+    const session = rows[index]![ROW_SESSION];
+    if (!ids.includes(session)) ids.push(session);
+  }
+  const sessions = hitCache.pageSessions(source.scopeKey, ids, source.load);
+  const lines = readEventLines(
+    (sessionId) => hitCache.reader(sessionId),
+    rows,
+    (id) => sessions.get(id)?.sessionId,
+  );
+  const words = query.words ?? [];
+  const hits: EventHit[] = [];
+  for (let index = 0; index < rows.length; index += 1) {
+    const row = rows[index]!;
+    const session = sessions.get(row[ROW_SESSION]);
+    const line = lines[index];
+    if (session === undefined || line === null || line === undefined) continue;
+    const event = parseIndexedEvent(line, row[ROW_SEQ]);
+    if (event === null) continue;
+    const hit: EventHit = {
+      sessionId: session.sessionId,
+      event,
+      session: hitCache.summaryOf(session),
+      snippet: snippet(eventText(event), words, query.markers),
+    };
+    const rank = row[ROW_RANK];
+    if (relevance && rank !== undefined) hit.score = -rank;
+    hits.push(hit);
+  }
+  return hits;
+}
