@@ -1,5 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
-import { excerpt } from "./common";
+import { z } from "zod";
+import type { SkippedLine } from "../types";
+import { excerpt, MAX_LEADING_FAILURES, parseEntries } from "./common";
 
 /** The whole text flattened, then cut: what `excerpt` must give. */
 function reference(text: string, length: number): string {
@@ -44,5 +46,39 @@ describe("excerpt", () => {
     } finally {
       replace.mockRestore();
     }
+  });
+});
+
+describe("parseEntries", () => {
+  const schema = z.looseObject({ type: z.string() });
+  const fileOf = (texts: string[]) => ({
+    path: "/f.jsonl",
+    lines: texts.map((text, index) => ({ line: index + 1, offset: index * 10, text })),
+  });
+
+  it("refuses a file whose first MAX_LEADING_FAILURES lines are no entry, in one record", () => {
+    const skipped: SkippedLine[] = [];
+    const garbage = Array.from({ length: MAX_LEADING_FAILURES * 3 }, () => "a log line");
+    const entries = parseEntries(fileOf([...garbage, '{"type":"x"}']), schema, "Codex", skipped);
+    expect(entries).toEqual([]);
+    expect(skipped).toEqual([
+      {
+        path: "/f.jsonl",
+        line: 0,
+        offset: 0,
+        reason: `not a Codex file: none of its first ${MAX_LEADING_FAILURES} lines is an entry`,
+      },
+    ]);
+  });
+
+  it("lists each bad line of a file whose entries start before that", () => {
+    const skipped: SkippedLine[] = [{ path: "/other", line: 1, offset: 0, reason: "kept" }];
+    const bad = Array.from({ length: MAX_LEADING_FAILURES - 1 }, () => "{torn");
+    const texts = [...bad, '{"type":"x"}', ...bad, '{"no":"type"}'];
+    const entries = parseEntries(fileOf(texts), schema, "Codex", skipped);
+    expect(entries.map((entry) => entry.line)).toEqual([MAX_LEADING_FAILURES]);
+    expect(skipped).toHaveLength(1 + 2 * bad.length + 1);
+    expect(skipped[0]?.reason).toBe("kept");
+    expect(skipped.at(-1)).toMatchObject({ line: texts.length, reason: "not a Codex entry" });
   });
 });

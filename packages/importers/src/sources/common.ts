@@ -18,8 +18,16 @@ export interface SourceEntry<T> {
 }
 
 /**
+ * Lines that may fail before the first entry parses: past them the file is refused whole as not
+ * the format (one skip record), instead of listing (and parsing) every line of, say, a 100 MB
+ * log named `.jsonl` (2.5 million records: 23 s and 950 MB, measured).
+ */
+export const MAX_LEADING_FAILURES = 1000;
+
+/**
  * Parses each line as JSON, then with `schema` (lenient: loose objects). Lines that fail either
- * are recorded in `skipped` with `reason` naming the format.
+ * are recorded in `skipped` with `reason` naming the format; when the first
+ * {@link MAX_LEADING_FAILURES} lines all fail, the file is one record and no entry.
  */
 export function parseEntries<T>(
   file: SourceFile,
@@ -28,23 +36,36 @@ export function parseEntries<T>(
   skipped: SkippedLine[],
 ): SourceEntry<T>[] {
   const entries: SourceEntry<T>[] = [];
+  const before = skipped.length;
   for (const source of file.lines) {
     const parsed = parseJsonLine(source, file.path);
-    if (!parsed.ok) {
-      skipped.push(parsed.skipped);
-      continue;
+    if (parsed.ok) {
+      const checked = schema.safeParse(parsed.value);
+      if (checked.success) {
+        entries.push({ value: checked.data, line: source.line, offset: source.offset });
+        continue;
+      }
     }
-    const checked = schema.safeParse(parsed.value);
-    if (!checked.success) {
+    skipped.push(
+      parsed.ok
+        ? {
+            path: file.path,
+            line: source.line,
+            offset: source.offset,
+            reason: `not a ${format} entry`,
+          }
+        : parsed.skipped,
+    );
+    if (entries.length === 0 && skipped.length - before >= MAX_LEADING_FAILURES) {
+      skipped.length = before;
       skipped.push({
         path: file.path,
-        line: source.line,
-        offset: source.offset,
-        reason: `not a ${format} entry`,
+        line: 0,
+        offset: 0,
+        reason: `not a ${format} file: none of its first ${MAX_LEADING_FAILURES} lines is an entry`,
       });
-      continue;
+      return [];
     }
-    entries.push({ value: checked.data, line: source.line, offset: source.offset });
   }
   return entries;
 }
