@@ -35,7 +35,7 @@ const sources: ImportSource[] = ["claude-code", "codex", "pi", "opencode"];
 const root = join(tmpdir(), "tapedeck-log-digests");
 rmSync(root, { recursive: true, force: true });
 mkdirSync(root);
-const samples = fileURLToPath(new URL("../__fixtures__/samples", import.meta.url));
+const fixtures = fileURLToPath(new URL("../__fixtures__/samples", import.meta.url));
 const output: Record<string, unknown> = {};
 
 function filesUnder(directory: string): string[] {
@@ -114,10 +114,12 @@ function rewrite(dir: string): void {
 
 const corpus = join(root, "corpus");
 writeCorpus(corpus, SESSIONS);
+// Copied, as the corpus, so that two checkouts give the same paths.
+cpSync(fixtures, join(root, "samples"), { recursive: true });
 for (const source of sources) {
   for (const [label, original] of [
     ["bench", join(corpus, source)],
-    ["sample", join(samples, source)],
+    ["sample", join(root, "samples", source)],
   ] as const) {
     const name = `${source} ${label}`;
     await run(`${name}: import`, join(root, `${name}-fresh`), source, original);

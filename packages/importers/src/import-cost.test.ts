@@ -6,7 +6,7 @@
  */
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
+import { createSessionStore, LineEncoder, type SessionStore } from "@tapedeck/session-store";
 import { testTempDir } from "@tapedeck/test-temp";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { importSessions } from "./import-run";
@@ -74,16 +74,27 @@ function piFolder(): { dir: string; first: string } {
   return { dir, first: files[0]! };
 }
 
-/** JSON.parse / JSON.stringify calls made by `run`. */
-async function counted(run: () => Promise<unknown>): Promise<{ parse: number; stringify: number }> {
+/**
+ * JSON.parse / JSON.stringify calls made by `run`, and event lines it serialised through the
+ * store's encoder (which calls JSON.stringify only for nested values and strings to escape).
+ */
+async function counted(
+  run: () => Promise<unknown>,
+): Promise<{ parse: number; stringify: number; lines: number }> {
   const parse = vi.spyOn(JSON, "parse");
   const stringify = vi.spyOn(JSON, "stringify");
+  const lines = vi.spyOn(LineEncoder.prototype, "json");
   try {
     await run();
-    return { parse: parse.mock.calls.length, stringify: stringify.mock.calls.length };
+    return {
+      parse: parse.mock.calls.length,
+      stringify: stringify.mock.calls.length,
+      lines: lines.mock.calls.length,
+    };
   } finally {
     parse.mockRestore();
     stringify.mockRestore();
+    lines.mockRestore();
   }
 }
 
@@ -114,6 +125,7 @@ describe("what an import costs", () => {
     expect(cost.parse).toBeGreaterThanOrEqual(sourceLines);
     expect(cost.parse).toBeLessThanOrEqual(sourceLines + PER_RUN);
     // Per event one line; per call its arguments as JSON; per session the header.
+    expect(cost.lines).toBe(events);
     expect(cost.stringify).toBeLessThanOrEqual(events + calls + SESSIONS + PER_RUN);
   });
 
@@ -123,6 +135,7 @@ describe("what an import costs", () => {
     const cost = await counted(() => importSessions({ store, source: "pi", paths: [dir] }));
     // Per session at most a couple of small documents (header, lock), never its events.
     expect(cost.parse).toBeLessThanOrEqual(sourceLines + 2 * SESSIONS + PER_RUN);
+    expect(cost.lines).toBe(events);
     expect(cost.stringify).toBeLessThanOrEqual(events + calls + 2 * SESSIONS + PER_RUN);
   });
 
@@ -141,6 +154,7 @@ describe("what an import costs", () => {
     // The new lines, and the grown session's log replayed once (by its writer).
     expect(cost.parse).toBeLessThanOrEqual(sourceLines + 4 + logEvents + 2 * SESSIONS + PER_RUN);
     // Every event compared as text once, the appended ones written.
+    expect(cost.lines).toBe(before.newEvents + appended);
     expect(cost.stringify).toBeLessThanOrEqual(
       before.newEvents + 2 * appended + (calls + 1) + 2 * SESSIONS + PER_RUN,
     );

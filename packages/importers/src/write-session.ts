@@ -4,7 +4,12 @@
  * store's exclusive create and writer lock decide; the loser re-reads and finds nothing to do).
  */
 import { SessionBusyError, type SessionEvent, TapedeckError } from "@tapedeck/session";
-import type { SessionOrigin, SessionStore, SessionWriter } from "@tapedeck/session-store";
+import {
+  LineEncoder,
+  type SessionOrigin,
+  type SessionStore,
+  type SessionWriter,
+} from "@tapedeck/session-store";
 import { importedSessionId } from "./ids";
 import type { ConvertedSession, SourceKey, TimedDraft } from "./types";
 
@@ -320,12 +325,16 @@ function compareAsText(
     }
     const draft = drafts[index];
     if (draft === undefined) return { found: "unchanged" };
-    // Key order as the store writes it: seq and ts first, then the draft's own.
-    const line = JSON.stringify(Object.assign({ seq: index + 1, ts: draft.ts }, draft));
-    if (bytes.toString("utf8", start, end) !== line) return { found: "differs" };
+    // The bytes the store's encoder writes, key order included: seq and ts, then the draft's.
+    compareLine.reset();
+    compareLine.json(Object.assign({ seq: index + 1, ts: draft.ts }, draft));
+    if (!compareLine.bytes().equals(bytes.subarray(start, end + 1))) return { found: "differs" };
     start = end + 1;
   }
 }
+
+/** The line a draft would be written as, for {@link compareAsText} (one at a time, synchronous). */
+const compareLine = new LineEncoder();
 
 /** How many leading events of the session equal the converted drafts (seq aside). */
 export function commonPrefix(

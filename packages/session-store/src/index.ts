@@ -3,6 +3,7 @@ export { type ChangeCursor, changeCursorSchema, JOURNAL_FILE } from "./change-jo
 export { InvalidForkPointError, InvalidOffsetError, SessionHasForksError } from "./errors";
 export { createSessionStore, defaultAgent } from "./file-store";
 export { writeFileAtomically } from "./fs-util";
+export { LineEncoder } from "./line-encoder";
 export { defaultHome, type JournalChanges, LogFolder } from "./log-folder";
 export { type LogEntryKind, LogNotAFileError, logEntryKind } from "./log-not-a-file";
 export type {
