@@ -1,5 +1,7 @@
+import { execFileSync } from "node:child_process";
 import {
   appendFileSync,
+  lstatSync,
   mkdirSync,
   readFileSync,
   rmSync,
@@ -217,6 +219,28 @@ describe("changesSince", () => {
       kind: "scan",
       reason: "damaged",
     });
+  });
+
+  it("a journal that is not a regular file (FIFO, directory, link) is damage: a scan, never a hang; a writer replaces it", async () => {
+    const a = await newSession();
+    const { cursor } = await store.changesSince();
+    const journal = join(temp.home, JOURNAL_FILE);
+    rmSync(journal);
+    execFileSync("mkfifo", [journal]);
+    expect(await store.changesSince(cursor)).toMatchObject({ kind: "scan", reason: "damaged" });
+    await appendTurn(a);
+    expect(lstatSync(journal).isFile()).toBe(true);
+    rmSync(journal);
+    mkdirSync(journal);
+    expect(await store.changesSince(cursor)).toMatchObject({ kind: "scan", reason: "damaged" });
+    rmSync(journal, { recursive: true });
+    const elsewhere = join(temp.root, "not-the-journal.txt");
+    writeFileSync(elsewhere, "tapedeck-changes 1 0123456789abcdef\n");
+    symlinkSync(elsewhere, journal);
+    expect(await store.changesSince(cursor)).toMatchObject({ kind: "scan", reason: "damaged" });
+    await appendTurn(a);
+    expect(lstatSync(journal).isFile()).toBe(true);
+    expect(readFileSync(elsewhere, "utf8")).toBe("tapedeck-changes 1 0123456789abcdef\n");
   });
 
   it("refuses a cursor that is not one (scan, no error)", async () => {

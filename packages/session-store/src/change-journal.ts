@@ -31,6 +31,13 @@ export const DEFAULT_JOURNAL_MAX_BYTES = 4 * 1024 * 1024;
 const MAGIC = "tapedeck-changes 1 ";
 const headerPattern = /^tapedeck-changes 1 ([0-9a-f]{16})$/;
 const recordPattern = /^([ocndr]) ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+/**
+ * Opening the journal: never through a link (`ELOOP`), never waiting on a FIFO (`O_NONBLOCK`;
+ * `headerOf` then finds it is not a regular file). Writers open it for reading too (the header).
+ */
+const READ_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
+const APPEND_FLAGS =
+  fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
 /** Bytes of the longest record without its newline (`k` + space + a 36-character id). */
 const MAX_RECORD_BYTES = 38;
 /** A reader reads the journal this much at a time. */
@@ -196,7 +203,7 @@ export class ChangeJournal {
    */
   private readRecords(from: number, to: number): { sessionIds: Set<string>; end: number } | null {
     const sessionIds = new Set<string>();
-    const fd = fs.openSync(this.path, "r");
+    const fd = fs.openSync(this.path, READ_FLAGS);
     try {
       const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
       let end = from;
@@ -237,9 +244,10 @@ export class ChangeJournal {
     | "damaged" {
     let fd: number;
     try {
-      fd = fs.openSync(this.path, "r");
+      fd = fs.openSync(this.path, READ_FLAGS);
     } catch (error) {
       if (hasErrorCode(error, "ENOENT")) return "missing";
+      if (hasErrorCode(error, "ELOOP")) return "damaged";
       throw error;
     }
     try {
@@ -257,8 +265,14 @@ export class ChangeJournal {
     for (let attempt = 0; attempt < 5; attempt += 1) {
       let fd: number;
       try {
-        fd = fs.openSync(this.path, fs.constants.O_RDWR | fs.constants.O_APPEND);
+        fd = fs.openSync(this.path, APPEND_FLAGS);
       } catch (error) {
+        if (hasErrorCode(error, "ELOOP")) {
+          // A link in the journal's place: replaced, never written through.
+          const link = fs.lstatSync(this.path, { throwIfNoEntry: false });
+          if (link !== undefined) this.rotate(link.ino);
+          continue;
+        }
         if (!hasErrorCode(error, "ENOENT")) throw error;
         this.createGeneration(undefined);
         continue;
@@ -294,7 +308,7 @@ export class ChangeJournal {
           // Another process created it first: theirs is as good as ours.
           if (!hasErrorCode(error, "EEXIST")) throw error;
         }
-      } else if (fs.statSync(this.path, { throwIfNoEntry: false })?.ino === replacing) {
+      } else if (fs.lstatSync(this.path, { throwIfNoEntry: false })?.ino === replacing) {
         fs.renameSync(temp, this.path);
       }
     } finally {
@@ -310,7 +324,10 @@ export class ChangeJournal {
 
 /** The header of the journal open as `fd`: its generation, the file's size, where records start. */
 function headerOf(fd: number): { generation: string; size: number; headerEnd: number } | "damaged" {
-  const { size } = fs.fstatSync(fd);
+  const stat = fs.fstatSync(fd);
+  // A FIFO, a device or a directory in the journal's place is damage (replaced by a writer).
+  if (!stat.isFile()) return "damaged";
+  const { size } = stat;
   const buffer = Buffer.alloc(64);
   const read = fs.readSync(fd, buffer, 0, buffer.length, 0);
   const newline = buffer.subarray(0, read).indexOf(0x0a);
