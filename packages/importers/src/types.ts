@@ -48,6 +48,13 @@ export interface ConvertedSession {
    * written as a fork by reference of that session at the last turn boundary the two share.
    */
   forkOf?: SourceKey;
+  /**
+   * How the prefix shared with `forkOf` is found. Default: event for event (pi and Claude Code
+   * branches share their trunk's run ids and times). `content`: ignoring times and run ids (a
+   * Codex fork re-records its parent's history at the time of the fork); that prefix is written
+   * as the parent's events.
+   */
+  forkMatch?: "content";
   /** The source session this one is a sub-agent of (Claude sidechains, opencode `parentID`). */
   parentOf?: SourceKey;
   /** More provenance for the header's `origin` (a Tapedeck fork export's `parent`). */

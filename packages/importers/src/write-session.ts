@@ -10,6 +10,7 @@ import {
   type SessionStore,
   type SessionWriter,
 } from "@tapedeck/session-store";
+import { canonical, contentPrefix, withParentEvents } from "./fork-prefix";
 import { importedSessionId } from "./ids";
 import type { ConvertedSession, SourceKey, TimedDraft } from "./types";
 
@@ -68,9 +69,10 @@ export async function writeConverted(
   options: WriteOptions = {},
 ): Promise<SessionOutcome> {
   const deadline = Date.now() + (options.busyTimeoutMs ?? 10_000);
+  const input = await withParentPrefix(store, converted);
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await writeOnce(store, converted, options);
+      return await writeOnce(store, input, options);
     } catch (error) {
       const retry =
         SessionBusyError.isInstance(error) ||
@@ -250,6 +252,31 @@ function originOf(converted: ConvertedSession): SessionOrigin {
 }
 
 /**
+ * A session whose fork is found by content (`forkMatch: "content"`, Codex): its leading turns that
+ * say what its parent's say take the parent's events, so it is written as a fork by reference of
+ * the parent there, and a re-import takes those of the session its log forks and compares equal.
+ * Not when the parent is not imported, nor when the session was imported before its parent (it
+ * stays the session it was).
+ */
+async function withParentPrefix(
+  store: SessionStore,
+  converted: ConvertedSession,
+): Promise<ConvertedSession> {
+  if (converted.forkMatch !== "content" || converted.forkOf === undefined) return converted;
+  const own = await latestGeneration(store, converted.key, converted.createdAt);
+  // Imported already: the session it forks holds the prefix it was written with.
+  const parentId =
+    own === undefined
+      ? (await latestGeneration(store, converted.forkOf, undefined))?.sessionId
+      : (await store.readHeader(own.sessionId)).parent?.sessionId;
+  if (parentId === undefined) return converted;
+  const parentEvents = (await store.readSession(parentId)).events;
+  const count = turnBoundary(converted.events, contentPrefix(parentEvents, converted.events));
+  if (count === 0) return converted;
+  return { ...converted, events: withParentEvents(parentEvents, converted.events, count) };
+}
+
+/**
  * The newest existing generation of a source session. With `createdAt` unknown (looking up a
  * `forkOf` session), the store's listing is searched by `origin` instead.
  */
@@ -371,15 +398,4 @@ export function turnBoundary(events: readonly TimedDraft[], limit: number): numb
     if (!open) boundary = index + 1;
   }
   return boundary;
-}
-
-/** JSON with object keys sorted, `undefined` members dropped (as in the file). */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, member: unknown) => {
-    if (member === null || typeof member !== "object" || Array.isArray(member)) return member;
-    const sorted: Record<string, unknown> = {};
-    for (const name of Object.keys(member).sort())
-      sorted[name] = (member as Record<string, unknown>)[name];
-    return sorted;
-  });
 }

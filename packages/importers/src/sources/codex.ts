@@ -127,7 +127,7 @@ export function convertCodex(file: SourceFile): Conversion {
               events,
               ...(forkedFrom === undefined
                 ? {}
-                : { forkOf: { tool: "codex", sessionId: forkedFrom } }),
+                : { forkOf: { tool: "codex", sessionId: forkedFrom }, forkMatch: "content" }),
             },
           ],
     skipped,
