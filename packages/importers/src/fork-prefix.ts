@@ -11,9 +11,18 @@ export function contentPrefix(
   parent: readonly SessionEvent[],
   drafts: readonly TimedDraft[],
 ): number {
-  const length = Math.min(parent.length, drafts.length);
+  return leadingMatches(parent, drafts, (event, draft) => content(event) === content(draft));
+}
+
+/** How many leading events of `events` match the drafts at the same index. */
+export function leadingMatches(
+  events: readonly SessionEvent[],
+  drafts: readonly TimedDraft[],
+  same: (event: SessionEvent, draft: TimedDraft) => boolean,
+): number {
+  const length = Math.min(events.length, drafts.length);
   for (let index = 0; index < length; index += 1) {
-    if (content(parent[index]!) !== content(drafts[index]!)) return index;
+    if (!same(events[index]!, drafts[index]!)) return index;
   }
   return length;
 }

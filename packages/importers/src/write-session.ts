@@ -10,7 +10,7 @@ import {
   type SessionStore,
   type SessionWriter,
 } from "@tapedeck/session-store";
-import { canonical, contentPrefix, withParentEvents } from "./fork-prefix";
+import { canonical, contentPrefix, leadingMatches, withParentEvents } from "./fork-prefix";
 import { importedSessionId } from "./ids";
 import type { ConvertedSession, SourceKey, TimedDraft } from "./types";
 
@@ -368,11 +368,7 @@ export function commonPrefix(
   existing: readonly SessionEvent[],
   drafts: readonly TimedDraft[],
 ): number {
-  const length = Math.min(existing.length, drafts.length);
-  for (let index = 0; index < length; index += 1) {
-    if (!sameEvent(existing[index]!, drafts[index]!)) return index;
-  }
-  return length;
+  return leadingMatches(existing, drafts, sameEvent);
 }
 
 /**
