@@ -1,5 +1,6 @@
 import path from "node:path";
 import { defineConfig, type Options } from "tsup";
+import { acpSchemasOnUse } from "./build/schemas-on-use";
 
 /**
  * zod re-exports its 48 error-message locales (`z.locales`, ≈ 300 KB, half of zod's bytes in the
@@ -148,7 +149,7 @@ const cli: Options = {
   // Lazily imported commands (`tapedeck mcp` and the MCP SDK) go to their own chunks, so the
   // other commands neither read nor compile them.
   splitting: true,
-  esbuildPlugins: [zodEnglishOnly, sqliteByRequire, freshSearchApart],
+  esbuildPlugins: [zodEnglishOnly, sqliteByRequire, freshSearchApart, acpSchemasOnUse],
   sourcemap: false,
   // Cold start is dominated by reading and compiling the bundle: drop whitespace and simplify
   // syntax (about half the bytes) but keep identifiers, so stack traces stay readable.

@@ -3,7 +3,8 @@
  * records every module Node loads, in order, then at exit Node's `process.moduleLoadList`
  * (`NativeModule crypto`, …: built-ins loaded by `require` too, which the hook does not see). The
  * same preload records `enableCompileCache` when the binary calls it (Node 22+ has it; on older
- * Nodes the preload supplies a stand-in, so the call is checked on every Node).
+ * Nodes the preload supplies a stand-in, so the call is checked on every Node), and at exit how
+ * many zod schemas the process built (each defines its `_zod` property once, when built).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -12,6 +13,9 @@ import { tapedeckBinary } from "@tapedeck/test-harness";
 
 /** The line the log holds where the binary called `module.enableCompileCache()`. */
 export const COMPILE_CACHE_CALL = "call module.enableCompileCache";
+
+/** The start of the log's last line: how many zod schemas the process built. */
+export const ZOD_SCHEMAS_BUILT = "zod schemas built ";
 
 /** A module log kept in `folder`. */
 export interface ModuleLog {
@@ -47,7 +51,15 @@ nodeModule.enableCompileCache = (...args) => {
   appendFileSync(${JSON.stringify(log)}, ${JSON.stringify(`${COMPILE_CACHE_CALL}\n`)});
   return original?.apply(nodeModule, args);
 };
-process.on("exit", () => appendFileSync(${JSON.stringify(log)}, process.moduleLoadList.join("\\n")));`,
+let schemas = 0;
+const define = Object.defineProperty;
+Object.defineProperty = function (target, key, descriptor) {
+  if (key === "_zod") schemas += 1;
+  return define(target, key, descriptor);
+};
+process.on("exit", () =>
+  appendFileSync(${JSON.stringify(log)}, process.moduleLoadList.join("\\n") + ${JSON.stringify(`\n${ZOD_SCHEMAS_BUILT}`)} + schemas),
+);`,
   );
   return {
     flag: `--import=${register}`,
