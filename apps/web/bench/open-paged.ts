@@ -51,6 +51,10 @@ store.openLogReader = (id) => {
       bytesRead += length;
       return reader.readAt(offset, length);
     },
+    readInto: (target, targetOffset, offset, length) => {
+      bytesRead += length;
+      return reader.readInto(target, targetOffset, offset, length);
+    },
     close: () => reader.close(),
   };
 };

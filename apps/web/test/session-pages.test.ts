@@ -109,6 +109,10 @@ function countPositionalReads(): { bytes: number } {
         counted.bytes += length;
         return reader.readAt(offset, length);
       },
+      readInto: (target, targetOffset, offset, length) => {
+        counted.bytes += length;
+        return reader.readInto(target, targetOffset, offset, length);
+      },
       close: () => reader.close(),
     };
   });

@@ -96,6 +96,9 @@ export class LogFolder {
         const buffer = Buffer.allocUnsafe(length);
         return fs.readSync(fd, buffer, 0, length, offset) === length ? buffer : null;
       },
+      readInto(target, targetOffset, offset, length) {
+        return fs.readSync(fd, target, targetOffset, length, offset) === length;
+      },
       close() {
         if (open) fs.closeSync(fd);
         open = false;

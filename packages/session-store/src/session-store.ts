@@ -125,6 +125,12 @@ export type ChangeSet =
 export interface LogReader {
   /** `length` bytes at `offset`, or `null` when the file is shorter. */
   readAt(offset: number, length: number): Buffer | null;
+  /**
+   * Reads `length` bytes at `offset` into `target` from `targetOffset` (which must have room);
+   * false when the file is shorter. For a reader of many lines that decodes them from one buffer
+   * it owns: no buffer per read.
+   */
+  readInto(target: Uint8Array, targetOffset: number, offset: number, length: number): boolean;
   close(): void;
 }
 

@@ -4,7 +4,7 @@ import { type EventRow, MAX_GAP_BYTES, readEventLines } from "./event-lines";
 
 /** Logs held in memory, counting opens and reads. */
 function fakeStore(logs: Record<string, string>) {
-  const counts = { opens: 0, reads: 0, closes: 0, bytes: 0 };
+  const counts = { opens: 0, reads: 0, closes: 0, bytes: 0, buffersMade: 0 };
   return {
     counts,
     open(sessionId: string): LogReader | null {
@@ -14,14 +14,22 @@ function fakeStore(logs: Record<string, string>) {
       counts.opens += 1;
       return {
         readAt(offset, length) {
+          counts.buffersMade += 1;
           counts.reads += 1;
           counts.bytes += length;
           return offset + length <= bytes.length ? bytes.subarray(offset, offset + length) : null;
         },
+        readInto(target, targetOffset, offset, length) {
+          counts.reads += 1;
+          counts.bytes += length;
+          if (offset + length > bytes.length) return false;
+          target.set(bytes.subarray(offset, offset + length), targetOffset);
+          return true;
+        },
         close() {
           counts.closes += 1;
         },
-      } as LogReader;
+      } satisfies LogReader;
     },
   };
 }
@@ -61,7 +69,8 @@ describe("readEventLines", () => {
       '{"seq":2}',
     ]);
     // The readers stay open: the caller owns them (the engine keeps them between searches).
-    expect(store.counts).toMatchObject({ opens: 2, reads: 2, closes: 0 });
+    // Every read goes into one buffer the lines are decoded from: none is made per read.
+    expect(store.counts).toMatchObject({ opens: 2, reads: 2, closes: 0, buffersMade: 0 });
   });
 
   it("gives null for a missing log, an unknown session and a line past the end", () => {
@@ -91,6 +100,6 @@ describe("readEventLines", () => {
       readEventLines(store.open, [fourth!, first!, third!], (session) => ids[session]),
     ).toEqual(['{"seq":4}', '{"seq":1}', '{"seq":3}']);
     // seq 1 alone, seqs 3 and 4 in one read of their span: the filler between is never read.
-    expect(store.counts).toEqual({ opens: 1, reads: 2, closes: 0, bytes: 9 + 19 });
+    expect(store.counts).toEqual({ opens: 1, reads: 2, closes: 0, bytes: 9 + 19, buffersMade: 0 });
   });
 });

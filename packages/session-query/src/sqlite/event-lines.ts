@@ -78,6 +78,22 @@ export function readEventLines(
   return lines;
 }
 
+/** Most bytes the shared read buffer keeps between searches (a longer span gets its own). */
+const MAX_KEPT_BUFFER = 1 << 20;
+
+/**
+ * The buffer every line is read into and decoded from, grown on demand: one for the process,
+ * not one per read (searches run synchronously, one at a time).
+ */
+let shared = Buffer.allocUnsafeSlow(64 * 1024);
+
+function bufferFor(length: number): Buffer {
+  if (length <= shared.length) return shared;
+  if (length > MAX_KEPT_BUFFER) return Buffer.allocUnsafeSlow(length);
+  shared = Buffer.allocUnsafeSlow(Math.max(length, shared.length * 2));
+  return shared;
+}
+
 /**
  * Fills `lines` at `indexes` from one log: lines sorted by position, those less than
  * {@link MAX_GAP_BYTES} apart read with one `pread` of their span, each group on its own.
@@ -99,17 +115,17 @@ function readSessionLines(
       end = Math.max(end, row[ROW_OFFSET] + row[ROW_LENGTH]);
       last += 1;
     }
-    const span = last - first > 1 ? reader.readAt(start, end - start) : null;
+    const buffer = bufferFor(end - start);
+    // A span that runs past the end of the file (a stale row): each line on its own.
+    const spanRead = last - first > 1 && reader.readInto(buffer, 0, start, end - start);
     for (let at = first; at < last; at += 1) {
       const index = indexes[at]!;
       const offset = rows[index]![ROW_OFFSET];
       const length = rows[index]![ROW_LENGTH];
-      if (span !== null) {
-        lines[index] = span.toString("utf8", offset - start, offset - start + length);
-      } else {
-        // One line, or a span that runs past the end of the file: each line on its own.
-        const buffer = reader.readAt(offset, length);
-        lines[index] = buffer === null ? null : buffer.toString("utf8");
+      if (spanRead) {
+        lines[index] = buffer.toString("utf8", offset - start, offset - start + length);
+      } else if (reader.readInto(buffer, 0, offset, length)) {
+        lines[index] = buffer.toString("utf8", 0, length);
       }
     }
     first = last;

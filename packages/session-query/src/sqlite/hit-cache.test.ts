@@ -36,6 +36,8 @@ describe("search hits between searches (hit cache)", () => {
       counts.opens += 1;
       return {
         readAt: (offset, length) => reader.readAt(offset, length),
+        readInto: (target, targetOffset, offset, length) =>
+          reader.readInto(target, targetOffset, offset, length),
         close() {
           counts.closes += 1;
           reader.close();
@@ -111,6 +113,7 @@ describe("search hits between searches (hit cache)", () => {
     const cache = new HitCache(new Database(":memory:"), {
       openLogReader: (sessionId) => ({
         readAt: () => null,
+        readInto: () => false,
         close: () => closed.push(sessionId),
       }),
     });
