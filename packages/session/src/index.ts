@@ -14,6 +14,7 @@ export {
   type TapedeckErrorOptions,
 } from "./errors";
 export { isKnownEventType, KNOWN_EVENT_TYPES, MESSAGE_ROLES } from "./event-types";
+export { compileFastCheck, type FastCheck } from "./fast-check";
 export { assertSessionId, isSessionId, uuidv7 } from "./ids";
 export { sessionLogJsonSchema } from "./json-schema";
 export { lazySchema, lazySchemaObject } from "./lazy-schema";

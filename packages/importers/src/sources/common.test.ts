@@ -82,3 +82,30 @@ describe("parseEntries", () => {
     expect(skipped.at(-1)).toMatchObject({ line: texts.length, reason: "not a Codex entry" });
   });
 });
+
+describe("parseEntries asIs", () => {
+  const schema = z.looseObject({ type: z.string(), id: z.string().optional() });
+  const file = (texts: string[]) => ({
+    path: "/f.jsonl",
+    lines: texts.map((text, index) => ({ line: index + 1, offset: index * 100, text })),
+  });
+
+  it("takes the parsed value itself (source key order) when the schema accepts it as it is", () => {
+    const skipped: SkippedLine[] = [];
+    const entries = parseEntries(
+      file(['{"extra":1,"id":"a","type":"t"}', '{"type":5}', "nope"]),
+      schema,
+      "test",
+      skipped,
+      { asIs: true },
+    );
+    expect(entries.map((entry) => Object.keys(entry.value as object))).toEqual([
+      ["extra", "id", "type"],
+    ]);
+    // What the check refuses still goes to zod, which words the skip as before.
+    expect(skipped.map((line) => line.reason)).toEqual(["not a test entry", "not JSON"]);
+    // Without asIs: zod's copy, the schema's keys first.
+    const copied = parseEntries(file(['{"extra":1,"id":"a","type":"t"}']), schema, "test", []);
+    expect(Object.keys(copied[0]!.value as object)).toEqual(["type", "id", "extra"]);
+  });
+});

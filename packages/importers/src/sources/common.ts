@@ -1,4 +1,5 @@
 /** Helpers shared by the source converters. */
+import { compileFastCheck, type FastCheck } from "@tapedeck/session";
 import type { z } from "zod";
 import type { DraftBuilder } from "../draft-builder";
 import { parseJsonLine, type SourceLine } from "../lines";
@@ -24,6 +25,28 @@ export interface SourceEntry<T> {
  */
 export const MAX_LEADING_FAILURES = 1000;
 
+/** Options of {@link parseEntries}. */
+export interface ParseEntriesOptions {
+  /**
+   * Take a line's value itself when the schema's compiled check (`compileFastCheck`) accepts it
+   * as it is, instead of zod's copy (a new object per line). The entry's keys are then in the
+   * source's order, not the schema's: only for a converter that never serialises a whole entry.
+   */
+  asIs?: boolean;
+}
+
+/** Compiled checks of the schemas passed with `asIs` (`null`: the schema has none). */
+const fastChecks = new WeakMap<z.ZodType, FastCheck | null>();
+
+function fastCheckOf(schema: z.ZodType): FastCheck | undefined {
+  let check = fastChecks.get(schema);
+  if (check === undefined) {
+    check = compileFastCheck(schema) ?? null;
+    fastChecks.set(schema, check);
+  }
+  return check ?? undefined;
+}
+
 /**
  * Parses each line as JSON, then with `schema` (lenient: loose objects). Lines that fail either
  * are recorded in `skipped` with `reason` naming the format; when the first
@@ -34,11 +57,17 @@ export function parseEntries<T>(
   schema: z.ZodType<T>,
   format: string,
   skipped: SkippedLine[],
+  options: ParseEntriesOptions = {},
 ): SourceEntry<T>[] {
   const entries: SourceEntry<T>[] = [];
   const before = skipped.length;
+  const fast = options.asIs === true ? fastCheckOf(schema) : undefined;
   for (const source of file.lines) {
     const parsed = parseJsonLine(source, file.path);
+    if (parsed.ok && fast?.(parsed.value)) {
+      entries.push({ value: parsed.value as T, line: source.line, offset: source.offset });
+      continue;
+    }
     if (parsed.ok) {
       const checked = schema.safeParse(parsed.value);
       if (checked.success) {

@@ -37,7 +37,8 @@ type Node = TreeNode<Entry>;
  */
 export function convertPi(file: SourceFile): Conversion {
   const skipped: SkippedLine[] = [];
-  const parsed = parseEntries(file, entrySchema, "pi session", skipped);
+  // Entries as the source wrote them (no zod copy per line): pi's are never serialised whole.
+  const parsed = parseEntries(file, entrySchema, "pi session", skipped, { asIs: true });
   const headerEntry = parsed[0]?.value.type === "session" ? parsed[0] : undefined;
   const recognised =
     headerEntry !== undefined ||
