@@ -7,6 +7,7 @@ import {
   rmSync,
   symlinkSync,
   truncateSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -241,6 +242,32 @@ describe("changesSince", () => {
     await appendTurn(a);
     expect(lstatSync(journal).isFile()).toBe(true);
     expect(readFileSync(elsewhere, "utf8")).toBe("tapedeck-changes 1 0123456789abcdef\n");
+  });
+
+  it("lists the folder (present) when other programs copied a log in or deleted one", async () => {
+    const a = await newSession();
+    const b = await newSession();
+    const { cursor } = await store.changesSince();
+    const copy = uuidv7();
+    writeFileSync(join(store.sessionsDir, `${copy}.jsonl`), readFileSync(store.pathOf(a)));
+    rmSync(store.pathOf(b));
+    const changes = await store.changesSince(cursor);
+    expect(changes).toMatchObject({ kind: "journal", sessionIds: [] });
+    expect(changes.kind === "journal" && changes.present).toEqual([a, copy].sort());
+  });
+
+  it("sees a folder change made within the timestamp tick of the cursor's stamp (a racy stamp)", async () => {
+    const a = await newSession();
+    const b = await newSession();
+    // The folder's mtime has the file system's granularity (a jiffy, or a whole second): a log
+    // deleted in the same tick as the stamp was taken leaves the mtime as it was.
+    const tick = new Date(Math.floor(Date.now() / 1000) * 1000);
+    utimesSync(store.sessionsDir, tick, tick);
+    const { cursor } = await store.changesSince();
+    rmSync(store.pathOf(b));
+    utimesSync(store.sessionsDir, tick, tick);
+    const changes = await store.changesSince(cursor);
+    expect(changes.kind === "journal" && changes.present).toEqual([a]);
   });
 
   it("refuses a cursor that is not one (scan, no error)", async () => {

@@ -35,6 +35,16 @@ export type JournalChanges =
   | { ok: true; changes: Extract<ChangeSet, { kind: "journal" }>; folderChanged: boolean }
   | { ok: false; reason: ChangeScanReason; cursor: ChangeCursor | null };
 
+/**
+ * How close to the folder's mtime a stamp is racy: a change within the same timestamp tick leaves
+ * the mtime unchanged. Linux stamps files from a clock that advances once a jiffy (≤ 10 ms, and
+ * lags the real time by up to one), hence 25 ms; file systems that keep whole seconds, 2 s.
+ */
+const RACY_MS = 25;
+const COARSE_RACY_MS = 2000;
+/** The mark of a racy folder stamp. */
+const RACY = ".r";
+
 /** A home's sessions folder, its locks and its change journal, read without the store. */
 export class LogFolder {
   readonly home: string;
@@ -77,7 +87,7 @@ export class LogFolder {
         sessionIds: [...ids].sort(),
       },
       // Files created, renamed or removed by other programs change the folder, not the journal.
-      folderChanged: folder !== read.folder,
+      folderChanged: folder !== read.folder || read.folder.endsWith(RACY),
     };
   }
 
@@ -106,10 +116,20 @@ export class LogFolder {
     };
   }
 
-  /** The sessions folder's inode and mtime: any entry created, renamed or removed changes it. */
+  /**
+   * The sessions folder's inode and mtime: any entry created, renamed or removed changes it. An
+   * mtime has the file system's granularity (a clock tick, or a whole second), so a change made
+   * in the same tick as this look leaves it as it was: a stamp taken within {@link RACY_MS} of the
+   * folder's mtime is marked racy, and a cursor carrying one lists the folder next time.
+   */
   private folderStamp(): string {
     const stat = fs.statSync(this.sessionsDir, { bigint: true, throwIfNoEntry: false });
-    return stat === undefined ? "none" : `${stat.ino.toString(36)}.${stat.mtimeNs.toString(36)}`;
+    if (stat === undefined) return "none";
+    const stamp = `${stat.ino.toString(36)}.${stat.mtimeNs.toString(36)}`;
+    const age = Date.now() - Number(stat.mtimeNs / 1_000_000n);
+    // Whole seconds: a file system that keeps no more (ext3, HFS+), else a clock tick (≤ 10 ms).
+    const tick = stat.mtimeNs % 1_000_000_000n === 0n ? COARSE_RACY_MS : RACY_MS;
+    return age < tick ? `${stamp}${RACY}` : stamp;
   }
 
   /** Sessions with a lock file, live or stale: a writer may still be appending (or died doing so). */

@@ -64,6 +64,10 @@ describe("SQLite index maintenance", () => {
     const log = eventLogBuilder().turn().user("first words").end();
     write(log.header, log.events);
     store().announceChange(log.header.sessionId);
+    // A home at rest: a folder changed within a timestamp tick of a sync is listed again by the
+    // next one (the store cannot tell a change in the same tick from none).
+    const past = new Date(Date.now() - 60_000);
+    fs.utimesSync(join(home, "sessions"), past, past);
     expect(await engine.sync()).toMatchObject({ sessionsAdded: 1 });
     // `data_version` changes for this connection whenever another one commits a write.
     const observer = new Database(dbPath, { readonly: true });
@@ -94,6 +98,24 @@ describe("SQLite index maintenance", () => {
     await engine.sync();
     const hits = await engine.searchEvents(all, { text: "words" });
     expect(hits.items.map((hit) => hit.sessionId)).toEqual([kept.header.sessionId]);
+  });
+
+  it("forgets a log deleted by hand (no journal record: the folder's stamp moved) at the next sync", async () => {
+    const kept = eventLogBuilder().turn().user("kept words").end();
+    const deleted = eventLogBuilder().turn().user("deleted words").end();
+    write(kept.header, kept.events);
+    write(deleted.header, deleted.events);
+    await engine.sync();
+    fs.rmSync(logPath(deleted.header.sessionId));
+    expect(await engine.sync()).toMatchObject({ sessionsRemoved: 1 });
+    const hits = await engine.searchEvents(all, { text: "words" });
+    expect(hits.items.map((hit) => hit.sessionId)).toEqual([kept.header.sessionId]);
+    expect((await engine.listSessions(all)).items.map((item) => item.id)).toEqual([
+      kept.header.sessionId,
+    ]);
+    await expect(engine.readSession(all, deleted.header.sessionId)).rejects.toMatchObject({
+      code: "SESSION_NOT_FOUND",
+    });
   });
 
   it("re-ingests a file that shrank or was replaced", async () => {
