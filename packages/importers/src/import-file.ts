@@ -40,11 +40,20 @@ export function convertInto(unit: ImportUnit, report: FileReport): ConvertedSess
     const conversion = unit.convert();
     report.entries = conversion.entries;
     report.skipped = conversion.skipped;
-    return conversion.sessions;
+    return conversion.sessions.filter(hasTurn);
   } catch (error) {
     report.error = describe(error);
     return undefined;
   }
+}
+
+/**
+ * True when the session holds a turn. One without (a Claude Code file of `summary` lines, which
+ * title other sessions; a Codex rollout of a session quit before its first prompt) is not
+ * written: it would be a session with no conversation, dated by nothing. Its entries are counted.
+ */
+function hasTurn(session: ConvertedSession): boolean {
+  return session.events.some((event) => event.type === "turn/start");
 }
 
 /** The source keys a file's sessions touch: their own and the ones they fork. */
