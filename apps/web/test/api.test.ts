@@ -895,6 +895,27 @@ describe("live changes", () => {
     void stream.return(undefined);
   });
 
+  it("ends a session's stream when its log is deleted by hand", async () => {
+    const { app } = makeApp();
+    web.live.stop();
+    await web.live.tick();
+    const { sessionId } = await store.create({ cwd: seeded.home, workspaceId: "gone" });
+    const response = await app.request(`/api/sessions/${sessionId}/stream?after=0`);
+    if (response.body === null) throw new Error("no body");
+    const stream = readSse(response.body);
+    expect((await stream.next()).value?.event).toBe("ready");
+    const errors = vi.spyOn(console, "error");
+    rmSync(store.pathOf(sessionId));
+    await web.live.tick();
+    const end = await Promise.race([
+      stream.next(),
+      new Promise<"open">((resolve) => setTimeout(() => resolve("open"), 3_000)),
+    ]);
+    expect(end === "open" ? end : end.done).toBe(true);
+    expect(errors).not.toHaveBeenCalled();
+    errors.mockRestore();
+  });
+
   it("a quiet tick of the live feed looks at no log", async () => {
     makeApp();
     web.live.stop();
