@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { testTempDir } from "@tapedeck/test-temp";
@@ -63,5 +64,20 @@ describe("findUnits", () => {
       [join(root, "ok.jsonl"), undefined],
       [join(root, "self"), expect.stringContaining("ELOOP")],
     ]);
+  });
+
+  it("reports a FIFO named like a source file, walked or given, instead of blocking on it", () => {
+    const root = testTempDir("import-locate-");
+    execFileSync("mkfifo", [join(root, "pipe.jsonl")]);
+    const walked = findUnits("pi", [root]);
+    const given = findUnits("pi", [join(root, "pipe.jsonl")]);
+    for (const units of [walked, given]) {
+      expect(units.map((unit) => unit.path)).toEqual([join(root, "pipe.jsonl")]);
+      // Not a unit to read (a worker would read it): only its error is reported.
+      expect(units[0]!.spec).toBeUndefined();
+      const report = reportOf(units[0]!);
+      expect(convertInto(units[0]!, report)).toBeUndefined();
+      expect(report.error).toBe("not a regular file (a FIFO, socket or device)");
+    }
   });
 });

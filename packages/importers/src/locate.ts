@@ -4,6 +4,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
+import { NotAFileError } from "./errors";
 import { parseJsonDocument, readSourceBytes, splitLines } from "./lines";
 import { convertClaudeCode } from "./sources/claude-code";
 import { convertCodex } from "./sources/codex";
@@ -117,6 +118,10 @@ export function findUnits(
     }
     if (!stat.isDirectory()) {
       if (!firstTime(seen, stat)) continue;
+      if (!stat.isFile()) {
+        units.push(unreadableUnit(path, new NotAFileError(path)));
+        continue;
+      }
       if (source === "opencode" && path.endsWith(".db")) units.push(...databaseUnits(path));
       else units.push(fileUnit(source, path, options));
       continue;
@@ -286,8 +291,9 @@ function listJsonl(directory: string): string[] {
 /**
  * Files under `root` that `wanted` accepts, sorted (Codex's dated folders come out oldest first),
  * each file and folder once (`seen`). What cannot be read is listed with its error: a folder that
- * cannot be listed, and an entry that cannot be looked at (a dangling link to a wanted file, a
- * link loop) unless it is a missing file of a name not wanted.
+ * cannot be listed, an entry that cannot be looked at (a dangling link to a wanted file, a link
+ * loop) unless it is a missing file of a name not wanted, and a wanted name that is no regular
+ * file (a FIFO would block the read forever).
  */
 function walk(
   root: string,
@@ -317,7 +323,9 @@ function walk(
         continue;
       }
       if (entry.isDirectory()) visit(path, entry);
-      else if (entry.isFile() && wanted(path) && firstTime(seen, entry)) found.push({ path });
+      else if (!wanted(path) || !firstTime(seen, entry)) continue;
+      else if (entry.isFile()) found.push({ path });
+      else found.push({ path, error: new NotAFileError(path) });
     }
   };
   visit(root, rootStat);
