@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ftsPhrase, toFtsQuery } from "./fts-query";
-import { countMatches, eventText, matchable, queryWords, snippet, spaceCjk } from "./text";
+import { countMatches, eventText, fold, matchable, queryWords, snippet, spaceCjk } from "./text";
 
 describe("toFtsQuery", () => {
   it("quotes every word and doubles quotes, ANDing the phrases", () => {
@@ -178,6 +178,73 @@ describe("snippet's whitespace", () => {
         expect(snippet(text, [])).toBe(text.replace(/\s+/g, " ").trim());
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe("fold", () => {
+  /** The first definition: every code point on its own (ASCII lowercased, CJK kept, the rest
+   * decomposed, marks dropped, lowercased), each folded unit mapped to its code point's start. */
+  function referenceFold(text: string): { text: string; origin: number[] } {
+    let folded = "";
+    const origin: number[] = [];
+    let index = 0;
+    for (const char of text) {
+      let unit = char;
+      if (char.charCodeAt(0) < 128) unit = char.toLowerCase();
+      else if (
+        !/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(char)
+      ) {
+        unit = "";
+        for (const part of char.normalize("NFD")) if (!/\p{M}/u.test(part)) unit += part;
+        unit = unit.toLowerCase();
+      }
+      for (let part = 0; part < unit.length; part += 1) origin.push(index);
+      folded += unit;
+      index += char.length;
+    }
+    return { text: folded, origin };
+  }
+
+  it("folds a text run by run exactly as code point by code point", () => {
+    const piece = fc.constantFrom(
+      "a",
+      "Z",
+      "Mutex",
+      " ",
+      "-",
+      "é",
+      "É",
+      "e\u0301",
+      "ß",
+      "İ",
+      "Σ",
+      "ﬁ",
+      "Ａ",
+      "数",
+      "据",
+      "库",
+      "，",
+      "。",
+      "ア",
+      "ｱ",
+      "한",
+      "𠀀",
+      "😀",
+      "\ud800",
+      "\udc00",
+      "\u0301",
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), (pieces) => {
+        const text = pieces.join("");
+        const folded = fold(text);
+        const expected = referenceFold(text);
+        expect(folded.text).toBe(expected.text);
+        if (folded.origin !== null) expect(folded.origin).toEqual(expected.origin);
+        else expect(expected.origin).toEqual([...text].map((_, index) => index));
+      }),
+      { numRuns: 3000 },
     );
   });
 });
