@@ -107,13 +107,27 @@ export class DraftBuilder {
     // The source id of the prompt names the run, so branches that share it share the run.
     const anchor = extra.entryId ?? extra.uuid ?? extra.messageId;
     this.startTurn(typeof anchor === "string" ? anchor : "");
-    return this.surface({ type: "message", role: "user", content, ...extra });
+    return this.surface({
+      runId: this.runId,
+      type: "message",
+      role: "user",
+      content,
+      ...extra,
+      ts: this.ts,
+    });
   }
 
   /** Assistant text. */
   assistantText(content: string, extra: Extra = {}): number {
     this.ensureTurn();
-    return this.surface({ type: "message", role: "assistant", content, ...extra });
+    return this.surface({
+      runId: this.runId,
+      type: "message",
+      role: "assistant",
+      content,
+      ...extra,
+      ts: this.ts,
+    });
   }
 
   /** A tool call; `args` is JSON text. Returns its seq. */
@@ -130,11 +144,13 @@ export class DraftBuilder {
     }
     this.usedCallIds.add(callId);
     const seq = this.surface({
+      runId: this.runId,
       type: "function_call",
       callId,
       name: name === "" ? "unknown" : name,
       arguments: args,
       ...fields,
+      ts: this.ts,
     });
     this.pending.set(sourceCallId, { callId, seq });
     return seq;
@@ -156,12 +172,14 @@ export class DraftBuilder {
     }
     this.pending.delete(sourceCallId);
     return this.surface({
+      runId: this.runId,
       type: "function_call_output",
       callId: call.callId,
       output,
       isError,
       sourceEventSeqs: [call.seq],
       ...extra,
+      ts: this.ts,
     });
   }
 
@@ -174,7 +192,15 @@ export class DraftBuilder {
     const replaces = this.visible.filter((seq) => keepFrom === undefined || seq < keepFrom);
     if (replaces.length === 0) return this.extension("compaction", summary, extra);
     const seq = this.nextSeq;
-    this.push({ type: "compaction", summary, surfaceOp: "replace", replaces, ...extra });
+    this.push({
+      runId: this.runId,
+      type: "compaction",
+      summary,
+      surfaceOp: "replace",
+      replaces,
+      ...extra,
+      ts: this.ts,
+    });
     const kept = this.visible.filter((visible) => !replaces.includes(visible));
     this.visible = [seq, ...kept];
     return seq;
@@ -183,7 +209,13 @@ export class DraftBuilder {
   /** An `x-<tool>-<kind>` event: kept and searchable by `text`, never sent to a model. */
   extension(kind: string, text: string, extra: Extra = {}): number {
     const seq = this.nextSeq;
-    this.push({ type: `x-${this.key.tool}-${kind}`, text, ...extra });
+    this.push({
+      runId: this.runId,
+      type: `x-${this.key.tool}-${kind}`,
+      text,
+      ...extra,
+      ts: this.ts,
+    });
     return seq;
   }
 
@@ -198,19 +230,23 @@ export class DraftBuilder {
     if (this.pending.size > 0 && status === "completed") status = "interrupted";
     for (const [sourceCallId, call] of this.pending) {
       this.surface({
+        runId: this.runId,
         type: "function_call_output",
         callId: call.callId,
         output: INTERRUPTED_OUTPUT,
         isError: true,
         synthetic: true,
         sourceEventSeqs: [call.seq],
+        ts: this.ts,
       });
       this.pending.delete(sourceCallId);
     }
     this.push({
+      runId: this.runId,
       type: "turn/end",
       status,
       ...(this.turnError === undefined ? {} : { error: { message: this.turnError } }),
+      ts: this.ts,
     });
     this.turnStartIndex = undefined;
     this.turnStatus = undefined;
@@ -242,11 +278,13 @@ export class DraftBuilder {
     this.runId = importedRunId(this.runKey, this.turns, anchor);
     this.turnStartIndex = this.drafts.length;
     this.push({
+      runId: this.runId,
       type: "turn/start",
       policy: { approval: "ask" },
       model: this.model,
       resumed: false,
       imported: true,
+      ts: this.ts,
     });
   }
 
@@ -258,8 +296,13 @@ export class DraftBuilder {
     return seq;
   }
 
+  /**
+   * Adds an event built by the caller as `{runId: this.runId, …fields, ts: this.ts}`: one object
+   * per event, in the key order the log has always had (a spread into a copy per event cost a
+   * generic object clone each, the shapes being many).
+   */
   private push(draft: Extra): void {
-    this.drafts.push({ runId: this.runId, ...draft, ts: this.ts } as unknown as TimedDraft);
+    this.drafts.push(draft as unknown as TimedDraft);
     this.lastTs = this.ts;
   }
 }
