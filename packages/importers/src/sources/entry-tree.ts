@@ -92,6 +92,8 @@ export function treeSessions<T>(
 ): TreeSession<T>[] {
   const last = nodes.at(-1);
   if (last === undefined) return [];
+  // Most files are one chain (each entry's parent the entry before): that is the whole session.
+  if (isOneChain(nodes)) return [{ key, nodes: [...nodes] }];
   const byId = new Map(nodes.map((node) => [node.id, node]));
   const children = new Map<string, TreeNode<T>[]>();
   for (const node of nodes) {
@@ -147,4 +149,23 @@ export function treeSessions<T>(
     });
   }
   return [{ key, nodes: main }, ...branches.reverse()];
+}
+
+/**
+ * True when every entry's parent is the entry before it (the first one a root) and no id repeats:
+ * then the path to the last entry holds every entry, in file order, and there is no branch, which
+ * is what the general walk of {@link treeSessions} gives for such a tree, without its maps.
+ */
+function isOneChain<T>(nodes: readonly TreeNode<T>[]): boolean {
+  const ids = new Set<string>();
+  let previous: string | undefined;
+  for (const node of nodes) {
+    if (ids.has(node.id)) return false;
+    if (previous !== undefined && node.parentId !== previous) return false;
+    ids.add(node.id);
+    previous = node.id;
+  }
+  // A first entry naming a parent that comes later in the file is no root.
+  const first = nodes[0]!;
+  return first.parentId === undefined || !ids.has(first.parentId);
 }
