@@ -33,7 +33,8 @@ type Node = TreeNode<Entry>;
  * Converts one pi session file. v1 files are linear; v2/v3 files are a tree (`id`/`parentId`):
  * the path from the last entry back to the root is the session, and every other leaf is a branch
  * (from `/tree`) imported as its own session (`origin.sessionId` = `<id>#<leaf id>`) that is a
- * fork by reference of the main one at the last turn they share.
+ * fork by reference of the main one at the last turn they share. A file forked from another
+ * (header `parentSession`) is a fork by reference of that file's session, matched by content.
  */
 export function convertPi(file: SourceFile): Conversion {
   const skipped: SkippedLine[] = [];
@@ -62,6 +63,16 @@ export function convertPi(file: SourceFile): Conversion {
   );
   const sessions: ConvertedSession[] = [];
   const base = { path: file.path, cwd, createdAt };
+  // A file pi wrote by forking another (`/fork`: the path to an entry, copied with its ids and
+  // times) names that file: the session forks its session where they still say the same.
+  const parentFile = stringField(header, "parentSession");
+  const parent: Partial<ConvertedSession> =
+    parentFile === undefined || parentFile === ""
+      ? {}
+      : {
+          forkOf: { tool: "pi", sessionId: baseName(parentFile).replace(/^.*_/, "") },
+          forkMatch: "content",
+        };
   for (const tree of treeSessions(key, nodes)) {
     const converted = convertPath(tree.key, key, tree.nodes, createdAt, header);
     if (converted.events.length === 0) continue;
@@ -69,7 +80,7 @@ export function convertPi(file: SourceFile): Conversion {
       ...base,
       key: tree.key,
       events: converted.events,
-      ...(tree.forkOf === undefined ? {} : { forkOf: tree.forkOf }),
+      ...(tree.forkOf === undefined ? parent : { forkOf: tree.forkOf }),
       ...converted.title,
     });
   }

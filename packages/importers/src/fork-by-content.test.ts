@@ -5,6 +5,7 @@ import { testTempDir } from "@tapedeck/test-temp";
 import { describe, expect, it } from "vitest";
 import { importSessions } from "./import-run";
 
+const jsonl = (entries: unknown[]) => entries.map((entry) => `${JSON.stringify(entry)}\n`).join("");
 const A = "0194aaaa-0000-7000-8000-000000000001";
 const B = "0194aaaa-0000-7000-8000-000000000002";
 
@@ -96,5 +97,70 @@ describe("Codex forked_from_id", () => {
     expect(both.counts).toEqual({ created: 1, appended: 0, forked: 0, unchanged: 1 });
     const fork = both.files.flatMap((file) => file.sessions).find((s) => s.key.sessionId === B);
     expect((await store.readHeader(fork!.sessionId)).parent).toBeUndefined();
+  });
+});
+
+describe("pi parentSession", () => {
+  it("writes a file pi forked from another (/fork copies the path's entries) as a fork by reference", async () => {
+    const root = testTempDir("tapedeck-pi-forks-");
+    const folder = join(root, "sessions", "--w--");
+    mkdirSync(folder, { recursive: true });
+    const P = "11111111-0000-4000-8000-000000000001";
+    const F = "22222222-0000-4000-8000-000000000002";
+    const entry = (id: string, parentId: string | null, second: number, message: object) => ({
+      type: "message",
+      id,
+      parentId,
+      timestamp: new Date(Date.UTC(2026, 0, 2, 10, 0, second)).toISOString(),
+      message,
+    });
+    const user = (text: string) => ({ role: "user", content: text });
+    const answer = (text: string) => ({
+      role: "assistant",
+      content: [{ type: "text", text }],
+      provider: "anthropic",
+      model: "claude-x",
+      stopReason: "stop",
+    });
+    const trunk = [
+      entry("a1", null, 1, user("one")),
+      entry("a2", "a1", 2, answer("first")),
+      entry("a3", "a2", 3, user("two")),
+      entry("a4", "a3", 4, answer("second")),
+    ];
+    const parentFile = join(folder, `2026-01-02T10-00-00-000Z_${P}.jsonl`);
+    const header = (id: string, second: number, extra: object = {}) => ({
+      type: "session",
+      version: 3,
+      id,
+      timestamp: new Date(Date.UTC(2026, 0, 2, 10, 0, second)).toISOString(),
+      cwd: "/w",
+      ...extra,
+    });
+    writeFileSync(parentFile, jsonl([header(P, 0), ...trunk]));
+    writeFileSync(
+      join(folder, `2026-01-02T10-01-00-000Z_${F}.jsonl`),
+      jsonl([
+        header(F, 60, { parentSession: parentFile }),
+        ...trunk.slice(0, 2),
+        entry("b1", "a2", 61, user("other two")),
+        entry("b2", "b1", 62, answer("other second")),
+      ]),
+    );
+    const store = createSessionStore({ home: join(root, "home") });
+    const run = () => importSessions({ store, source: "pi", paths: [join(root, "sessions")] });
+    const first = await run();
+    const [parent, fork] = first.files.map((file) => file.sessions[0]!);
+    expect(fork).toMatchObject({
+      key: { sessionId: F },
+      forkedFrom: { sessionId: parent!.sessionId, seq: 4 },
+      newEvents: 4,
+    });
+    expect((await store.readHeader(fork!.sessionId)).parent).toEqual({
+      sessionId: parent!.sessionId,
+      seq: 4,
+    });
+    const again = await run();
+    expect(again.counts).toEqual({ created: 0, appended: 0, forked: 0, unchanged: 2 });
   });
 });
