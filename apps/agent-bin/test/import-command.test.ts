@@ -327,6 +327,8 @@ describe.each(["claude-code", "codex", "pi", "opencode"])("tapedeck import %s", 
       ].join("\n");
       expect(system).toContain(DEFAULT_SYSTEM_PROMPT);
       expect(system.split(DEFAULT_SYSTEM_PROMPT)).toHaveLength(2);
+      // The source's own instructions (Codex's session_meta) are an x- event: never sent.
+      expect(JSON.stringify(request)).not.toContain("Be terse.");
     }
 
     const after = await cli(["sessions", "verify", "--all"]);
