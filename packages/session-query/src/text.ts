@@ -79,18 +79,19 @@ interface Folded {
   origin: number[] | null;
 }
 
-/** Folded forms of the non-ASCII characters met so far (a CJK text repeats a few thousand). */
+/** Folded forms of the characters `foldChar` met so far (accented letters, punctuation, emoji). */
 const foldedChars = new Map<string, string>();
 
+/**
+ * The fold of a character that is neither ASCII nor CJK (`foldableChar`): decomposed, marks
+ * dropped, lowercased.
+ */
 function foldChar(char: string): string {
   const known = foldedChars.get(char);
   if (known !== undefined) return known;
-  let folded = char;
-  if (!isCjk(char)) {
-    folded = "";
-    for (const part of char.normalize("NFD")) if (!markChar.test(part)) folded += part;
-    folded = folded.toLowerCase();
-  }
+  let folded = "";
+  for (const part of char.normalize("NFD")) if (!markChar.test(part)) folded += part;
+  folded = folded.toLowerCase();
   if (foldedChars.size >= 20_000) foldedChars.clear();
   foldedChars.set(char, folded);
   return folded;
