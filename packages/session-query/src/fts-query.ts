@@ -7,13 +7,14 @@
  * (`"compa"*`), so its last token matches as a prefix; a `*` the user typed stays inside.
  */
 import type { PrefixMatching } from "./query-engine";
-import { type QueryWord, queryWords, spaceCjk } from "./text";
+import { type QueryWord, queryWords, simpleWord, spaceCjk } from "./text";
 
 /**
  * The FTS5 phrase of one word: `"…"` with inner quotes doubled and CJK spaced; with `prefix`,
  * followed by `*` (the phrase's last token matches as a prefix).
  */
 export function ftsPhrase(word: string, prefix = false): string {
+  if (simpleWord.test(word)) return prefix ? `"${word}"*` : `"${word}"`;
   const phrase = `"${spaceCjk(word).trim().replace(/\s+/gu, " ").replaceAll('"', '""')}"`;
   return prefix ? `${phrase}*` : phrase;
 }

@@ -248,3 +248,22 @@ describe("fold", () => {
     );
   });
 });
+
+describe("a query of one ASCII word", () => {
+  it("is cut and quoted exactly as the general path cuts and quotes it", () => {
+    const word = fc.stringMatching(/^[A-Za-z0-9]{1,12}$/);
+    fc.assert(
+      fc.property(
+        word,
+        fc.constantFrom("none", "last") as fc.Arbitrary<"none" | "last">,
+        (text, prefix) => {
+          // Padded with spaces, the same word goes through the split, fold and tokenizer.
+          expect(queryWords(text, prefix)).toEqual(queryWords(` ${text} `, prefix));
+          expect(ftsPhrase(text, prefix === "last")).toBe(ftsPhrase(` ${text}`, prefix === "last"));
+          expect(toFtsQuery(text, { prefix })).toEqual(toFtsQuery(` ${text} `, { prefix }));
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});

@@ -188,12 +188,24 @@ export function textTokens(text: string): string[] {
 }
 
 /**
+ * Text that is one word of ASCII letters and digits: one token, no CJK, nothing to quote (a
+ * search's common case, answered without splitting, folding or tokenizing).
+ */
+export const simpleWord = /^[A-Za-z0-9]+$/;
+
+/**
  * The words of raw user text (split on whitespace), each with its tokens. Words without any
  * letter or digit (`(`, `"`, `--`) are dropped: there is nothing in them to find. With
  * `prefix: "last"` the last word is marked `prefix` when its last token is Latin and at least
  * {@link MIN_PREFIX_LENGTH} characters long.
  */
 export function queryWords(text: string, prefix: PrefixMatching = "none"): QueryWord[] {
+  // One word of ASCII letters and digits (most searches): it is its own only token.
+  if (simpleWord.test(text)) {
+    const word: QueryWord = { raw: text, tokens: [text.toLowerCase()] };
+    if (prefix === "last" && text.length >= MIN_PREFIX_LENGTH) word.prefix = true;
+    return [word];
+  }
   const words: QueryWord[] = [];
   for (const raw of text.split(/\s+/u)) {
     if (raw === "") continue;
