@@ -1,5 +1,6 @@
 import { INTERRUPTED_OUTPUT, type TurnStatus } from "@tapedeck/session";
 import { importedRunId } from "./ids";
+import { isoOfMillis } from "./iso-time";
 import type { SourceKey, TimedDraft } from "./types";
 
 /** Extra fields carried on an event (the source's own ids, for example). */
@@ -12,7 +13,7 @@ export function isoTime(value: unknown): string | undefined {
   if (typeof value === "number" && Number.isFinite(value)) {
     // Seconds or milliseconds since the epoch (pi and opencode use milliseconds).
     const millis = value < 1e11 ? value * 1000 : value;
-    return new Date(millis).toISOString();
+    return isoOfMillis(millis);
   }
   if (typeof value !== "string" || value === "") return undefined;
   // Most sources already write this exact form: no need to parse and print it again.

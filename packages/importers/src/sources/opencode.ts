@@ -4,22 +4,49 @@
  * `src/session/message-v2.ts` and `src/session/index.ts`. The storage directory and the SQLite
  * database are read into this same shape by `opencode-store.ts`.
  */
+import { compileFastCheck } from "@tapedeck/session";
 import { z } from "zod";
 import { DraftBuilder, isoTime } from "../draft-builder";
 import type { Conversion, SkippedLine, SourceKey } from "../types";
 import { blocksText, excerpt, isRecord, json, stringField } from "./common";
 
 const partSchema = z.looseObject({ type: z.string(), id: z.string().optional() });
+const messageInfoSchema = z.looseObject({
+  id: z.string().optional(),
+  role: z.string(),
+  time: z
+    .looseObject({ created: z.number().optional(), completed: z.number().optional() })
+    .optional(),
+});
 const messageSchema = z.looseObject({
-  info: z.looseObject({
-    id: z.string().optional(),
-    role: z.string(),
-    time: z
-      .looseObject({ created: z.number().optional(), completed: z.number().optional() })
-      .optional(),
-  }),
+  info: messageInfoSchema,
   parts: z.array(z.unknown()).default([]),
 });
+type Message = z.infer<typeof messageSchema>;
+
+/**
+ * Compiled checks (see `compileFastCheck`): what they accept is used as it is, without zod's copy
+ * of every message and part; what they refuse goes to zod, which decides. A message's info is
+ * read field by field, never serialised whole, so the copy's key order never mattered.
+ */
+const partAccepted = compileFastCheck(partSchema);
+const infoAccepted = compileFastCheck(messageInfoSchema);
+
+/** `raw` as a message (its info and parts: nothing else is read), or `undefined` when it is not one. */
+function messageOf(raw: unknown): Message | undefined {
+  if (
+    isRecord(raw) &&
+    infoAccepted?.(raw.info) === true &&
+    (raw.parts === undefined || Array.isArray(raw.parts))
+  ) {
+    return { info: raw.info as Message["info"], parts: (raw.parts as unknown[] | undefined) ?? [] };
+  }
+  const parsed = messageSchema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
+}
+
+const isPart = (part: unknown): part is Record<string, unknown> =>
+  partAccepted?.(part) === true || partSchema.safeParse(part).success;
 /** The export document: lenient, as another program wrote it. */
 export const opencodeExportSchema = z.looseObject({
   info: z.looseObject({
@@ -55,20 +82,17 @@ export function convertOpencode(document: unknown, path: string): Conversion {
   let cwd = info.directory;
   let entries = 0;
   for (const [index, raw] of messages.entries()) {
-    const message = messageSchema.safeParse(raw);
-    if (!message.success) {
+    const message = messageOf(raw);
+    if (message === undefined) {
       skipped.push({ path, line: index + 1, offset: 0, reason: "not an opencode message" });
       continue;
     }
     entries += 1;
-    const messageInfo = message.data.info as Record<string, unknown> & typeof message.data.info;
+    const messageInfo = message.info as Record<string, unknown> & Message["info"];
     builder.at(messageInfo.time?.created);
     const pathInfo = isRecord(messageInfo.path) ? messageInfo.path : undefined;
     cwd ??= pathInfo === undefined ? undefined : stringField(pathInfo, "cwd");
-    const parts = message.data.parts.filter((part) => partSchema.safeParse(part).success) as Record<
-      string,
-      unknown
-    >[];
+    const parts = message.parts.filter(isPart);
     const source = { messageId: messageInfo.id };
     if (messageInfo.role === "user") convertUser(builder, parts, source);
     else if (messageInfo.role === "assistant")
