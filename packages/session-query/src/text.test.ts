@@ -267,3 +267,24 @@ describe("a query of one ASCII word", () => {
     );
   });
 });
+
+describe("snippet of one ASCII word in ASCII text", () => {
+  it("is the snippet the general path cuts (the same word twice takes it)", () => {
+    const word = fc.constantFrom("mutex", "Mutex", "a", "x1", "retry", "db");
+    const piece = fc.oneof(
+      word,
+      fc.constantFrom(" ", "  ", "\n", "-", "_", ".", "9", "mutexes", "xmutex", "MUTEX"),
+      fc.constantFrom(" ".repeat(45), "ab ".repeat(15), "lorem ipsum dolor ".repeat(4)),
+      fc.string({ unit: fc.constantFrom("a", "b", "M", " ", "1", "\t"), maxLength: 60 }),
+    );
+    fc.assert(
+      fc.property(word, fc.array(piece, { maxLength: 40 }), (raw, pieces) => {
+        const text = pieces.join("");
+        const [only] = queryWords(raw);
+        const markers = { open: "<", close: ">" };
+        expect(snippet(text, [only!], markers)).toBe(snippet(text, [only!, only!], markers));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});

@@ -354,6 +354,33 @@ export function countMatches(text: MatchableText, words: readonly QueryWord[]): 
   return counts;
 }
 
+/**
+ * {@link findWord} for the common case, a one-token word without prefix matching in ASCII text
+ * (folded: lowercased, positions unchanged): the same ranges up to `snippetLength` after the
+ * first, in far fewer steps (a search snippets 20 hits, each often in a process whose code is
+ * not optimised yet).
+ */
+function findAsciiToken(lower: string, token: string, ranges: MatchRange[]): void {
+  let stopAt = Number.POSITIVE_INFINITY;
+  let from = 0;
+  for (let start = lower.indexOf(token); start >= 0; start = lower.indexOf(token, from)) {
+    const end = start + token.length;
+    if (isWordCode(lower.charCodeAt(start - 1)) || isWordCode(lower.charCodeAt(end))) {
+      from = start + 1;
+      continue;
+    }
+    if (start >= stopAt) break;
+    ranges.push({ start, end: end >= lower.length ? Number.POSITIVE_INFINITY : end });
+    stopAt = Math.min(stopAt, start + snippetLength);
+    from = end;
+  }
+}
+
+/** An ASCII letter or digit's code (`NaN`, past either end of a text, is none). */
+function isWordCode(code: number): boolean {
+  return (code >= 48 && code <= 57) || ((code | 32) >= 97 && (code | 32) <= 122);
+}
+
 /** Default highlight markers. */
 export const defaultMarkers = { open: "«", close: "»" } as const;
 
@@ -373,7 +400,10 @@ export function snippet(
 ): string {
   if (text === "") return "";
   const ranges: MatchRange[] = [];
-  if (words.length > 0) {
+  const only = words.length === 1 ? words[0]! : undefined;
+  if (only !== undefined && only.tokens.length === 1 && only.prefix !== true && isAscii(text)) {
+    findAsciiToken(text.toLowerCase(), only.tokens[0]!, ranges);
+  } else if (words.length > 0) {
     const folded = fold(text);
     // The snippet ends at most `snippetLength` after the earliest match, so later matches are
     // never shown: each word is searched only up to there (a long tool output is not scanned
