@@ -13,6 +13,21 @@ const SHORT = 48;
 /** A scratch buffer that grew beyond this is dropped after use rather than kept for the next. */
 const KEEP_BYTES = 16 * 1024 * 1024;
 
+/** The second byte of JSON's two-byte escapes (`\n` → `n`), by the byte escaped; 0: `\u00xx`. */
+const SHORT_ESCAPES = new Uint8Array(128);
+for (const [byte, letter] of [
+  [QUOTE, QUOTE],
+  [BACKSLASH, BACKSLASH],
+  [8, 98],
+  [9, 116],
+  [10, 110],
+  [12, 102],
+  [13, 114],
+] as const)
+  SHORT_ESCAPES[byte] = letter;
+/** Lowercase hex digits, as JSON.stringify writes `\u001f`. */
+const HEX = Buffer.from("0123456789abcdef");
+
 /** `"key":` and `,"key":` as bytes, for keys seen before (bounded: x- events bring any key). */
 const keyBytes = new Map<string, [Uint8Array, Uint8Array]>();
 const MAX_KEYS = 4096;
@@ -44,6 +59,11 @@ export class LineEncoder {
   private words: Int32Array;
   private used = 0;
   private readonly ends: number[] = [];
+  /** Positions of the bytes a string needs escaped (see `escapeInPlace`), reused. */
+  private specials = new Int32Array(256);
+  /** How many of `specials` the string in hand has, and the bytes their escapes add. */
+  private count = 0;
+  private extra = 0;
 
   constructor(capacity = 64 * 1024) {
     this.buffer = Buffer.allocUnsafeSlow(capacity);
@@ -188,30 +208,51 @@ export class LineEncoder {
       // As many bytes as characters: all ASCII. Otherwise a lone surrogate (which UTF-8 cannot
       // hold, and JSON.stringify writes as \uXXXX) must be ruled out.
       const plain = written === length || isWellFormed(value);
-      if (plain && this.needsNoEscape(start + 1, start + 1 + written)) {
-        buffer[start + 1 + written] = QUOTE;
-        this.used = start + 2 + written;
+      const end = plain ? this.escapeInPlace(start + 1, start + 1 + written) : -1;
+      if (end !== -1) {
+        this.buffer[end] = QUOTE;
+        this.used = end + 1;
         return;
       }
     }
     this.raw(JSON.stringify(value));
   }
 
+  /** Notes the byte at `at` if it needs escaping; false once more than `limit` do. */
+  private mark(at: number, limit: number): boolean {
+    const byte = this.buffer[at]!;
+    if (byte >= 0x20 && byte !== QUOTE && byte !== BACKSLASH) return true;
+    if (this.count === limit) return false;
+    this.specials[this.count] = at;
+    this.count += 1;
+    this.extra += SHORT_ESCAPES[byte] === 0 ? 5 : 1;
+    return true;
+  }
+
   /**
-   * True when bytes `[from, to)` hold no `"`, no `\` and no byte below 0x20 (UTF-8 bytes of
-   * characters from U+0080 are all ≥ 0x80, so only ASCII can match). Four bytes at a time with
-   * the classic word tests (`haszero`, `hasless`), which are exact for "any byte matches".
+   * Escapes, in place, the UTF-8 bytes `[from, to)` of a well-formed string as JSON.stringify
+   * escapes them (`\"`, `\\`, `\b \f \n \r \t`, other bytes below 0x20 as `\u00xx`; UTF-8 bytes
+   * of characters from U+0080 are all ≥ 0x80, so only ASCII can need it) and returns where the
+   * escaped text ends; -1 when more than one byte in 16 needs it (JSON text inside a string, say:
+   * JSON.stringify does that faster) or the buffer has no room (the caller then uses
+   * JSON.stringify). The scan reads four bytes at a time with the classic word tests (`haszero`,
+   * `hasless`, exact for "some byte matches"); the bytes after each escape are moved once, from the
+   * end backwards.
    */
-  private needsNoEscape(from: number, to: number): boolean {
+  private escapeInPlace(from: number, to: number): number {
     const buffer = this.buffer;
-    let at = from;
-    for (; at < to && (at & 3) !== 0; at += 1) {
-      const byte = buffer[at]!;
-      if (byte < 0x20 || byte === QUOTE || byte === BACKSLASH) return false;
-    }
+    const limit = (to - from) >> 4;
+    if (this.specials.length <= limit) this.specials = new Int32Array(limit + 1);
+    this.count = 0;
+    this.extra = 0;
+    // Bytes one by one before the first whole word and after the last; words four bytes at a
+    // time, and the bytes of a word only when the word tests say one of them may match.
+    const firstWord = (from + 3) >> 2;
+    const lastWord = to >> 2;
+    const headEnd = Math.min(to, firstWord << 2);
+    for (let at = from; at < headEnd; at += 1) if (!this.mark(at, limit)) return -1;
     const words = this.words;
-    const last = to >> 2;
-    for (let index = at >> 2; index < last; index += 1) {
+    for (let index = firstWord; index < lastWord; index += 1) {
       const word = words[index]!;
       const quote = word ^ 0x22222222;
       const backslash = word ^ 0x5c5c5c5c;
@@ -219,13 +260,44 @@ export class LineEncoder {
         ((word - 0x20202020) & ~word) |
         ((quote - 0x01010101) & ~quote) |
         ((backslash - 0x01010101) & ~backslash);
-      if ((matches & 0x80808080) !== 0) return false;
+      if ((matches & 0x80808080) !== 0) {
+        for (let at = index << 2; at < (index + 1) << 2; at += 1) {
+          if (!this.mark(at, limit)) return -1;
+        }
+      }
     }
-    for (at = Math.max(at, last << 2); at < to; at += 1) {
-      const byte = buffer[at]!;
-      if (byte < 0x20 || byte === QUOTE || byte === BACKSLASH) return false;
+    for (let at = Math.max(headEnd, lastWord << 2); at < to; at += 1) {
+      if (!this.mark(at, limit)) return -1;
     }
-    return true;
+    const { specials, count, extra } = this;
+    if (count === 0) return to;
+    const end = to + extra;
+    if (end >= buffer.length) return -1;
+    let target = end;
+    let source = to;
+    for (let index = count - 1; index >= 0; index -= 1) {
+      const position = specials[index]!;
+      const after = source - position - 1;
+      if (after > 0) buffer.copyWithin(target - after, position + 1, source);
+      target -= after;
+      const byte = buffer[position]!;
+      const short = SHORT_ESCAPES[byte]!;
+      if (short !== 0) {
+        buffer[target - 2] = BACKSLASH;
+        buffer[target - 1] = short;
+        target -= 2;
+      } else {
+        buffer[target - 6] = BACKSLASH;
+        buffer[target - 5] = 117; // u
+        buffer[target - 4] = 48; // 0
+        buffer[target - 3] = 48; // 0
+        buffer[target - 2] = HEX[byte >> 4]!;
+        buffer[target - 1] = HEX[byte & 15]!;
+        target -= 6;
+      }
+      source = position;
+    }
+    return end;
   }
 
   /** Writes `text` as UTF-8 (JSON text: already escaped). */
