@@ -55,4 +55,23 @@ describe("convertTapedeckExport", () => {
       "after an invalid event (SEQ_GAP)",
     ]);
   });
+
+  it("refuses a fork's own log (events after its parent's) in one record that says what to import", async () => {
+    const { lines } = await forkExport();
+    const header = lines[0] as { parent: { seq: number } };
+    const own = lines
+      .slice(1)
+      .filter((event) => (event as { seq: number }).seq > header.parent.seq);
+    const { sessions, skipped } = convertTapedeckExport(fileOf("/s/fork.jsonl", [header, ...own]));
+    expect(sessions).toEqual([]);
+    expect(skipped).toEqual([
+      {
+        path: "/s/fork.jsonl",
+        line: 0,
+        offset: 0,
+        reason:
+          "a fork's log without its parent's events: import what `tapedeck sessions export ID` writes",
+      },
+    ]);
+  });
 });

@@ -67,6 +67,12 @@ export function convertTapedeckExport(file: SourceFile): Conversion {
     const { seq: _seq, ...draft } = event;
     events.push(draft as TimedDraft);
   }
+  if (parent !== undefined && events.length === 0 && broken === "SEQ_GAP") {
+    // A fork's own log (from the sessions folder): its events start after the parent's.
+    const reason =
+      "a fork's log without its parent's events: import what `tapedeck sessions export ID` writes";
+    return { sessions: [], skipped: [{ path: file.path, line: 0, offset: 0, reason }], entries: 0 };
+  }
   return {
     sessions:
       events.length === 0
