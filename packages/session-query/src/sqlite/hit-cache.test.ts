@@ -15,6 +15,7 @@ describe("search hits between searches (hit cache)", () => {
   let home: string;
   const engines: SqliteQueryEngine[] = [];
   const counts = { opens: 0, closes: 0 };
+  const reads = { buffers: 0, into: 0 };
   const logPath = (id: string) => join(home, "sessions", `${id}.jsonl`);
   const line = (value: unknown) => `${JSON.stringify(value)}\n`;
   const write = (header: SessionHeader, events: readonly SessionEvent[]) =>
@@ -35,9 +36,14 @@ describe("search hits between searches (hit cache)", () => {
       if (reader === null) return null;
       counts.opens += 1;
       return {
-        readAt: (offset, length) => reader.readAt(offset, length),
-        readInto: (target, targetOffset, offset, length) =>
-          reader.readInto(target, targetOffset, offset, length),
+        readAt: (offset, length) => {
+          reads.buffers += 1;
+          return reader.readAt(offset, length);
+        },
+        readInto: (target, targetOffset, offset, length) => {
+          reads.into += 1;
+          return reader.readInto(target, targetOffset, offset, length);
+        },
         close() {
           counts.closes += 1;
           reader.close();
@@ -54,6 +60,8 @@ describe("search hits between searches (hit cache)", () => {
     fs.mkdirSync(join(home, "sessions"));
     counts.opens = 0;
     counts.closes = 0;
+    reads.buffers = 0;
+    reads.into = 0;
   });
   afterEach(() => {
     for (const engine of engines.splice(0)) engine.close();
@@ -81,6 +89,9 @@ describe("search hits between searches (hit cache)", () => {
     expect(second.items.every((hit) => hit.session.eventCount > 0)).toBe(true);
     expect(second.items.every((hit) => hit.session.usage.inputTokens >= 0)).toBe(true);
     expect(counts).toEqual({ opens: 2, closes: 0 });
+    // Each search reads its lines into the engine's one buffer: a read per log here (its hits
+    // are a few bytes apart), no buffer made per read.
+    expect(reads).toEqual({ buffers: 0, into: 4 });
 
     appendTurn(b, store, "mutex three");
     await engine.sync();
