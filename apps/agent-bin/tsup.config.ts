@@ -77,7 +77,30 @@ export async function searchIfFresh(args, io) {
 };
 
 /**
- * In `fresh-search.cjs` better-sqlite3's JavaScript (≈ 12 files) is bundled instead of loaded by
+ * `tapedeck acp` is bundled on its own (`acpBundle` below) as `acp.cjs`, which both the executable
+ * (`src/launcher.ts`) and the ES module CLI run through a V8 code cache (`src/cli/acp-bundle.ts`):
+ * split, the agent's start made Node's ES module loader resolve, read and compile ≈ 17 chunks
+ * (≈ 670 KB) before it could answer `initialize`, and on Node 20 every spawn compiled them again.
+ * In the ES module CLI, `./acp-command` (imported by `main.ts`) is a loader of that bundle.
+ */
+const acpApart: NonNullable<Options["esbuildPlugins"]>[number] = {
+  name: "acp-apart",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/acp-command$/ }, (args) =>
+      /[\\/]cli[\\/]main\.ts$/.test(args.importer)
+        ? { path: "acp-command", namespace: "acp-apart" }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "acp-apart" }, () => ({
+      contents: 'export { runAcpBundle as acpCommand } from "./acp-bundle";',
+      loader: "js",
+      resolveDir: path.join(__dirname, "src/cli"),
+    }));
+  },
+};
+
+/**
+ * In `fresh-search.cjs` and `acp.cjs` better-sqlite3's JavaScript (≈ 12 files) is bundled instead of loaded by
  * Node's CommonJS loader (a resolution, a `package.json` read, a read and a compile per file:
  * ≈ 3 ms idle, 10 ms under load, of a 40 ms command), and its native addon is loaded by its own
  * path, so the `bindings` package's search for it is skipped (`nativeBinding`). The addon comes
@@ -149,7 +172,7 @@ const cli: Options = {
   // Lazily imported commands (`tapedeck mcp` and the MCP SDK) go to their own chunks, so the
   // other commands neither read nor compile them.
   splitting: true,
-  esbuildPlugins: [zodEnglishOnly, sqliteByRequire, freshSearchApart, acpSchemasOnUse],
+  esbuildPlugins: [zodEnglishOnly, sqliteByRequire, freshSearchApart, acpApart, acpSchemasOnUse],
   sourcemap: false,
   // Cold start is dominated by reading and compiling the bundle: drop whitespace and simplify
   // syntax (about half the bytes) but keep identifiers, so stack traces stay readable.
@@ -176,17 +199,22 @@ const importWorker: Options = {
   splitting: false,
 };
 
-/** `fresh-search.cjs`: `tapedeck sessions search` on a fresh index (see `freshSearchApart`). */
-const freshSearch: Options = {
+/** A CommonJS bundle of its own, run through the V8 code cache (`fresh-search.cjs`, `acp.cjs`). */
+const cjsApart: Options = {
   ...cli,
-  entry: { "fresh-search": "src/cli/sessions/fresh-search.ts" },
   format: ["cjs"],
   outExtension: () => ({ js: ".cjs" }),
   splitting: false,
   // `import.meta.url` (the store's `createRequire`) from `__filename`.
   shims: true,
-  esbuildPlugins: [zodEnglishOnly, sqliteBundled, noIndexWriter],
   banner: {},
+};
+
+/** `fresh-search.cjs`: `tapedeck sessions search` on a fresh index (see `freshSearchApart`). */
+const freshSearch: Options = {
+  ...cjsApart,
+  entry: { "fresh-search": "src/cli/sessions/fresh-search.ts" },
+  esbuildPlugins: [zodEnglishOnly, sqliteBundled, noIndexWriter],
 };
 
 /**
@@ -205,4 +233,15 @@ const launcher: Options = {
   banner: { js: "#!/usr/bin/env node" },
 };
 
-export default defineConfig([cli, importWorker, freshSearch, launcher]);
+/**
+ * `acp.cjs`: `tapedeck acp` (see `acpApart`), everything the agent may load in one script (≈ 1.5
+ * MB: the model clients, the MCP client and the team index's `pg` too); what it loads later
+ * (`import()`) is only evaluated then, and V8 compiles only the functions that run.
+ */
+const acpBundle: Options = {
+  ...cjsApart,
+  entry: { acp: "src/cli/acp-command.ts" },
+  esbuildPlugins: [zodEnglishOnly, sqliteBundled, acpSchemasOnUse],
+};
+
+export default defineConfig([cli, importWorker, freshSearch, acpBundle, launcher]);

@@ -2,10 +2,12 @@
  * The `tapedeck` executable (`dist/tapedeck.cjs`, the package's `bin`). A CommonJS script: Node
  * starts an ES module entry ≈ 4.5 ms later than a CommonJS one (its ES module loader), which is a
  * tenth of what `tapedeck sessions search` may cost (issue #12: no slower than `rg`). A search on
- * a fresh index runs `fresh-search.cjs` through its code cache without ever starting that loader;
- * everything else imports the ES module CLI (`tapedeck.mjs`, which editors may also run directly).
+ * a fresh index runs `fresh-search.cjs` through its code cache without ever starting that loader,
+ * and so does `tapedeck acp` with `acp.cjs` (an editor spawns it for every session); everything
+ * else imports the ES module CLI (`tapedeck.mjs`, which editors may also run directly).
  */
 import nodeModule from "node:module";
+import { runAcpBundle } from "./cli/acp-bundle";
 import { loadCompiled } from "./cli/code-cache";
 import { markFreshSearchTried } from "./cli/fresh-search-tried";
 import { processStdout } from "./cli/process-stdout";
@@ -31,6 +33,13 @@ async function freshSearch(args: string[]): Promise<number | undefined> {
 }
 
 async function launch(argv: string[]): Promise<void> {
+  if (argv[0] === "acp") {
+    process.exitCode = await runAcpBundle(argv.slice(1), {
+      env: process.env,
+      stderr: { write: (text: string) => process.stderr.write(text) },
+    });
+    return;
+  }
   if (argv[0] === "sessions" && argv[1] === "search") {
     const code = await freshSearch(argv.slice(2));
     if (code !== undefined) {

@@ -1,10 +1,11 @@
 /**
  * What the ACP agent loads (issue #12: an editor spawns `tapedeck acp` for every session, so it
  * must not pay for code it never runs): through a whole turn it loads neither the importers nor
- * the viewer's code (the HTML export), which other commands of the same binary use.
+ * the viewer's code (the HTML export), which other commands of the same binary use. It runs its
+ * own CommonJS bundle (`acp.cjs`) through a V8 code cache, not the ES module CLI's split chunks.
  */
-import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { agentScript, cliContext, tapedeckBinary, testTempDir } from "@tapedeck/test-harness";
@@ -35,17 +36,82 @@ const IMPORTERS = /PI_CODING_AGENT_DIR/;
 /** Text only the viewer's code holds (the HTML export's content security policy). */
 const VIEWER = /Content-Security-Policy/;
 
-/** A spawned `tapedeck acp` under a module hook (logged in a temp folder named `prefix`…), initialized. */
+/** The agent's own bundle, which both `tapedeck.cjs` and `tapedeck.mjs` run for `acp`. */
+const acpBundle = () => path.join(path.dirname(tapedeckBinary()), "acp.cjs");
+
+/**
+ * Bytes of the ES modules of `dist/` a `tapedeck.mjs acp` start may load: the entry, the loader of
+ * `acp.cjs` and the code cache's chunk (≈ 10 KB). Split, the agent loaded ≈ 670 KB of chunks.
+ */
+const ESM_BUDGET = 25_000;
+
+/** The V8 code caches of `acp.cjs` in the temp directory `tmp` (see `src/cli/code-cache.ts`). */
+function acpCodeCaches(tmp: string): string[] {
+  const folder = path.join(tmp, `tapedeck-code-cache-${process.getuid?.() ?? "user"}`);
+  try {
+    return readdirSync(folder)
+      .filter((name) => name.startsWith("acp.cjs-"))
+      .map((name) => path.join(folder, name));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * A spawned `tapedeck acp` under a module hook (logged in a temp folder named `prefix`…, which is
+ * also its temp directory), initialized.
+ */
 async function initializedAgent(prefix: string) {
-  const log = moduleLog(testTempDir(prefix));
+  const tmp = testTempDir(prefix);
+  const log = moduleLog(tmp);
   const recording = agentScript().user("hello").text("Hi there.").end().build();
-  const context = await cliContext(recording, { env: { extra: { NODE_OPTIONS: log.flag } } });
+  const context = await cliContext(recording, {
+    env: { extra: { NODE_OPTIONS: log.flag, TMPDIR: tmp } },
+  });
   const agent = context.acp();
   await agent.agent.request(acp.methods.agent.initialize, {
     protocolVersion: 1,
     clientCapabilities: {},
   });
-  return { log, context, agent };
+  return { log, context, agent, tmp };
+}
+
+/**
+ * Spawns the executable (`tapedeck.cjs acp`, what `npx tapedeck acp` runs) under a module hook,
+ * with `tmp` as its temp directory, and returns once it answered `initialize` and exited.
+ */
+async function launcherInitialize(tmp: string, log: ModuleLog): Promise<void> {
+  const launcher = path.join(path.dirname(tapedeckBinary()), "tapedeck.cjs");
+  const child = spawn(process.execPath, [log.flag, launcher, "acp"], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: tmp,
+      TAPEDECK_HOME: path.join(tmp, "home"),
+      TMPDIR: tmp,
+    },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+  await new Promise<void>((resolve, reject) => {
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('"id":1')) resolve();
+    });
+    child.on("exit", () =>
+      reject(new Error(`tapedeck acp exited without answering: ${output}${stderr}`)),
+    );
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } })}\n`,
+    );
+  });
+  child.stdin.end();
+  expect(await exited).toBe(0);
+  expect(stderr).toBe("");
 }
 
 describe("tapedeck acp start-up", () => {
@@ -65,9 +131,12 @@ describe("tapedeck acp start-up", () => {
     expect(agent.stderr()).toBe("");
 
     const loaded = distFiles(log.read());
-    // The hook saw the agent's own code (the check works)…
+    // The hook saw the ES module CLI hand `acp` to its bundle (the check works), and the agent
+    // ran from that bundle, not from split chunks: the ES modules it loaded are a few KB…
     expect(loaded.some((file) => /\/acp-command-[A-Z0-9]+\.mjs$/.test(file))).toBe(true);
-    // …and the markers are in the bundle, in files the agent did not load.
+    expect(loaded.reduce((sum, file) => sum + statSync(file).size, 0)).toBeLessThan(ESM_BUDGET);
+    loaded.push(acpBundle());
+    // …and the markers are in the build, in files the agent did not load.
     const dist = path.dirname(tapedeckBinary());
     const holding = (marker: RegExp) =>
       readdirSync(dist)
@@ -81,6 +150,35 @@ describe("tapedeck acp start-up", () => {
     expect(
       loaded.filter((file) => /\/(?:import-command|import-worker|export)-?/.test(file)),
     ).toEqual([]);
+  });
+
+  it("runs acp.cjs from the executable without loading any ES module of the CLI", async () => {
+    const tmp = testTempDir("tapedeck-acp-launcher-");
+    const log = moduleLog(tmp);
+    await launcherInitialize(tmp, log);
+    const loaded = distFiles(log.read());
+    // The hook sees the launcher itself (the check works), and nothing else of dist/.
+    expect(loaded.map((file) => path.basename(file))).toEqual(["tapedeck.cjs"]);
+    expect(acpCodeCaches(tmp)).toHaveLength(1);
+  });
+
+  it("writes acp.cjs's code cache after the first initialize, then uses it (V8 accepts it: not written again)", async () => {
+    const tmp = testTempDir("tapedeck-acp-cache-");
+    const log = moduleLog(tmp);
+    expect(acpCodeCaches(tmp)).toEqual([]);
+    await launcherInitialize(tmp, log);
+    const [cache, ...others] = acpCodeCaches(tmp);
+    expect(others).toEqual([]);
+    expect(path.basename(cache as string)).toMatch(
+      new RegExp(
+        `^acp\\.cjs-${process.version.replaceAll(".", "\\.")}-${process.arch}-${statSync(acpBundle()).size}-\\d+\\.v8$`,
+      ),
+    );
+    // It holds what a start compiled: more than the bundle's top level alone.
+    expect(statSync(cache as string).size).toBeGreaterThan(100_000);
+    const written = statSync(cache as string).mtimeMs;
+    await launcherInitialize(tmp, log);
+    expect(statSync(cache as string).mtimeMs).toBe(written);
   });
 
   it("builds only the ACP schemas of the messages it receives, not the SDK's whole protocol", async () => {

@@ -29,6 +29,11 @@ export interface AcpAgentOptions {
   compactAt?: number;
   /** How MCP servers connect (timeouts, values of recorded variables); default no environment. */
   mcp?: McpSettings;
+  /**
+   * Called as the agent answers each `initialize`, before the answer is written (defer any work:
+   * `tapedeck acp` writes its code cache on the next turn of the event loop).
+   */
+  onInitialized?: () => void;
 }
 
 /**
@@ -52,6 +57,7 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
     .agent({ name: AGENT_NAME })
     .onRequest(acp.methods.agent.initialize, ({ params }) => {
       context.clientCapabilities = params.clientCapabilities ?? {};
+      options.onInitialized?.();
       return initializeResponse();
     })
     .onRequest(

@@ -3,8 +3,17 @@ import { createHost, mcpSettingsFromEnv } from "@tapedeck/host";
 import { serveAcp } from "../acp/serve";
 import type { Io } from "./io";
 
-/** `tapedeck acp [--model M]`: serves the Agent Client Protocol on stdio. Returns the exit code. */
-export async function acpCommand(rest: string[], io: Io): Promise<number> {
+/**
+ * `tapedeck acp [--model M]`: serves the Agent Client Protocol on stdio. Returns the exit code.
+ *
+ * @param onInitialized - called once, after the agent answered its first `initialize` (the
+ *   binary writes `acp.cjs`'s code cache then, see `acp-bundle.ts`)
+ */
+export async function acpCommand(
+  rest: string[],
+  io: Pick<Io, "env">,
+  onInitialized?: () => void,
+): Promise<number> {
   const { values } = parseArgs({
     args: rest,
     strict: true,
@@ -14,6 +23,26 @@ export async function acpCommand(rest: string[], io: Io): Promise<number> {
     env: io.env,
     ...(values.model === undefined ? {} : { model: values.model }),
   });
-  await serveAcp({ host, mcp: mcpSettingsFromEnv(io.env) });
+  await serveAcp({
+    host,
+    mcp: mcpSettingsFromEnv(io.env),
+    ...(onInitialized === undefined ? {} : { onInitialized }),
+  });
   return 0;
+}
+
+/**
+ * The entry of `acp.cjs` (see `acp-bundle.ts`): {@link acpCommand}, its failures reported as
+ * every command's are (`commandFailure`).
+ */
+export async function acpMain(
+  rest: string[],
+  io: Pick<Io, "env" | "stderr">,
+  onInitialized: () => void,
+): Promise<number> {
+  try {
+    return await acpCommand(rest, io, onInitialized);
+  } catch (error) {
+    return (await import("./command-failure")).commandFailure(error, io);
+  }
 }

@@ -42,40 +42,6 @@ export function processIo(): Io {
   };
 }
 
-const SYSCALL_VERBS: Record<string, string> = {
-  open: "open",
-  mkdir: "create the directory",
-  rename: "move",
-  scandir: "list",
-  unlink: "remove",
-  stat: "read",
-  read: "read",
-  write: "write",
-};
-
-/**
- * A file-system error (ENOENT, EACCES, ENOTDIR, EISDIR, EEXIST, ENOSPC…) as one sentence naming
- * the path, e.g. `cannot open /x/out.jsonl: no such file or directory.`; `undefined` for others.
- */
-export function systemErrorMessage(error: unknown): string | undefined {
-  const { code, syscall, path, message } = error as {
-    code?: unknown;
-    syscall?: unknown;
-    path?: unknown;
-    message?: unknown;
-  };
-  if (typeof code !== "string" || !/^E[A-Z]+$/.test(code) || typeof syscall !== "string") {
-    return undefined;
-  }
-  // Node's message is "<CODE>: <description>, <syscall> '<path>'".
-  const description =
-    typeof message === "string" && message.startsWith(`${code}: `)
-      ? (message.slice(code.length + 2).split(`, ${syscall}`)[0] ?? code)
-      : code;
-  const target = typeof path === "string" ? ` ${path}` : "";
-  return `cannot ${SYSCALL_VERBS[syscall] ?? syscall}${target}: ${description}.`;
-}
-
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: string[], io: Io): Promise<number> {
   const [command, ...rest] = argv;
@@ -118,28 +84,6 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
   } catch (error) {
     // Loaded only on failure: the entry chunk stays free of the shared runtime.
-    const [{ CliUsageError }, { TapedeckError }] = await Promise.all([
-      import("./io"),
-      import("@tapedeck/session"),
-    ]);
-    if (
-      error instanceof CliUsageError ||
-      (error as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ||
-      (error as { code?: string }).code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" ||
-      (error as { code?: string }).code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL"
-    ) {
-      io.stderr.write(`tapedeck: ${(error as Error).message}\n`);
-      return 2;
-    }
-    if (TapedeckError.isInstance(error)) {
-      io.stderr.write(`tapedeck: ${(error as Error).message}\n`);
-      return 1;
-    }
-    const system = systemErrorMessage(error);
-    if (system !== undefined) {
-      io.stderr.write(`tapedeck: ${system}\n`);
-      return 1;
-    }
-    throw error;
+    return await (await import("./command-failure")).commandFailure(error, io);
   }
 }
