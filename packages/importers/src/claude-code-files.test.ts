@@ -93,4 +93,51 @@ describe("Claude Code's folders", () => {
       "turn/end",
     ]);
   });
+
+  it("merges a resumed session's file (the earlier entries copied under their session id) into the earlier session", async () => {
+    const root = testTempDir("tapedeck-claude-files-");
+    const line = (second: number, session: string, role: string, text: string) =>
+      entry(
+        second,
+        role,
+        role === "user"
+          ? { role, content: text }
+          : { id: `m${second}`, role, model: "claude-x", content: [{ type: "text", text }] },
+        { sessionId: session },
+      );
+    const earlier = [
+      line(1, sid, "user", "one"),
+      line(2, sid, "assistant", "first"),
+      line(3, sid, "user", "two"),
+      line(4, sid, "assistant", "second"),
+    ];
+    // Both orders: the resumed file's name may sort after the earlier one's or before it.
+    for (const resumed of [
+      "eeeeeeee-0000-4000-8000-0000000000bb",
+      "00000000-0000-4000-8000-0000000000bb",
+    ]) {
+      const later = [
+        ...earlier,
+        line(5, resumed, "user", "three"),
+        line(6, resumed, "assistant", "third"),
+      ];
+      const project = join(root, resumed, "-w");
+      mkdirSync(project, { recursive: true });
+      writeFileSync(join(project, `${sid}.jsonl`), jsonl(earlier));
+      writeFileSync(join(project, `${resumed}.jsonl`), jsonl(later));
+      const store = createSessionStore({ home: join(root, `${resumed}-home`) });
+      const summary = await importSessions({ store, source: "claude-code", paths: [project] });
+      const ids = new Set(summary.files.flatMap((file) => file.sessions.map((s) => s.sessionId)));
+      expect(ids.size, resumed).toBe(1);
+      const events = (await store.readSession([...ids][0]!)).events;
+      expect(events.flatMap((event) => ("content" in event ? [event.content] : []))).toEqual([
+        "one",
+        "first",
+        "two",
+        "second",
+        "three",
+        "third",
+      ]);
+    }
+  });
 });
