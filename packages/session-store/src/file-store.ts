@@ -21,9 +21,11 @@ import { catalogEntry, listLogNames, scanFolder } from "./catalog";
 import { type ChangeJournal, DEFAULT_JOURNAL_MAX_BYTES } from "./change-journal";
 import { InvalidForkPointError, InvalidOffsetError, SessionHasForksError } from "./errors";
 import {
+  closeAsync,
   createFileExclusive,
   encodeLines,
   faultWriting,
+  fsyncAsync,
   fsyncDirectory,
   fsyncDirectoryAsync,
   hasErrorCode,
@@ -53,6 +55,9 @@ import type {
 import { defaultWorkspaceId } from "./workspace";
 import { applyDrafts, FileSessionWriter } from "./writer";
 
+/** New logs kept open for `syncLogs` at most (an import flushes them in batches of 16). */
+const MAX_UNSYNCED = 64;
+
 /** The agent written into new headers when the options name none. */
 export const defaultAgent = { name: "tapedeck", version: "0.1.0" } as const;
 
@@ -76,6 +81,8 @@ class FileSessionStore implements SessionStore {
   private readonly journal: ChangeJournal;
   private readonly folder: LogFolder;
   private readonly pathOfBound = (sessionId: string) => this.pathOf(sessionId);
+  /** Descriptors of new logs created without `fsync`, by session, until `syncLogs` flushes them. */
+  private readonly unsynced = new Map<string, number>();
 
   constructor(options: SessionStoreOptions) {
     if (options.durability !== undefined && !["turn", "every-event"].includes(options.durability)) {
@@ -198,7 +205,19 @@ class FileSessionStore implements SessionStore {
   async syncLogs(sessionIds: readonly string[]): Promise<void> {
     const paths = sessionIds.map((sessionId) => this.pathOf(sessionId));
     await Promise.all(
-      paths.map(async (path) => {
+      paths.map(async (path, index) => {
+        const sessionId = sessionIds[index]!;
+        const fd = this.unsynced.get(sessionId);
+        if (fd !== undefined) {
+          // Still open since it was created: flushed and closed on the thread pool.
+          this.unsynced.delete(sessionId);
+          try {
+            await fsyncAsync(fd);
+          } finally {
+            await closeAsync(fd);
+          }
+          return;
+        }
         let handle: fs.promises.FileHandle;
         try {
           handle = await fs.promises.open(path, "r");
@@ -232,16 +251,34 @@ class FileSessionStore implements SessionStore {
 
   /** Writes a new log (header + event lines, UTF-8) atomically; it never existed before. */
   private writeNewLog(sessionId: string, data: Uint8Array, durable = true): void {
-    fs.mkdirSync(this.sessionsDir, { recursive: true, mode: 0o700 });
+    const path = this.pathOf(sessionId);
+    // Not durable: the descriptor stays open for `syncLogs` (no second open to flush it).
+    let fd: number | undefined;
     try {
-      createFileExclusive(this.pathOf(sessionId), data, durable);
+      try {
+        fd = createFileExclusive(path, data, durable, !durable);
+      } catch (error) {
+        if (!hasErrorCode(error, "ENOENT")) throw error;
+        // The home's first log: its folder is made then, not checked before every create.
+        fs.mkdirSync(this.sessionsDir, { recursive: true, mode: 0o700 });
+        fd = createFileExclusive(path, data, durable, !durable);
+      }
     } catch (error) {
       if (hasErrorCode(error, "EEXIST")) {
         throw new TapedeckError("SESSION_EXISTS", `session ${sessionId} already exists`, {
           cause: error,
         });
       }
-      throw faultWriting(error, this.pathOf(sessionId), this.home);
+      throw faultWriting(error, path, this.home);
+    }
+    if (fd === undefined) return;
+    this.unsynced.set(sessionId, fd);
+    // A caller that never flushes holds at most this many descriptors; older ones are closed
+    // (`syncLogs` then opens their files again).
+    if (this.unsynced.size > MAX_UNSYNCED) {
+      const [oldest, oldestFd] = this.unsynced.entries().next().value as [string, number];
+      this.unsynced.delete(oldest);
+      fs.closeSync(oldestFd);
     }
   }
 

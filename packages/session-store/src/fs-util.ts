@@ -20,6 +20,9 @@ export function randomHex(bytes: number): string {
 /** `fsync` that does not block the event loop. */
 export const fsyncAsync: (fd: number) => Promise<void> = promisify(fs.fsync);
 
+/** `close` that does not block the event loop. */
+export const closeAsync: (fd: number) => Promise<void> = promisify(fs.close);
+
 /**
  * `error` as a `StorageFaultError` naming `path` when it is a disk fault (full, quota, I/O), or
  * naming the Tapedeck `home` when it is read-only; else `error` itself: what the store throws
@@ -121,35 +124,56 @@ export function writeAll(fd: number, data: Uint8Array): void {
 /**
  * Creates `path` with exactly `data`, all or nothing: the bytes go to a temp file beside it, are
  * fsynced, then `link(2)`ed into place (which fails with `EEXIST` like `O_EXCL` and never shows a
- * half-written file), then the directory is fsynced.
+ * half-written file), then the directory is fsynced. With `durable` false nothing is fsynced, and
+ * with `keepOpen` the file's descriptor is returned open, for the caller to fsync and close later
+ * (an import flushes its new logs in the background without opening each again).
  *
  * @throws the `EEXIST` system error when `path` exists; nothing is changed then.
  */
-export function createFileExclusive(path: string, data: Uint8Array, durable = true): void {
+export function createFileExclusive(
+  path: string,
+  data: Uint8Array,
+  durable = true,
+  keepOpen = false,
+): number | undefined {
   const temp = tempPathBeside(path);
   // 0600: logs hold code, outputs and prompts; the home is private like ~/.ssh.
-  writeTemp(temp, data, durable);
+  const fd = writeTemp(temp, data, durable, keepOpen);
   try {
     fs.linkSync(temp, path);
+  } catch (error) {
+    if (fd !== undefined) fs.closeSync(fd);
+    throw error;
   } finally {
     removeFile(temp);
   }
   if (durable) fsyncDirectory(dirname(path));
+  return fd;
 }
 
 /**
  * Creates `temp` (which must not exist) holding `data`, fsynced when `durable`. On failure (a full
- * disk) the partial file is removed: no `.tmp` is ever left behind.
+ * disk) the partial file is removed: no `.tmp` is ever left behind. With `keepOpen` the
+ * descriptor is returned open instead of closed.
  */
-export function writeTemp(temp: string, data: Uint8Array, durable = true): void {
+export function writeTemp(
+  temp: string,
+  data: Uint8Array,
+  durable = true,
+  keepOpen = false,
+): number | undefined {
   const fd = fs.openSync(temp, "wx", 0o600);
   try {
     try {
       writeAll(fd, data);
       if (durable) fs.fsyncSync(fd);
-    } finally {
+    } catch (error) {
       fs.closeSync(fd);
+      throw error;
     }
+    if (keepOpen) return fd;
+    fs.closeSync(fd);
+    return undefined;
   } catch (error) {
     fs.rmSync(temp, { force: true });
     throw error;

@@ -1,6 +1,7 @@
+import * as fs from "node:fs";
 import { TapedeckError } from "@tapedeck/session";
 import { testTempDir } from "@tapedeck/test-temp";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createSessionStore } from "./file-store";
 
 const store = () => createSessionStore({ home: testTempDir("tapedeck-import-opts-") });
@@ -75,5 +76,25 @@ describe("durable: false and syncLogs", () => {
     const { sessionId } = await s.create({ cwd: "/tmp", seed, durable: false });
     await s.syncLogs([sessionId, "019b4dc5-813f-743f-8c49-000000000000"]);
     expect((await s.readSession(sessionId)).events).toHaveLength(2);
+  });
+
+  it("flushes a new log through the descriptor kept since its create, keeping at most 64 open", async () => {
+    const s = store();
+    const ids: string[] = [];
+    for (let index = 0; index < 66; index += 1) {
+      ids.push((await s.create({ cwd: "/tmp", seed, durable: false })).sessionId);
+    }
+    const open = vi.spyOn(fs.promises, "open");
+    try {
+      await s.syncLogs(ids);
+      // The two oldest were closed when the 65th and 66th were made: only they are opened again.
+      const logs = open.mock.calls
+        .map(([path]) => String(path))
+        .filter((path) => path.endsWith(".jsonl"));
+      expect(logs).toEqual([s.pathOf(ids[0]!), s.pathOf(ids[1]!)]);
+    } finally {
+      open.mockRestore();
+    }
+    for (const id of ids) expect((await s.readSession(id)).events).toHaveLength(2);
   });
 });
