@@ -15,6 +15,13 @@ import { sessionIdOfFileName } from "./log-names";
 import type { ChangeScanReason, ChangeSet, LogReader } from "./session-store";
 
 /**
+ * How a log is opened for reads by position: `O_NOFOLLOW` (a link is refused, its target never
+ * read), `O_NONBLOCK` (a FIFO opens at once instead of waiting for a writer; no effect on the
+ * reads of a regular file).
+ */
+const READER_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
+
+/**
  * The Tapedeck home: `TAPEDECK_HOME` of `env` (blank counts as unset), else `~/.tapedeck`, as an
  * absolute path. The one place the default home is decided (the agent's config and the host's
  * reading commands both ask here).
@@ -91,14 +98,23 @@ export class LogFolder {
     };
   }
 
-  /** Opens a log for reads by position; `null` when it does not exist. */
+  /**
+   * Opens a log for reads by position; `null` when it does not exist or is not a regular file
+   * (a link, FIFO, folder… put in its place by hand: never followed, waited at or read, as
+   * everywhere in the store; the next sync forgets the session).
+   */
   openLogReader(sessionId: string): LogReader | null {
     let fd: number;
     try {
-      fd = fs.openSync(this.pathOf(sessionId), "r");
+      fd = fs.openSync(this.pathOf(sessionId), READER_FLAGS);
     } catch (error) {
-      if (hasErrorCode(error, "ENOENT")) return null;
+      if (hasErrorCode(error, "ENOENT") || hasErrorCode(error, "ELOOP")) return null;
+      if (hasErrorCode(error, "ENXIO")) return null;
       throw error;
+    }
+    if (!fs.fstatSync(fd).isFile()) {
+      fs.closeSync(fd);
+      return null;
     }
     let open = true;
     return {

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { uuidv7 } from "@tapedeck/session";
@@ -55,6 +55,16 @@ describe("entries of sessions/ that are not regular files", () => {
       await expect(read).rejects.toMatchObject({ code: "LOG_NOT_A_FILE", kind });
       await expect(read).rejects.not.toThrow(/SECRET/);
       await expect(store.resumeSession(bad)).rejects.toThrow(LogNotAFileError);
+      // Reads by position (search hits, the viewer's pages) neither follow, wait nor fail: a
+      // writer at the FIFO's other end makes the wait of a blocking open end, so this fails
+      // rather than hangs without the fix.
+      const writer =
+        kind === "FIFO" ? spawn("sh", ["-c", 'exec 3>"$0"; sleep 5', store.pathOf(bad)]) : null;
+      try {
+        expect(store.openLogReader(bad)).toBeNull();
+      } finally {
+        writer?.kill();
+      }
     },
     5_000,
   );
