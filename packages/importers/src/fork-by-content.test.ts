@@ -87,6 +87,24 @@ describe("Codex forked_from_id", () => {
     expect((await store.list()).length).toBe(2);
   });
 
+  it("re-imports a fork unchanged after its parent grew a turn that says what the fork's own does", async () => {
+    const { store, write, run } = setup();
+    write(A, rollout(A, ["one", "two"], 0));
+    write(B, rollout(B, ["one", "two", "three"], 10, A));
+    const first = await run();
+    const fork = first.files[1]!.sessions[0]!;
+    expect(fork.forkedFrom?.seq).toBe(8);
+    // The parent, continued later, is asked (and answers) what the fork was asked.
+    write(A, rollout(A, ["one", "two", "three"], 0));
+    const again = await run();
+    expect(again.counts).toEqual({ created: 0, appended: 1, forked: 0, unchanged: 1 });
+    expect(again.files[1]?.sessions[0]).toMatchObject({
+      action: "unchanged",
+      sessionId: fork.sessionId,
+    });
+    expect((await store.list()).length).toBe(2);
+  });
+
   it("leaves a fork imported before its parent as it was", async () => {
     const { store, write, run } = setup();
     write(B, rollout(B, ["one", "two", "three"], 10, A));

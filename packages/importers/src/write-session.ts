@@ -264,13 +264,16 @@ async function withParentPrefix(
 ): Promise<ConvertedSession> {
   if (converted.forkMatch !== "content" || converted.forkOf === undefined) return converted;
   const own = await latestGeneration(store, converted.key, converted.createdAt);
-  // Imported already: the session it forks holds the prefix it was written with.
-  const parentId =
+  // Imported already: the session it forks holds the prefix it was written with, up to the
+  // fork's seq (past it, the parent may have grown turns that say what the fork's own do).
+  const parent: { sessionId: string; seq?: number } | undefined =
     own === undefined
-      ? (await latestGeneration(store, converted.forkOf, undefined))?.sessionId
-      : (await store.readHeader(own.sessionId)).parent?.sessionId;
-  if (parentId === undefined) return converted;
-  const parentEvents = (await store.readSession(parentId)).events;
+      ? await latestGeneration(store, converted.forkOf, undefined)
+      : (await store.readHeader(own.sessionId)).parent;
+  if (parent === undefined) return converted;
+  const { events } = await store.readSession(parent.sessionId);
+  const atSeq = parent.seq;
+  const parentEvents = atSeq === undefined ? events : events.filter((event) => event.seq <= atSeq);
   const count = turnBoundary(converted.events, contentPrefix(parentEvents, converted.events));
   if (count === 0) return converted;
   return { ...converted, events: withParentEvents(parentEvents, converted.events, count) };
