@@ -152,6 +152,25 @@ describe("tapedeck acp start-up", () => {
     ).toEqual([]);
   });
 
+  it("evaluates acp.cjs without the host's runtime: no node:crypto, child_process or worker_threads", () => {
+    const run = spawnSync(
+      process.execPath,
+      [
+        "-e",
+        `require(${JSON.stringify(acpBundle())}); process.stdout.write(process.moduleLoadList.join("\\n"))`,
+      ],
+      { encoding: "utf8" },
+    );
+    expect(run.stderr).toBe("");
+    const builtins = run.stdout.split("\n");
+    // The list names what a bundle's evaluation loads (the check works)…
+    expect(builtins).toContain("NativeModule stream");
+    // …and the agent's runtime, which loads these, is evaluated only after `initialize`.
+    for (const name of ["crypto", "child_process", "worker_threads"]) {
+      expect(builtins).not.toContain(`NativeModule ${name}`);
+    }
+  });
+
   it("runs acp.cjs from the executable without loading any ES module of the CLI", async () => {
     const tmp = testTempDir("tapedeck-acp-launcher-");
     const log = moduleLog(tmp);

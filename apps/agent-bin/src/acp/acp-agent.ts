@@ -1,26 +1,29 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { AGENT_NAME, AGENT_VERSION, type Host, type McpSettings } from "@tapedeck/host";
+import type { Host, McpSettings } from "@tapedeck/host";
+import { AGENT_NAME, AGENT_VERSION } from "@tapedeck/host/version";
 import type { AgentContext } from "./agent-context";
-import { toRequestError } from "./errors";
-import { MCP_CAPABILITIES } from "./mcp-servers";
-import { prompt } from "./prompt-turn";
-import {
-  closeSession,
-  deleteSession,
-  forkSession,
-  listSessions,
-  loadSession,
-  newSession,
-  resumeSession,
-  setConfigOption,
-  setMode,
-} from "./session-handlers";
 
 export { SESSION_MODES } from "./session-state";
 
+/**
+ * What `initialize` advertises of MCP: stdio (always) and streamable HTTP (`mcp-servers.ts`
+ * translates both); not the deprecated SSE.
+ */
+export const MCP_CAPABILITIES: acp.McpCapabilities = { http: true, sse: false };
+
+/** The handlers and context, loaded on first use (`agent-runtime.ts`). */
+type Runtime = typeof import("./agent-runtime");
+
+/**
+ * A host built on first use, with this connection's MCP settings (they replace
+ * `AcpAgentOptions.mcp`): `tapedeck acp` answers `initialize` before it loads the runtime.
+ */
+export type LazyHost = () => Promise<{ host: Host; mcp?: McpSettings }>;
+
 /** What the ACP agent needs: the host, and a few settings of this connection. */
 export interface AcpAgentOptions {
-  host: Host;
+  /** The host, or a function that builds it on the first request that needs it. */
+  host: Host | LazyHost;
   /** Context window shown in `usage_update` (default 128,000). */
   contextWindow?: number;
   /** Diagnostics (default: stderr). Never stdout. */
@@ -42,66 +45,90 @@ export interface AcpAgentOptions {
  * (`session-handlers.ts`, `prompt-turn.ts`). See `architecture/acp-mapping.md`.
  */
 export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
-  const context = createAgentContext(options);
+  const wire: Pick<AgentContext, "clientCapabilities"> = { clientCapabilities: {} };
+  let loaded: Promise<{ run: Runtime; context: AgentContext }> | undefined;
+  const load = () => {
+    loaded ??= (async () => {
+      const run = await import("./agent-runtime");
+      const { host, mcp } =
+        typeof options.host === "function" ? await options.host() : { host: options.host };
+      return { run, context: run.createAgentContext(options, host, mcp, wire) };
+    })();
+    return loaded;
+  };
   const guard =
-    <P, R>(handler: (params: P, client: acp.AgentContext) => R | Promise<R>) =>
+    <P, R>(
+      handler: (
+        run: Runtime,
+        context: AgentContext,
+        params: P,
+        client: acp.AgentContext,
+      ) => R | Promise<R>,
+    ) =>
     async ({ params, client }: { params: P; client: acp.AgentContext }): Promise<R> => {
       try {
-        return await handler(params, client);
+        const { run, context } = await load();
+        return await handler(run, context, params, client);
       } catch (error) {
-        throw toRequestError(error);
+        throw (await import("./errors")).toRequestError(error);
       }
     };
   const { session } = acp.methods.agent;
   return acp
     .agent({ name: AGENT_NAME })
     .onRequest(acp.methods.agent.initialize, ({ params }) => {
-      context.clientCapabilities = params.clientCapabilities ?? {};
+      wire.clientCapabilities = params.clientCapabilities ?? {};
       options.onInitialized?.();
+      // The runtime loads while the client reads the answer and prepares its next request (a
+      // failure is the next request's answer).
+      setImmediate(() => load().catch(() => undefined));
       return initializeResponse();
     })
     .onRequest(
       session.new,
-      guard((params) => newSession(context, params)),
+      guard((run, context, params) => run.newSession(context, params)),
     )
     .onRequest(
       session.load,
-      guard((params, client) => loadSession(context, params, client)),
+      guard((run, context, params, client) => run.loadSession(context, params, client)),
     )
     .onRequest(
       session.resume,
-      guard((params, client) => resumeSession(context, params, client)),
+      guard((run, context, params, client) => run.resumeSession(context, params, client)),
     )
     .onRequest(
       session.fork,
-      guard((params) => forkSession(context, params)),
+      guard((run, context, params) => run.forkSession(context, params)),
     )
     .onRequest(
       session.list,
-      guard((params) => listSessions(context, params)),
+      guard((run, context, params) => run.listSessions(context, params)),
     )
     .onRequest(
       session.close,
-      guard((params) => closeSession(context, params)),
+      guard((run, context, params) => run.closeSession(context, params)),
     )
     .onRequest(
       session.delete,
-      guard((params) => deleteSession(context, params)),
+      guard((run, context, params) => run.deleteSession(context, params)),
     )
     .onRequest(
       session.setMode,
-      guard((params) => setMode(context, params)),
+      guard((run, context, params) => run.setMode(context, params)),
     )
     .onRequest(
       session.setConfigOption,
-      guard((params) => setConfigOption(context, params)),
+      guard((run, context, params) => run.setConfigOption(context, params)),
     )
     .onRequest(
       session.prompt,
-      guard((params, client) => prompt(context, params, client)),
+      guard((run, context, params, client) => run.prompt(context, params, client)),
     )
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
-      context.sessions.get(params.sessionId)?.active?.controller.abort();
+      // Before the runtime loaded there is no turn to cancel.
+      void loaded?.then(({ context }) => {
+        context.sessions.get(params.sessionId)?.active?.controller.abort();
+      });
     });
 }
 
@@ -117,23 +144,5 @@ function initializeResponse(): acp.InitializeResponse {
     },
     agentInfo: { name: AGENT_NAME, title: "Tapedeck", version: AGENT_VERSION },
     authMethods: [],
-  };
-}
-
-/** This connection's context: the host, its open sessions, the model list asked once. */
-function createAgentContext(options: AcpAgentOptions): AgentContext {
-  let models: Promise<string[]> | undefined;
-  return {
-    host: options.host,
-    sessions: new Map(),
-    clientCapabilities: {},
-    contextWindow: options.contextWindow ?? 128_000,
-    compactAt: options.compactAt,
-    mcp: options.mcp ?? { env: {} },
-    log: options.log ?? ((message: string) => process.stderr.write(`[tapedeck] ${message}\n`)),
-    models: () => {
-      models ??= options.host.listModels();
-      return models;
-    },
   };
 }

@@ -5,9 +5,6 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { McpConfigError, type McpServerConfig, parseMcpServers } from "@tapedeck/host";
 
-/** What `initialize` advertises: stdio (always) and streamable HTTP; not the deprecated SSE. */
-export const MCP_CAPABILITIES: acp.McpCapabilities = { http: true, sse: false };
-
 /** Editors name servers for people ("GitHub MCP"); tool names need `[A-Za-z0-9_-]`. */
 const toolSafe = (name: string) => name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64) || "server";
 

@@ -1,5 +1,4 @@
 import { parseArgs } from "node:util";
-import { createHost, mcpSettingsFromEnv } from "@tapedeck/host";
 import { serveAcp } from "../acp/serve";
 import type { Io } from "./io";
 
@@ -19,13 +18,16 @@ export async function acpCommand(
     strict: true,
     options: { model: { type: "string" } },
   });
-  const host = createHost({
-    env: io.env,
-    ...(values.model === undefined ? {} : { model: values.model }),
-  });
   await serveAcp({
-    host,
-    mcp: mcpSettingsFromEnv(io.env),
+    // Built on the first request after `initialize` (see `agent-runtime.ts`).
+    host: async () => {
+      const { createHost, mcpSettingsFromEnv } = await import("@tapedeck/host");
+      const host = createHost({
+        env: io.env,
+        ...(values.model === undefined ? {} : { model: values.model }),
+      });
+      return { host, mcp: mcpSettingsFromEnv(io.env) };
+    },
     ...(onInitialized === undefined ? {} : { onInitialized }),
   });
   return 0;
