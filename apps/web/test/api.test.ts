@@ -3,7 +3,9 @@ import {
   existsSync,
   mkdirSync,
   readFileSync,
+  renameSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
@@ -895,7 +897,25 @@ describe("live changes", () => {
     void stream.return(undefined);
   });
 
-  it("ends a session's stream when its log is deleted by hand", async () => {
+  it.each([
+    ["deleted", (log: string) => rmSync(log)],
+    // Replaced by another program with what the store never reads through (a read of it
+    // fails with LOG_NOT_A_FILE): failed the stream with a stack, as a deletion did.
+    [
+      "replaced by a symbolic link",
+      (log: string) => {
+        renameSync(log, `${log}.moved`);
+        symlinkSync(`${log}.moved`, log);
+      },
+    ],
+    [
+      "replaced by a folder",
+      (log: string) => {
+        rmSync(log);
+        mkdirSync(log);
+      },
+    ],
+  ])("ends a session's stream when its log is %s by hand", async (_how, replace) => {
     const { app } = makeApp();
     web.live.stop();
     await web.live.tick();
@@ -905,7 +925,7 @@ describe("live changes", () => {
     const stream = readSse(response.body);
     expect((await stream.next()).value?.event).toBe("ready");
     const errors = vi.spyOn(console, "error");
-    rmSync(store.pathOf(sessionId));
+    replace(store.pathOf(sessionId));
     await web.live.tick();
     const end = await Promise.race([
       stream.next(),

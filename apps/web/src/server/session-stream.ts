@@ -7,6 +7,7 @@
 import { EventLogCorruptError, type SessionEvent, SessionNotFoundError } from "@tapedeck/session";
 import {
   InvalidOffsetError,
+  LogNotAFileError,
   type LogOffset,
   logOffsetSchema,
   type SessionStore,
@@ -78,8 +79,9 @@ export function addSessionStreamRoute(app: Hono, store: SessionStore, live: Live
             damaged = true;
             return events;
           }
-          // The log was deleted: end the stream (the page's reconnect then finds no session).
-          if (SessionNotFoundError.isInstance(error)) {
+          // The log was deleted, or replaced by what the store never reads (a link, a folder):
+          // end the stream (the page's reconnect then gets the session's error).
+          if (SessionNotFoundError.isInstance(error) || LogNotAFileError.isInstance(error)) {
             open = false;
             return events;
           }
