@@ -190,7 +190,7 @@ describe("tapedeck acp start-up", () => {
     expect(others).toEqual([]);
     expect(path.basename(cache as string)).toMatch(
       new RegExp(
-        `^acp\\.cjs-${process.version.replaceAll(".", "\\.")}-${process.arch}-${statSync(acpBundle()).size}-\\d+\\.v8$`,
+        `^acp\\.cjs-${process.version.replaceAll(".", "\\.")}-${process.arch}-${statSync(acpBundle()).size}-[\\d-]+\\.v8$`,
       ),
     );
     // It holds what a start compiled: more than the bundle's top level alone.

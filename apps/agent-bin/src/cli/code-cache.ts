@@ -5,9 +5,15 @@
  * parses the bundle and compiles each function it runs again, ≈ 10 ms of a 55 ms search under
  * load. The cache is written once per bundle, after the first run (so it holds the functions that
  * run compiled), into a folder of the user's own in the temp directory, keyed by Node's version,
- * the architecture and the bundle's size and mtime; V8 itself refuses a cache made by another V8
- * or with other flags, and the cache is then written again. Any failure to read or write the cache
- * only costs the compile.
+ * the architecture and the bundle file's size, mtime, inode and ctime; V8 itself refuses a cache
+ * made by another V8 or with other flags, and the cache is then written again. Any failure to
+ * read or write the cache only costs the compile.
+ *
+ * Size and mtime alone do not tell two builds apart: V8 checks a cache against its source's
+ * length only, and packagers pin mtimes (npm tarballs 1985-10-26, the Nix store 1970), so an
+ * upgrade that changed a version string ran the old build's code. A new file (an install, a
+ * copy, a build) has another inode, and a file written in place another ctime, which no tool sets
+ * back; a cache is then compiled again once.
  */
 import { createRequire } from "node:module";
 import os from "node:os";
@@ -59,8 +65,8 @@ export function loadCompiled(url: URL): CompiledBundle {
   let cached: Buffer | undefined;
   try {
     const folder = cacheFolder();
-    const { size, mtimeMs } = statSync(file);
-    const key = `${process.version}-${process.arch}-${size}-${Math.floor(mtimeMs)}`;
+    const { size, mtimeMs, ino, ctimeNs } = statSync(file, { bigint: true });
+    const key = `${process.version}-${process.arch}-${size}-${mtimeMs}-${ino}-${ctimeNs}`;
     cacheFile = folder === null ? null : path.join(folder, `${path.basename(file)}-${key}.v8`);
     if (cacheFile !== null) cached = readFileSync(cacheFile);
   } catch {
