@@ -4,6 +4,7 @@ import {
   lstatSync,
   mkdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   symlinkSync,
   truncateSync,
@@ -12,10 +13,22 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { uuidv7 } from "@tapedeck/session";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { drafts, tempDirectory } from "../test/helpers";
 import { ChangeJournal, JOURNAL_FILE } from "./change-journal";
 import { type ChangeSet, createSessionStore, type SessionStore } from "./index";
+
+/** Runs after each `openSync` the store makes, while set (another process acting in between). */
+const opened = vi.hoisted(() => ({ hook: undefined as ((path: string) => void) | undefined }));
+vi.mock("node:fs", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("node:fs")>();
+  const openSync = (...args: Parameters<typeof actual.openSync>) => {
+    const fd = actual.openSync(...args);
+    opened.hook?.(String(args[0]));
+    return fd;
+  };
+  return { ...actual, openSync, default: { ...actual, openSync } };
+});
 
 let temp: ReturnType<typeof tempDirectory>;
 let store: SessionStore;
@@ -202,6 +215,34 @@ describe("changesSince", () => {
     const changes = await store.changesSince(cursor);
     expect(journalIds(changes)).toEqual([...ids].sort());
     expect(Number(changes.cursor?.split(":")[1])).toBe(readFileSync(journal).length - 6);
+  });
+
+  it("reads the records of the journal whose header it read, when a writer rotates it in between", async () => {
+    await newSession();
+    const { cursor } = await store.changesSince();
+    const changed = uuidv7();
+    store.announceChange(changed);
+    const journal = join(temp.home, JOURNAL_FILE);
+    const before = readFileSync(journal, "utf8");
+    // Another writer's new generation, with records of another session where the old ones were.
+    const other = uuidv7();
+    const records = before.split("\n").length - 2;
+    const rotated = `tapedeck-changes 1 ${"f".repeat(16)}\n${`o ${other}\n`.repeat(records)}`;
+    let opens = 0;
+    opened.hook = (path) => {
+      if (path !== journal) return;
+      opens += 1;
+      if (opens !== 1) return;
+      writeFileSync(`${journal}.next`, rotated);
+      renameSync(`${journal}.next`, journal);
+    };
+    try {
+      const changes = await store.changesSince(cursor);
+      expect(journalIds(changes)).toEqual([changed]);
+      expect(await store.changesSince(changes.cursor)).toMatchObject({ reason: "rotated" });
+    } finally {
+      opened.hook = undefined;
+    }
   });
 
   it("a journal grown past any real size (a 5 GB hole) or with a huge garbage line is damage: a scan, never a crash", async () => {

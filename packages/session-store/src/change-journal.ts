@@ -163,8 +163,10 @@ export class ChangeJournal {
 
   /** The sessions named after `cursor`, or why the journal cannot answer. */
   readSince(cursorText: string | undefined): JournalRead {
-    const here = this.readHeader();
-    if (here === "missing") {
+    // The header and the records through one descriptor: a writer that rotates the journal in
+    // between would have the records read from the new generation at the old one's offsets.
+    const fd = this.openForRead();
+    if (fd === "missing") {
       const created = this.position();
       return {
         ok: false,
@@ -172,6 +174,17 @@ export class ChangeJournal {
         cursor: created && cursorOf(created.generation, created.size),
       };
     }
+    if (fd === "damaged") return { ok: false, reason: "damaged", cursor: null };
+    try {
+      return this.readOpen(fd, cursorText);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /** {@link readSince} on the journal open as `fd`. */
+  private readOpen(fd: number, cursorText: string | undefined): JournalRead {
+    const here = headerOf(fd);
     if (here === "damaged") return { ok: false, reason: "damaged", cursor: null };
     const now = cursorOf(here.generation, here.size);
     const cursor = cursorText === undefined ? null : parseChangeCursor(cursorText);
@@ -185,7 +198,7 @@ export class ChangeJournal {
     if (here.size - cursor.offset > this.maxBytes * READ_LIMIT_FACTOR + READ_CHUNK_BYTES) {
       return { ok: false, reason: "damaged", cursor: now };
     }
-    const records = this.readRecords(cursor.offset, here.size);
+    const records = readRecords(fd, cursor.offset, here.size);
     if (records === null) return { ok: false, reason: "damaged", cursor: now };
     return {
       ok: true,
@@ -195,65 +208,27 @@ export class ChangeJournal {
     };
   }
 
-  /**
-   * The records between `from` and `to`, read in chunks of {@link READ_CHUNK_BYTES} (memory stays
-   * bounded whatever the file holds); `end` is where the last whole record ends (a record still
-   * being written is read next time). `null` at the first line that is not a record, or as soon as
-   * an unfinished line is longer than any record can be.
-   */
-  private readRecords(from: number, to: number): { sessionIds: Set<string>; end: number } | null {
-    const sessionIds = new Set<string>();
-    const fd = fs.openSync(this.path, READ_FLAGS);
+  private readHeader():
+    | { generation: string; size: number; headerEnd: number }
+    | "missing"
+    | "damaged" {
+    const fd = this.openForRead();
+    if (typeof fd !== "number") return fd;
     try {
-      const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
-      let end = from;
-      let filled = 0;
-      while (end + filled < to) {
-        const got = fs.readSync(
-          fd,
-          buffer,
-          filled,
-          Math.min(buffer.length - filled, to - end - filled),
-          end + filled,
-        );
-        if (got === 0) break;
-        filled += got;
-        let start = 0;
-        for (;;) {
-          const newline = buffer.subarray(0, filled).indexOf(0x0a, start);
-          if (newline === -1) break;
-          const match = recordPattern.exec(buffer.toString("latin1", start, newline));
-          if (match === null) return null;
-          sessionIds.add(match[2] as string);
-          start = newline + 1;
-        }
-        if (filled - start > MAX_RECORD_BYTES) return null;
-        buffer.copy(buffer, 0, start, filled);
-        end += start;
-        filled -= start;
-      }
-      return { sessionIds, end };
+      return headerOf(fd);
     } finally {
       fs.closeSync(fd);
     }
   }
 
-  private readHeader():
-    | { generation: string; size: number; headerEnd: number }
-    | "missing"
-    | "damaged" {
-    let fd: number;
+  /** The journal open for reading, or why not (a link in its place is damage). */
+  private openForRead(): number | "missing" | "damaged" {
     try {
-      fd = fs.openSync(this.path, READ_FLAGS);
+      return fs.openSync(this.path, READ_FLAGS);
     } catch (error) {
       if (hasErrorCode(error, "ENOENT")) return "missing";
       if (hasErrorCode(error, "ELOOP")) return "damaged";
       throw error;
-    }
-    try {
-      return headerOf(fd);
-    } finally {
-      fs.closeSync(fd);
     }
   }
 
@@ -335,4 +310,46 @@ function headerOf(fd: number): { generation: string; size: number; headerEnd: nu
   const match = headerPattern.exec(buffer.toString("latin1", 0, newline));
   if (match === null) return "damaged";
   return { generation: match[1] as string, size, headerEnd: newline + 1 };
+}
+
+/**
+ * The records between `from` and `to`, read in chunks of {@link READ_CHUNK_BYTES} (memory stays
+ * bounded whatever the file holds); `end` is where the last whole record ends (a record still
+ * being written is read next time). `null` at the first line that is not a record, or as soon as
+ * an unfinished line is longer than any record can be.
+ */
+function readRecords(
+  fd: number,
+  from: number,
+  to: number,
+): { sessionIds: Set<string>; end: number } | null {
+  const sessionIds = new Set<string>();
+  const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+  let end = from;
+  let filled = 0;
+  while (end + filled < to) {
+    const got = fs.readSync(
+      fd,
+      buffer,
+      filled,
+      Math.min(buffer.length - filled, to - end - filled),
+      end + filled,
+    );
+    if (got === 0) break;
+    filled += got;
+    let start = 0;
+    for (;;) {
+      const newline = buffer.subarray(0, filled).indexOf(0x0a, start);
+      if (newline === -1) break;
+      const match = recordPattern.exec(buffer.toString("latin1", start, newline));
+      if (match === null) return null;
+      sessionIds.add(match[2] as string);
+      start = newline + 1;
+    }
+    if (filled - start > MAX_RECORD_BYTES) return null;
+    buffer.copy(buffer, 0, start, filled);
+    end += start;
+    filled -= start;
+  }
+  return { sessionIds, end };
 }
