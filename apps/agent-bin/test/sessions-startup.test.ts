@@ -210,6 +210,22 @@ describe("the tapedeck executable (tapedeck.cjs)", () => {
     expect(result.stdout).toContain("[needle]");
   });
 
+  it("survives a damaged code cache: a start that dies reading it leaves the next one without it", () => {
+    expect(search("needle").status).toBe(0);
+    expect(search("needle").status).toBe(0);
+    const [cache] = codeCaches();
+    const bytes = readFileSync(cache as string);
+    // Its second half lost (a crash before the data reached the disk): V8 checks no checksum in
+    // a release build, and its deserializer stops the process (SIGSEGV here).
+    bytes.fill(0, bytes.length >> 1);
+    writeFileSync(cache as string, bytes);
+    expect(search("needle").signal).not.toBeNull();
+    const after = search("needle");
+    expect(after.stderr).toBe("");
+    expect(after.status).toBe(0);
+    expect(after.stdout).toContain("[needle]");
+  });
+
   it("hands a stale index to the full CLI, which syncs it and answers; other commands too", () => {
     expect(search("needle").status).toBe(0);
     writeSecondLog();

@@ -14,6 +14,11 @@
  * upgrade that changed a version string ran the old build's code. A new file (an install, a
  * copy, a build) has another inode, and a file written in place another ctime, which no tool sets
  * back; a cache is then compiled again once.
+ *
+ * A release build of V8 checks no checksum: a cache damaged inside (a disk fault, a crash before
+ * its data reached the disk) stops the process in V8's deserializer (SIGTRAP, SIGSEGV), and did so
+ * on every later start. A start that reads a cache leaves a marker with its pid until the bundle
+ * ran (`saveCache`); a start that finds the marker of a process no longer alive drops the cache.
  */
 import { createRequire } from "node:module";
 import os from "node:os";
@@ -63,12 +68,23 @@ export function loadCompiled(url: URL): CompiledBundle {
   const source = readFileSync(file, "utf8");
   let cacheFile: string | null = null;
   let cached: Buffer | undefined;
+  let marker: string | null = null;
   try {
     const folder = cacheFolder();
     const { size, mtimeMs, ino, ctimeNs } = statSync(file, { bigint: true });
     const key = `${process.version}-${process.arch}-${size}-${mtimeMs}-${ino}-${ctimeNs}`;
     cacheFile = folder === null ? null : path.join(folder, `${path.basename(file)}-${key}.v8`);
-    if (cacheFile !== null) cached = readFileSync(cacheFile);
+    if (cacheFile !== null) {
+      cached = readFileSync(cacheFile);
+      marker = `${cacheFile}.reading`;
+      if (diedReading(marker)) {
+        cached = undefined;
+        unlinkSync(marker);
+        marker = null;
+      } else {
+        writeFileSync(marker, String(process.pid), { mode: 0o600 });
+      }
+    }
   } catch {
     // No cache yet (or none possible): compiled from source.
   }
@@ -81,6 +97,14 @@ export function loadCompiled(url: URL): CompiledBundle {
   return {
     exports: module.exports,
     saveCache() {
+      if (marker !== null) {
+        try {
+          unlinkSync(marker);
+        } catch {
+          // Removed by a start at the same time: it marks only one of them.
+        }
+        marker = null;
+      }
       if (cacheFile === null || (cached !== undefined && !script.cachedDataRejected)) return;
       try {
         const temp = `${cacheFile}.${process.pid}.tmp`;
@@ -95,6 +119,28 @@ export function loadCompiled(url: URL): CompiledBundle {
 }
 
 /**
+ * True when the start that left `marker` (its pid) died before its bundle ran: it was reading the
+ * cache, which is then not read again. False without a marker, or while that process lives (a
+ * start at the same time).
+ */
+function diedReading(marker: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(marker, "latin1"));
+  } catch {
+    return false;
+  }
+  if (!Number.isSafeInteger(pid) || pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return pid === process.pid;
+  } catch (error) {
+    // EPERM: alive, another user's (a pid reused since).
+    return (error as { code?: unknown }).code !== "EPERM";
+  }
+}
+
+/**
  * Removes the caches this Node wrote for earlier builds of the same bundle (another size or
  * mtime): each upgrade would otherwise leave one behind. Other Node versions' caches stay, for a
  * person who switches between them.
@@ -104,7 +150,9 @@ function removeOlderBuilds(cacheFile: string, bundle: string): void {
   const name = path.basename(cacheFile);
   const sameNode = `${bundle}-${process.version}-${process.arch}-`;
   for (const other of readdirSync(folder)) {
-    if (other !== name && other.startsWith(sameNode) && other.endsWith(".v8")) {
+    // Their markers too (`.v8.reading`, left by a start that died).
+    const cache = other.endsWith(".v8") || other.endsWith(".v8.reading");
+    if (!other.startsWith(name) && other.startsWith(sameNode) && cache) {
       unlinkSync(path.join(folder, other));
     }
   }
