@@ -70,20 +70,20 @@ describe("LineEncoder", () => {
     expect(encode(values).equals(expected(values))).toBe(true);
   });
 
-  it("writes exactly JSON.stringify's bytes at the in-place escape limit (one byte in 16) and buffer sizes", () => {
+  it("writes exactly JSON.stringify's bytes at the in-place special limit (one byte in 16) and buffer sizes", () => {
     const values: unknown[] = [];
     for (const length of [48, 63, 64, 65, 4095, 4096, 4097, 65535, 65536, 65537]) {
       const limit = length >> 4;
       for (const count of [1, limit - 1, limit, limit + 1]) {
-        for (const escape of ["\n", "\u001f", '"', "\\"]) {
+        for (const special of ["\n", "\u001f", '"', "\\"]) {
           // Spread evenly (the last at the very end), or in pairs 1 to 3 bytes apart.
           for (const gap of [0, 1, 2, 3]) {
             const text = Array.from({ length }, () => "x");
             for (let index = 1; index <= count; index += 1) {
               const at = Math.floor((index * length) / count) - 1;
-              text[gap > 0 && index % 2 === 0 ? at - 16 + gap : at] = escape;
+              text[gap > 0 && index % 2 === 0 ? at - 16 + gap : at] = special;
             }
-            values.push({ t: text.join(""), [`k${gap}`]: `${escape}${text.join("")}é` });
+            values.push({ t: text.join(""), [`k${gap}`]: `${special}${text.join("")}é` });
           }
         }
       }
