@@ -137,6 +137,24 @@ describe("the query fast path", () => {
   });
 });
 
+describe("objects whose keys the fast path does not see", () => {
+  /** `value` with `key` set but not enumerable (`Object.defineProperty`'s default). */
+  const hidden = <T extends object>(value: T, key: string, keyValue: unknown): T =>
+    Object.defineProperty(value, key, { value: keyValue, enumerable: false });
+
+  it("leaves a key that is not enumerable to the schema, which reads it", () => {
+    // The schema reads every key it knows; `for…in` skips these. Taken by the fast path, the
+    // text and the type filter were dropped (every event matched) and a limit of 0 was accepted.
+    expect(normalizeEventQuery(hidden({}, "text", "secret")).text).toBe("secret");
+    expect(normalizeEventQuery(hidden({ text: "a" }, "types", ["message"])).types).toEqual([
+      "message",
+    ]);
+    expect(() => normalizeEventQuery(hidden({ text: "a" }, "limit", 0))).toThrow(/query\.limit/);
+    expect(fastEventQuery(hidden({ text: "a" }, "order", "oldest"))).toBeUndefined();
+    expect(fastScope(hidden({ all: true }, "workspaceIds", ["w"]))).toBeUndefined();
+  });
+});
+
 describe("validating a search", () => {
   afterEach(() => vi.restoreAllMocks());
 

@@ -35,6 +35,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return prototype === Object.prototype || prototype === null;
 }
 
+/**
+ * True when the `keys` keys `for…in` gave are all of `value`'s own: none is hidden from it (not
+ * enumerable, which the schema still reads: a hidden `text` or `types` was dropped) or inherited.
+ */
+function sawEveryKey(value: object, keys: number): boolean {
+  return Object.getOwnPropertyNames(value).length === keys;
+}
+
 function isShortString(value: unknown, maxLength: number): value is string {
   return typeof value === "string" && value.length <= maxLength;
 }
@@ -51,6 +59,7 @@ export function fastScope(scope: unknown): ParsedScope | undefined {
     if (only !== undefined) return undefined;
     only = key;
   }
+  if (!sawEveryKey(scope, 1)) return undefined;
   if (only === "all") return scope.all === true ? { all: true } : undefined;
   if (only !== "workspaceIds") return undefined;
   const ids = scope.workspaceIds;
@@ -127,10 +136,12 @@ function fastField(key: string, value: unknown): unknown {
 export function fastEventQuery(query: unknown): ParsedEventQuery | undefined {
   if (!isPlainObject(query)) return undefined;
   const parsed: Record<string, unknown> = {};
+  let keys = 0;
   for (const key in query) {
     const value = fastField(key, query[key]);
     if (value === declined) return undefined;
     parsed[key] = value;
+    keys += 1;
   }
-  return parsed as ParsedEventQuery;
+  return sawEveryKey(query, keys) ? (parsed as ParsedEventQuery) : undefined;
 }
