@@ -6,6 +6,9 @@ import type { SourceKey, TimedDraft } from "./types";
 /** Extra fields carried on an event (the source's own ids, for example). */
 type Extra = Record<string, unknown>;
 
+/** The largest distance from the epoch a `Date` holds, in milliseconds (ECMA-262 §21.4.1.22). */
+const MAX_DATE_MILLIS = 8.64e15;
+
 const isoPattern = /^\d{4}-[01]\d-[0-3]\dT[0-2]\d:[0-5]\d:[0-6]\d\.\d{3}Z$/;
 
 /** `value` as ISO-8601 UTC with milliseconds, or `undefined` when it is not a time. */
@@ -13,7 +16,8 @@ export function isoTime(value: unknown): string | undefined {
   if (typeof value === "number" && Number.isFinite(value)) {
     // Seconds or milliseconds since the epoch (pi and opencode use milliseconds).
     const millis = value < 1e11 ? value * 1000 : value;
-    return isoOfMillis(millis);
+    // Beyond ±8.64e15 ms a Date is invalid (`toISOString` throws): not a time either.
+    return Math.abs(millis) <= MAX_DATE_MILLIS ? isoOfMillis(millis) : undefined;
   }
   if (typeof value !== "string" || value === "") return undefined;
   // Most sources already write this exact form: no need to parse and print it again.

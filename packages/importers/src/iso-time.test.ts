@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { isoTime } from "./draft-builder";
 import { isoOfMillis } from "./iso-time";
 
 describe("isoOfMillis", () => {
@@ -33,5 +34,17 @@ describe("isoOfMillis", () => {
 
   it("throws for a time Date cannot hold, as toISOString does", () => {
     expect(() => isoOfMillis(1e20)).toThrow(RangeError);
+  });
+});
+
+describe("isoTime", () => {
+  it("is undefined for a number of seconds or milliseconds outside Date's range, never a throw", () => {
+    // A source's garbage timestamp must cost its entry's time, not the whole file (issue #14).
+    for (const value of [1e20, -1e20, 8.64e15 + 1, Number.MAX_VALUE, -Number.MAX_VALUE]) {
+      expect(isoTime(value)).toBeUndefined();
+    }
+    expect(isoTime(8.64e15)).toBe(new Date(8.64e15).toISOString());
+    expect(isoTime(1_766_536_380)).toBe("2025-12-24T00:33:00.000Z");
+    expect(isoTime(1_766_536_380_000)).toBe("2025-12-24T00:33:00.000Z");
   });
 });

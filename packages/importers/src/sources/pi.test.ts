@@ -38,6 +38,21 @@ const assistant = (
   });
 
 describe("convertPi", () => {
+  it("imports a file with an entry's time out of Date's range, the entry at the time before it", () => {
+    const { sessions, skipped } = convertPi(
+      fileOf("/s/a.jsonl", [
+        header(),
+        { ...user(undefined, undefined, "hello"), timestamp: 1e20 },
+        assistant(undefined, undefined, [{ type: "text", text: "hi" }]),
+      ]),
+    );
+    expect(skipped).toEqual([]);
+    expect(sessions).toHaveLength(1);
+    replays(sessions[0]!);
+    const times = sessions[0]!.events.map((event) => event.ts);
+    expect(times.every((time) => !Number.isNaN(Date.parse(time)))).toBe(true);
+  });
+
   it("reads a v1 file (no ids) linearly: prompts, text, thinking, toolCall and toolResult", () => {
     const { sessions, skipped } = convertPi(
       fileOf("/s/a.jsonl", [
