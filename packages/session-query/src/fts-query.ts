@@ -10,12 +10,15 @@ import type { PrefixMatching } from "./query-engine";
 import { type QueryWord, queryWords, simpleWord, spaceCjk } from "./text";
 
 /**
- * The FTS5 phrase of one word: `"…"` with inner quotes doubled and CJK spaced; with `prefix`,
- * followed by `*` (the phrase's last token matches as a prefix).
+ * The FTS5 phrase of one word: `"…"` with inner quotes doubled, CJK spaced and NULs made spaces
+ * (FTS5 reads a query up to its first NUL: an unterminated string; a NUL separates tokens as
+ * any punctuation does); with `prefix`, followed by `*` (the phrase's last token matches as a
+ * prefix).
  */
 export function ftsPhrase(word: string, prefix = false): string {
   if (simpleWord.test(word)) return prefix ? `"${word}"*` : `"${word}"`;
-  const phrase = `"${spaceCjk(word).trim().replace(/\s+/gu, " ").replaceAll('"', '""')}"`;
+  const spaced = spaceCjk(word).replaceAll("\u0000", " ").trim();
+  const phrase = `"${spaced.replace(/\s+/gu, " ").replaceAll('"', '""')}"`;
   return prefix ? `${phrase}*` : phrase;
 }
 

@@ -422,10 +422,15 @@ describe("SQLite index maintenance", () => {
       "^x",
       "- x",
       "OR AND NOT",
+      // FTS5 reads its query up to a NUL ("unterminated string", an SqliteError).
+      "\u0000",
+      'plain\u0000"',
     ]) {
       await expect(engine.searchEvents(all, { text })).resolves.toBeDefined();
       await expect(engine.searchSessions(all, { text })).resolves.toBeDefined();
     }
     expect((await engine.searchEvents(all, { text: "tags:s1" })).items).toEqual([]);
+    // A NUL separates tokens as any punctuation does.
+    expect((await engine.searchEvents(all, { text: "plain\u0000text" })).items).toHaveLength(1);
   });
 });
