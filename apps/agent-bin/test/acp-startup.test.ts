@@ -116,7 +116,7 @@ async function launcherInitialize(tmp: string, log: ModuleLog): Promise<void> {
 
 describe("tapedeck acp start-up", () => {
   it("loads neither the importers nor the viewer through initialize, a new session, a turn and session/list", async () => {
-    const { log, context, agent } = await initializedAgent("tapedeck-acp-modules-");
+    const { log, context, agent, tmp } = await initializedAgent("tapedeck-acp-modules-");
     const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, {
       cwd: context.workspace.cwd,
       mcpServers: [],
@@ -129,6 +129,8 @@ describe("tapedeck acp start-up", () => {
     await agent.agent.request(acp.methods.agent.session.list, { cwd: context.workspace.cwd });
     await agent.close();
     expect(agent.stderr()).toBe("");
+    // `tapedeck.mjs acp` ran acp.cjs through its code cache too.
+    expect(acpCodeCaches(tmp)).toHaveLength(1);
 
     const loaded = distFiles(log.read());
     // The hook saw the ES module CLI hand `acp` to its bundle (the check works), and the agent
