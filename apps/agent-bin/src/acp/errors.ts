@@ -6,6 +6,7 @@ import {
   SessionNotFoundError,
   TapedeckError,
 } from "@tapedeck/session";
+import { systemErrorMessage } from "../cli/command-failure";
 
 /**
  * Maps an error to an ACP `RequestError` with a message a person can act on. Only the app
@@ -34,6 +35,15 @@ export function toRequestError(error: unknown): acp.RequestError {
   }
   if (TapedeckError.isInstance(error)) {
     return new acp.RequestError(-32603, error.message, { code: error.code });
+  }
+  // A file-system error (a home that is a file, a full disk, no permission) in the CLI's words.
+  const system = systemErrorMessage(error);
+  if (system !== undefined) {
+    const { code, path } = error as { code: string; path?: unknown };
+    return new acp.RequestError(-32603, system, {
+      code,
+      ...(typeof path === "string" ? { path } : {}),
+    });
   }
   const message = error instanceof Error ? error.message : String(error);
   return new acp.RequestError(-32603, message);
