@@ -664,6 +664,20 @@ describe("demo sessions", () => {
   });
 });
 
+/** Holds the store's next `changesSince` call until `release()`; `first` spies on the calls. */
+function holdFirstChangesSince() {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const changesSince = store.changesSince.bind(store);
+  const first = vi.spyOn(store, "changesSince").mockImplementationOnce(async (cursor) => {
+    await held;
+    return changesSince(cursor);
+  });
+  return { release: () => release(), first };
+}
+
 /** Creates a session in `workspaceId` and expects `/api/live`'s next message to report it. */
 async function expectCreationReported(
   stream: AsyncGenerator<SseMessage>,
@@ -697,15 +711,7 @@ describe("live changes", () => {
   it("sends ready on /api/live only after the watcher's first view: a log written after ready is reported", async () => {
     const { app } = makeApp();
     // Hold the watcher's first look at the change feed until the test lets it go.
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const changesSince = store.changesSince.bind(store);
-    const first = vi.spyOn(store, "changesSince").mockImplementationOnce(async (cursor) => {
-      await held;
-      return changesSince(cursor);
-    });
+    const { release, first } = holdFirstChangesSince();
     const response = await app.request("/api/live");
     if (response.body === null) throw new Error("no body");
     const stream = readSse(response.body);
@@ -722,15 +728,7 @@ describe("live changes", () => {
 
   it("after a stop and start while a tick still runs, ready() waits for a view taken after it", async () => {
     makeApp();
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const changesSince = store.changesSince.bind(store);
-    const first = vi.spyOn(store, "changesSince").mockImplementationOnce(async (cursor) => {
-      await held;
-      return changesSince(cursor);
-    });
+    const { release, first } = holdFirstChangesSince();
     web.live.start();
     web.live.stop();
     web.live.start();
