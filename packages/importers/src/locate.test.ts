@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { testTempDir } from "@tapedeck/test-temp";
 import { describe, expect, it } from "vitest";
@@ -79,5 +80,21 @@ describe("findUnits", () => {
       expect(convertInto(units[0]!, report)).toBeUndefined();
       expect(report.error).toBe("not a regular file (a FIFO, socket or device)");
     }
+  });
+
+  it("leaves require resolving pnpm's links after it met a FIFO (opencode's database loads better-sqlite3 next)", () => {
+    // Node's realpathSync reads the last plain stat's file type from a buffer it shares with
+    // fs.statSync: after a FIFO's it stopped resolving links ("Cannot find module 'bindings'").
+    const root = testTempDir("import-locate-");
+    // A known start: the test before left the buffer as its FIFO's (its folder's removal).
+    statSync(root);
+    const require = createRequire(import.meta.url);
+    const linked = require.resolve("better-sqlite3/package.json");
+    execFileSync("mkfifo", [join(root, "pipe.jsonl")]);
+    findUnits("pi", [root]);
+    findUnits("pi", [join(root, "pipe.jsonl")]);
+    expect(require.resolve("better-sqlite3")).toBe(
+      realpathSync(join(linked, "..", "lib", "index.js")),
+    );
   });
 });

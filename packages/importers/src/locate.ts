@@ -1,9 +1,10 @@
 /**
  * Where each tool keeps its sessions, and which files under a path belong to a source.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { type BigIntStats, existsSync, readdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
+import { fileStats } from "@tapedeck/session-store";
 import { NotAFileError } from "./errors";
 import { parseJsonDocument, readSourceBytes, splitLines } from "./lines";
 import { convertClaudeCode } from "./sources/claude-code";
@@ -109,9 +110,9 @@ export function findUnits(
   const seen = new Set<string>();
   for (const given of paths) {
     const path = resolve(given);
-    let stat: ReturnType<typeof statSync>;
+    let stat: BigIntStats;
     try {
-      stat = statSync(path);
+      stat = fileStats(path, { followLinks: true, throwIfNoEntry: true }) as BigIntStats;
     } catch (error) {
       units.push(unreadableUnit(path, error));
       continue;
@@ -162,7 +163,10 @@ function unreadableUnit(path: string, error: unknown): ImportUnit {
 }
 
 /** True the first time this file or folder (device and inode) is met. */
-function firstTime(seen: Set<string>, stat: { dev: number; ino: number }): boolean {
+/** A file's device and inode (bigint: see `fileStats`). */
+type FileIdentity = { dev: bigint; ino: bigint };
+
+function firstTime(seen: Set<string>, stat: FileIdentity): boolean {
   const id = `${stat.dev}:${stat.ino}`;
   if (seen.has(id)) return false;
   seen.add(id);
@@ -297,12 +301,12 @@ function listJsonl(directory: string): string[] {
  */
 function walk(
   root: string,
-  rootStat: { dev: number; ino: number },
+  rootStat: FileIdentity,
   seen: Set<string>,
   wanted: (file: string) => boolean,
 ): { path: string; error?: unknown }[] {
   const found: { path: string; error?: unknown }[] = [];
-  const visit = (directory: string, stat: { dev: number; ino: number }) => {
+  const visit = (directory: string, stat: FileIdentity) => {
     if (!firstTime(seen, stat)) return;
     let names: string[];
     try {
@@ -313,9 +317,9 @@ function walk(
     }
     for (const name of names) {
       const path = join(directory, name);
-      let entry: ReturnType<typeof statSync>;
+      let entry: BigIntStats;
       try {
-        entry = statSync(path);
+        entry = fileStats(path, { followLinks: true, throwIfNoEntry: true }) as BigIntStats;
       } catch (error) {
         if (wanted(path) || (error as { code?: unknown }).code !== "ENOENT") {
           found.push({ path, error });
@@ -334,7 +338,7 @@ function walk(
 
 function sizeOf(path: string): number {
   try {
-    return statSync(path).size;
+    return Number(fileStats(path, { followLinks: true })?.size ?? 0);
   } catch {
     return 0;
   }

@@ -14,6 +14,7 @@ import { TapedeckError } from "@tapedeck/session/core";
 import * as z from "zod/mini";
 import {
   faultWriting,
+  fileStats,
   hasErrorCode,
   randomHex,
   tempPathBeside,
@@ -124,11 +125,11 @@ export class ChangeJournal {
       const fd = this.openForAppend();
       try {
         writeAll(fd, line);
-        const written = fs.fstatSync(fd);
-        const current = fs.statSync(this.path, { throwIfNoEntry: false });
+        const written = fileStats(fd) as fs.BigIntStats;
+        const current = fileStats(this.path, { followLinks: true });
         // Still the live file: done. Otherwise the record went into a replaced generation.
         if (current !== undefined && current.ino === written.ino) {
-          if (written.size > this.maxBytes) this.rotate(written.ino);
+          if (Number(written.size) > this.maxBytes) this.rotate(written.ino);
           return;
         }
       } finally {
@@ -244,7 +245,7 @@ export class ChangeJournal {
       } catch (error) {
         if (hasErrorCode(error, "ELOOP")) {
           // A link in the journal's place: replaced, never written through.
-          const link = fs.lstatSync(this.path, { throwIfNoEntry: false });
+          const link = fileStats(this.path);
           if (link !== undefined) this.rotate(link.ino);
           continue;
         }
@@ -252,10 +253,10 @@ export class ChangeJournal {
         this.createGeneration(undefined);
         continue;
       }
-      let inode: number;
+      let inode: bigint;
       try {
         if (headerOf(fd) !== "damaged") return fd;
-        inode = fs.fstatSync(fd).ino;
+        inode = (fileStats(fd) as fs.BigIntStats).ino;
       } catch (error) {
         fs.closeSync(fd);
         throw error;
@@ -271,7 +272,7 @@ export class ChangeJournal {
    * `replacing`: the inode this writer saw; when the file is no longer that one, another writer
    * already rotated it and nothing is done. Without it, the journal is created only if missing.
    */
-  private createGeneration(replacing: number | undefined): void {
+  private createGeneration(replacing: bigint | undefined): void {
     fs.mkdirSync(join(this.path, ".."), { recursive: true, mode: 0o700 });
     const temp = tempPathBeside(this.path);
     writeTemp(temp, Buffer.from(`${MAGIC}${randomHex(8)}\n`), false);
@@ -283,7 +284,7 @@ export class ChangeJournal {
           // Another process created it first: theirs is as good as ours.
           if (!hasErrorCode(error, "EEXIST")) throw error;
         }
-      } else if (fs.lstatSync(this.path, { throwIfNoEntry: false })?.ino === replacing) {
+      } else if (fileStats(this.path)?.ino === replacing) {
         fs.renameSync(temp, this.path);
       }
     } finally {
@@ -292,17 +293,17 @@ export class ChangeJournal {
   }
 
   /** Replaces the journal whose inode is `inode` by a new generation (readers then scan once). */
-  private rotate(inode: number): void {
+  private rotate(inode: bigint): void {
     this.createGeneration(inode);
   }
 }
 
 /** The header of the journal open as `fd`: its generation, the file's size, where records start. */
 function headerOf(fd: number): { generation: string; size: number; headerEnd: number } | "damaged" {
-  const stat = fs.fstatSync(fd);
+  const stat = fileStats(fd) as fs.BigIntStats;
   // A FIFO, a device or a directory in the journal's place is damage (replaced by a writer).
   if (!stat.isFile()) return "damaged";
-  const { size } = stat;
+  const size = Number(stat.size);
   const buffer = Buffer.alloc(64);
   const read = fs.readSync(fd, buffer, 0, buffer.length, 0);
   const newline = buffer.subarray(0, read).indexOf(0x0a);

@@ -230,3 +230,21 @@ export function encodeLines(lines: readonly string[]): Buffer {
   }
   return buffer.subarray(0, offset);
 }
+
+/**
+ * `fs.fstatSync(fd)`, or `fs.lstatSync(path)` (`fs.statSync` with `followLinks`), for a file that
+ * may not be a regular one (a FIFO, socket or device someone put in its place); `undefined` when
+ * the path does not exist, unless `throwIfNoEntry`. Taken as bigint stats, which Node keeps in a buffer of their own: its
+ * `realpathSync`, which every `require` uses, reads the file type of the last plain synchronous
+ * stat from the buffer it shares with them, and after a FIFO's it stops resolving links, so the
+ * next `require` of a package that pnpm links is loaded from inside the link and fails ("Cannot
+ * find module 'bindings'"). Every synchronous stat of a file that may be a FIFO goes through here.
+ */
+export function fileStats(
+  target: number | string,
+  options: { followLinks?: boolean; throwIfNoEntry?: boolean } = {},
+): fs.BigIntStats | undefined {
+  if (typeof target === "number") return fs.fstatSync(target, { bigint: true });
+  const stat = options.followLinks === true ? fs.statSync : fs.lstatSync;
+  return stat(target, { bigint: true, throwIfNoEntry: options.throwIfNoEntry === true });
+}

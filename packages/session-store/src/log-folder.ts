@@ -10,7 +10,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { assertSessionId, InvalidSessionIdError } from "@tapedeck/session/core";
 import { type ChangeCursor, ChangeJournal, cursorOf, parseChangeCursor } from "./change-journal";
-import { hasErrorCode } from "./fs-util";
+import { fileStats, hasErrorCode } from "./fs-util";
 import { sessionIdOfFileName } from "./log-names";
 import type { ChangeScanReason, ChangeSet, LogReader } from "./session-store";
 
@@ -112,7 +112,7 @@ export class LogFolder {
       if (hasErrorCode(error, "ENXIO")) return null;
       throw error;
     }
-    if (!fs.fstatSync(fd).isFile()) {
+    if (!fileStats(fd)?.isFile()) {
       fs.closeSync(fd);
       return null;
     }
