@@ -5,6 +5,8 @@
  * strings directly into one buffer and only proves that none needs escaping.
  */
 
+import { ScanBuffer } from "./scan-buffer";
+
 const QUOTE = 34;
 const BACKSLASH = 92;
 const NEWLINE = 10;
@@ -54,9 +56,9 @@ function keyOf(key: string): [Uint8Array, Uint8Array] {
  * re-entrant: one line at a time.
  */
 export class LineEncoder {
+  private memory: ScanBuffer;
+  /** `memory.bytes`. */
   private buffer: Buffer;
-  /** The buffer as 32-bit words, for the escape scan (the buffer starts its own ArrayBuffer). */
-  private words: Int32Array;
   private used = 0;
   private readonly ends: number[] = [];
   /** Positions of the bytes a string needs escaped (see `escapeInPlace`), reused. */
@@ -65,9 +67,13 @@ export class LineEncoder {
   private count = 0;
   private extra = 0;
 
-  constructor(capacity = 64 * 1024) {
-    this.buffer = Buffer.allocUnsafeSlow(capacity);
-    this.words = new Int32Array(this.buffer.buffer, 0, capacity >> 2);
+  /** `simd: false` scans in JavaScript (as where WebAssembly is missing; tests). */
+  constructor(
+    capacity = 64 * 1024,
+    private readonly simd = true,
+  ) {
+    this.memory = new ScanBuffer(capacity, simd);
+    this.buffer = this.memory.bytes;
   }
 
   /** Bytes written so far. */
@@ -97,7 +103,10 @@ export class LineEncoder {
   reset(): void {
     this.used = 0;
     this.ends.length = 0;
-    if (this.buffer.length > KEEP_BYTES) this.allocate(64 * 1024);
+    if (this.buffer.length > KEEP_BYTES) {
+      this.memory = new ScanBuffer(64 * 1024, this.simd);
+      this.buffer = this.memory.bytes;
+    }
   }
 
   /** Appends `text` (one line of JSON text, no "\n" in it) and "\n". */
@@ -218,14 +227,12 @@ export class LineEncoder {
     this.raw(JSON.stringify(value));
   }
 
-  /** Notes the byte at `at` if it needs escaping; false once more than `limit` do. */
+  /** Notes the byte at `at`, which needs escaping; false once more than `limit` do. */
   private mark(at: number, limit: number): boolean {
-    const byte = this.buffer[at]!;
-    if (byte >= 0x20 && byte !== QUOTE && byte !== BACKSLASH) return true;
     if (this.count === limit) return false;
     this.specials[this.count] = at;
     this.count += 1;
-    this.extra += SHORT_ESCAPES[byte] === 0 ? 5 : 1;
+    this.extra += SHORT_ESCAPES[this.buffer[at]!] === 0 ? 5 : 1;
     return true;
   }
 
@@ -235,9 +242,8 @@ export class LineEncoder {
    * of characters from U+0080 are all ≥ 0x80, so only ASCII can need it) and returns where the
    * escaped text ends; -1 when more than one byte in 16 needs it (JSON text inside a string, say:
    * JSON.stringify does that faster) or the buffer has no room (the caller then uses
-   * JSON.stringify). The scan reads four bytes at a time with the classic word tests (`haszero`,
-   * `hasless`, exact for "some byte matches"); the bytes after each escape are moved once, from the
-   * end backwards.
+   * JSON.stringify). The scan is the buffer's (sixteen bytes at a time); the bytes after each
+   * escape are moved once, from the end backwards.
    */
   private escapeInPlace(from: number, to: number): number {
     const buffer = this.buffer;
@@ -245,28 +251,8 @@ export class LineEncoder {
     if (this.specials.length <= limit) this.specials = new Int32Array(limit + 1);
     this.count = 0;
     this.extra = 0;
-    // Bytes one by one before the first whole word and after the last; words four bytes at a
-    // time, and the bytes of a word only when the word tests say one of them may match.
-    const firstWord = (from + 3) >> 2;
-    const lastWord = to >> 2;
-    const headEnd = Math.min(to, firstWord << 2);
-    for (let at = from; at < headEnd; at += 1) if (!this.mark(at, limit)) return -1;
-    const words = this.words;
-    for (let index = firstWord; index < lastWord; index += 1) {
-      const word = words[index]!;
-      const quote = word ^ 0x22222222;
-      const backslash = word ^ 0x5c5c5c5c;
-      const matches =
-        ((word - 0x20202020) & ~word) |
-        ((quote - 0x01010101) & ~quote) |
-        ((backslash - 0x01010101) & ~backslash);
-      if ((matches & 0x80808080) !== 0) {
-        for (let at = index << 2; at < (index + 1) << 2; at += 1) {
-          if (!this.mark(at, limit)) return -1;
-        }
-      }
-    }
-    for (let at = Math.max(headEnd, lastWord << 2); at < to; at += 1) {
+    const memory = this.memory;
+    for (let at = memory.scan(from, to); at < to; at = memory.scan(at + 1, to)) {
       if (!this.mark(at, limit)) return -1;
     }
     const { specials, count, extra } = this;
@@ -325,16 +311,8 @@ export class LineEncoder {
   /** Room for `bytes` more. */
   private reserve(bytes: number): void {
     if (this.used + bytes <= this.buffer.length) return;
-    let capacity = this.buffer.length * 2;
-    while (capacity < this.used + bytes) capacity *= 2;
-    const previous = this.buffer;
-    this.allocate(capacity);
-    previous.copy(this.buffer, 0, 0, this.used);
-  }
-
-  private allocate(capacity: number): void {
-    this.buffer = Buffer.allocUnsafeSlow(capacity);
-    this.words = new Int32Array(this.buffer.buffer, 0, capacity >> 2);
+    this.memory.reserve(this.used + bytes, this.used);
+    this.buffer = this.memory.bytes;
   }
 }
 
