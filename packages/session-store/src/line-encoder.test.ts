@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LineEncoder, scratchEncoder } from "./line-encoder";
+import { random } from "./test-random";
 
 /** What the store wrote before the encoder: JSON.stringify, then UTF-8. */
 const expected = (values: readonly unknown[]) =>
@@ -14,17 +15,6 @@ function encode(values: readonly unknown[]): Buffer {
   });
   expect(encoded[0]!.equals(encoded[1]!)).toBe(true);
   return encoded[0]!;
-}
-
-/** A deterministic generator (xorshift32): the same strings on every run. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 2 ** 32;
-  };
 }
 
 /** Characters JSON treats apart, and neighbours of them. */

@@ -1,16 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ScanBuffer, scanBytes } from "./scan-buffer";
-
-/** A deterministic generator (xorshift32). */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 2 ** 32;
-  };
-}
+import { random } from "./test-random";
 
 describe("ScanBuffer", () => {
   it("finds the first byte JSON escapes at every position of a 16-byte block, and none", () => {
