@@ -40,6 +40,10 @@ describe("session stream in the page", () => {
     const answers: Array<{ path: string; bytes: number }> = [];
     page.on("response", async (response) => {
       const url = new URL(response.url());
+      // The document carries the first page (the server's first view and its data).
+      if (url.pathname === "/") {
+        answers.push({ path: "page document", bytes: (await response.body()).byteLength });
+      }
       if (!url.pathname.startsWith(`/api/sessions/${sessionId}`)) return;
       if (url.pathname.endsWith("/stream")) return;
       answers.push({ path: url.pathname, bytes: (await response.body()).byteLength });
@@ -56,7 +60,9 @@ describe("session stream in the page", () => {
         ([, options]) => !(Number(options?.fromOffset) > 0),
       );
       expect(fromStart).toEqual([]);
-      const pages = answers.filter((answer) => answer.path.endsWith("/page"));
+      const pages = answers.filter(
+        (answer) => answer.path.endsWith("/page") || answer.path === "page document",
+      );
       expect(pages.length).toBeGreaterThan(0);
       expect(answers.every((answer) => answer.path !== `/api/sessions/${sessionId}`)).toBe(true);
       // A page of a few hundred events: a small fraction of the session's 20 MB.

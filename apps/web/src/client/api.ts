@@ -36,6 +36,9 @@ export function initToken(): void {
 }
 
 function token(): string | null {
+  // No storage where the server draws a page's first view (its links carry no token: the server
+  // draws one only when it has none).
+  if (typeof sessionStorage === "undefined") return null;
   return sessionStorage.getItem(tokenKey);
 }
 

@@ -6,6 +6,7 @@
  * out and painted once, not the shell first and the rows a frame later.
  */
 import type { AnswerOf } from "../shared/api-contract";
+import { FIRST_PAGE_ID } from "../shared/page-ids";
 import { api } from "./api";
 import type { Route } from "./url";
 
@@ -32,9 +33,35 @@ function firstRequest(sessionId: string, from: number | null): Promise<SessionPa
   });
 }
 
-/** Starts reading the route's session page (nothing without a session). */
+/**
+ * The page the server drew the first view from (`<script type="application/json">` after
+ * `#root`), if it is the route's: taken out of the document, so it is read once.
+ */
+function embeddedFirstPage(route: Route): SessionPageAnswer | null {
+  const element = document.getElementById(FIRST_PAGE_ID);
+  if (element === null) return null;
+  element.remove();
+  if (route.session === null || route.seq !== null) return null;
+  const page = JSON.parse(element.textContent ?? "null") as SessionPageAnswer | null;
+  return page?.header.sessionId === route.session ? page : null;
+}
+
+/**
+ * Starts reading the route's session page (nothing without a session); the page the server
+ * embedded, when there is one, is the answer at once.
+ */
 export function prefetchFirstPage(route: Route): void {
   if (route.session === null) return;
+  const embedded = embeddedFirstPage(route);
+  if (embedded !== null) {
+    performance.mark("tapedeck:page-data");
+    pending = {
+      key: keyOf(route.session, null),
+      answer: Promise.resolve(embedded),
+      value: embedded,
+    };
+    return;
+  }
   const held: Prefetched = {
     key: keyOf(route.session, route.seq),
     answer: firstRequest(route.session, route.seq),
@@ -48,6 +75,11 @@ export function prefetchFirstPage(route: Route): void {
     () => undefined,
   );
   pending = held;
+}
+
+/** Whether the prefetched page is already here (the server embedded it). */
+export function firstPageHere(): boolean {
+  return pending?.value != null;
 }
 
 /**

@@ -1,9 +1,11 @@
 import { StrictMode } from "react";
+import { flushSync } from "react-dom";
 import { createRoot } from "react-dom/client";
 import { STYLES } from "../render/styles";
+import { STYLES_ID } from "../shared/page-ids";
 import { initToken } from "./api";
 import { App } from "./app";
-import { firstPageSettled, prefetchFirstPage } from "./first-page";
+import { firstPageHere, firstPageSettled, prefetchFirstPage } from "./first-page";
 import { applyTheme } from "./theme";
 import { readRoute } from "./url";
 
@@ -13,21 +15,32 @@ const FIRST_PAGE_WAIT_MS = 150;
 // Marks for the benches and the browser's performance panel (see README "Benchmarks"): every
 // import above has been evaluated when this line runs.
 performance.mark("tapedeck:script");
-// The stylesheet is shared with the HTML export (one string, see render/styles.ts).
-const style = document.createElement("style");
-style.textContent = STYLES;
-document.head.append(style);
+// The stylesheet is shared with the HTML export (one string, see render/styles.ts). The server
+// puts it in the page's head; Vite's dev server does not.
+if (document.getElementById(STYLES_ID) === null) {
+  const style = document.createElement("style");
+  style.id = STYLES_ID;
+  style.textContent = STYLES;
+  document.head.append(style);
+}
 initToken();
 prefetchFirstPage(readRoute());
 applyTheme();
 const root = document.getElementById("root");
 if (root === null) throw new Error("index.html has no #root");
-// The shell and the session's first rows in one first render (one layout, one paint), unless
-// the page is slow to come.
-void firstPageSettled(FIRST_PAGE_WAIT_MS).then(() =>
-  createRoot(root).render(
-    <StrictMode>
-      <App />
-    </StrictMode>,
-  ),
+const app = (
+  <StrictMode>
+    <App />
+  </StrictMode>
 );
+if (firstPageHere()) {
+  // The server drew the session's first view into #root and embedded its page: the app replaces
+  // that markup now, in one commit, before the document's load event (no frame without rows, and
+  // nothing clicks the server's markup once the page has loaded).
+  const reactRoot = createRoot(root);
+  flushSync(() => reactRoot.render(app));
+} else {
+  // The shell and the session's first rows in one first render (one layout, one paint), unless
+  // the page is slow to come.
+  void firstPageSettled(FIRST_PAGE_WAIT_MS).then(() => createRoot(root).render(app));
+}

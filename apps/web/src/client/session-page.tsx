@@ -2,16 +2,14 @@
 
 import type { SessionEvent } from "@tapedeck/session";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { preview, type RowLinks } from "../render/timeline-row";
+import type { RowLinks } from "../render/timeline-row";
 import { TokenChart } from "../render/token-chart";
-import { Visible } from "../render/visible";
 import { ApiError, api, subscribeSession } from "./api";
 import { firstPage, readyFirstPage } from "./first-page";
-import { GoalControl } from "./goal";
-import { OriginNote } from "./import-panel";
 import { useTurnKeys } from "./keyboard";
 import { LiveSession } from "./live-session";
 import { SidePanel } from "./panels";
+import { type PanelMode, SessionHeader } from "./session-header";
 import { useShortId } from "./short-ids";
 import { type TurnTokens, tokensPerTurn } from "./timeline";
 import { Timeline } from "./timeline-list";
@@ -56,7 +54,7 @@ export function SessionPage({
   /** Bumped when the stream appends to `data` (which grows in place). */
   const [version, setVersion] = useState(0);
   const [error, setError] = useState<ApiError | Error | null>(null);
-  const [panel, setPanel] = useState<"trace" | "lineage" | "closed">(() =>
+  const [panel, setPanel] = useState<PanelMode>(() =>
     seq !== null || window.innerWidth >= 1200 ? "trace" : "closed",
   );
   const [forkError, setForkError] = useState<string | null>(null);
@@ -206,81 +204,20 @@ export function SessionPage({
   }
   if (data === null) return <div className="page muted pad">Loading session…</div>;
 
-  const title =
-    data.firstPrompt ??
-    (data.header.parent !== undefined
-      ? `Fork of ${parentShortId} at #${data.header.parent.seq}`
-      : "(no prompt yet)");
   const togglePanel = (next: "trace" | "lineage") =>
     setPanel((current) => (current === next ? "closed" : next));
   return (
     <div className="page">
-      <header className="session-header">
-        <div className="session-title">
-          <h1 data-testid="session-title">{preview(title, 120)}</h1>
-          <div className="muted small">
-            <code>{data.header.sessionId}</code> · <Visible text={data.header.workspaceId} /> ·{" "}
-            {data.eventCount.toLocaleString()} events · {data.usage.inputTokens.toLocaleString()} in
-            / {data.usage.outputTokens.toLocaleString()} out tokens
-            <OriginNote origin={data.header.origin} />
-            {data.header.parent !== undefined ? (
-              <>
-                {" "}
-                · fork of{" "}
-                <button
-                  type="button"
-                  className="link"
-                  onClick={() =>
-                    data.header.parent &&
-                    onOpen(data.header.parent.sessionId, data.header.parent.seq)
-                  }
-                >
-                  {parentShortId} at #{data.header.parent.seq}
-                </button>
-              </>
-            ) : null}
-          </div>
-          <GoalControl
-            sessionId={sessionId}
-            goal={data.goal}
-            // The goal/set event arrives on the session stream like any other.
-            onChanged={() => undefined}
-          />
-        </div>
-        {chart}
-        <div className="actions">
-          <button type="button" onClick={() => onContinue(sessionId)}>
-            Continue this session
-          </button>
-          <a className="button" href={api.exportUrl(sessionId)} download={`${sessionId}.jsonl`}>
-            Export JSONL
-          </a>
-          <a
-            className="button"
-            href={api.exportHtmlUrl(sessionId)}
-            download={`${sessionId}.html`}
-            title="One self-contained HTML file to read or share: no server, no network"
-          >
-            Export HTML
-          </a>
-          <button
-            type="button"
-            className={panel === "lineage" ? "active" : ""}
-            aria-pressed={panel === "lineage"}
-            onClick={() => togglePanel("lineage")}
-          >
-            Lineage
-          </button>
-          <button
-            type="button"
-            className={panel === "trace" ? "active" : ""}
-            aria-pressed={panel === "trace"}
-            onClick={() => togglePanel("trace")}
-          >
-            Trace
-          </button>
-        </div>
-      </header>
+      <SessionHeader
+        sessionId={sessionId}
+        data={data}
+        parentShortId={parentShortId}
+        chart={chart}
+        panel={panel}
+        onOpen={onOpen}
+        onContinue={onContinue}
+        onTogglePanel={togglePanel}
+      />
       {forkError !== null ? <div className="error-box">{forkError}</div> : null}
       <div className={`session-body${panel === "closed" ? " panel-closed" : ""}`}>
         <Timeline

@@ -34,6 +34,16 @@ function rowIndexOf(rows: TimelineRow[], seq: number): number {
   return best;
 }
 
+/** "Load earlier events", above a timeline that does not start at the session's start. */
+export function LoadEarlier({ earlier, onClick }: { earlier: number; onClick(): void }) {
+  if (earlier === 0) return null;
+  return (
+    <button type="button" className="load-earlier" data-testid="load-earlier" onClick={onClick}>
+      Load earlier events ({earlier.toLocaleString()} before #{(earlier + 1).toLocaleString()})
+    </button>
+  );
+}
+
 /** The virtualised list: only the rows on screen are in the DOM. */
 export function Timeline({
   rows,
@@ -155,16 +165,7 @@ export function Timeline({
   };
   return (
     <div className="timeline-column">
-      {earlier > 0 ? (
-        <button
-          type="button"
-          className="load-earlier"
-          data-testid="load-earlier"
-          onClick={loadEarlier}
-        >
-          Load earlier events ({earlier.toLocaleString()} before #{(earlier + 1).toLocaleString()})
-        </button>
-      ) : null}
+      <LoadEarlier earlier={earlier} onClick={loadEarlier} />
       <div
         className="timeline"
         ref={parent}

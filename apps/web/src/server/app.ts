@@ -134,7 +134,7 @@ export function createApp(options: AppOptions): WebApp {
     } satisfies AnswerOf<"GET /api/config">),
   );
 
-  registerSessionRoutes(app, { store, index });
+  const firstPage = registerSessionRoutes(app, { store, index });
 
   app.post("/api/demo", async (c) => {
     if (options.demoLogs === undefined) {
@@ -194,7 +194,9 @@ export function createApp(options: AppOptions): WebApp {
     c.json({ error: { code: "NOT_FOUND", message: "No such endpoint." } }, 404),
   );
 
-  if (options.clientDir !== undefined) registerPage(app, options.clientDir, options.token);
+  if (options.clientDir !== undefined) {
+    registerPage(app, options.clientDir, options.token, firstPage);
+  }
 
   return {
     app,

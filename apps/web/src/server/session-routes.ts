@@ -75,15 +75,20 @@ async function listSessions(
 /** What `GET /api/sessions` answers: a page of sessions, each with its short id. */
 export type SessionList = Awaited<ReturnType<typeof listSessions>>;
 
+type SessionPageQuery = z.infer<typeof sessionPageQuerySchema>;
+
+/** A session's last page as `GET /api/sessions/:id/page` answers it (what the page opens with). */
+export type SessionPageReader = (id: string) => Promise<AnswerOf<"GET /api/sessions/:id/page">>;
+
 /**
  * The session routes: list and search sessions and events, workspaces, one session, trace,
  * lineage, JSONL and HTML export, goal and fork. Reads go to the index (synced first) or, for one
- * session, to its file.
+ * session, to its file. Returns the reader of a session's first page (the page's first view).
  */
 export function registerSessionRoutes(
   app: Hono,
   { store, index }: { store: SessionStore; index: SessionIndex },
-): void {
+): SessionPageReader {
   registerShortIdRoute(app, store);
   app.get("/api/sessions", async (c) =>
     c.json(
@@ -134,9 +139,8 @@ export function registerSessionRoutes(
     } satisfies AnswerOf<"GET /api/sessions/:id">);
   });
 
-  app.get("/api/sessions/:id/page", async (c) => {
-    const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
-    const query = parseInput(sessionPageQuerySchema, c.req.query(), "query");
+  /** A page of a session with the short ids it names (the route's answer). */
+  const pageAnswer = async (id: string, query: SessionPageQuery) => {
     const page = await readPage(
       { store, index },
       id,
@@ -152,7 +156,12 @@ export function registerSessionRoutes(
     );
     const parent = page.header.parent?.sessionId;
     const shortIds = await shortIdsOf(store, parent === undefined ? [id] : [id, parent]);
-    return c.json({ ...page, shortIds } satisfies AnswerOf<"GET /api/sessions/:id/page">);
+    return { ...page, shortIds } satisfies AnswerOf<"GET /api/sessions/:id/page">;
+  };
+
+  app.get("/api/sessions/:id/page", async (c) => {
+    const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
+    return c.json(await pageAnswer(id, parseInput(sessionPageQuerySchema, c.req.query(), "query")));
   });
 
   app.get("/api/events", async (c) => {
@@ -243,4 +252,5 @@ export function registerSessionRoutes(
     const answer: ForkAnswer = { sessionId: forked.sessionId, parent: forked.header.parent };
     return c.json(answer, 201);
   });
+  return (id) => pageAnswer(id, {});
 }
