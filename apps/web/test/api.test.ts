@@ -321,57 +321,6 @@ describe("sessions API", () => {
   });
 });
 
-describe("page", () => {
-  it("serves the client with a strict CSP and preloads a deep-linked session, never echoing other input", async () => {
-    const clientDir = path.join(seeded.home, "client");
-    mkdirSync(clientDir);
-    writeFileSync(path.join(clientDir, "index.html"), "<html><head></head><body></body></html>");
-    web = createApp({
-      store,
-      index: createMemoryIndex(store),
-      agent: { model: "openai:gpt-4.1-mini", env: {} },
-      clientDir,
-    });
-    const page = await web.app.request(`/?session=${seeded.english}`);
-    expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
-    expect(await page.text()).toContain(
-      `<link rel="preload" href="/api/sessions/${seeded.english}/page"`,
-    );
-    // A deep link to an event preloads the page reaching back to it; only a decimal seq is used.
-    const deep = await web.app.request(`/?session=${seeded.english}&seq=12`);
-    expect(await deep.text()).toContain(`href="/api/sessions/${seeded.english}/page?from=12"`);
-    const odd = await web.app.request(
-      `/?session=${seeded.english}&seq=${encodeURIComponent('1"x')}`,
-    );
-    expect(await odd.text()).toContain(`href="/api/sessions/${seeded.english}/page"`);
-    const hostile = await web.app.request(
-      `/?session=${encodeURIComponent('"><script>alert(1)</script>')}`,
-    );
-    expect(await hostile.text()).toBe("<html><head></head><body></body></html>");
-  });
-
-  it("lets the browser keep content-hashed assets for good, answers a missing one 404 and asks for the shell each time", async () => {
-    const clientDir = path.join(seeded.home, "client");
-    mkdirSync(path.join(clientDir, "assets"), { recursive: true });
-    writeFileSync(path.join(clientDir, "index.html"), "<html><head></head><body></body></html>");
-    writeFileSync(path.join(clientDir, "assets", "index-Ab12.js"), "export {};");
-    web = createApp({
-      store,
-      index: createMemoryIndex(store),
-      agent: { model: "openai:gpt-4.1-mini", env: {} },
-      clientDir,
-    });
-    const asset = await web.app.request("/assets/index-Ab12.js");
-    expect(asset.status).toBe(200);
-    expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
-    const missing = await web.app.request("/assets/index-gone.js");
-    expect(missing.status).toBe(404);
-    expect(missing.headers.get("cache-control")).toBeNull();
-    const shell = await web.app.request("/");
-    expect(shell.headers.get("cache-control")).toBe("no-cache");
-  });
-});
-
 describe("token rule", () => {
   it("requires the token on every API request when one is set", async () => {
     const { app } = makeApp([], { token: "s3cret" });

@@ -53,7 +53,7 @@ export function registerPage(
     }
     // A deep link. Only a validated UUID and a decimal seq go into the HTML.
     const seq = c.req.query("seq");
-    if (seq === undefined && firstPage !== undefined) {
+    if (seq === undefined && firstPage !== undefined && shell.includes(ROOT)) {
       return c.body(streamFirstView(shell, firstPage, session), 200, {
         ...PAGE_HEADERS,
         "content-type": "text/html; charset=UTF-8",
