@@ -21,8 +21,26 @@ import {
   startServer,
   type WebApp,
 } from "../src/server/index";
+import { FIRST_PAGE_ID } from "../src/shared/page-ids";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * Has `page` given `url`'s HTML without the server's first view and its data: the app draws the
+ * session alone, asking for its page itself (as before the server drew one). A page with no first
+ * view to take out fails the request.
+ */
+export async function withoutFirstView(page: Page, url: string): Promise<void> {
+  const drawn = new RegExp(
+    `<div id="root">[\\s\\S]*</div><script type="application/json" id="${FIRST_PAGE_ID}">[^<]*</script>`,
+  );
+  await page.route(url, async (route) => {
+    const response = await route.fetch();
+    const html = await response.text();
+    if (!drawn.test(html)) throw new Error(`no first view to take out of ${url}`);
+    await route.fulfill({ response, body: html.replace(drawn, '<div id="root"></div>') });
+  });
+}
 
 /** Debian's Chromium (installed by `.ci/run` with apt); never a downloaded browser. */
 export const CHROMIUM = process.env.TAPEDECK_CHROMIUM ?? "/usr/bin/chromium";

@@ -10,7 +10,7 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { writeSession } from "../bench/corpus";
 import { FIRST_PAGE_ID } from "../src/shared/page-ids";
-import { setupBrowserSuite, VIEWPORT } from "./browser-harness";
+import { setupBrowserSuite, VIEWPORT, withoutFirstView } from "./browser-harness";
 import { appendUntilOnScreen, openTurn, scrollTimelineToEnd } from "./live-append";
 import { BIDI_COMMAND, IMG_TEXT, SCRIPT_TEXT, seedHome } from "./seed";
 
@@ -36,24 +36,12 @@ async function withoutScript(query: string): Promise<Page> {
   return page;
 }
 
-/**
- * A page the client draws alone: the session's HTML without the server's first view and its data
- * (the app then asks for the page itself, as it did before the server drew one).
- */
+/** A page the client draws alone (no first view from the server). */
 async function clientOnly(query: string): Promise<Page> {
   const page = await suite.newPage();
-  await page.route(`${suite.served.server.url}/${query}`, async (route) => {
-    const response = await route.fetch();
-    const body = (await response.text()).replace(
-      new RegExp(
-        `<div id="root">[\\s\\S]*</div><script type="application/json" id="${FIRST_PAGE_ID}">[^<]*</script>`,
-      ),
-      '<div id="root"></div>',
-    );
-    if (!body.includes('<div id="root"></div>')) throw new Error("no first view to take out");
-    await route.fulfill({ response, body });
-  });
-  await page.goto(`${suite.served.server.url}/${query}`);
+  const url = `${suite.served.server.url}/${query}`;
+  await withoutFirstView(page, url);
+  await page.goto(url);
   return page;
 }
 
@@ -161,6 +149,25 @@ describe("the server-drawn first view", () => {
       }
       const html = (target: Page) => target.getByTestId("timeline").innerHTML();
       await expect.poll(async () => (await html(client)) === (await html(page))).toBe(true);
+    }
+  });
+
+  it("is drawn in the theme chosen in the page (no light frame before a dark app)", async () => {
+    const page = await suite.newPage();
+    await page.goto(`${suite.served.server.url}/?session=${suite.seeded.english}`);
+    const toggle = page.getByTestId("theme-toggle");
+    await toggle.click();
+    await toggle.click();
+    await expect.poll(() => toggle.innerText()).toBe("Theme: dark");
+    const cookies = await page.context().cookies();
+    const bare = await withoutScript(`?session=${suite.seeded.english}`);
+    try {
+      await bare.context().addCookies(cookies);
+      await bare.reload();
+      expect(await bare.locator("html").getAttribute("data-theme")).toBe("dark");
+      expect(await bare.locator(ROWS).count()).toBeGreaterThan(0);
+    } finally {
+      await bare.context().close();
     }
   });
 

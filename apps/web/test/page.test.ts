@@ -8,7 +8,7 @@ import path from "node:path";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createApp, createMemoryIndex, type WebApp } from "../src/server/index";
-import { FIRST_PAGE_ID, STYLES_ID } from "../src/shared/page-ids";
+import { FIRST_PAGE_ID, STYLES_ID, THEME_COOKIE } from "../src/shared/page-ids";
 import { IMG_TEXT, SCRIPT_TEXT, type SeededHome, seedHome } from "./seed";
 
 const SHELL = '<html><head></head><body><div id="root"></div></body></html>';
@@ -128,6 +128,17 @@ describe("page", () => {
     const damaged = await app.request(`/?session=${seeded.damaged}`);
     expect(damaged.status).toBe(200);
     expect(partsOf(await damaged.text())).toEqual({ root: '<div id="root"></div>', data: null });
+  });
+
+  it("draws the page in the theme its cookie names, and ignores any other value", async () => {
+    const app = serve();
+    const themed = async (cookie: string) =>
+      (await app.request(`/?session=${seeded.english}`, { headers: { cookie } })).text();
+    expect(await themed(`${THEME_COOKIE}=dark`)).toContain('<html data-theme="dark">');
+    expect(await themed(`${THEME_COOKIE}=light`)).toContain('<html data-theme="light">');
+    const odd = await themed(`${THEME_COOKIE}=${encodeURIComponent('dark"><script>')}`);
+    expect(odd).toContain("<html><head>");
+    expect(odd).not.toContain("<html data-theme");
   });
 
   it("sends a shell without a root as it is (no first view where the app is not drawn)", async () => {

@@ -1,5 +1,10 @@
-/** Light, dark or the system's choice (`prefers-color-scheme`), kept in `localStorage`. */
+/**
+ * Light, dark or the system's choice (`prefers-color-scheme`), kept in `localStorage` and, for the
+ * server's first view of a page (drawn before this script runs), in the cookie
+ * {@link THEME_COOKIE}.
+ */
 import { useCallback, useState } from "react";
+import { THEME_COOKIE } from "../shared/page-ids";
 
 /** The user's choice; `system` follows `prefers-color-scheme`. */
 export type Theme = "system" | "light" | "dark";
@@ -16,10 +21,15 @@ function stored(): Theme {
   }
 }
 
-/** Sets `data-theme` on `<html>` (none for `system`, so the media query decides). */
+/**
+ * Sets `data-theme` on `<html>` (none for `system`, so the media query decides), and the cookie
+ * that tells the server (a year; none for `system`).
+ */
 export function applyTheme(theme: Theme = stored()): void {
   if (theme === "system") delete document.documentElement.dataset.theme;
   else document.documentElement.dataset.theme = theme;
+  const age = theme === "system" ? 0 : 31_536_000;
+  document.cookie = `${THEME_COOKIE}=${theme}; path=/; max-age=${age}; SameSite=Strict`;
 }
 
 /** The current theme and a toggle that cycles system → light → dark. */

@@ -3,9 +3,10 @@ import path from "node:path";
 import { serveStatic } from "@hono/node-server/serve-static";
 import { isSessionId } from "@tapedeck/session";
 import type { Hono } from "hono";
+import { getCookie } from "hono/cookie";
 import { scriptJson } from "../export/trace-data";
 import { STYLES } from "../render/styles";
-import { FIRST_PAGE_ID, STYLES_ID } from "../shared/page-ids";
+import { FIRST_PAGE_ID, STYLES_ID, THEME_COOKIE } from "../shared/page-ids";
 import { FIRST_VIEW_STYLES, renderFirstView } from "./first-view";
 import type { SessionPageReader } from "./session-routes";
 
@@ -46,7 +47,11 @@ export function registerPage(
   // An asset that is not there is a 404, not the page shell under a script's name.
   app.get("/assets/*", (c) => c.notFound());
   app.get("*", async (c) => {
-    const shell = withStyles(await readFile(path.join(clientDir, "index.html"), "utf8"));
+    const theme = getCookie(c, THEME_COOKIE);
+    const shell = withStyles(
+      await readFile(path.join(clientDir, "index.html"), "utf8"),
+      theme === "light" || theme === "dark" ? theme : null,
+    );
     const session = c.req.query("session");
     if (token !== undefined || session === undefined || !isSessionId(session)) {
       return c.html(shell, 200, PAGE_HEADERS);
@@ -73,12 +78,16 @@ export function registerPage(
   });
 }
 
-/** The page's stylesheet in its head (the script adds it only where it is missing: Vite's dev server). */
-function withStyles(shell: string): string {
-  return shell.replace(
+/**
+ * The page's stylesheet in its head (the script adds it only where it is missing: Vite's dev
+ * server), and the theme chosen in the page (its cookie), so the first view is drawn in it.
+ */
+function withStyles(shell: string, theme: "light" | "dark" | null): string {
+  const styled = shell.replace(
     "</head>",
     `<style id="${STYLES_ID}">${STYLES}${FIRST_VIEW_STYLES}</style></head>`,
   );
+  return theme === null ? styled : styled.replace(/<html\b/, `<html data-theme="${theme}"`);
 }
 
 /**
