@@ -29,6 +29,7 @@ export function applyTheme(theme: Theme = stored()): void {
   if (theme === "system") delete document.documentElement.dataset.theme;
   else document.documentElement.dataset.theme = theme;
   const age = theme === "system" ? 0 : 31_536_000;
+  // biome-ignore lint/suspicious/noDocumentCookie: a fixed name and one of three fixed words; the Cookie Store API is not in every browser
   document.cookie = `${THEME_COOKIE}=${theme}; path=/; max-age=${age}; SameSite=Strict`;
 }
 
