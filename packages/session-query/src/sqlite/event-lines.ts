@@ -10,7 +10,7 @@ import type { LogReader } from "@tapedeck/session-store";
 /**
  * An event row as a search selects it (`EVENT_ROW_COLUMNS` in `search-hits.ts`): its id, its
  * session's row id, its seq, the byte offset and length of its line in the log, the index's
- * version (`data_version`, `total_changes()`) and, ordered by relevance, its rank. An array, not
+ * generation (`hit-cache.ts`) and, ordered by relevance, its rank. An array, not
  * an object per row: a page is read once, field by field.
  */
 export type EventRow = [
@@ -19,8 +19,7 @@ export type EventRow = [
   seq: number,
   offset: number,
   length: number,
-  dataVersion: number,
-  totalChanges: number,
+  generation: number,
   rank?: number,
 ];
 
@@ -30,9 +29,8 @@ export const ROW_SESSION = 1;
 export const ROW_SEQ = 2;
 export const ROW_OFFSET = 3;
 export const ROW_LENGTH = 4;
-export const ROW_DATA_VERSION = 5;
-export const ROW_TOTAL_CHANGES = 6;
-export const ROW_RANK = 7;
+export const ROW_GENERATION = 5;
+export const ROW_RANK = 6;
 
 /**
  * Largest gap between two lines of a session that one read spans. Lines closer than this are read

@@ -7,6 +7,7 @@ import { createSessionStore, type LogReader, type SessionStore } from "@tapedeck
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HitCache, MAX_OPEN_LOGS } from "./hit-cache";
+import { SCHEMA_VERSION } from "./schema";
 import { createSqliteQueryEngine, type SqliteQueryEngine } from "./sqlite-engine";
 
 const all = { all: true } as const;
@@ -92,6 +93,10 @@ describe("search hits between searches (hit cache)", () => {
     // Each search reads its lines into the engine's one buffer: a read per log here (its hits
     // are a few bytes apart), no buffer made per read.
     expect(reads).toEqual({ buffers: 0, into: 4 });
+    // Reading a session syncs it; a log that did not change writes nothing and keeps the cache.
+    await engine.readSession(all, b.header.sessionId);
+    await engine.searchEvents(all, { text: "mutex" });
+    expect(counts).toEqual({ opens: 2, closes: 0 });
 
     appendTurn(b, store, "mutex three");
     await engine.sync();
@@ -119,16 +124,65 @@ describe("search hits between searches (hit cache)", () => {
     expect(after.items.map((hit) => hit.session.eventCount)).toEqual([6, 6]);
   });
 
+  it("notices damage a read recorded: the next search's summaries say damaged", async () => {
+    const log = eventLogBuilder().turn().user("first heron");
+    write(log.header, log.events);
+    const { engine, store } = open();
+    await engine.sync();
+    const before = log.events.length;
+    // An output for a call that was never made: seq-continuous, so only a replay refuses it.
+    log.push({
+      type: "function_call_output",
+      runId: log.events[1]!.runId,
+      callId: "nope",
+      output: "heron",
+      isError: false,
+    });
+    fs.appendFileSync(logPath(log.header.sessionId), log.events.slice(before).map(line).join(""));
+    store.announceChange(log.header.sessionId);
+    await engine.sync();
+    const first = await engine.searchEvents(all, { text: "heron" });
+    expect(first.items.map((hit) => hit.session.status)).toEqual(["active", "active"]);
+    await expect(engine.readSession(all, log.header.sessionId)).rejects.toMatchObject({
+      code: "ORPHAN_OUTPUT",
+    });
+    const after = await engine.searchEvents(all, { text: "heron" });
+    expect(after.items.map((hit) => [hit.event.seq, hit.session.status])).toEqual([[2, "damaged"]]);
+  });
+
+  it("adds the generation to an index of schema version 2 in place, without rebuilding it", async () => {
+    const log = eventLogBuilder().turn().user("kept heron").end();
+    write(log.header, log.events);
+    const first = open();
+    await first.engine.sync();
+    first.engine.close();
+    const db = new Database(join(home, "index.sqlite"));
+    db.exec("DROP TABLE generation; UPDATE meta SET value = '2' WHERE key = 'schema'");
+    db.close();
+    const { engine } = open();
+    // No sync: what version 2 indexed is still there.
+    expect((await engine.searchEvents(all, { text: "heron" })).items).toHaveLength(1);
+    const check = new Database(join(home, "index.sqlite"), { readonly: true });
+    try {
+      expect(check.prepare("SELECT value FROM meta WHERE key = 'schema'").get()).toEqual({
+        value: String(SCHEMA_VERSION),
+      });
+      expect(check.prepare("SELECT value FROM generation").all()).toEqual([{ value: 0 }]);
+    } finally {
+      check.close();
+    }
+  });
+
   it("keeps at most MAX_OPEN_LOGS files open, closing the least recently used", () => {
     const closed: string[] = [];
-    const cache = new HitCache(new Database(":memory:"), {
+    const cache = new HitCache({
       openLogReader: (sessionId) => ({
         readAt: () => null,
         readInto: () => false,
         close: () => closed.push(sessionId),
       }),
     });
-    cache.refresh();
+    cache.refresh(0);
     for (let index = 0; index < MAX_OPEN_LOGS; index += 1) cache.reader(`s${index}`);
     cache.reader("s0"); // used again: now the most recent
     cache.reader("extra");

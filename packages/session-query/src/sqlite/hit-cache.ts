@@ -4,14 +4,13 @@
  * those hits belong to. A page of 20 hits from a few sessions then costs a few positioned reads,
  * without opening a file or reading a session row.
  *
- * The index is unchanged when SQLite's `data_version` (commits by other connections, e.g. a
- * `tapedeck index` in another process) and this connection's `total_changes()` (its own syncs,
- * damage records) are both where they were; any change empties the cache and closes its files.
+ * The index is unchanged while its `generation` (a count of the writer's transactions, in any
+ * connection: this one's syncs and damage records, a `tapedeck index` in another process;
+ * `schema.ts`) is where it was; any change empties the cache and closes its files.
  * The logs are append-only: an open file still holds every line the index points into, and a log
  * replaced or removed since is noticed by the sync that records it (which changes the index).
  */
 import type { LogReader } from "@tapedeck/session-store";
-import type Database from "better-sqlite3";
 import type { SessionSummary } from "../query-engine";
 import { copySummary } from "../summary";
 import type { IndexedStore } from "./indexer";
@@ -39,44 +38,33 @@ export interface HitCacheStats {
 }
 
 /**
- * Result columns `d` and `t` giving the index's version (SQLite's `data_version` and this
- * connection's `total_changes()`), for {@link HitCache.refresh}. A search selects them with its
- * hits: one statement per search, not a second one to check the cache (each statement costs
- * ≈ 0.08 ms on a search's first touch of SQLite's code after other work, issue #12), and the
- * version is the one of the snapshot the hits come from.
+ * Result column `g` giving the index's generation, for {@link HitCache.refresh}. A search selects
+ * it with its hits: one statement per search, not a second one to check the cache (each
+ * statement costs ≈ 0.05–0.08 ms on a search's first touch of SQLite's code after other work,
+ * issue #12), and the generation is the one of the snapshot the hits come from. One row of a
+ * one-page table: SQLite's `data_version` pragma (with `total_changes()` for the connection's own
+ * writes), used before, ran the pragma's virtual table code in every search (≈ 0.03 ms cold).
  */
-export const INDEX_VERSION_COLUMNS =
-  "(SELECT data_version FROM pragma_data_version) AS d, total_changes() AS t";
+export const INDEX_VERSION_COLUMNS = "(SELECT value FROM generation) AS g";
 
 /** Log readers and session summaries valid while the index is unchanged. */
 export class HitCache {
   readonly stats: HitCacheStats = { logOpens: 0, sessionRows: 0, resets: 0 };
-  private readonly version: Database.Statement<[], { d: number; t: number }>;
-  private dataVersion = -1;
-  private totalChanges = -1;
+  private generation = -1;
   private readonly readers = new Map<string, LogReader>();
   /** Per scope (its workspaces: fork counts depend on them), session row id → session. */
   private readonly sessions = new Map<string, Map<number, PageSession>>();
 
-  constructor(
-    db: Database.Database,
-    private readonly store: Pick<IndexedStore, "openLogReader">,
-  ) {
-    this.version = db.prepare(`SELECT ${INDEX_VERSION_COLUMNS}`);
-  }
+  constructor(private readonly store: Pick<IndexedStore, "openLogReader">) {}
 
   /**
    * Empties the cache when the index changed since the last call. Call once per search, with the
-   * version its hits were read at (`INDEX_VERSION_COLUMNS`), or without to read it here.
+   * generation its hits were read at (`INDEX_VERSION_COLUMNS`).
    */
-  refresh(dataVersion?: number, totalChanges?: number): void {
-    let d = dataVersion;
-    let t = totalChanges;
-    if (d === undefined || t === undefined) ({ d, t } = this.version.get()!);
-    if (d === this.dataVersion && t === this.totalChanges) return;
-    if (this.dataVersion !== -1) this.stats.resets += 1;
-    this.dataVersion = d;
-    this.totalChanges = t;
+  refresh(generation: number): void {
+    if (generation === this.generation) return;
+    if (this.generation !== -1) this.stats.resets += 1;
+    this.generation = generation;
     this.clear();
   }
 

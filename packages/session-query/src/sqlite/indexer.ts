@@ -24,7 +24,7 @@ import { IndexValidator } from "../index-validator";
 import { addEvent, type Damage, emptyAggregate, type SessionAggregate, statusOf } from "../summary";
 import { eventText, spaceCjk } from "../text";
 import { setMergeMode } from "./fts-merge";
-import { KEYS_PER_MS, roleTag, typeTag } from "./schema";
+import { BUMP_GENERATION, KEYS_PER_MS, roleTag, typeTag } from "./schema";
 import { emptySyncReport, nothingChanged, parseStored, savedChangeCursor } from "./stored";
 
 /** The store methods the index needs. */
@@ -112,6 +112,8 @@ export class Indexer {
   /** Events indexed since the last FTS merge (in this process). */
   private unmergedEvents = 0;
   private inTransaction = false;
+  /** This connection's `total_changes()` when the open transaction began. */
+  private changesAtBegin = 0;
 
   constructor(
     private readonly db: Database.Database,
@@ -176,6 +178,8 @@ export class Indexer {
       sessionRowId: db.prepare<[string], { id: number }>(
         "SELECT id FROM sessions WHERE session_id = ?",
       ),
+      bumpGeneration: db.prepare(BUMP_GENERATION),
+      totalChanges: db.prepare("SELECT total_changes()").pluck(),
     };
   }
 
@@ -367,6 +371,7 @@ export class Indexer {
         INSERT INTO session_fts (session_fts) VALUES ('delete-all');
         DELETE FROM events; DELETE FROM sessions; DELETE FROM tools; DELETE FROM workspaces;
         DELETE FROM event_types; DELETE FROM meta WHERE key = 'changes';`);
+      this.statements.bumpGeneration.run();
     })();
     this.typeIds.clear();
     this.toolIds.clear();
@@ -384,6 +389,7 @@ export class Indexer {
         this.statements.deleteEventFtsFrom.run(row.id, seq);
         this.statements.deleteEventsFrom.run(row.id, seq);
       }
+      this.statements.bumpGeneration.run();
     })();
   }
 
@@ -397,10 +403,17 @@ export class Indexer {
     this.db.exec("BEGIN IMMEDIATE");
     this.inTransaction = true;
     this.pendingEvents = 0;
+    this.changesAtBegin = this.statements.totalChanges.get() as number;
   }
 
   private commit(): void {
     if (!this.inTransaction) return;
+    // A transaction that wrote rows is counted: searches keep summaries and open logs until the
+    // generation changes. One that wrote nothing (a `readSession`'s sync of an unchanged log) is
+    // not, so it keeps them.
+    if (this.statements.totalChanges.get() !== this.changesAtBegin) {
+      this.statements.bumpGeneration.run();
+    }
     this.db.exec("COMMIT");
     this.inTransaction = false;
   }

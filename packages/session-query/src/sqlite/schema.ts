@@ -1,16 +1,20 @@
 /**
  * The SQLite index schema. The database is a disposable index over the logs: when the schema
- * version differs, every table is dropped and the index is rebuilt from the files.
+ * version differs, every table is dropped and the index is rebuilt from the files (version 2,
+ * which lacked only `generation`, gets it added in place).
  *
  * Event ids are time keys, `ms(ts) × 1024 + (seq mod 1024)` (probing upward on a collision), so
  * `ORDER BY rowid` is newest/oldest first and `since`/`until` are rowid ranges that FTS5 applies
  * inside the index. The index stores positions, not content: an event is read back from its log
  * by byte offset, which keeps the index well under the size of the logs.
+ *
+ * `generation` counts the index's write transactions (see {@link BUMP_GENERATION}): reading its
+ * one row in a search's statement is cheaper than SQLite's `data_version` pragma.
  */
 import type Database from "better-sqlite3";
 
-/** Bump when the layout changes; an index with another version is rebuilt. */
-export const SCHEMA_VERSION = 2;
+/** Bump when the layout changes; an index with another version is rebuilt (or migrated). */
+export const SCHEMA_VERSION = 3;
 
 /** Keys per millisecond in an event id. */
 export const KEYS_PER_MS = 1024;
@@ -64,6 +68,21 @@ CREATE VIRTUAL TABLE session_fts USING fts5 (
 );
 `;
 
+/** The index's generation, one row (version 3; see {@link BUMP_GENERATION}). */
+const generationDdl = `
+CREATE TABLE IF NOT EXISTS generation (value INTEGER NOT NULL);
+INSERT INTO generation (value) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM generation);
+`;
+
+/**
+ * Counts a write transaction of the index (the writer runs it in each one that changes rows:
+ * `indexer.ts`). What a search keeps between searches (summaries, open logs: `hit-cache.ts`) is
+ * valid while the generation is where it was. Not a trigger on `sessions`: a statement that
+ * fires a trigger opens a statement savepoint, and FTS5 writes its pending rows out as a new
+ * segment at every savepoint (a segment per session instead of one per transaction).
+ */
+export const BUMP_GENERATION = "UPDATE generation SET value = value + 1";
+
 const tables = [
   "meta",
   "workspaces",
@@ -71,6 +90,7 @@ const tables = [
   "event_types",
   "sessions",
   "events",
+  "generation",
   "event_fts",
   "session_fts",
 ];
@@ -100,8 +120,15 @@ export function prepareSchema(db: Database.Database): void {
     : undefined;
   if (version?.value === String(SCHEMA_VERSION)) return;
   db.transaction(() => {
+    if (version?.value === "2") {
+      // Version 3 added the generation and nothing else: kept, no rebuild of the index.
+      db.exec(generationDdl);
+      db.prepare("UPDATE meta SET value = ? WHERE key = 'schema'").run(String(SCHEMA_VERSION));
+      return;
+    }
     for (const table of tables) db.exec(`DROP TABLE IF EXISTS ${table}`);
     db.exec(ddl);
+    db.exec(generationDdl);
     db.prepare("INSERT INTO meta (key, value) VALUES ('schema', ?)").run(String(SCHEMA_VERSION));
   })();
 }

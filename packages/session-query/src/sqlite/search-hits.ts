@@ -14,11 +14,10 @@ import type { EventHit } from "../query-engine";
 import { eventText, snippet } from "../text";
 import {
   type EventRow,
-  ROW_DATA_VERSION,
+  ROW_GENERATION,
   ROW_RANK,
   ROW_SEQ,
   ROW_SESSION,
-  ROW_TOTAL_CHANGES,
   readEventLines,
 } from "./event-lines";
 import { type HitCache, INDEX_VERSION_COLUMNS, type PageSession } from "./hit-cache";
@@ -45,7 +44,7 @@ export function pageHits(
 ): EventHit[] {
   const first = rows[0];
   if (first === undefined) return [];
-  hitCache.refresh(first[ROW_DATA_VERSION], first[ROW_TOTAL_CHANGES]);
+  hitCache.refresh(first[ROW_GENERATION]);
   const ids: number[] = [];
   for (let index = 0; index < rows.length; index += 1) {
     const session = rows[index]![ROW_SESSION];

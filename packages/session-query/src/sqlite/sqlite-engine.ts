@@ -106,7 +106,7 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
     (indexer ??= import("./indexer").then(
       ({ Indexer }) => new Indexer(db, store, options.optimizeAfterEvents),
     ));
-  const hitCache = new HitCache(db, store);
+  const hitCache = new HitCache(store);
   const workspaceRow = db.prepare<[string], { id: number }>(
     "SELECT id FROM workspaces WHERE name = ?",
   );
