@@ -387,7 +387,7 @@ export const defaultMarkers = { open: "«", close: "»" } as const;
 const snippetLength = 160;
 
 /** Whitespace that `\s+ → " "` changes: two in a row, or one that is not a space. */
-const collapsible = /\s\s|[^\S ]/;
+const collapsible = /\s\s|(?! )\s/;
 
 /**
  * Up to ~160 characters of `text` around the first match, every match wrapped in the markers,
