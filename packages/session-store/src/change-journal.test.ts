@@ -3,7 +3,9 @@ import {
   appendFileSync,
   lstatSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   rmSync,
   symlinkSync,
@@ -333,6 +335,53 @@ describe("changesSince", () => {
     expect(after).toMatchObject({ kind: "scan", reason: "rotated" });
     expect(after.cursor?.split(":")[0]).not.toBe(generation);
   });
+});
+
+describe("a writer's kept journal", () => {
+  /** Descriptors of this process open on `path` (Linux: /proc/self/fd). */
+  const openOn = (path: string) =>
+    readdirSync("/proc/self/fd").filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`) === path;
+      } catch {
+        return false;
+      }
+    }).length;
+
+  it.skipIf(process.platform !== "linux")(
+    "stays open between records, follows another writer's rotation and a rewrite in place, and closes when idle",
+    () => {
+      vi.useFakeTimers();
+      try {
+        const path = join(temp.home, JOURNAL_FILE);
+        const writer = new ChangeJournal(temp.home);
+        const [a, b, c, d, e] = Array.from({ length: 5 }, () => uuidv7());
+        writer.record("n", a!);
+        writer.record("n", b!);
+        expect(openOn(path)).toBe(1);
+        // Another writer rotates it: the next record goes into the new generation.
+        const other = new ChangeJournal(temp.home, 10);
+        other.record("n", c!);
+        writer.record("n", d!);
+        const rotated = readFileSync(path, "utf8");
+        expect(rotated).not.toContain(a!);
+        expect(rotated).toContain(`n ${d}\n`);
+        // Rewritten in place (same file, no header): replaced by a new generation that has the record.
+        writeFileSync(path, "not a journal\n");
+        writer.record("n", e!);
+        const replaced = readFileSync(path, "utf8");
+        expect(replaced).toMatch(/^tapedeck-changes 1 [0-9a-f]{16}\nn /);
+        expect(replaced).toContain(`n ${e}\n`);
+        expect(new ChangeJournal(temp.home).position()).not.toBeNull();
+        vi.advanceTimersByTime(150);
+        expect(openOn(path)).toBe(1);
+        vi.advanceTimersByTime(100);
+        expect(openOn(path)).toBe(0);
+      } finally {
+        vi.useRealTimers();
+      }
+    },
+  );
 });
 
 describe("watch", () => {

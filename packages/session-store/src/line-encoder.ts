@@ -27,6 +27,7 @@ for (const [byte, letter] of [
   [13, 114],
 ] as const)
   SHORT_ESCAPES[byte] = letter;
+const hasOwn = Object.prototype.hasOwnProperty;
 /** Lowercase hex digits, as JSON.stringify writes `\u001f`. */
 const HEX = Buffer.from("0123456789abcdef");
 
@@ -145,7 +146,10 @@ export class LineEncoder {
     this.buffer[this.used] = 123; // {
     this.used += 1;
     let first = true;
-    for (const key of Object.keys(record)) {
+    for (const key in record) {
+      // for-in reads members by the object's own key cache (faster than Object.keys); an
+      // enumerable member of a prototype (one somebody added to Object.prototype) is not JSON's.
+      if (!hasOwn.call(record, key)) continue;
       const member = record[key];
       let text: string | undefined;
       switch (typeof member) {
