@@ -45,13 +45,13 @@ export type {
 } from "./query-engine";
 export { citationLabel } from "./query-engine";
 export { DEFAULT_LIMIT, MAX_LIMIT } from "./query-schema";
+export { snippet } from "./snippet";
 export { TITLE_LENGTH, titleOf } from "./summary";
 export {
   eventText,
   MIN_PREFIX_LENGTH,
   type QueryWord,
   queryWords,
-  snippet,
   spaceCjk,
 } from "./text";
 export {

@@ -22,7 +22,8 @@ import {
   sessionSearchQuerySchema,
   timeMs,
 } from "./query-schema";
-import { defaultMarkers, type QueryWord, queryWords } from "./text";
+import { defaultMarkers } from "./snippet";
+import { type QueryWord, queryWords } from "./text";
 import { useEnglishMessages } from "./zod-english";
 
 /** An event query after validation and defaults. */

@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ftsPhrase, toFtsQuery } from "./fts-query";
-import { countMatches, eventText, fold, matchable, queryWords, snippet, spaceCjk } from "./text";
+import { snippet } from "./snippet";
+import { countMatches, eventText, fold, matchable, queryWords, spaceCjk } from "./text";
 
 describe("toFtsQuery", () => {
   it("quotes every word and doubles quotes, ANDing the phrases", () => {

@@ -26,6 +26,7 @@ import {
 import { queryEngine } from "../query-backend";
 import type { EventHit, Page, SessionQueryEngine, SessionSummary } from "../query-engine";
 import { type ParsedScope, scopeAllows } from "../query-schema";
+import { snippet } from "../snippet";
 import {
   addEvent,
   type Damage,
@@ -33,7 +34,7 @@ import {
   type SessionAggregate,
   toSummary,
 } from "../summary";
-import { countMatches, eventText, type MatchableText, matchable, snippet } from "../text";
+import { countMatches, eventText, type MatchableText, matchable } from "../text";
 
 /** The in-memory engine: a {@link SessionQueryEngine} you feed with whole logs. */
 export interface MemoryQueryEngine extends SessionQueryEngine {

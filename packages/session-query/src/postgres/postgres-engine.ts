@@ -27,8 +27,9 @@ import {
 import { queryEngine } from "../query-backend";
 import type { EventHit, Page, SessionQueryEngine, SessionSummary } from "../query-engine";
 import type { ParsedScope } from "../query-schema";
+import { snippet } from "../snippet";
 import { type SessionAggregate, toSummary } from "../summary";
-import { eventText, snippet } from "../text";
+import { eventText } from "../text";
 import { type Connection, openConnection, type PostgresConnectionOptions } from "./connection";
 import { describeDriverError } from "./errors";
 import { migrate } from "./migrations";

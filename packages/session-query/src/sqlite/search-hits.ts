@@ -11,7 +11,8 @@
  */
 import type { NormalizedEventQuery } from "../normalize-query";
 import type { EventHit } from "../query-engine";
-import { eventText, snippet } from "../text";
+import { snippet } from "../snippet";
+import { eventText } from "../text";
 import {
   type EventRow,
   ROW_GENERATION,
