@@ -1,8 +1,9 @@
-import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync } from "node:fs";
+import { closeSync, existsSync, openSync, renameSync, rmSync } from "node:fs";
 import { StorageFaultError, toStorageFault } from "@tapedeck/session";
 import type { SessionQueryEngine } from "@tapedeck/session-query";
 import { createSqliteQueryEngine, type SqliteQueryEngine } from "@tapedeck/session-query/sqlite";
 import type { SessionStore } from "@tapedeck/session-store";
+import { makeDirectories } from "@tapedeck/session-store/folder";
 import { homeReadOnly } from "./home-access";
 import { indexPath } from "./index-path";
 import { createMemoryIndex, type SessionIndex } from "./memory-index";
@@ -26,7 +27,7 @@ export function openIndex(store: SessionStore, warn: Warn = toStderr): SqliteQue
   const file = indexPath(store.home);
   let created = false;
   try {
-    mkdirSync(store.home, { recursive: true, mode: 0o700 });
+    makeDirectories(store.home);
     // Created private before SQLite opens it (its -wal and -shm files take the same mode).
     if (!existsSync(file)) {
       closeSync(openSync(file, "a", 0o600));

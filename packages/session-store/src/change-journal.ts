@@ -16,6 +16,7 @@ import {
   faultWriting,
   fileStats,
   hasErrorCode,
+  makeDirectories,
   randomHex,
   tempPathBeside,
   writeAll,
@@ -325,7 +326,7 @@ export class ChangeJournal {
    * already rotated it and nothing is done. Without it, the journal is created only if missing.
    */
   private createGeneration(replacing: bigint | undefined): void {
-    fs.mkdirSync(join(this.path, ".."), { recursive: true, mode: 0o700 });
+    makeDirectories(join(this.path, ".."));
     const temp = tempPathBeside(this.path);
     writeTemp(temp, Buffer.from(`${MAGIC}${randomHex(8)}\n`), false);
     try {

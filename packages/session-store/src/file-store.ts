@@ -29,6 +29,7 @@ import {
   fsyncDirectory,
   fsyncDirectoryAsync,
   hasErrorCode,
+  makeDirectories,
 } from "./fs-util";
 import { scratchEncoder } from "./line-encoder";
 import { acquireLock, type HeldLock, liveLockOwner, releaseLock } from "./lock";
@@ -260,7 +261,7 @@ class FileSessionStore implements SessionStore {
       } catch (error) {
         if (!hasErrorCode(error, "ENOENT")) throw error;
         // The home's first log: its folder is made then, not checked before every create.
-        fs.mkdirSync(this.sessionsDir, { recursive: true, mode: 0o700 });
+        makeDirectories(this.sessionsDir);
         fd = createFileExclusive(path, data, durable, !durable);
       }
     } catch (error) {
@@ -528,7 +529,7 @@ class FileSessionStore implements SessionStore {
         throw new SessionHasForksError(sessionId, forks);
       }
       this.journal.record("d", sessionId);
-      fs.mkdirSync(this.trashDir, { recursive: true, mode: 0o700 });
+      makeDirectories(this.trashDir);
       const prefix = `${sessionId}.jsonl`;
       const related = fs
         .readdirSync(this.sessionsDir)

@@ -4,5 +4,6 @@
  * workspace id). A command that must start fast (`tapedeck sessions search`, issue #12) imports
  * these from here: the package root's index reaches the whole store.
  */
+export { makeDirectories } from "./fs-util";
 export { defaultHome, type JournalChanges, LogFolder } from "./log-folder";
 export { defaultWorkspaceId } from "./workspace";

@@ -248,3 +248,33 @@ export function fileStats(
   const stat = options.followLinks === true ? fs.statSync : fs.lstatSync;
   return stat(target, { bigint: true, throwIfNoEntry: options.throwIfNoEntry === true });
 }
+
+/**
+ * `fs.mkdirSync(path, { recursive: true, mode })`, without its endless loop: Node's recursive
+ * `mkdir` answers a parent that exists but refuses children with `ENOENT` (`/proc`, `/sys`, an
+ * automounter's folder) by creating that parent again, forever, at full CPU (a home of
+ * `/proc/x/home` hung every command). Here each missing level is made once, from the top; an
+ * `ENOENT` after its parent exists is thrown. A directory already there is fine; anything else
+ * in its place throws `EEXIST`, as `mkdirSync` does.
+ */
+export function makeDirectories(path: string, mode = 0o700): void {
+  try {
+    fs.mkdirSync(path, { mode });
+    return;
+  } catch (error) {
+    if (hasErrorCode(error, "EEXIST")) {
+      if (fileStats(path, { followLinks: true })?.isDirectory()) return;
+      throw error;
+    }
+    const parent = dirname(path);
+    if (!hasErrorCode(error, "ENOENT") || parent === path) throw error;
+  }
+  makeDirectories(dirname(path), mode);
+  try {
+    fs.mkdirSync(path, { mode });
+  } catch (error) {
+    // Made meanwhile by another process: as good as ours.
+    if (!hasErrorCode(error, "EEXIST") || !fileStats(path, { followLinks: true })?.isDirectory())
+      throw error;
+  }
+}

@@ -3,7 +3,13 @@ import { hostname } from "node:os";
 import { dirname } from "node:path";
 import { type LockOwner, SessionBusyError } from "@tapedeck/session";
 import { z } from "zod";
-import { createFileExclusive, faultWriting, hasErrorCode, randomHex } from "./fs-util";
+import {
+  createFileExclusive,
+  faultWriting,
+  hasErrorCode,
+  makeDirectories,
+  randomHex,
+} from "./fs-util";
 
 /** Lock files are written by other processes (maybe another version): lenient, but typed. */
 const lockOwnerSchema = z.looseObject({
@@ -140,7 +146,7 @@ function reclaim(path: string, judged: LockOwner | null): void {
  * by this very process — throws `SessionBusyError` naming its owner.
  */
 export function acquireLock(path: string, sessionId: string, home: string): HeldLock {
-  fs.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  makeDirectories(dirname(path));
   const owner: LockOwner = {
     pid: process.pid,
     host: hostname(),

@@ -54,7 +54,13 @@ export interface CompiledBundle {
 function cacheFolder(): string | null {
   const uid = process.getuid?.();
   const folder = path.join(os.tmpdir(), `tapedeck-code-cache-${uid ?? "user"}`);
-  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  // Not recursive: Node's recursive mkdir loops forever under a parent that refuses children
+  // (a TMPDIR in /proc); a missing temp directory means no cache.
+  try {
+    mkdirSync(folder, { mode: 0o700 });
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== "EEXIST") throw error;
+  }
   // Not followed: a link planted under that name (the temp directory is shared) is refused.
   const stat = lstatSync(folder);
   if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o077) !== 0)

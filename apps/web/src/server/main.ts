@@ -2,11 +2,11 @@
  * `pnpm start`: serves the built client and the API on http://127.0.0.1:4848 (or `PORT`, `HOST`)
  * over `TAPEDECK_HOME` (default `~/.tapedeck`), keeping the index in sync while it runs.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_MODEL } from "@tapedeck/agent";
-import { createSessionStore } from "@tapedeck/session-store";
+import { createSessionStore, makeDirectories } from "@tapedeck/session-store";
 import { DEFAULT_RUN_IDLE_MS } from "./agent-runs";
 import { createApp } from "./app";
 import { demoLogsFromFixtures } from "./demo-fixtures";
@@ -33,7 +33,7 @@ if (refusal !== undefined) {
   process.exit(1);
 }
 try {
-  mkdirSync(home, { recursive: true, mode: 0o700 });
+  makeDirectories(home);
 } catch (error) {
   // e.g. TAPEDECK_HOME names a file, or a directory we may not write: one line, no stack trace.
   const { code } = error as NodeJS.ErrnoException;
