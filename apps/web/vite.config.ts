@@ -9,7 +9,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
  * them as `modulepreload`, so the browser fetches and compiles them while the app starts, and the
  * page's `import()` after its first rows only evaluates them.
  */
-const PRELOADED_CHUNKS = ["render/markdown.tsx"];
+const PRELOADED_CHUNKS = ["client/main.tsx", "render/markdown.tsx"];
 
 function preloadChunks(): Plugin {
   return {

@@ -126,7 +126,7 @@ async function firstRow(page: Page, parts = false, id = sessionId): Promise<numb
       `performance.getEntriesByType("resource").map((entry) => [entry.name, entry.responseEnd])`,
     )) as Array<[string, number]>;
     const end = (part: string) => entries.find(([name]) => name.includes(part))?.[1] ?? Number.NaN;
-    scripts.push(end("/assets/index-"));
+    scripts.push(end("/assets/main-"));
     // The first page came in the document (the server's first view) or was asked for.
     const asked = end(`/api/sessions/${sessionId}/page`);
     answers.push(

@@ -49,7 +49,7 @@ for (let run = 0; run < 5; run++) {
       )?.responseEnd ?? Number.NaN,
     script:
       (performance.getEntriesByType("resource") as PerformanceResourceTiming[]).find((entry) =>
-        entry.name.includes("/assets/index-"),
+        entry.name.includes("/assets/main-"),
       )?.responseEnd ?? Number.NaN,
   }));
   paints.push(timing.now);

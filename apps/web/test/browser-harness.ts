@@ -42,6 +42,29 @@ export async function withoutFirstView(page: Page, url: string): Promise<void> {
   });
 }
 
+/** Whether the app has replaced the server's first view (or there was none). */
+const takenOver = () => document.querySelector("[data-first-view]") === null;
+
+/**
+ * Makes `page.goto` and `page.reload` also wait until the app has taken over the server's first
+ * view of a session (its script runs after that view is painted, possibly after the `load` event
+ * a navigation waits for): what a test then clicks or reads is the app's.
+ */
+export function awaitTakeover(page: Page): void {
+  const goto = page.goto.bind(page);
+  const reload = page.reload.bind(page);
+  page.goto = async (url, options) => {
+    const response = await goto(url, options);
+    await page.waitForFunction(takenOver);
+    return response;
+  };
+  page.reload = async (options) => {
+    const response = await reload(options);
+    await page.waitForFunction(takenOver);
+    return response;
+  };
+}
+
 /** Debian's Chromium (installed by `.ci/run` with apt); never a downloaded browser. */
 export const CHROMIUM = process.env.TAPEDECK_CHROMIUM ?? "/usr/bin/chromium";
 
@@ -259,6 +282,7 @@ export function setupBrowserSuite<Home extends SuiteHome>(
   const newPage = async (pageOptions: BrowserContextOptions = { viewport: VIEWPORT }) => {
     const page = await ready(browser, "browser").newPage(pageOptions);
     pages.push(page);
+    if (pageOptions.javaScriptEnabled !== false) awaitTakeover(page);
     return page;
   };
   return {

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { createSessionStore } from "@tapedeck/session-store";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setupBrowserSuite, VIEWPORT } from "./browser-harness";
+import { awaitTakeover, setupBrowserSuite, VIEWPORT } from "./browser-harness";
 
 const samples = fileURLToPath(
   new URL("../../../packages/importers/__fixtures__/samples", import.meta.url),
@@ -101,6 +101,7 @@ const suite = setupBrowserSuite({
 
 beforeAll(async () => {
   page = await suite.browser.newPage({ viewport: VIEWPORT });
+  awaitTakeover(page);
   // Every text the progress line shows, however briefly it is on screen.
   await page.addInitScript(() => {
     const seen: string[] = [];

@@ -34,9 +34,9 @@ const app = (
   </StrictMode>
 );
 if (firstPageHere()) {
-  // The server drew the session's first view into #root and embedded its page: the app replaces
-  // that markup now, in one commit, before the document's load event (no frame without rows, and
-  // nothing clicks the server's markup once the page has loaded).
+  // The server drew the session's first view into #root (painted already: see boot.ts) and
+  // embedded its page: the app replaces that markup now, in one commit (no frame without rows,
+  // none with both).
   const reactRoot = createRoot(root);
   flushSync(() => reactRoot.render(app));
 } else {

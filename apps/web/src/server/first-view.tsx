@@ -4,7 +4,8 @@
  * is the app's own components (header, rows, side panel, composer) given the page's first data,
  * so text goes through the same rule as on the page (React's escaping, hidden characters made
  * visible by `toVisibleText`, messages as plain text until the Markdown renderer has loaded).
- * The script then draws the page into the same element, replacing this markup in one commit.
+ * The script then draws the page into the same element, replacing this markup (marked
+ * `data-first-view`) in one commit.
  */
 import type { ReactNode } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
@@ -66,7 +67,7 @@ export function renderFirstView(page: AnswerOf<"GET /api/sessions/:id/page">): s
   const parent = data.header.parent?.sessionId;
   const parentShortId = parent === undefined ? "" : (page.shortIds[parent] ?? parent);
   const view: ReactNode = (
-    <div className="app">
+    <div className="app" data-first-view="">
       <aside className="sidebar" />
       <main className="main">
         <div className="page">
@@ -89,7 +90,7 @@ export function renderFirstView(page: AnswerOf<"GET /api/sessions/:id/page">): s
               >
                 <div>
                   {shown.map((row) => (
-                    <div key={`${row.kind}-${row.seq}`} className="row-wrap" data-first-view="">
+                    <div key={`${row.kind}-${row.seq}`} className="row-wrap">
                       <Row row={row} bySeq={data.bySeq} selected={false} links={links} />
                     </div>
                   ))}
