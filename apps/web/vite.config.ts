@@ -1,13 +1,17 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { defineConfig, type Plugin } from "vite";
+import { defineConfig, type Plugin, type Rolldown } from "vite";
+
+type OutputChunk = Rolldown.OutputChunk;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 /**
- * Chunks the first view does not wait for but soon uses (the Markdown renderer): the HTML names
- * them as `modulepreload`, so the browser fetches and compiles them while the app starts, and the
- * page's `import()` after its first rows only evaluates them.
+ * Chunks the page evaluates soon but not at once: the app itself (`client/main.tsx`, imported by
+ * `client/boot.ts` after the server's first view has been painted) and the Markdown renderer
+ * (after the first rows). The HTML names them and every chunk they import as `modulepreload`, so
+ * the browser fetches and compiles them all while the page starts (no request waits for the one
+ * before it), and the `import()` later only evaluates them.
  */
 const PRELOADED_CHUNKS = ["client/main.tsx", "render/markdown.tsx"];
 
@@ -17,20 +21,33 @@ function preloadChunks(): Plugin {
     apply: "build",
     transformIndexHtml: {
       order: "post",
-      handler(_html, context) {
-        const bundle = context.bundle ?? {};
-        return Object.values(bundle).flatMap((chunk) =>
-          chunk.type === "chunk" &&
-          PRELOADED_CHUNKS.some((entry) => chunk.facadeModuleId?.endsWith(`/src/${entry}`))
-            ? [
-                {
-                  tag: "link",
-                  attrs: { rel: "modulepreload", href: `/${chunk.fileName}` },
-                  injectTo: "head" as const,
-                },
-              ]
-            : [],
-        );
+      handler(html, context) {
+        const chunks = new Map<string, OutputChunk>();
+        for (const chunk of Object.values(context.bundle ?? {})) {
+          if (chunk.type === "chunk") chunks.set(chunk.fileName, chunk);
+        }
+        const preloaded = new Set<string>();
+        const add = (chunk: OutputChunk) => {
+          if (preloaded.has(chunk.fileName)) return;
+          preloaded.add(chunk.fileName);
+          for (const name of chunk.imports) {
+            const imported = chunks.get(name);
+            if (imported !== undefined) add(imported);
+          }
+        };
+        for (const chunk of chunks.values()) {
+          if (PRELOADED_CHUNKS.some((entry) => chunk.facadeModuleId?.endsWith(`/src/${entry}`))) {
+            add(chunk);
+          }
+        }
+        // What the HTML already names (the entry and its imports) is not named twice.
+        return [...preloaded]
+          .filter((fileName) => !html.includes(`/${fileName}"`))
+          .map((fileName) => ({
+            tag: "link",
+            attrs: { rel: "modulepreload", crossorigin: true, href: `/${fileName}` },
+            injectTo: "head" as const,
+          }));
       },
     },
   };
