@@ -20,22 +20,12 @@ import {
 import { catalogEntry, listLogNames, scanFolder } from "./catalog";
 import { type ChangeJournal, DEFAULT_JOURNAL_MAX_BYTES } from "./change-journal";
 import { InvalidForkPointError, InvalidOffsetError, SessionHasForksError } from "./errors";
-import {
-  closeAsync,
-  createFileExclusive,
-  encodeLines,
-  faultWriting,
-  fsyncAsync,
-  fsyncDirectory,
-  fsyncDirectoryAsync,
-  hasErrorCode,
-  makeDirectories,
-} from "./fs-util";
+import { encodeLines } from "./fs-util";
 import { scratchEncoder } from "./line-encoder";
 import { acquireLock, type HeldLock, liveLockOwner, releaseLock } from "./lock";
 import { readHeaderLine, replayLog } from "./log-file";
 import { defaultHome, LogFolder } from "./log-folder";
-import { sessionIdOfFileName } from "./log-names";
+import { NewLogs } from "./new-logs";
 import { readEvents } from "./read-events";
 import type {
   AppendOptions,
@@ -53,11 +43,9 @@ import type {
   SessionStoreOptions,
   SessionWriter,
 } from "./session-store";
+import { moveTornTail, moveToTrash, sidecarPathOf } from "./set-aside";
 import { defaultWorkspaceId } from "./workspace";
 import { applyDrafts, FileSessionWriter } from "./writer";
-
-/** New logs kept open for `syncLogs` at most (an import flushes them in batches of 16). */
-const MAX_UNSYNCED = 64;
 
 /** The agent written into new headers when the options name none. */
 export const defaultAgent = { name: "tapedeck", version: "0.1.0" } as const;
@@ -82,8 +70,7 @@ class FileSessionStore implements SessionStore {
   private readonly journal: ChangeJournal;
   private readonly folder: LogFolder;
   private readonly pathOfBound = (sessionId: string) => this.pathOf(sessionId);
-  /** Descriptors of new logs created without `fsync`, by session, until `syncLogs` flushes them. */
-  private readonly unsynced = new Map<string, number>();
+  private readonly newLogs: NewLogs;
 
   constructor(options: SessionStoreOptions) {
     if (options.durability !== undefined && !["turn", "every-event"].includes(options.durability)) {
@@ -103,6 +90,7 @@ class FileSessionStore implements SessionStore {
     this.onWarning =
       options.onWarning ?? ((message) => process.stderr.write(`tapedeck: ${message}\n`));
     this.journal = this.folder.journal;
+    this.newLogs = new NewLogs(this.sessionsDir, this.home, this.pathOfBound);
     this.threadOptions = {
       home: this.home,
       durability: this.durability,
@@ -169,7 +157,7 @@ class FileSessionStore implements SessionStore {
     lines.text(JSON.stringify(header));
     const events = applyDrafts(session, options.seed ?? [], this.now, lines, options);
     this.journal.record("n", sessionId);
-    this.writeNewLog(sessionId, lines.bytes(), options.durable !== false);
+    this.newLogs.write(sessionId, lines.bytes(), options.durable !== false);
     return { sessionId, header, events };
   }
 
@@ -199,42 +187,12 @@ class FileSessionStore implements SessionStore {
       parentEvents === undefined ? {} : { parentEvents },
     );
     this.journal.record("n", header.sessionId);
-    this.writeNewLog(header.sessionId, encodeLines([JSON.stringify(header), ...lines]));
+    this.newLogs.write(header.sessionId, encodeLines([JSON.stringify(header), ...lines]));
     return { sessionId: header.sessionId, header };
   }
 
-  async syncLogs(sessionIds: readonly string[]): Promise<void> {
-    const paths = sessionIds.map((sessionId) => this.pathOf(sessionId));
-    await Promise.all(
-      paths.map(async (path, index) => {
-        const sessionId = sessionIds[index]!;
-        const fd = this.unsynced.get(sessionId);
-        if (fd !== undefined) {
-          // Still open since it was created: flushed and closed on the thread pool.
-          this.unsynced.delete(sessionId);
-          try {
-            await fsyncAsync(fd);
-          } finally {
-            await closeAsync(fd);
-          }
-          return;
-        }
-        let handle: fs.promises.FileHandle;
-        try {
-          handle = await fs.promises.open(path, "r");
-        } catch (error) {
-          if (hasErrorCode(error, "ENOENT")) return;
-          throw error;
-        }
-        try {
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
-      }),
-    );
-    // Asynchronous like the files': an import goes on converting while the directory commits.
-    if (paths.length > 0) await fsyncDirectoryAsync(this.sessionsDir);
+  syncLogs(sessionIds: readonly string[]): Promise<void> {
+    return this.newLogs.sync(sessionIds);
   }
 
   /** A given creation time as ISO-8601 UTC, else now. */
@@ -248,39 +206,6 @@ class FileSessionStore implements SessionStore {
       );
     }
     return new Date(time).toISOString();
-  }
-
-  /** Writes a new log (header + event lines, UTF-8) atomically; it never existed before. */
-  private writeNewLog(sessionId: string, data: Uint8Array, durable = true): void {
-    const path = this.pathOf(sessionId);
-    // Not durable: the descriptor stays open for `syncLogs` (no second open to flush it).
-    let fd: number | undefined;
-    try {
-      try {
-        fd = createFileExclusive(path, data, durable, !durable);
-      } catch (error) {
-        if (!hasErrorCode(error, "ENOENT")) throw error;
-        // The home's first log: its folder is made then, not checked before every create.
-        makeDirectories(this.sessionsDir);
-        fd = createFileExclusive(path, data, durable, !durable);
-      }
-    } catch (error) {
-      if (hasErrorCode(error, "EEXIST")) {
-        throw new TapedeckError("SESSION_EXISTS", `session ${sessionId} already exists`, {
-          cause: error,
-        });
-      }
-      throw faultWriting(error, path, this.home);
-    }
-    if (fd === undefined) return;
-    this.unsynced.set(sessionId, fd);
-    // A caller that never flushes holds at most this many descriptors; older ones are closed
-    // (`syncLogs` then opens their files again).
-    if (this.unsynced.size > MAX_UNSYNCED) {
-      const [oldest, oldestFd] = this.unsynced.entries().next().value as [string, number];
-      this.unsynced.delete(oldest);
-      fs.closeSync(oldestFd);
-    }
   }
 
   async append(
@@ -411,24 +336,7 @@ class FileSessionStore implements SessionStore {
   }
 
   watch(listener: (sessionId: string | null) => void): (() => void) | null {
-    let watcher: fs.FSWatcher;
-    try {
-      // Not persistent: a watch alone never keeps the process alive.
-      watcher = fs.watch(this.sessionsDir, { persistent: false });
-    } catch (error) {
-      if (hasErrorCode(error, "ENOENT") || hasErrorCode(error, "ENOSPC")) return null;
-      throw error;
-    }
-    watcher.on("change", (_kind, name) => {
-      if (name === null) listener(null);
-      else {
-        const sessionId = sessionIdOfFileName(String(name));
-        if (sessionId !== undefined) listener(sessionId);
-      }
-    });
-    // A watch that fails (the folder removed, the watch limit reached) just goes quiet.
-    watcher.on("error", () => watcher.close());
-    return () => watcher.close();
+    return this.folder.watch(listener);
   }
 
   announceChange(sessionId: string): void {
@@ -448,39 +356,19 @@ class FileSessionStore implements SessionStore {
       if (tail === undefined) {
         return { sessionId, action: "none", bytesMoved: 0, size: replayed.end };
       }
-      const fd = fs.openSync(path, "r+");
-      try {
-        const fragment = Buffer.alloc(tail.bytes);
-        fs.readSync(fd, fragment, 0, tail.bytes, tail.offset);
-        const sidecarPath = this.sidecarPathOf(sessionId, tail.offset);
-        this.journal.record("r", sessionId);
-        // The fragment is durable in its sidecar before the log loses it.
-        createFileExclusive(sidecarPath, fragment);
-        fs.ftruncateSync(fd, tail.offset);
-        fs.fsyncSync(fd);
-        return {
-          sessionId,
-          action: "moved-torn-tail",
-          bytesMoved: tail.bytes,
-          sidecarPath,
-          size: tail.offset,
-        };
-      } finally {
-        fs.closeSync(fd);
-      }
+      const sidecarPath = sidecarPathOf(path, tail.offset, this.now());
+      this.journal.record("r", sessionId);
+      moveTornTail(path, tail, sidecarPath);
+      return {
+        sessionId,
+        action: "moved-torn-tail",
+        bytesMoved: tail.bytes,
+        sidecarPath,
+        size: tail.offset,
+      };
     } finally {
       releaseLock(lock);
     }
-  }
-
-  /** `<id>.jsonl.torn-<offset>-<time>`: beside the log, never matched by `list()`. */
-  private sidecarPathOf(sessionId: string, offset: number): string {
-    const stamp = this.now().toISOString().replace(/[:.]/g, "-");
-    let path = `${this.pathOf(sessionId)}.torn-${offset}-${stamp}`;
-    for (let index = 2; fs.existsSync(path); index += 1) {
-      path = `${this.pathOf(sessionId)}.torn-${offset}-${stamp}-${index}`;
-    }
-    return path;
   }
 
   async fork(
@@ -514,7 +402,7 @@ class FileSessionStore implements SessionStore {
     // A fork taken inside an open turn starts by closing it, as a resume would.
     const events = applyDrafts(child, normalize(child), this.now, lines);
     this.journal.record("n", childId);
-    this.writeNewLog(childId, lines.bytes());
+    this.newLogs.write(childId, lines.bytes());
     return { sessionId: childId, header, events };
   }
 
@@ -529,30 +417,10 @@ class FileSessionStore implements SessionStore {
         throw new SessionHasForksError(sessionId, forks);
       }
       this.journal.record("d", sessionId);
-      makeDirectories(this.trashDir);
-      const prefix = `${sessionId}.jsonl`;
-      const related = fs
-        .readdirSync(this.sessionsDir)
-        .filter((name) => name === prefix || name.startsWith(`${prefix}.torn-`));
-      // The log goes last, so a crash midway leaves it in place, still listed.
-      related.sort((a, b) => (a === prefix ? 1 : b === prefix ? -1 : a.localeCompare(b)));
-      for (const name of related) {
-        fs.renameSync(join(this.sessionsDir, name), this.trashPathOf(name));
-      }
-      fsyncDirectory(this.trashDir);
-      fsyncDirectory(this.sessionsDir);
+      moveToTrash(this.sessionsDir, this.trashDir, sessionId);
     } finally {
       releaseLock(lock);
     }
-  }
-
-  /** A free name in the trash (a session deleted twice — restored and deleted — keeps both). */
-  private trashPathOf(name: string): string {
-    let path = join(this.trashDir, name);
-    for (let index = 2; fs.existsSync(path); index += 1) {
-      path = join(this.trashDir, `${name}.${index}`);
-    }
-    return path;
   }
 
   async lockOwner(sessionId: string): Promise<LockOwner | undefined> {

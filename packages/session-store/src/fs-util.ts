@@ -99,9 +99,14 @@ let tempCount = 0;
  * per log, and drawing random bytes for each cost more than the name is worth.
  */
 export function tempPathBeside(path: string): string {
+  return tempPathIn(dirname(path), basename(path));
+}
+
+/** A temp name in `directory` as {@link tempPathBeside} makes them, named after `label`. */
+export function tempPathIn(directory: string, label: string): string {
   tempStamp ??= `${process.pid}.${randomHex(6)}`;
   tempCount += 1;
-  return join(dirname(path), `.${basename(path)}.${tempStamp}.${tempCount.toString(36)}.tmp`);
+  return join(directory, `.${label}.${tempStamp}.${tempCount.toString(36)}.tmp`);
 }
 
 /** Removes `path` if it exists (a plain unlink: `rmSync` walks it as a tree first). */

@@ -162,6 +162,31 @@ export class LogFolder {
       .map((name) => name.slice(0, -".lock".length))
       .filter((id) => sessionIdOfFileName(`${id}.jsonl`) !== undefined);
   }
+
+  /**
+   * Calls `listener` soon after a log of the folder changes (its id; `null`: unknown which); `null`
+   * when the folder cannot be watched. See `SessionStore.watch`.
+   */
+  watch(listener: (sessionId: string | null) => void): (() => void) | null {
+    let watcher: fs.FSWatcher;
+    try {
+      // Not persistent: a watch alone never keeps the process alive.
+      watcher = fs.watch(this.sessionsDir, { persistent: false });
+    } catch (error) {
+      if (hasErrorCode(error, "ENOENT") || hasErrorCode(error, "ENOSPC")) return null;
+      throw error;
+    }
+    watcher.on("change", (_kind, name) => {
+      if (name === null) listener(null);
+      else {
+        const sessionId = sessionIdOfFileName(String(name));
+        if (sessionId !== undefined) listener(sessionId);
+      }
+    });
+    // A watch that fails (the folder removed, the watch limit reached) just goes quiet.
+    watcher.on("error", () => watcher.close());
+    return () => watcher.close();
+  }
 }
 
 function withFolder(cursor: ChangeCursor, folder: string): ChangeCursor {

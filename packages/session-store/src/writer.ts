@@ -52,11 +52,18 @@ export function applyDrafts(
 
 const isoPattern = /^\d{4}-[01]\d-[0-3]\dT[0-2]\d:[0-5]\d:[0-6]\d\.\d{3}Z$/;
 
+/** The last `ts` found well-formed: an import's events share few times (a turn's, often one). */
+let lastWellFormed = "";
+
 /** The draft's own `ts` when it is a valid time (normalised to ISO-8601 UTC), else `now`. */
 function draftTimestamp(draft: SessionEventDraft, now: () => Date): string {
   const given = (draft as { ts?: unknown }).ts;
   if (typeof given === "string") {
-    if (given.length === 24 && isoPattern.test(given)) return given;
+    if (given === lastWellFormed) return given;
+    if (given.length === 24 && isoPattern.test(given)) {
+      lastWellFormed = given;
+      return given;
+    }
     const time = Date.parse(given);
     if (Number.isFinite(time)) return new Date(time).toISOString();
   }

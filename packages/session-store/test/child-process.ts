@@ -8,13 +8,13 @@ import { build } from "esbuild";
 const here = dirname(fileURLToPath(import.meta.url));
 
 /**
- * Bundles `children/writer-child.ts` into one .mjs (tsx would add ~300 ms to each of the
- * hundreds of spawns the crash test makes).
+ * Bundles `children/<name>.ts` into one .mjs (tsx would add ~300 ms to each of the hundreds of
+ * spawns the crash test makes).
  */
-export async function bundleWriterChild(): Promise<string> {
-  const outfile = join(mkdtempSync(join(tmpdir(), "tapedeck-child-")), "writer-child.mjs");
+export async function bundleChild(name = "writer-child"): Promise<string> {
+  const outfile = join(mkdtempSync(join(tmpdir(), "tapedeck-child-")), `${name}.mjs`);
   await build({
-    entryPoints: [join(here, "children", "writer-child.ts")],
+    entryPoints: [join(here, "children", `${name}.ts`)],
     outfile,
     bundle: true,
     platform: "node",

@@ -2,7 +2,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSessionStore, JOURNAL_FILE, type SessionStore } from "../src/index";
-import { bundleWriterChild, spawnChild } from "./child-process";
+import { bundleChild, spawnChild } from "./child-process";
 import { tempDirectory } from "./helpers";
 
 let script: string;
@@ -10,7 +10,7 @@ let temp: ReturnType<typeof tempDirectory>;
 let store: SessionStore;
 
 beforeAll(async () => {
-  script = await bundleWriterChild();
+  script = await bundleChild();
 });
 afterAll(() => rmSync(dirname(script), { recursive: true, force: true }));
 beforeEach(() => {

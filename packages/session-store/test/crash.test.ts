@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import { EventLogCorruptError, type Session } from "@tapedeck/session";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSessionStore, type SessionStore } from "../src/index";
-import { bundleWriterChild, spawnChild } from "./child-process";
+import { bundleChild, spawnChild } from "./child-process";
 import { drafts, tempDirectory } from "./helpers";
 
 /** SIGKILLs in one run: ≥ 200 in CI; `pnpm bench` runs the stress version with more. */
@@ -17,7 +17,7 @@ let temp: ReturnType<typeof tempDirectory>;
 let store: SessionStore;
 
 beforeAll(async () => {
-  script = await bundleWriterChild();
+  script = await bundleChild();
   temp = tempDirectory();
   store = createSessionStore({ home: temp.home });
 });

@@ -64,7 +64,9 @@ const responseItemTypes = new Set([
  */
 export function convertCodex(file: SourceFile): Conversion {
   const skipped: SkippedLine[] = [];
-  const lines = parseEntries(file, lineSchema, "Codex rollout", skipped);
+  // Lines as parsed (no zod copy of each): an envelope is read field by field, except a bare
+  // item of the old shape, which is copied below as before (its text keeps zod's key order).
+  const lines = parseEntries(file, lineSchema, "Codex rollout", skipped, { asIs: true });
   let meta: Record<string, unknown> | undefined;
   const first = lines[0]?.value;
   // Rollouts from before ~September 2025: a bare meta line, then bare items.
@@ -108,7 +110,7 @@ export function convertCodex(file: SourceFile): Conversion {
       builder.compaction(stringField(payload, "message") ?? "");
     } else if (oldShape && value.type !== undefined && responseItemTypes.has(value.type)) {
       // The pre-September-2025 shape: bare response items, no envelope.
-      convertItem(builder, value);
+      convertItem(builder, lineSchema.parse(value));
     }
     // session_meta (read above), `record_type: state` lines and unknown envelopes: not conversation.
   }
