@@ -4,29 +4,20 @@ import * as fs from "node:fs";
  * the index and then the matching lines from the logs by byte offset; `readSession` syncs the one
  * session and replays it through the store, so it always reflects the file as of the call.
  */
-import type { Session, SessionHeader } from "@tapedeck/session";
+import type { Session } from "@tapedeck/session";
 import { EventLogCorruptError, SessionNotFoundError } from "@tapedeck/session/core";
 import Database from "better-sqlite3";
-import { InvalidQueryError } from "../errors";
 import { ftsMatch } from "../fts-query";
-import {
-  type EventPosition,
-  eventCursor,
-  eventPosition,
-  type NormalizedEventQuery,
-  type NormalizedSessionQuery,
-  sessionCursor,
-  sessionPosition,
-} from "../normalize-query";
+import { type NormalizedSessionQuery, sessionCursor, sessionPosition } from "../normalize-query";
 import { queryEngine } from "../query-backend";
-import type { EventHit, Page, SessionQueryEngine, SessionSummary } from "../query-engine";
+import type { Page, SessionQueryEngine, SessionSummary } from "../query-engine";
 import type { ParsedScope } from "../query-schema";
-import { type SessionAggregate, toSummary } from "../summary";
-import { type EventRow, ROW_ID } from "./event-lines";
+import type { SessionAggregate } from "../summary";
+import { createEventSearch } from "./event-search";
 import { HitCache } from "./hit-cache";
-import type { IndexedStore, Indexer, SessionRow, SyncProgress, SyncReport } from "./indexer";
-import { KEYS_PER_MS, prepareSchema, roleTag, typeTag } from "./schema";
-import { EVENT_ROW_COLUMNS, type PageSessionSource, pageHits } from "./search-hits";
+import { createIndexReads, type SummaryRow } from "./index-reads";
+import type { IndexedStore, Indexer, SyncProgress, SyncReport } from "./indexer";
+import { prepareSchema } from "./schema";
 import { emptySyncReport, nothingChanged, parseStored, savedChangeCursor } from "./stored";
 
 /** Options of {@link createSqliteQueryEngine}. */
@@ -90,10 +81,6 @@ export interface IndexedLog {
   lastGoal: { offset: number; length: number } | null;
 }
 
-const surfaceTypes = ["message", "function_call", "function_call_output", "compaction"];
-
-type SummaryRow = SessionRow & { fork_count: number };
-
 /** Opens (creating if needed) an index at `path` over `store`'s logs. */
 export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): SqliteQueryEngine {
   const db = new Database(options.path);
@@ -107,81 +94,9 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
       ({ Indexer }) => new Indexer(db, store, options.optimizeAfterEvents),
     ));
   const hitCache = new HitCache(store);
-  const workspaceRow = db.prepare<[string], { id: number }>(
-    "SELECT id FROM workspaces WHERE name = ?",
-  );
-  const toolRow = db.prepare<[string], { id: number }>("SELECT id FROM tools WHERE name = ?");
-  const maxEvent = db.prepare<[], { id: number | null }>("SELECT max(id) AS id FROM events");
-  const typeRow = db.prepare<[string], { id: number }>("SELECT id FROM event_types WHERE name = ?");
-  const sessionById = db.prepare<[string], SessionRow>(
-    "SELECT * FROM sessions WHERE session_id = ?",
-  );
-  const lastEventOfType = db.prepare<[number, number], { offset: number; length: number }>(
-    "SELECT offset, length FROM events WHERE session = ? AND type = ? ORDER BY seq DESC LIMIT 1",
-  );
-  const statements = new Map<string, Database.Statement>();
-  /**
-   * A prepared statement for SQL built at run time (cached: preparing costs more than running);
-   * with `raw`, its rows are arrays. A SQL text is only ever used in one of the two modes.
-   */
-  const prepared = <Row>(
-    sql: string,
-    raw = false,
-  ): Database.Statement<(string | number)[], Row> => {
-    let statement = statements.get(sql);
-    if (statement === undefined) {
-      if (statements.size > 500) statements.clear();
-      statement = db.prepare(sql);
-      if (raw) statement.raw(true);
-      statements.set(sql, statement);
-    }
-    return statement as Database.Statement<(string | number)[], Row>;
-  };
-  /** Row ids of the known event types among `names`. */
-  const typeIds = (names: readonly string[]): number[] =>
-    names.flatMap((name) => {
-      const row = typeRow.get(name);
-      return row === undefined ? [] : [row.id];
-    });
-
-  /** Workspace row ids the scope allows, or `null` for all. */
-  const workspacesOf = (scope: ParsedScope): number[] | null => {
-    if ("all" in scope) return null;
-    const ids: number[] = [];
-    for (const name of scope.workspaceIds) {
-      const row = workspaceRow.get(name);
-      if (row !== undefined) ids.push(row.id);
-    }
-    return ids;
-  };
-
-  const forkCountSql = (workspaces: number[] | null) =>
-    `(SELECT count(*) FROM sessions c WHERE c.parent_id = s.session_id${
-      workspaces === null ? "" : ` AND c.workspace IN (${workspaces.join(",")})`
-    }) AS fork_count`;
-
-  const summaryOf = (row: SummaryRow): SessionSummary => {
-    const header = parseStored<SessionHeader>(row.header);
-    const aggregate = parseStored<SessionAggregate>(row.aggregate);
-    const damage =
-      row.damage_code === null
-        ? null
-        : { code: row.damage_code, message: row.damage_message ?? "" };
-    return toSummary(header, aggregate, row.fork_count, damage);
-  };
-
-  /** The row of a session in scope, or null. */
-  const sessionInScope = (scope: ParsedScope, sessionId: string): SummaryRow | null => {
-    const workspaces = workspacesOf(scope);
-    if (workspaces !== null && workspaces.length === 0) return null;
-    const row = prepared<SummaryRow>(
-      `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s WHERE s.session_id = ?${
-        workspaces === null ? "" : ` AND s.workspace IN (${workspaces.join(",")})`
-      }`,
-    ).get(sessionId);
-    return row ?? null;
-  };
-
+  const reads = createIndexReads(db);
+  const { typeRow, sessionById, lastEventOfType, prepared, workspacesOf, forkCountSql } = reads;
+  const { summaryOf, sessionInScope } = reads;
   const listSessions = (
     scope: ParsedScope,
     query: NormalizedSessionQuery,
@@ -232,151 +147,7 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
     };
   };
 
-  /** Where a page's sessions come from when the hit cache does not hold them. */
-  const pageSessionSource = (workspaces: number[] | null): PageSessionSource => ({
-    scopeKey: workspaces === null ? "*" : workspaces.join(","),
-    // The sessions missing from the cache in one statement, not one query per session.
-    load: (missing) =>
-      prepared<SummaryRow>(
-        `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s
-         WHERE s.id IN (SELECT value FROM json_each(?))`,
-      )
-        .all(JSON.stringify(missing))
-        .map((row) => [row.id, { sessionId: row.session_id, summary: summaryOf(row) }]),
-  });
-
-  const searchEvents = (scope: ParsedScope, query: NormalizedEventQuery): Page<EventHit> => {
-    const empty = { items: [], nextCursor: null };
-    const position = eventPosition(query);
-    const relevance = query.order === "relevance";
-    if (position !== null && "key" in position === relevance) {
-      throw new InvalidQueryError("cursor", "this cursor belongs to a different ordering");
-    }
-    const workspaces = workspacesOf(scope);
-    if (workspaces !== null && workspaces.length === 0) return empty;
-    let sessionRowId: number | null = null;
-    if (query.sessionId !== null) {
-      const row = sessionInScope(scope, query.sessionId);
-      if (row === null) return empty;
-      sessionRowId = row.id;
-    }
-    let toolId: number | null = null;
-    if (query.toolName !== null) {
-      const row = toolRow.get(query.toolName);
-      if (row === undefined) return empty;
-      toolId = row.id;
-    }
-    // Time bounds and the cursor are ranges over the time-keyed event ids.
-    let low = query.sinceMs === null ? null : query.sinceMs * KEYS_PER_MS;
-    let high = query.untilMs === null ? null : query.untilMs * KEYS_PER_MS;
-    let offset = 0;
-    let snapshotMs: number | null = null;
-    if (position !== null) {
-      if ("key" in position) {
-        const last = Number(position.key[0]);
-        if (query.order === "oldest") low = Math.max(low ?? last + 1, last + 1);
-        else high = Math.min(high ?? last, last);
-      } else {
-        offset = position.offset;
-        snapshotMs = position.snapshotMs;
-      }
-    }
-    if (relevance) {
-      // The newest event in scope only: a cursor must not carry another workspace's activity.
-      snapshotMs ??= Math.floor(
-        ((workspaces === null
-          ? maxEvent.get()?.id
-          : prepared<{ id: number | null }>(
-              `SELECT max(e.id) AS id FROM events e JOIN sessions s ON s.id = e.session WHERE s.workspace IN (${workspaces.join(",")})`,
-            ).get()?.id) ?? 0) / KEYS_PER_MS,
-      );
-      const bound = (snapshotMs + 1) * KEYS_PER_MS;
-      high = high === null ? bound : Math.min(high, bound);
-    }
-    const where: string[] = [];
-    const params: (string | number)[] = [];
-    const idColumn = query.text === null ? "e.id" : "f.rowid";
-    if (low !== null) {
-      where.push(`${idColumn} >= ?`);
-      params.push(low);
-    }
-    if (high !== null) {
-      where.push(`${idColumn} < ?`);
-      params.push(high);
-    }
-    if (query.currentOnly) {
-      where.push(`e.replaced IS NULL AND e.type IN (${typeIds(surfaceTypes).join(",")})`);
-    }
-    if (query.callId !== null) {
-      where.push("e.call_id = ?");
-      params.push(query.callId);
-    }
-    const limit = query.limit + 1;
-    let rows: EventRow[];
-    if (query.words !== null) {
-      const body = ftsMatch(query.words);
-      if (body === null) return empty;
-      const match = [`body : (${body})`];
-      if (workspaces !== null)
-        match.push(`tags : (${workspaces.map((id) => `w${id}`).join(" OR ")})`);
-      if (sessionRowId !== null) match.push(`tags : s${sessionRowId}`);
-      if (query.types !== null) match.push(`tags : (${query.types.map(typeTag).join(" OR ")})`);
-      if (query.roles !== null) match.push(`tags : (${query.roles.map(roleTag).join(" OR ")})`);
-      if (toolId !== null) match.push(`tags : n${toolId}`);
-      const order =
-        query.order === "relevance"
-          ? "f.rank, f.rowid DESC"
-          : query.order === "oldest"
-            ? "f.rowid"
-            : "f.rowid DESC";
-      rows = prepared<EventRow>(
-        `SELECT ${EVENT_ROW_COLUMNS}${relevance ? ", f.rank" : ""}
-         FROM event_fts f JOIN events e ON e.id = f.rowid
-         WHERE event_fts MATCH ?${where.map((clause) => ` AND ${clause}`).join("")}
-         ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`,
-        true,
-      ).all(match.join(" AND "), ...params);
-    } else {
-      const join = workspaces === null ? "" : "JOIN sessions s ON s.id = e.session";
-      if (workspaces !== null) where.push(`s.workspace IN (${workspaces.join(",")})`);
-      if (sessionRowId !== null) {
-        where.push("e.session = ?");
-        params.push(sessionRowId);
-      }
-      if (query.types !== null) {
-        const ids = typeIds(query.types);
-        if (ids.length === 0) return empty;
-        where.push(`e.type IN (${ids.join(",")})`);
-      }
-      if (query.roles !== null) {
-        where.push(`e.role IN (${query.roles.map(() => "?").join(",")})`);
-        params.push(...query.roles);
-      }
-      if (toolId !== null) {
-        where.push("e.tool = ?");
-        params.push(toolId);
-      }
-      rows = prepared<EventRow>(
-        `SELECT ${EVENT_ROW_COLUMNS} FROM events e ${join}
-         ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
-         ORDER BY e.id ${query.order === "oldest" ? "" : "DESC"} LIMIT ${limit}`,
-        true,
-      ).all(...params);
-    }
-    const more = rows.length > query.limit;
-    const page = rows.slice(0, query.limit);
-    const last = page[page.length - 1];
-    let next: EventPosition | null = null;
-    if (more && last !== undefined) {
-      next = relevance
-        ? { offset: offset + query.limit, snapshotMs: snapshotMs ?? 0 }
-        : { key: [last[ROW_ID]] };
-    }
-    return {
-      items: pageHits(hitCache, page, pageSessionSource(workspaces), query, relevance),
-      nextCursor: next === null ? null : eventCursor(query, next),
-    };
-  };
+  const searchEvents = createEventSearch(reads, hitCache);
 
   const engine: SqliteQueryEngine = {
     ...queryEngine({
