@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { queryDigest } from "./cursor";
-import { type NormalizedEventQuery, normalizeEventQuery } from "./normalize-query";
+import { encodeCursor, queryDigest } from "./cursor";
+import { InvalidQueryError } from "./errors";
+import { eventPosition, type NormalizedEventQuery, normalizeEventQuery } from "./normalize-query";
 
 /** The digest as cursors were first tied to queries: `queryDigest` of the query's identity. */
 function identityDigest(query: NormalizedEventQuery): string {
@@ -39,5 +40,32 @@ describe("normalizeEventQuery", () => {
       normalizeEventQuery({ text: "migration", limit: 50, highlight: { open: "<", close: ">" } })
         .digest,
     );
+  });
+});
+
+describe("eventPosition", () => {
+  it("refuses a cursor of the query's digest whose position belongs to another ordering", () => {
+    const newest = normalizeEventQuery({ text: "migration" });
+    const relevance = normalizeEventQuery({ text: "migration", order: "relevance" });
+    const keyed = { key: [42] };
+    const offset = { offset: 20, snapshotMs: 1 };
+    const position = (query: NormalizedEventQuery, value: unknown) =>
+      eventPosition({ ...query, cursor: encodeCursor("events", query.digest, value) });
+    expect(position(newest, keyed)).toEqual(keyed);
+    expect(position(relevance, offset)).toEqual(offset);
+    for (const [query, value] of [
+      [newest, offset],
+      [relevance, keyed],
+    ] as const) {
+      const error = (() => {
+        try {
+          position(query, value);
+        } catch (caught) {
+          return caught;
+        }
+      })();
+      expect(InvalidQueryError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toContain("different ordering");
+    }
   });
 });

@@ -6,6 +6,7 @@ import type { SessionEventType } from "@tapedeck/session";
 import { lazySchema } from "@tapedeck/session/core";
 import * as z from "zod/mini";
 import { decodeCursor, encodeCursor, queryDigest, textDigest } from "./cursor";
+import { InvalidQueryError } from "./errors";
 import type {
   EventOrder,
   HighlightMarkers,
@@ -190,10 +191,18 @@ export const eventPositionSchema = lazySchema(() => {
 /** A decoded event position. */
 export type EventPosition = z.output<ReturnType<typeof eventPositionSchema>>;
 
-/** The decoded event cursor, or `null` on the first page. */
+/**
+ * The decoded event cursor, or `null` on the first page: an offset for a relevance query, the
+ * last key for the others.
+ * @throws InvalidQueryError for a cursor of another query or ordering
+ */
 export function eventPosition(query: NormalizedEventQuery): EventPosition | null {
   if (query.cursor === null) return null;
-  return decodeCursor(query.cursor, "events", query.digest, eventPositionSchema());
+  const position = decodeCursor(query.cursor, "events", query.digest, eventPositionSchema());
+  if ("key" in position === (query.order === "relevance")) {
+    throw new InvalidQueryError("cursor", "this cursor belongs to a different ordering");
+  }
+  return position;
 }
 /** An event cursor. */
 export function eventCursor(query: NormalizedEventQuery, position: EventPosition): string {

@@ -13,7 +13,6 @@ import {
   type SessionHeader,
   SessionNotFoundError,
 } from "@tapedeck/session";
-import { InvalidQueryError } from "../errors";
 import { IndexValidator } from "../index-validator";
 import {
   eventCursor,
@@ -253,9 +252,6 @@ export function createMemoryQueryEngine(): MemoryQueryEngine {
   function searchEvents(scope: ParsedScope, query: NormalizedEventQuery): Page<EventHit> {
     const position = eventPosition(query);
     if (query.words !== null && query.words.length === 0) return { items: [], nextCursor: null };
-    if (position !== null && "key" in position === (query.order === "relevance")) {
-      throw new InvalidQueryError("cursor", "this cursor belongs to a different ordering");
-    }
     const snapshotMs =
       position !== null && "snapshotMs" in position
         ? position.snapshotMs

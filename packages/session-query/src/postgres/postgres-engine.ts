@@ -14,7 +14,6 @@ import {
   type SessionEvent,
   SessionNotFoundError,
 } from "@tapedeck/session";
-import { InvalidQueryError } from "../errors";
 import {
   type EventPosition,
   eventCursor,
@@ -212,9 +211,6 @@ function postgresEngine(db: Connection): PostgresQueryEngine {
     const empty = { items: [], nextCursor: null };
     const position = eventPosition(query);
     const relevance = query.order === "relevance";
-    if (position !== null && "key" in position === relevance) {
-      throw new InvalidQueryError("cursor", "this cursor belongs to a different ordering");
-    }
     const workspaces = workspacesOf(scope);
     const params = new Params();
     const where: string[] = [];

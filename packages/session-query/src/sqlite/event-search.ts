@@ -1,10 +1,3 @@
-/**
- * `searchEvents` of the SQLite engine: a query's FTS5 (or plain `events`) statement, built from
- * its filters, then the page of hits read back from the logs (`search-hits.ts`). Scope, session,
- * type, role and tool filters are FTS terms on the `tags` column; time bounds and cursors are
- * ranges over the time-keyed event ids (see `schema.ts`).
- */
-import { InvalidQueryError } from "../errors";
 import { ftsMatch } from "../fts-query";
 import {
   type EventPosition,
@@ -46,9 +39,6 @@ export function createEventSearch(
     const empty = { items: [], nextCursor: null };
     const position = eventPosition(query);
     const relevance = query.order === "relevance";
-    if (position !== null && "key" in position === relevance) {
-      throw new InvalidQueryError("cursor", "this cursor belongs to a different ordering");
-    }
     const workspaces = workspacesOf(scope);
     if (workspaces !== null && workspaces.length === 0) return empty;
     let sessionRowId: number | null = null;
