@@ -6,7 +6,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApp, createMemoryIndex, type WebApp } from "../src/server/index";
 import { FIRST_PAGE_ID, STYLES_ID, THEME_COOKIE } from "../src/shared/page-ids";
 import { IMG_TEXT, SCRIPT_TEXT, type SeededHome, seedHome } from "./seed";
@@ -125,9 +125,23 @@ describe("page", () => {
     await web?.close();
 
     const app = serve();
-    const damaged = await app.request(`/?session=${seeded.damaged}`);
-    expect(damaged.status).toBe(200);
-    expect(partsOf(await damaged.text())).toEqual({ root: '<div id="root"></div>', data: null });
+    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const damaged = await app.request(`/?session=${seeded.damaged}`);
+      expect(damaged.status).toBe(200);
+      expect(partsOf(await damaged.text())).toEqual({ root: '<div id="root"></div>', data: null });
+      // The log's damage is the page's to show (its own request: 422); not a server fault.
+      expect(errors).not.toHaveBeenCalled();
+      // A fault of the server's is logged, and the page still gets its shell.
+      store.readSession = async () => {
+        throw new Error("disk on fire");
+      };
+      const faulty = await app.request(`/?session=${seeded.english}`);
+      expect(partsOf(await faulty.text())).toEqual({ root: '<div id="root"></div>', data: null });
+      expect(errors).toHaveBeenCalledWith(new Error("disk on fire"));
+    } finally {
+      errors.mockRestore();
+    }
   });
 
   it("draws the page in the theme its cookie names, and ignores any other value", async () => {

@@ -8,6 +8,7 @@ import { scriptJson } from "../export/trace-data";
 import { STYLES } from "../render/styles";
 import { FIRST_PAGE_ID, STYLES_ID, THEME_COOKIE } from "../shared/page-ids";
 import { FIRST_VIEW_STYLES, renderFirstView } from "./first-view";
+import { toHttpError } from "./http-errors";
 import type { SessionPageReader } from "./session-routes";
 
 /** How long a browser keeps a built asset (content-hashed name): a year, never revalidated. */
@@ -113,8 +114,10 @@ function streamFirstView(
         const page = await firstPage(session);
         view = renderFirstView(page);
         data = `<script type="application/json" id="${FIRST_PAGE_ID}">${scriptJson(page)}</script>`;
-      } catch {
-        // The script's own request answers with the error (422 with its line and offset, 404).
+      } catch (error) {
+        // The script's own request answers with the error (422 with its line and offset, 404);
+        // anything else is a fault of the server's, said as the API says its own.
+        if (toHttpError(error).status === 500) console.error(error);
       }
       controller.enqueue(encoder.encode(`${view}</div>${data}${tail}`));
       controller.close();
