@@ -28,11 +28,14 @@ function env(): Record<string, string> {
 }
 
 describe("a home under a folder that refuses children", () => {
-  it("the CLI says it cannot create the home and exits 1 (it hung)", async () => {
+  it("the CLI says it cannot create the home and exits 1 (it hung; import blamed its sources)", async () => {
     const cwd = testTempDir("home-uncreatable-cwd-");
     for (const args of [
       ["sessions", "list"],
       ["sessions", "search", "word"],
+      // It reported each source file "not read: no such file or directory" and exited 0.
+      ["import", "pi", cwd],
+      ["index"],
     ]) {
       const result = await runCli(args, { cwd, env: env(), timeoutMs: patienceMs });
       expect(result.stderr, args.join(" ")).toContain(sentence);

@@ -1,6 +1,7 @@
 import { accessSync, constants } from "node:fs";
 import path from "node:path";
 import { StorageFaultError } from "@tapedeck/session/core";
+import { makeDirectories } from "@tapedeck/session-store/folder";
 
 /**
  * The read-only fault of the Tapedeck `home` when this process cannot write it (a read-only
@@ -35,8 +36,16 @@ export function homeReadOnly(home: string): StorageFaultError | undefined {
   }
 }
 
-/** @throws StorageFaultError (`read-only`) when {@link homeReadOnly} finds the home read-only. */
+/**
+ * Refuses up front a home a command that must write cannot use, and creates it when missing: a
+ * home that cannot be created (a file in its path, a parent that refuses children) fails here
+ * with the system error naming the folder, not once per file an import then could not write.
+ *
+ * @throws StorageFaultError (`read-only`) when {@link homeReadOnly} finds the home read-only
+ * @throws the file-system error (`ENOENT`, `ENOTDIR`, `EEXIST`…) when the home cannot be created
+ */
 export function assertHomeWritable(home: string): void {
   const fault = homeReadOnly(home);
   if (fault !== undefined) throw fault;
+  makeDirectories(home);
 }
