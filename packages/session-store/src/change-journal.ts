@@ -302,6 +302,12 @@ export class ChangeJournal {
           if (link !== undefined) this.rotate(link.ino);
           continue;
         }
+        if (hasErrorCode(error, "EISDIR")) {
+          // A folder in the journal's place (a file cannot be renamed over it): moved aside,
+          // never deleted, and a new generation takes its place. Readers scanned meanwhile.
+          this.moveFolderAside();
+          continue;
+        }
         if (!hasErrorCode(error, "ENOENT")) throw error;
         this.createGeneration(undefined);
         continue;
@@ -342,6 +348,17 @@ export class ChangeJournal {
       }
     } finally {
       fs.rmSync(temp, { force: true });
+    }
+  }
+
+  /** Renames a folder found in the journal's place to `changes.journal.folder-<time>`. */
+  private moveFolderAside(): void {
+    const aside = `${this.path}.folder-${new Date().toISOString().replace(/[:.]/g, "-")}`;
+    try {
+      fs.renameSync(this.path, aside);
+    } catch (error) {
+      // Moved or replaced by another writer first.
+      if (!hasErrorCode(error, "ENOENT") && !hasErrorCode(error, "EEXIST")) throw error;
     }
   }
 

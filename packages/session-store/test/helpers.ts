@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { SessionEventDraft } from "@tapedeck/session";
+import { type SessionEventDraft, uuidv7 } from "@tapedeck/session";
+import { expect } from "vitest";
+import type { ChangeSet, SessionStore } from "../src/index";
 
 /** A fresh temp directory; `home` inside it does not exist yet. */
 export function tempDirectory(): { root: string; home: string; cleanup: () => void } {
@@ -76,4 +78,23 @@ export function drafts(runId: string) {
       status,
     }),
   };
+}
+
+/** A new session in `store` (a system message only); its id. */
+export async function newSessionIn(store: SessionStore, cwd: string): Promise<string> {
+  const d = drafts(uuidv7());
+  const { sessionId } = await store.create({ cwd, seed: [d.system("s")] });
+  return sessionId;
+}
+
+/** Appends one whole turn to a session of `store`. */
+export async function appendTurnTo(store: SessionStore, sessionId: string): Promise<void> {
+  const d = drafts(uuidv7());
+  await store.append(sessionId, [d.start(), d.user("hi"), d.end()]);
+}
+
+/** The sessions a journal answer names (and that it is one). */
+export function journalIds(changes: ChangeSet): string[] {
+  expect(changes.kind).toBe("journal");
+  return changes.kind === "journal" ? changes.sessionIds : [];
 }
