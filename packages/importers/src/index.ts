@@ -1,5 +1,5 @@
 export { DraftBuilder, isoTime } from "./draft-builder";
-export { ImportError, NotAFileError } from "./errors";
+export { NotAFileError } from "./errors";
 export { importedRunId, importedSessionId } from "./ids";
 export {
   type FileReport,
