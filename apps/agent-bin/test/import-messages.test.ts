@@ -98,6 +98,31 @@ describe("tapedeck import: paths, damage, messages", () => {
     expect(result.stdout).toContain("from evil\\e]0;owned\\x07");
   });
 
+  it("prints a path or id holding a newline on its own line, escaped (it could forge a line)", async () => {
+    const { workspace, cli } = await cliContext();
+    const dir = path.join(workspace.root, "claude", "-p");
+    mkdirSync(dir, { recursive: true });
+    const forged = "Imported claude-code: 0 file(s)";
+    const entry = {
+      type: "user",
+      uuid: "u1",
+      parentUuid: null,
+      sessionId: `id\n${forged}`,
+      timestamp: "2026-01-02T10:00:00.000Z",
+      message: { role: "user", content: "hello" },
+    };
+    writeFileSync(path.join(dir, `a\n${forged}.jsonl`), `${JSON.stringify(entry)}\n`);
+    const result = await cli(["import", "claude-code", path.join(workspace.root, "claude")]);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.split("\n");
+    expect(lines.filter((line) => line.startsWith(forged))).toEqual([]);
+    expect(lines.filter((line) => line.startsWith("Imported claude-code: 1 file(s)"))).toHaveLength(
+      1,
+    );
+    expect(result.stdout).toContain(`a\\n${forged}.jsonl: 1 session(s)`);
+    expect(result.stdout).toContain(`from id\\n${forged}`);
+  });
+
   it("reads every tool's default folder under HOME and shows progress on a terminal", async () => {
     const { workspace, cli } = await cliContext();
     // HOME is the workspace root (see binaryEnv).

@@ -74,9 +74,7 @@ export async function importCommand(argv: string[], io: Io): Promise<number> {
     });
     progress.done();
     if (values.json) io.stdout.write(`${JSON.stringify(summary)}\n`);
-    // Paths, source session ids and reasons come from the files read: an escape sequence in
-    // them must not drive the terminal.
-    else io.stdout.write(toVisibleText(report(summary), { keepLineBreaks: true }).text);
+    else io.stdout.write(report(summary));
     return finish(summary, io);
   } finally {
     host.engine.close();
@@ -122,22 +120,31 @@ function report(summary: ImportSummary): string {
   return `${lines.join("\n")}\n`;
 }
 
+/**
+ * Paths, source session ids and reasons come from the files read: each is shown with its hidden
+ * characters escaped, line breaks too, so that an escape sequence cannot drive the terminal and a
+ * name holding a newline cannot print a line of its own (a forged "Imported …" summary).
+ */
+function shown(text: string): string {
+  return toVisibleText(text).text;
+}
+
 function fileLines(file: FileReport): string[] {
-  if (file.error !== undefined) return [`${file.path}: not read: ${file.error}`];
+  if (file.error !== undefined) return [`${shown(file.path)}: not read: ${shown(file.error)}`];
   const sessions = file.sessions.map((session) => {
     const from =
       session.forkedFrom === undefined
         ? ""
         : ` (fork of ${session.forkedFrom.sessionId} at seq ${session.forkedFrom.seq})`;
-    return `  ${session.action} ${session.sessionId}${from}: ${session.newEvents} new event(s) from ${session.key.sessionId}`;
+    return `  ${session.action} ${session.sessionId}${from}: ${session.newEvents} new event(s) from ${shown(session.key.sessionId)}`;
   });
   const skipped = file.skipped
     .slice(0, SKIPS_SHOWN)
-    .map((skip) => `  skipped${skipPlace(file, skip)}: ${skip.reason}`);
+    .map((skip) => `  skipped${skipPlace(file, skip)}: ${shown(skip.reason)}`);
   if (file.skipped.length > SKIPS_SHOWN) {
     skipped.push(`  … and ${file.skipped.length - SKIPS_SHOWN} more skipped line(s)`);
   }
-  const head = `${file.path}: ${file.sessions.length} session(s), ${file.entries} entr${file.entries === 1 ? "y" : "ies"} read, ${file.skipped.length} skipped`;
+  const head = `${shown(file.path)}: ${file.sessions.length} session(s), ${file.entries} entr${file.entries === 1 ? "y" : "ies"} read, ${file.skipped.length} skipped`;
   return [head, ...sessions, ...skipped];
 }
 
@@ -147,7 +154,7 @@ function fileLines(file: FileReport): string[] {
  * format) or a database row, which the reason names.
  */
 function skipPlace(file: FileReport, skip: SkippedLine): string {
-  const where = skip.path === file.path ? "" : ` ${skip.path}`;
+  const where = skip.path === file.path ? "" : ` ${shown(skip.path)}`;
   return skip.line === 0 ? where : `${where} line ${skip.line}`;
 }
 
