@@ -64,3 +64,39 @@ describe("FTS merge mode while indexing", () => {
     expect(mergeModeOf(db)).toBe("normal");
   });
 });
+
+describe("FTS segments written by a sync", () => {
+  it("writes the rows of a sync of several new sessions in time order as one segment", async () => {
+    const home = fs.mkdtempSync(join(tmpdir(), "tapedeck-segments-"));
+    const db = new Database(":memory:");
+    try {
+      prepareSchema(db);
+      const store = createSessionStore({ home });
+      const segments = () =>
+        db.prepare<[], { n: number }>("SELECT count(DISTINCT segid) AS n FROM event_fts_idx").get()!
+          .n;
+      // Each session after the last in time: their event ids only grow as the sync goes.
+      let hour = 0;
+      const addSessions = async (count: number) => {
+        for (let index = 0; index < count; index += 1) {
+          const start = new Date(Date.UTC(2026, 0, 1, (hour += 1)));
+          const log = eventLogBuilder({ start }).turn().user(`heron ${hour}`).assistant("noted");
+          await store.adoptLog(log.end().jsonl());
+        }
+      };
+      const indexer = new Indexer(db, store);
+      await addSessions(1);
+      await indexer.syncAll();
+      expect(segments()).toBe(1);
+      // FTS5 writes its pending rows as a segment at a commit, but also at every statement
+      // savepoint (a trigger on `sessions` opened one per session: see BUMP_GENERATION) and
+      // before any rowid lower than the last one written: either would leave more segments.
+      await addSessions(3);
+      await indexer.syncAll();
+      expect(segments()).toBe(2);
+    } finally {
+      db.close();
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
