@@ -79,7 +79,8 @@ describe("FTS segments written by a sync", () => {
       let hour = 0;
       const addSessions = async (count: number) => {
         for (let index = 0; index < count; index += 1) {
-          const start = new Date(Date.UTC(2026, 0, 1, (hour += 1)));
+          hour += 1;
+          const start = new Date(Date.UTC(2026, 0, 1, hour));
           const log = eventLogBuilder({ start }).turn().user(`heron ${hour}`).assistant("noted");
           await store.adoptLog(log.end().jsonl());
         }
