@@ -106,6 +106,21 @@ function scanModule(): object | null {
 }
 
 /**
+ * A WebAssembly memory of at least `capacity` bytes, or `undefined` when none can be had (each
+ * reserves address space of its own: a process holding very many runs out; the encoder then
+ * scans in JavaScript).
+ */
+function wasmMemory(capacity: number): WasmMemory | undefined {
+  try {
+    return wasm === undefined
+      ? undefined
+      : new wasm.Memory({ initial: Math.ceil(capacity / PAGE) });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The same scan in JavaScript, a byte at a time: where WebAssembly is missing (`--jitless`), and
  * the reference the tests hold the SIMD scan to.
  */
@@ -130,14 +145,15 @@ export class ScanBuffer {
 
   constructor(capacity: number, simd = true) {
     const module = simd ? scanModule() : null;
-    if (module === null || wasm === undefined) {
+    const memory = module === null ? undefined : wasmMemory(capacity);
+    if (module === null || memory === undefined || wasm === undefined) {
       this.bytes = Buffer.allocUnsafeSlow(capacity);
       return;
     }
-    this.memory = new wasm.Memory({ initial: Math.ceil(capacity / PAGE) });
-    const instance = new wasm.Instance(module, { e: { m: this.memory } });
+    this.memory = memory;
+    const instance = new wasm.Instance(module, { e: { m: memory } });
     this.simdScan = instance.exports.s as (from: number, to: number) => number;
-    this.bytes = Buffer.from(this.memory.buffer);
+    this.bytes = Buffer.from(memory.buffer);
   }
 
   /** True when the scan runs as WebAssembly SIMD (Node 20 has it, unless `--jitless`). */
