@@ -9,7 +9,7 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { writeSession } from "../bench/corpus";
-import { FIRST_PAGE_ID } from "../src/shared/page-ids";
+import { FIRST_PAGE_ID, THEME_COOKIE } from "../src/shared/page-ids";
 import { setupBrowserSuite, VIEWPORT, withoutFirstView } from "./browser-harness";
 import { appendUntilOnScreen, openTurn, scrollTimelineToEnd } from "./live-append";
 import { BIDI_COMMAND, IMG_TEXT, SCRIPT_TEXT, seedHome } from "./seed";
@@ -161,6 +161,11 @@ describe("the server-drawn first view", () => {
     await toggle.click();
     await toggle.click();
     await expect.poll(() => toggle.innerText()).toBe("Theme: dark");
+    // A cookie the page writes reaches the browser's cookie store a moment later (it failed
+    // under load reading the first click's "light").
+    const theme = async () =>
+      (await page.context().cookies()).find((cookie) => cookie.name === THEME_COOKIE)?.value;
+    await expect.poll(theme).toBe("dark");
     const cookies = await page.context().cookies();
     const bare = await withoutScript(`?session=${suite.seeded.english}`);
     try {
