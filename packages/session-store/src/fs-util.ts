@@ -109,6 +109,27 @@ export function tempPathIn(directory: string, label: string): string {
   return join(directory, `.${label}.${tempStamp}.${tempCount.toString(36)}.tmp`);
 }
 
+/**
+ * The process id in the name of a temp file `tempPathIn(…, label)` made, when `name` is one of
+ * those (of any process); else `undefined`.
+ */
+export function tempOwnerPid(name: string, label: string): number | undefined {
+  const prefix = `.${label}.`;
+  if (!name.startsWith(prefix) || !name.endsWith(".tmp")) return undefined;
+  const match = /^([1-9][0-9]{0,9})\.[0-9a-f]{12}\.[0-9a-z]+\.tmp$/.exec(name.slice(prefix.length));
+  return match === null ? undefined : Number(match[1]);
+}
+
+/** Whether a process of id `pid` runs on this machine (`kill(pid, 0)`: EPERM means it does). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return hasErrorCode(error, "EPERM");
+  }
+}
+
 /** Removes `path` if it exists (a plain unlink: `rmSync` walks it as a tree first). */
 export function removeFile(path: string): void {
   try {

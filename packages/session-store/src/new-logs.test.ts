@@ -1,8 +1,10 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { testTempDir } from "@tapedeck/test-temp";
 import { describe, expect, it } from "vitest";
 import { createSessionStore } from "./file-store";
+import { NewLogs } from "./new-logs";
 
 const seed = [
   {
@@ -75,5 +77,63 @@ describe("new logs written without fsync", () => {
     expect(readFileSync(store.pathOf(ids[0]!)).equals(before)).toBe(true);
     await store.syncLogs([ids[0]!]);
     await until(() => temps(store.sessionsDir).length === 0);
+  });
+});
+
+describe("spares an interrupted import left", () => {
+  /** A process id that is not running: a child's, once it has exited. */
+  function deadPid(): number {
+    const child = spawnSync(process.execPath, ["-e", "0"]);
+    if (child.pid === undefined) throw new Error("no child");
+    return child.pid;
+  }
+
+  it("are removed by the next store that makes spares; those of running processes are kept unless an hour old", async () => {
+    const home = testTempDir("tapedeck-new-logs-");
+    const sessionsDir = join(home, "sessions");
+    mkdirSync(sessionsDir, { recursive: true });
+    const name = (pid: number, n: number) => `.new-log.${pid}.0123456789ab.${n}.tmp`;
+    const dead = [name(deadPid(), 1), name(deadPid(), 2)];
+    const live = name(process.pid, 3);
+    const oldLive = name(process.pid, 4);
+    const others = [".new-log.12.tmp", ".other.1.0123456789ab.1.tmp", "notes.tmp"];
+    for (const file of [...dead, live, oldLive, ...others])
+      writeFileSync(join(sessionsDir, file), "");
+    const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    utimesSync(join(sessionsDir, oldLive), twoHoursAgo, twoHoursAgo);
+    const logs = new NewLogs(sessionsDir, home, (sessionId) =>
+      join(sessionsDir, `${sessionId}.jsonl`),
+    );
+    logs.write(ids[0]!, Buffer.from("{}\n"), false);
+    await logs.sweptLeftovers();
+    const left = new Set(readdirSync(sessionsDir));
+    for (const file of [...dead, oldLive]) expect(left.has(file)).toBe(false);
+    for (const file of [live, ...others]) expect(left.has(file)).toBe(true);
+    await logs.sync([ids[0]!]);
+  });
+
+  it("a process stopped by Ctrl-C in an import leaves spares the next import removes", async () => {
+    const home = testTempDir("tapedeck-new-logs-");
+    const store = createSessionStore({ home });
+    const child = spawnSync(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "-e",
+        `import { createSessionStore } from ${JSON.stringify(join(import.meta.dirname, "file-store.ts"))};
+         const store = createSessionStore({ home: ${JSON.stringify(home)} });
+         await store.create({ ...${JSON.stringify(options(ids[0]!))}, durable: false });
+         await new Promise((resolve) => setTimeout(resolve, 300));
+         process.kill(process.pid, "SIGINT");`,
+      ],
+      { encoding: "utf8" },
+    );
+    expect(child.signal).toBe("SIGINT");
+    expect(temps(store.sessionsDir).length).toBeGreaterThan(0);
+    await store.create({ ...options(ids[1]!), durable: false });
+    await store.syncLogs([ids[1]!]);
+    await until(() => temps(store.sessionsDir).length === 0);
+    expect((await store.sessionIds()).sort()).toEqual([ids[0]!, ids[1]!].sort());
   });
 });
