@@ -50,3 +50,4 @@ export {
   type WriteOptions,
   writeConverted,
 } from "./write-session";
+export { MAX_DECOMPRESSED_BYTES, SourceTooLargeError } from "./zstd-size";

@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { decompress } from "fzstd";
 import type { SkippedLine } from "./types";
+import { MAX_DECOMPRESSED_BYTES, SourceTooLargeError, zstdSizeBound } from "./zstd-size";
 
 /** One line of a source file. */
 export interface SourceLine {
@@ -71,10 +72,19 @@ export function splitLines(
   return { lines, skipped };
 }
 
-/** The bytes of a source file; `.zst` files are decompressed (pure JS, Node 20 has no zstd). */
+/**
+ * The bytes of a source file; `.zst` files are decompressed (pure JS, Node 20 has no zstd).
+ *
+ * @throws SourceTooLargeError for a `.zst` whose headers say it decompresses past
+ * `MAX_DECOMPRESSED_BYTES` (checked before anything is decompressed)
+ */
 export function readSourceBytes(path: string): Uint8Array {
   const bytes = readFileSync(path);
-  return path.endsWith(".zst") ? decompress(bytes) : bytes;
+  if (!path.endsWith(".zst")) return bytes;
+  const bound = zstdSizeBound(bytes);
+  if (bound !== undefined && bound > MAX_DECOMPRESSED_BYTES)
+    throw new SourceTooLargeError(path, bound);
+  return decompress(bytes);
 }
 
 /** A parsed line, or the reason it was skipped. */
