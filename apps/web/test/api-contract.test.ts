@@ -3,30 +3,15 @@
  * server registers, and the client's calls (paths, methods, queries, bodies) are accepted by the
  * server's strict schemas. The types are checked by `pnpm typecheck` (see `api-contract.check.ts`).
  */
-import { rmSync } from "node:fs";
-import { scriptedProvider } from "@tapedeck/agent/testing";
-import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ApiError, api, openSse, request } from "../src/client/api";
-import { createApp, createMemoryIndex, type WebApp } from "../src/server/index";
 import { apiRoutes } from "../src/shared/api-contract";
-import { type SeededHome, seedHome } from "./seed";
+import { setupApiHome } from "./api-home";
 
-let seeded: SeededHome;
-let store: SessionStore;
-let web: WebApp;
+const home = setupApiHome();
 
 beforeEach(() => {
-  seeded = seedHome();
-  store = createSessionStore({ home: seeded.home });
-  const provider = scriptedProvider([]);
-  web = createApp({
-    store,
-    index: createMemoryIndex(store),
-    agent: { model: "openai:gpt-4.1-mini", provider: () => provider, cwd: seeded.work },
-    demoLogs: async () => [],
-    token: "secret",
-  });
+  home.makeApp([], { demoLogs: async () => [], token: "secret" });
   // The client in Node: its fetch goes to the app in-process, its token to a stand-in storage.
   const storage = new Map<string, string>([["tapedeck.token", "secret"]]);
   vi.stubGlobal("sessionStorage", {
@@ -34,23 +19,20 @@ beforeEach(() => {
     setItem: (key: string, value: string) => storage.set(key, value),
   });
   vi.stubGlobal("fetch", (input: string, init?: RequestInit) =>
-    web.app.request(`http://127.0.0.1${input}`, {
+    home.web.app.request(`http://127.0.0.1${input}`, {
       ...init,
       headers: { ...Object.fromEntries(new Headers(init?.headers)), host: "127.0.0.1" },
     }),
   );
 });
 
-afterEach(async () => {
+afterEach(() => {
   vi.unstubAllGlobals();
-  await web.close();
-  rmSync(seeded.home, { recursive: true, force: true });
-  rmSync(seeded.work, { recursive: true, force: true });
 });
 
 describe("the API contract", () => {
   it("names exactly the /api routes the server registers", () => {
-    const registered = web.app.routes
+    const registered = home.web.app.routes
       .filter((route) => route.path.startsWith("/api/") && route.method !== "ALL")
       .map((route) => `${route.method} ${route.path}`);
     expect(new Set(registered)).toEqual(new Set(apiRoutes));
@@ -59,13 +41,13 @@ describe("the API contract", () => {
 
   it("the client's reads are answered by the server", async () => {
     expect((await api.config()).demoAvailable).toBe(true);
-    expect((await api.workspaces()).items.map((item) => item.id)).toContain(seeded.workspace);
-    const page = await api.sessions({ workspace: seeded.workspace, status: "completed" });
-    expect(page.items.map((item) => item.id)).toContain(seeded.english);
+    expect((await api.workspaces()).items.map((item) => item.id)).toContain(home.seeded.workspace);
+    const page = await api.sessions({ workspace: home.seeded.workspace, status: "completed" });
+    expect(page.items.map((item) => item.id)).toContain(home.seeded.english);
     expect(page.items[0]?.shortId.length).toBeGreaterThan(0);
-    const view = await api.sessionPage(seeded.english, { limit: 2 });
-    expect(view.header.sessionId).toBe(seeded.english);
-    const earlier = await api.sessionPage(seeded.english, {
+    const view = await api.sessionPage(home.seeded.english, { limit: 2 });
+    expect(view.header.sessionId).toBe(home.seeded.english);
+    const earlier = await api.sessionPage(home.seeded.english, {
       before: view.firstSeq,
       from: 1,
       ...(view.start === null ? {} : { beforeOffset: view.start }),
@@ -75,22 +57,22 @@ describe("the API contract", () => {
     const hits = await api.events({ q: "kettle", prefix: "last", types: "message" });
     expect(Array.isArray(hits.items)).toBe(true);
     const seq = view.events[1]?.seq ?? 1;
-    expect((await api.trace(seeded.english, seq)).event.seq).toBe(seq);
-    expect((await api.lineage(seeded.fork)).ancestors.map((item) => item.session.id)).toContain(
-      seeded.english,
-    );
+    expect((await api.trace(home.seeded.english, seq)).event.seq).toBe(seq);
+    expect(
+      (await api.lineage(home.seeded.fork)).ancestors.map((item) => item.session.id),
+    ).toContain(home.seeded.english);
     expect((await api.runs()).items).toEqual([]);
-    expect(await api.sessionRun(seeded.english)).toEqual({ run: null });
+    expect(await api.sessionRun(home.seeded.english)).toEqual({ run: null });
     expect((await api.importSources()).items.map((item) => item.source)).toContain("codex");
     expect(await request("GET /api/health")).toEqual({ ok: true });
   });
 
   it("the client's writes are accepted by the server's strict body schemas", async () => {
-    expect(await api.setGoal(seeded.english, "boil the kettle")).toEqual({
+    expect(await api.setGoal(home.seeded.english, "boil the kettle")).toEqual({
       goal: "boil the kettle",
     });
-    const forked = await api.fork(seeded.english, 2);
-    expect(forked.parent).toEqual({ sessionId: seeded.english, seq: 2 });
+    const forked = await api.fork(home.seeded.english, 2);
+    expect(forked.parent).toEqual({ sessionId: home.seeded.english, seq: 2 });
     expect(await api.loadDemo()).toEqual({ added: [], skipped: [] });
   });
 

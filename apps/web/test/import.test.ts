@@ -6,7 +6,7 @@ import { scriptedProvider } from "@tapedeck/agent/testing";
 import { createSessionStore } from "@tapedeck/session-store";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp, createMemoryIndex, type WebApp } from "../src/server/index";
-import { readSse, type SseMessage } from "./sse";
+import { collect } from "./sse";
 
 const samples = fileURLToPath(
   new URL("../../../packages/importers/__fixtures__/samples", import.meta.url),
@@ -34,13 +34,6 @@ function setup() {
     importEnvironment: { HOME: userHome },
   });
   return web.app;
-}
-
-async function collect(response: Response): Promise<SseMessage[]> {
-  const events: SseMessage[] = [];
-  if (response.body !== null)
-    for await (const message of readSse(response.body)) events.push(message);
-  return events;
 }
 
 const post = (body: unknown) => ({
