@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildTree, treeSessions } from "./entry-tree";
+import { appendOnlyTreeSessions, buildTree, type TreeNode, treeSessions } from "./entry-tree";
 
 interface Entry {
   id: string;
@@ -11,14 +11,65 @@ const key = { tool: "pi" as const, sessionId: "s" };
 
 /** The sessions of `entries` as `sessionId: line numbers`. */
 function sessionsOf(entries: Entry[], opensBranch?: (entry: Entry) => boolean): string[] {
-  const nodes = buildTree(
-    entries.map((value, index) => ({ value, line: index + 1, offset: 0 })),
-    { id: (entry) => entry.id, parentId: (entry) => entry.parentId },
-  );
-  return treeSessions(key, nodes, opensBranch).map(
+  return treeSessions(key, nodesOf(entries), opensBranch).map(
     (session) => `${session.key.sessionId}: ${session.nodes.map((node) => node.line).join(",")}`,
   );
 }
+
+function nodesOf(entries: Entry[]): TreeNode<Entry>[] {
+  return buildTree(
+    entries.map((value, index) => ({ value, line: index + 1, offset: 0 })),
+    { id: (entry) => entry.id, parentId: (entry) => entry.parentId },
+  );
+}
+
+/** {@link appendOnlyTreeSessions} as `sessionId: line numbers < forked session`. */
+function appendOnlyOf(entries: Entry[]): string[] {
+  return appendOnlyTreeSessions(key, nodesOf(entries)).map(
+    (session) =>
+      `${session.key.sessionId}: ${session.nodes.map((node) => node.line).join(",")}` +
+      (session.forkOf === undefined ? "" : ` < ${session.forkOf.sessionId}`),
+  );
+}
+
+describe("appendOnlyTreeSessions", () => {
+  const tree = [
+    { id: "a" },
+    { id: "b", parentId: "a" },
+    { id: "c", parentId: "b" },
+    { id: "d", parentId: "a" },
+    { id: "e", parentId: "d" },
+  ];
+
+  it("follows first children; a later child starts a session forking the one holding its parent", () => {
+    expect(appendOnlyOf(tree)).toEqual(["s: 1,2,3", "s#d: 1,4,5 < s"]);
+    // A branch of the branch forks the branch; a second root forks the main session.
+    expect(
+      appendOnlyOf([...tree, { id: "f", parentId: "d" }, { id: "g" }, { id: "h", parentId: "g" }]),
+    ).toEqual(["s: 1,2,3", "s#d: 1,4,5 < s", "s#f: 1,4,6 < s#d", "s#g: 7,8 < s"]);
+  });
+
+  it("keeps every session's name and entries when entries are appended anywhere (only grows)", () => {
+    const before = appendOnlyOf(tree);
+    const after = appendOnlyOf([
+      ...tree,
+      { id: "x", parentId: "c" },
+      { id: "y", parentId: "b" },
+      { id: "z", parentId: "e" },
+    ]);
+    expect(after).toEqual(["s: 1,2,3,6", "s#d: 1,4,5,8 < s", "s#y: 1,2,7 < s"]);
+    for (const [index, session] of before.entries()) {
+      const [name, lines] = session.split(" < ")[0]!.split(": ");
+      expect(after[index]!.startsWith(`${name}: ${lines}`)).toBe(true);
+    }
+  });
+
+  it("gives an entry in a cycle (no way in from a root) a session of its own", () => {
+    expect(
+      appendOnlyOf([{ id: "a" }, { id: "b", parentId: "c" }, { id: "c", parentId: "b" }]),
+    ).toEqual(["s: 1", "s#b: 2,3 < s"]);
+  });
+});
 
 describe("treeSessions", () => {
   it("reads a chain (each entry's parent the one before) as one session in file order", () => {

@@ -1,8 +1,10 @@
 /**
  * Sources whose entries form a tree (pi's `id`/`parentId`, Claude Code's `uuid`/`parentUuid`):
- * which entries make up the main session and which make up each branch. One rule for both: the
- * path to the last entry of the file is the session, and every other leaf is a branch, imported as
- * its own session that forks the main one by reference where they part.
+ * which entries make up the main session and which make up each branch, each branch imported as
+ * its own session that forks another by reference where they part. Claude Code's rule
+ * ({@link treeSessions}): the path to the last entry of the file is the session. pi's
+ * ({@link appendOnlyTreeSessions}): the first child at every entry, so that a re-import after a
+ * branch switch finds the sessions it wrote before.
  */
 import type { SourceKey } from "../types";
 import type { SourceEntry } from "./common";
@@ -149,6 +151,68 @@ export function treeSessions<T>(
     });
   }
   return [{ key, nodes: main }, ...branches.reverse()];
+}
+
+/**
+ * The sessions of an append-only tree (pi's), named so that entries appended later never rename or
+ * rewrite one: a re-import then finds every session it wrote before and only appends to it, and a
+ * branch started since becomes a new session. From each entry that starts a session, the session
+ * follows the first child (in file order) of every entry; a later child starts a session of its
+ * own. The first root starts the main one (`key`); one started at entry `c` is `<sessionId>#<c's id>`
+ * and forks, where they part (`c`'s parent), the session holding `c`'s parent (a later root's forks
+ * the main one). Appending to a file only lengthens a session's first-child path or adds children
+ * after the first, so what each key names only grows. Sessions come in the file order of the
+ * entries that start them, so a session comes after the one it forks.
+ */
+export function appendOnlyTreeSessions<T>(
+  key: SourceKey,
+  nodes: readonly TreeNode<T>[],
+): TreeSession<T>[] {
+  if (nodes.length === 0) return [];
+  if (isOneChain(nodes)) return [{ key, nodes: [...nodes] }];
+  const byId = new Map(nodes.map((node) => [node.id, node]));
+  const children = new Map<string, TreeNode<T>[]>();
+  for (const node of nodes) {
+    if (node.parentId === undefined || !byId.has(node.parentId)) continue;
+    const siblings = children.get(node.parentId) ?? [];
+    siblings.push(node);
+    children.set(node.parentId, siblings);
+  }
+  const ownerOf = new Map<TreeNode<T>, SourceKey>();
+  const started: { start: TreeNode<T>; key: SourceKey; own: TreeNode<T>[] }[] = [];
+  const startAt = (start: TreeNode<T>) => {
+    const own: TreeNode<T>[] = [];
+    const sessionKey =
+      started.length === 0 ? key : { tool: key.tool, sessionId: `${key.sessionId}#${start.id}` };
+    // Down the first children; an entry met again (a cycle, a repeated id) ends the walk.
+    for (let node: TreeNode<T> | undefined = start; node !== undefined && !ownerOf.has(node); ) {
+      ownerOf.set(node, sessionKey);
+      own.push(node);
+      node = children.get(node.id)?.[0];
+    }
+    started.push({ start, key: sessionKey, own });
+  };
+  for (const node of nodes) {
+    const parent = node.parentId === undefined ? undefined : byId.get(node.parentId);
+    if (parent === undefined || children.get(parent.id)?.[0] !== node) startAt(node);
+  }
+  // Entries no walk reached (a cycle with no way in) start sessions of their own.
+  for (const node of nodes) if (!ownerOf.has(node)) startAt(node);
+  return started.map(({ start, key: sessionKey, own }, index) => {
+    if (index === 0) return { key: sessionKey, nodes: own };
+    const mine = new Set(own);
+    // The entry it hangs from, unless it has none or it is its own (a cycle): then it forks the
+    // main session, sharing nothing.
+    const named = start.parentId === undefined ? undefined : byId.get(start.parentId);
+    const parent = named === undefined || mine.has(named) ? undefined : named;
+    const above = parent === undefined ? [] : pathTo(parent, byId).filter((n) => !mine.has(n));
+    return {
+      key: sessionKey,
+      nodes: [...above, ...own].sort((a, b) => a.index - b.index),
+      forkOf: (parent === undefined ? undefined : ownerOf.get(parent)) ?? key,
+      ...(parent === undefined ? {} : { divergence: parent }),
+    };
+  });
 }
 
 /**

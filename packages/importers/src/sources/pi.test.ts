@@ -103,7 +103,7 @@ describe("convertPi", () => {
     replays(session);
   });
 
-  it("imports a v3 tree: the last leaf's path is the session, every other leaf a branch that forks it", () => {
+  it("imports a v3 tree: the first child's path is the session, a later child starts a branch that forks it", () => {
     const { sessions } = convertPi(
       fileOf("/s/b.jsonl", [
         header(3),
@@ -123,9 +123,10 @@ describe("convertPi", () => {
         assistant("c2", "c1", [{ type: "text", text: "better answer" }]),
       ]),
     );
+    // Named after where each starts, not after the current leaf: a later `/tree` renames nothing.
     expect(sessions.map((session) => session.key.sessionId)).toEqual([
       "2638daee-0588-4baa-bd33-68b4c002818e",
-      "2638daee-0588-4baa-bd33-68b4c002818e#b2",
+      "2638daee-0588-4baa-bd33-68b4c002818e#c0",
     ]);
     const [main, branch] = sessions;
     const texts = (events: ConvertedSession["events"]) =>
@@ -133,15 +134,16 @@ describe("convertPi", () => {
     expect(texts(main!.events)).toEqual([
       "first question",
       "first answer",
-      "better follow-up",
-      "better answer",
-    ]);
-    expect(typesOf(main!.events)).toContain("x-pi-branch-summary");
-    expect(texts(branch!.events)).toEqual([
-      "first question",
-      "first answer",
       "abandoned follow-up",
       "abandoned answer",
+    ]);
+    expect(typesOf(branch!.events)).toContain("x-pi-branch-summary");
+    expect(typesOf(main!.events)).not.toContain("x-pi-branch-summary");
+    expect(texts(branch!.events).filter((text) => text !== "tried something")).toEqual([
+      "first question",
+      "first answer",
+      "better follow-up",
+      "better answer",
     ]);
     expect(branch?.forkOf).toEqual(main?.key);
     replays(main!);

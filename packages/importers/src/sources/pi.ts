@@ -17,7 +17,7 @@ import {
   type SourceFile,
   stringField,
 } from "./common";
-import { buildTree, type TreeNode, treeSessions } from "./entry-tree";
+import { appendOnlyTreeSessions, buildTree, type TreeNode } from "./entry-tree";
 
 const entrySchema = z.looseObject({
   type: z.string(),
@@ -30,10 +30,12 @@ type Entry = z.infer<typeof entrySchema>;
 type Node = TreeNode<Entry>;
 
 /**
- * Converts one pi session file. v1 files are linear; v2/v3 files are a tree (`id`/`parentId`):
- * the path from the last entry back to the root is the session, and every other leaf is a branch
- * (from `/tree`) imported as its own session (`origin.sessionId` = `<id>#<leaf id>`) that is a
- * fork by reference of the main one at the last turn they share. A file forked from another
+ * Converts one pi session file. v1 files are linear; v2/v3 files are a tree (`id`/`parentId`)
+ * that pi only appends to: the session follows the first child of every entry, and every later
+ * child (a branch `/tree` started) starts a session of its own (`origin.sessionId` =
+ * `<id>#<first entry id>`), a fork by reference of the session it branched from at the last turn
+ * they share. A re-import after a branch switch thus finds every session it wrote (same origin
+ * ids, each only grown) and writes only the new branch (see `appendOnlyTreeSessions`). A file forked from another
  * (header `parentSession`) is a fork by reference of that file's session, matched by content.
  */
 export function convertPi(file: SourceFile): Conversion {
@@ -73,7 +75,7 @@ export function convertPi(file: SourceFile): Conversion {
           forkOf: { tool: "pi", sessionId: baseName(parentFile).replace(/^.*_/, "") },
           forkMatch: "content",
         };
-  for (const tree of treeSessions(key, nodes)) {
+  for (const tree of appendOnlyTreeSessions(key, nodes)) {
     const converted = convertPath(tree.key, key, tree.nodes, createdAt, header);
     if (converted.events.length === 0) continue;
     sessions.push({
