@@ -97,13 +97,7 @@ export function treeSessions<T>(
   // Most files are one chain (each entry's parent the entry before): that is the whole session.
   if (isOneChain(nodes)) return [{ key, nodes: [...nodes] }];
   const byId = new Map(nodes.map((node) => [node.id, node]));
-  const children = new Map<string, TreeNode<T>[]>();
-  for (const node of nodes) {
-    if (node.parentId === undefined || !byId.has(node.parentId)) continue;
-    const siblings = children.get(node.parentId) ?? [];
-    siblings.push(node);
-    children.set(node.parentId, siblings);
-  }
+  const children = childrenOf(nodes, byId);
   const branching = new Set<string>();
   if (opensBranch !== undefined) {
     // Children come after their parents in a file: one backward pass marks every subtree that
@@ -171,13 +165,7 @@ export function appendOnlyTreeSessions<T>(
   if (nodes.length === 0) return [];
   if (isOneChain(nodes)) return [{ key, nodes: [...nodes] }];
   const byId = new Map(nodes.map((node) => [node.id, node]));
-  const children = new Map<string, TreeNode<T>[]>();
-  for (const node of nodes) {
-    if (node.parentId === undefined || !byId.has(node.parentId)) continue;
-    const siblings = children.get(node.parentId) ?? [];
-    siblings.push(node);
-    children.set(node.parentId, siblings);
-  }
+  const children = childrenOf(nodes, byId);
   const ownerOf = new Map<TreeNode<T>, SourceKey>();
   const started: { start: TreeNode<T>; key: SourceKey; own: TreeNode<T>[] }[] = [];
   const startAt = (start: TreeNode<T>) => {
@@ -213,6 +201,21 @@ export function appendOnlyTreeSessions<T>(
       ...(parent === undefined ? {} : { divergence: parent }),
     };
   });
+}
+
+/** Each entry's children by its id, in file order (an unknown parent makes a root). */
+function childrenOf<T>(
+  nodes: readonly TreeNode<T>[],
+  byId: ReadonlyMap<string, TreeNode<T>>,
+): Map<string, TreeNode<T>[]> {
+  const children = new Map<string, TreeNode<T>[]>();
+  for (const node of nodes) {
+    if (node.parentId === undefined || !byId.has(node.parentId)) continue;
+    const siblings = children.get(node.parentId) ?? [];
+    siblings.push(node);
+    children.set(node.parentId, siblings);
+  }
+  return children;
 }
 
 /**
