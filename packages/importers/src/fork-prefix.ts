@@ -37,6 +37,16 @@ export function withParentEvents(
   return [...inherited, ...drafts.slice(count)];
 }
 
+/** True when the two say the same with `seq` and the ids a source may add later aside. */
+export function sameButIds(event: object, draft: object): boolean {
+  return canonical(withoutIds(event)) === canonical(withoutIds(draft));
+}
+
+function withoutIds(event: object): Record<string, unknown> {
+  const { seq: _seq, runId: _runId, entryId: _entryId, ...rest } = event as Record<string, unknown>;
+  return rest;
+}
+
 /** The event as canonical JSON without `seq`, `ts` and `runId`. */
 function content(event: object): string {
   const { seq: _seq, ts: _ts, runId: _runId, ...rest } = event as Record<string, unknown>;

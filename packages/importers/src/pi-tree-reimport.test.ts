@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSessionStore } from "@tapedeck/session-store";
 import { testTempDir } from "@tapedeck/test-temp";
@@ -47,11 +47,23 @@ function setup() {
   const store = createSessionStore({ home: join(root, "home") });
   const run = () => importSessions({ store, source: "pi", paths: [join(root, "sessions")] });
   const append = (...entries: object[]) => appendFileSync(file, lines(entries));
+  const rewrite = (change: (entries: Record<string, unknown>[]) => object[]) =>
+    writeFileSync(
+      file,
+      lines(
+        change(
+          readFileSync(file, "utf8")
+            .trim()
+            .split("\n")
+            .map((line) => JSON.parse(line)),
+        ),
+      ),
+    );
   const contents = async (sessionId: string) =>
     (await store.readSession(sessionId)).events.flatMap((event) =>
       "content" in event ? [event.content] : [],
     );
-  return { store, run, append, contents };
+  return { store, run, append, rewrite, contents };
 }
 
 describe("pi tree re-import", () => {
@@ -102,6 +114,41 @@ describe("pi tree re-import", () => {
     const fourth = await run();
     expect(fourth.counts).toEqual({ created: 0, appended: 1, forked: 0, unchanged: 1 });
     expect(await contents(main.sessionId)).toHaveLength(8);
+    expect((await store.list()).length).toBe(2);
+  });
+
+  it("recognises a v1 file pi rewrote as v3 (new random entry ids) and writes only the branch", async () => {
+    const { store, run, append, rewrite, contents } = setup();
+    // As pi wrote it before version 2: no ids.
+    rewrite((entries) =>
+      entries.map(({ id: _id, parentId: _parentId, version: _version, ...rest }) => rest),
+    );
+    const first = await run();
+    const main = first.files[0]!.sessions[0]!;
+    expect(first.counts.created).toBe(1);
+    // pi opens it: migrates it to version 3 (an id and parentId on every entry, chained) and
+    // rewrites the file; then `/tree` back to the first answer and a new prompt there.
+    rewrite((entries) =>
+      entries.map((entry, index) =>
+        index === 0
+          ? { ...entry, version: 3 }
+          : { ...entry, id: `m${index}`, parentId: index === 1 ? null : `m${index - 1}` },
+      ),
+    );
+    append(user("b1", "m2", 10, "other two"), answer("b2", "b1", 11, "other second"));
+    const second = await run();
+    expect(second.counts).toEqual({ created: 1, appended: 0, forked: 0, unchanged: 1 });
+    const branch = second.files[0]!.sessions.find((outcome) => outcome.action === "created")!;
+    expect(branch).toMatchObject({ newEvents: 4, forkedFrom: { sessionId: main.sessionId } });
+    expect(await contents(branch.sessionId)).toEqual(["one", "first", "other two", "other second"]);
+    expect((await run()).counts).toEqual({ created: 0, appended: 0, forked: 0, unchanged: 2 });
+
+    // The migrated path grows: only the new turn is appended to the session imported from v1.
+    append(user("m7", "m6", 12, "four"), answer("m8", "m7", 13, "fourth"));
+    const third = await run();
+    expect(third.counts).toEqual({ created: 0, appended: 1, forked: 0, unchanged: 1 });
+    expect(await contents(main.sessionId)).toHaveLength(8);
+    expect((await run()).counts).toEqual({ created: 0, appended: 0, forked: 0, unchanged: 2 });
     expect((await store.list()).length).toBe(2);
   });
 });

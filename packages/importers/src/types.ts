@@ -55,6 +55,12 @@ export interface ConvertedSession {
    * as the parent's events.
    */
   forkMatch?: "content";
+  /**
+   * Set when the source may give entries ids they did not have before (pi rewrites a version-1
+   * file as version 3, with a random `id` on every entry, which also names the runs): the
+   * session's events then match the ones already imported with `entryId` and `runId` aside.
+   */
+  idsMayBeAdded?: true;
   /** The source session this one is a sub-agent of (Claude sidechains, opencode `parentID`). */
   parentOf?: SourceKey;
   /** More provenance for the header's `origin` (a Tapedeck fork export's `parent`). */

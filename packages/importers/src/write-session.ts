@@ -10,7 +10,13 @@ import {
   type SessionStore,
   type SessionWriter,
 } from "@tapedeck/session-store";
-import { canonical, contentPrefix, leadingMatches, withParentEvents } from "./fork-prefix";
+import {
+  canonical,
+  contentPrefix,
+  leadingMatches,
+  sameButIds,
+  withParentEvents,
+} from "./fork-prefix";
 import { importedSessionId } from "./ids";
 import type { ConvertedSession, SourceKey, TimedDraft } from "./types";
 
@@ -147,7 +153,7 @@ async function reconcile(
   append: ((drafts: TimedDraft[]) => Promise<void>) | undefined,
 ): Promise<SessionOutcome> {
   const { key, events } = converted;
-  const common = commonPrefix(existing, events);
+  const common = commonPrefix(existing, events, converted.idsMayBeAdded);
   if (common === events.length) {
     // Nothing new in the source (the session may have been continued here since).
     return { key, sessionId: latest.sessionId, action: "unchanged", newEvents: 0 };
@@ -192,7 +198,7 @@ async function createNew(
       : await latestGeneration(store, converted.forkOf, undefined);
   if (parent !== undefined) {
     const parentEvents = (await store.readSession(parent.sessionId)).events;
-    const atSeq = turnBoundary(events, commonPrefix(parentEvents, events));
+    const atSeq = turnBoundary(events, commonPrefix(parentEvents, events, converted.idsMayBeAdded));
     if (atSeq > 0) {
       const rest = events.slice(atSeq);
       if (!dryRun) await forkAndAppend(store, converted, parent.sessionId, atSeq, sessionId, rest);
@@ -366,12 +372,22 @@ function compareAsText(
 /** The line a draft would be written as, for {@link compareAsText} (one at a time, synchronous). */
 const compareLine = new LineEncoder();
 
-/** How many leading events of the session equal the converted drafts (seq aside). */
+/**
+ * How many leading events of the session equal the converted drafts (seq aside; with
+ * `idsMayBeAdded`, entry and run ids aside too, see `ConvertedSession.idsMayBeAdded`).
+ */
 export function commonPrefix(
   existing: readonly SessionEvent[],
   drafts: readonly TimedDraft[],
+  idsMayBeAdded?: boolean,
 ): number {
-  return leadingMatches(existing, drafts, sameEvent);
+  return leadingMatches(
+    existing,
+    drafts,
+    idsMayBeAdded === true
+      ? (event, draft) => sameEvent(event, draft) || sameButIds(event, draft)
+      : sameEvent,
+  );
 }
 
 /**

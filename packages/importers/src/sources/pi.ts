@@ -64,7 +64,8 @@ export function convertPi(file: SourceFile): Conversion {
     },
   );
   const sessions: ConvertedSession[] = [];
-  const base = { path: file.path, cwd, createdAt };
+  // pi rewrites a v1 file as v3 when it opens it, with new random ids on every entry.
+  const base = { path: file.path, cwd, createdAt, idsMayBeAdded: true as const };
   // A file pi wrote by forking another (`/fork`: the path to an entry, copied with its ids and
   // times) names that file: the session forks its session where they still say the same.
   const parentFile = stringField(header, "parentSession");
