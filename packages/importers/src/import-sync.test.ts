@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
 import { testTempDir } from "@tapedeck/test-temp";
@@ -99,13 +99,11 @@ describe("importSessions flushes new logs in the background", () => {
         paths: [piFolder(40)],
       }),
     ).rejects.toBe(failure);
-    // With the flush replaced, the store's spare temp files go once unused for a second; the
-    // folder's removal at the end raced with them (ENOTEMPTY, once under load).
-    const temps = () => readdirSync(store.sessionsDir).filter((name) => name.endsWith(".tmp"));
-    for (let waited = 0; temps().length > 0; waited += 20) {
-      if (waited > 10_000) throw new Error(`spares left: ${temps().join(", ")}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    // With the flush replaced, the store's spare temp files went only once unused for a second,
+    // and the folder's removal at the end raced with them (ENOTEMPTY, once under load): the
+    // store's own flush of what the import left unflushed releases them now (the store's rule;
+    // no listing of its folder here, see session-store's folder-owner test).
+    await store.syncLogs(await store.sessionIds());
   });
 
   it("flushes nothing in a dry run", async () => {
