@@ -41,7 +41,7 @@ const contents = (events: readonly object[]) =>
   events.flatMap((event) => ("content" in event ? [String(event.content)] : []));
 
 describe("convertClaudeCode: parentUuid branches", () => {
-  it("imports an edited message as the main session and the replaced continuation as a branch forking it", () => {
+  it("imports the conversation an edited message starts as a branch forking the one it replaces, which keeps its name", () => {
     const { sessions } = convertClaudeCode(
       fileOf("/p/s.jsonl", [
         user("u1", null, "list the files"),
@@ -55,21 +55,23 @@ describe("convertClaudeCode: parentUuid branches", () => {
     );
     expect(sessions).toHaveLength(2);
     const [main, branch] = sessions;
+    // The session a first import wrote (before the edit) keeps its name and its entries, so a
+    // re-import finds it unchanged: the file is append-only, and so are the sessions read from it.
     expect(main!.key).toEqual({ tool: "claude-code", sessionId: sid });
     expect(contents(main!.events)).toEqual([
       "list the files",
       "Here they are.",
-      "archive the logs",
-      "Archived.",
+      "delete the logs",
+      "Deleted.",
     ]);
     expect(main!.forkOf).toBeUndefined();
-    expect(branch!.key).toEqual({ tool: "claude-code", sessionId: `${sid}#a2` });
+    expect(branch!.key).toEqual({ tool: "claude-code", sessionId: `${sid}#u3` });
     expect(branch!.forkOf).toEqual(main!.key);
     expect(contents(branch!.events)).toEqual([
       "list the files",
       "Here they are.",
-      "delete the logs",
-      "Deleted.",
+      "archive the logs",
+      "Archived.",
     ]);
     // The turn before the edit is the same events in both: the fork shares it by reference.
     expect(branch!.events.slice(0, 4)).toEqual(main!.events.slice(0, 4));
@@ -122,7 +124,7 @@ describe("convertClaudeCode: parentUuid branches", () => {
     expect(sessions[0]!.events.map((event) => event.type)).toContain("compaction");
   });
 
-  it("makes every abandoned continuation its own branch, each forking the main session", () => {
+  it("makes every later try its own branch, each forking the session of the first", () => {
     const { sessions } = convertClaudeCode(
       fileOf("/p/s.jsonl", [
         user("u1", null, "one"),
@@ -135,12 +137,9 @@ describe("convertClaudeCode: parentUuid branches", () => {
         assistant("za", "z", text("2c")),
       ]),
     );
-    expect(sessions.map((session) => session.key.sessionId)).toEqual([
-      sid,
-      `${sid}#xa`,
-      `${sid}#ya`,
-    ]);
-    expect(contents(sessions[0]!.events).at(-1)).toBe("2c");
+    expect(sessions.map((session) => session.key.sessionId)).toEqual([sid, `${sid}#y`, `${sid}#z`]);
+    expect(contents(sessions[0]!.events).at(-1)).toBe("2a");
+    expect(contents(sessions[2]!.events)).toEqual(["one", "1", "two, third try", "2c"]);
     expect(sessions.slice(1).every((session) => session.forkOf?.sessionId === sid)).toBe(true);
   });
 });

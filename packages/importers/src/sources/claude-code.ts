@@ -20,7 +20,7 @@ import {
   type SourceFile,
   stringField,
 } from "./common";
-import { buildTree, type TreeShape, treeSessions } from "./entry-tree";
+import { appendOnlyTreeSessions, buildTree, type TreeShape } from "./entry-tree";
 
 const entrySchema = z.looseObject({
   type: z.string(),
@@ -64,7 +64,11 @@ function isCommandText(text: string): boolean {
  * Converts one Claude Code transcript and its sub-agent transcripts. The main conversation is
  * one session; every sub-agent (a `subagents/` file or a chain of `isSidechain` entries) is its
  * own session (`origin.sessionId` = `<sessionId>/<agent>`) linked from the parent by an
- * `x-claude-code-subagent` event placed where the sub-agent started.
+ * `x-claude-code-subagent` event placed where the sub-agent started. An edited message or a
+ * rewind (a prompt whose `parentUuid` points back into the tree) starts a session of its own
+ * (`<sessionId>#<its uuid>`), a fork by reference of the one it parted from; the file being
+ * append-only, a re-import finds every session it wrote and appends only what is new (see
+ * `appendOnlyTreeSessions`).
  */
 export function convertClaudeCode(
   main: SourceFile,
@@ -124,7 +128,8 @@ export function convertClaudeCode(
     );
     if (child !== undefined) children.push(child);
   }
-  for (const tree of treeSessions(key, buildTree(mainEntries, claudeTree), opensBranch)) {
+  const nodes = buildTree(mainEntries, claudeTree);
+  for (const tree of appendOnlyTreeSessions(key, nodes, opensBranch)) {
     // A branch links the sub-agents that started before it parted from the main session.
     const parted = isoTime(tree.divergence?.entry.timestamp);
     const links =

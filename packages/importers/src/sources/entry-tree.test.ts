@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { appendOnlyTreeSessions, buildTree, type TreeNode, treeSessions } from "./entry-tree";
+import { appendOnlyTreeSessions, buildTree, type TreeNode } from "./entry-tree";
 
 interface Entry {
   id: string;
@@ -9,13 +9,6 @@ interface Entry {
 
 const key = { tool: "pi" as const, sessionId: "s" };
 
-/** The sessions of `entries` as `sessionId: line numbers`. */
-function sessionsOf(entries: Entry[], opensBranch?: (entry: Entry) => boolean): string[] {
-  return treeSessions(key, nodesOf(entries), opensBranch).map(
-    (session) => `${session.key.sessionId}: ${session.nodes.map((node) => node.line).join(",")}`,
-  );
-}
-
 function nodesOf(entries: Entry[]): TreeNode<Entry>[] {
   return buildTree(
     entries.map((value, index) => ({ value, line: index + 1, offset: 0 })),
@@ -24,8 +17,8 @@ function nodesOf(entries: Entry[]): TreeNode<Entry>[] {
 }
 
 /** {@link appendOnlyTreeSessions} as `sessionId: line numbers < forked session`. */
-function appendOnlyOf(entries: Entry[]): string[] {
-  return appendOnlyTreeSessions(key, nodesOf(entries)).map(
+function appendOnlyOf(entries: Entry[], opensBranch?: (entry: Entry) => boolean): string[] {
+  return appendOnlyTreeSessions(key, nodesOf(entries), opensBranch).map(
     (session) =>
       `${session.key.sessionId}: ${session.nodes.map((node) => node.line).join(",")}` +
       (session.forkOf === undefined ? "" : ` < ${session.forkOf.sessionId}`),
@@ -71,37 +64,69 @@ describe("appendOnlyTreeSessions", () => {
   });
 });
 
-describe("treeSessions", () => {
-  it("reads a chain (each entry's parent the one before) as one session in file order", () => {
+describe("appendOnlyTreeSessions with opensBranch (Claude Code's rule)", () => {
+  const prompt = (entry: Entry) => entry.prompt === true;
+
+  it("reads a chain as one session in file order", () => {
     const chain = [{ id: "a" }, { id: "b", parentId: "a" }, { id: "c", parentId: "b" }];
-    expect(sessionsOf(chain)).toEqual(["s: 1,2,3"]);
-    expect(sessionsOf(chain, () => true)).toEqual(["s: 1,2,3"]);
+    expect(appendOnlyOf(chain, prompt)).toEqual(["s: 1,2,3"]);
+    expect(appendOnlyOf(chain, () => true)).toEqual(["s: 1,2,3"]);
   });
 
-  it("reads a tree as the path to the last entry plus one branch per other leaf", () => {
-    const tree = [
-      { id: "a" },
-      { id: "b", parentId: "a" },
-      { id: "c", parentId: "a" },
-      { id: "d", parentId: "c" },
+  it("keeps a subtree that opens no branch in the session it hangs from, first child or not", () => {
+    // Parallel tool calls: results r1 (of c1) and r2 (of c2) each hang from their own call.
+    const parallel = [
+      { id: "u", prompt: true },
+      { id: "c1", parentId: "u" },
+      { id: "r1", parentId: "c1" },
+      { id: "c2", parentId: "c1" },
+      { id: "r2", parentId: "c2" },
+      { id: "a", parentId: "r2" },
+      { id: "u2", parentId: "a", prompt: true },
     ];
-    expect(sessionsOf(tree)).toEqual(["s: 1,3,4", "s#b: 1,2"]);
+    expect(appendOnlyOf(parallel, prompt)).toEqual(["s: 1,2,3,4,5,6,7"]);
+    // Without the rule every later child is a branch.
+    expect(appendOnlyOf(parallel)).toEqual(["s: 1,2,3", "s#c2: 1,2,4,5,6,7 < s"]);
+  });
+
+  it("starts a session at a prompt typed again, sharing the side subtrees of the path above it", () => {
+    const tree = [
+      { id: "u", prompt: true },
+      { id: "c1", parentId: "u" },
+      { id: "c2", parentId: "c1" },
+      { id: "r1", parentId: "c1" },
+      { id: "r2", parentId: "c2" },
+      { id: "a", parentId: "r2" },
+      { id: "u2", parentId: "a", prompt: true },
+      { id: "a2", parentId: "u2" },
+      { id: "v2", parentId: "a", prompt: true },
+      { id: "b2", parentId: "v2" },
+    ];
+    expect(appendOnlyOf(tree, prompt)).toEqual([
+      "s: 1,2,3,4,5,6,7,8",
+      "s#v2: 1,2,3,4,5,6,9,10 < s",
+    ]);
+    // Appending to either conversation only grows the sessions read before.
+    expect(
+      appendOnlyOf(
+        [...tree, { id: "u3", parentId: "b2", prompt: true }, { id: "x", parentId: "a2" }],
+        prompt,
+      ),
+    ).toEqual(["s: 1,2,3,4,5,6,7,8,12", "s#v2: 1,2,3,4,5,6,9,10,11 < s"]);
   });
 
   it("walks the tree, not the chain, when an id repeats or the first entry names a later parent", () => {
-    // A repeated id: the path from the last entry back (a cycle ends it), not every entry.
     const repeated = [
       { id: "a" },
       { id: "b", parentId: "a" },
       { id: "a", parentId: "b" },
       { id: "c", parentId: "a" },
     ];
-    expect(sessionsOf(repeated)).toEqual(["s: 2,3,4"]);
-    // The first entry's parent is the last one: no root at all.
+    expect(appendOnlyOf(repeated, prompt)).toEqual(["s: 1,2,3,4"]);
     const loop = [
       { id: "a", parentId: "b" },
       { id: "b", parentId: "a" },
     ];
-    expect(sessionsOf(loop)).toEqual(["s: 1,2"]);
+    expect(appendOnlyOf(loop, prompt)).toEqual(["s: 1,2"]);
   });
 });
