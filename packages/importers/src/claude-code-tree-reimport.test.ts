@@ -36,6 +36,8 @@ const text = (value: string) => [{ type: "text", text: value }];
 const call = (id: string) => [{ type: "tool_use", id, name: "Bash", input: { command: id } }];
 const result = (id: string) => [{ type: "tool_result", tool_use_id: id, content: `ran ${id}` }];
 
+const firstTurn = ["one", "ran toolu_a", "ran toolu_b", "first"];
+
 /**
  * A Claude Code transcript of three turns, the first with two parallel tool calls (each result
  * chained to its own call, as Claude Code writes them), and a way to append entries as it does.
@@ -68,14 +70,25 @@ function setup() {
     (await store.readSession(sessionId)).events.flatMap((event) =>
       "content" in event ? [event.content] : "output" in event ? [event.output] : [],
     );
-  return { store, run, append, contents };
+  /** The one session `summary` created: a fork by reference of `parent`, holding `firstTurn` + `rest`. */
+  const forkWritten = async (
+    summary: Awaited<ReturnType<typeof run>>,
+    parent: string,
+    rest: string[],
+  ) => {
+    expect(summary.counts).toMatchObject({ created: 1, appended: 0, forked: 0 });
+    const fork = summary.files[0]!.sessions.find((outcome) => outcome.action === "created")!;
+    expect(fork.forkedFrom?.sessionId).toBe(parent);
+    expect((await store.readHeader(fork.sessionId)).parent?.sessionId).toBe(parent);
+    expect(await contents(fork.sessionId)).toEqual([...firstTurn, ...rest]);
+    return fork;
+  };
+  return { store, run, append, contents, forkWritten };
 }
-
-const firstTurn = ["one", "ran toolu_a", "ran toolu_b", "first"];
 
 describe("Claude Code tree re-import", () => {
   it("writes the conversation a rewind started after an import as a fork of it, the imported session untouched", async () => {
-    const { store, run, append, contents } = setup();
+    const { store, run, append, contents, forkWritten } = setup();
     const first = await run();
     expect(first.counts).toEqual({ created: 1, appended: 0, forked: 0, unchanged: 0 });
     const main = first.files[0]!.sessions[0]!;
@@ -91,17 +104,12 @@ describe("Claude Code tree re-import", () => {
     // continuation stays in the file; the new prompt hangs from the first answer).
     append(user("b1", "a1", 20, "other two"), answer("b2", "b1", 21, text("other second")));
     const second = await run();
-    expect(second.counts).toEqual({ created: 1, appended: 0, forked: 0, unchanged: 1 });
-    const outcomes = second.files[0]!.sessions;
-    expect(outcomes.find((outcome) => outcome.key.sessionId === ID)).toMatchObject({
+    expect(second.files[0]!.sessions.find((s) => s.key.sessionId === ID)).toMatchObject({
       action: "unchanged",
       sessionId: main.sessionId,
     });
-    const branch = outcomes.find((outcome) => outcome.key.sessionId !== ID)!;
-    expect(branch).toMatchObject({ action: "created", key: { sessionId: `${ID}#b1` } });
-    expect(branch.forkedFrom?.sessionId).toBe(main.sessionId);
-    expect((await store.readHeader(branch.sessionId)).parent?.sessionId).toBe(main.sessionId);
-    expect(await contents(branch.sessionId)).toEqual([...firstTurn, "other two", "other second"]);
+    const branch = await forkWritten(second, main.sessionId, ["other two", "other second"]);
+    expect(branch.key.sessionId).toBe(`${ID}#b1`);
     expect(await contents(main.sessionId)).toHaveLength(8);
     expect((await store.list()).length).toBe(2);
 
@@ -125,17 +133,7 @@ describe("Claude Code tree re-import", () => {
 
     // A second rewind, to "three" of the first conversation: one more fork, of the first session.
     append(user("d1", "a2", 24, "other three"), answer("d2", "d1", 25, text("other third")));
-    const fourth = await run();
-    expect(fourth.counts).toEqual({ created: 1, appended: 0, forked: 0, unchanged: 2 });
-    const again = fourth.files[0]!.sessions.find((s) => s.action === "created")!;
-    expect(again.forkedFrom?.sessionId).toBe(main.sessionId);
-    expect(await contents(again.sessionId)).toEqual([
-      ...firstTurn,
-      "two",
-      "second",
-      "other three",
-      "other third",
-    ]);
+    await forkWritten(await run(), main.sessionId, ["two", "second", "other three", "other third"]);
     expect(await contents(main.sessionId)).toHaveLength(8);
     expect((await store.list()).length).toBe(3);
   });

@@ -246,7 +246,7 @@ describe("importSessions", () => {
     expect((await store.readSession(branch!.sessionId)).events).toHaveLength(8);
   });
 
-  it("writes a Claude Code edited message's old continuation as a fork by reference of the main session", async () => {
+  it("writes the conversation a Claude Code edited message starts as a fork by reference of the one it replaces", async () => {
     const { store, dir } = setup();
     const project = join(dir, "-work");
     mkdirSync(project, { recursive: true });
@@ -280,7 +280,7 @@ describe("importSessions", () => {
     const [main, branch] = summary.files[0]!.sessions;
     expect(main).toMatchObject({ key: { sessionId: id }, newEvents: 8 });
     expect(branch).toMatchObject({
-      key: { sessionId: `${id}#a2` },
+      key: { sessionId: `${id}#u3` },
       forkedFrom: { sessionId: main!.sessionId, seq: 4 },
       newEvents: 4,
     });
@@ -290,7 +290,7 @@ describe("importSessions", () => {
     });
     const replayed = await store.readSession(branch!.sessionId);
     expect(replayed.events.flatMap((event) => ("content" in event ? [event.content] : []))).toEqual(
-      ["one", "first", "original", "original answer"],
+      ["one", "first", "edited", "edited answer"],
     );
     const again = await importSessions({ store, source: "claude-code", paths: [dir] });
     expect(again.counts).toEqual({ created: 0, appended: 0, forked: 0, unchanged: 2 });
