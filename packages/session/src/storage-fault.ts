@@ -18,7 +18,7 @@ const SENTENCE: Record<Exclude<StorageFaultKind, "read-only">, string> = {
 };
 
 /**
- * The disk refused a write: full (`ENOSPC`, `SQLITE_FULL`), over quota (`EDQUOT`), failing (`EIO`,
+ * The disk refused a write: full (`ENOSPC`, `SQLITE_FULL`, `SQLITE_IOERR_SHMSIZE`), over quota (`EDQUOT`), failing (`EIO`,
  * `SQLITE_IOERR…`) or read-only (`EROFS`, a home the user may not write). The message is the one
  * sentence every surface shows (CLI, ACP, viewer).
  */
@@ -55,7 +55,12 @@ export class StorageFaultError extends TapedeckError {
 /** The kind of a system (`ENOSPC`…) or SQLite (`SQLITE_FULL`…) error code; `undefined` for others. */
 export function storageFaultKind(code: unknown): StorageFaultKind | undefined {
   if (typeof code !== "string") return undefined;
-  if (code === "ENOSPC" || code === "SQLITE_FULL") return "disk-full";
+  // SQLite cannot grow the WAL index's shared memory (`index.sqlite-shm`): on a full disk it says
+  // only IOERR_SHMSIZE (its documentation: "may indicate that the underlying filesystem volume is
+  // out of space"), and a user must be told to free space, not that the disk is failing.
+  if (code === "ENOSPC" || code === "SQLITE_FULL" || code === "SQLITE_IOERR_SHMSIZE") {
+    return "disk-full";
+  }
   if (code === "EDQUOT") return "quota";
   if (code === "EIO" || code.startsWith("SQLITE_IOERR")) return "io";
   if (code === "EROFS" || code.startsWith("SQLITE_READONLY")) return "read-only";
