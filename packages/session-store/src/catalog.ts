@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { EventLogCorruptError, parseHeaderLine, type SessionHeader } from "@tapedeck/session";
 import * as z from "zod/mini";
 import { hasErrorCode } from "./fs-util";
+import { mayBeTempName } from "./leftover-temps";
 import { sessionIdOfFileName } from "./log-names";
 import { type LogEntryKind, LogNotAFileError } from "./log-not-a-file";
 import type { LogEntry, LogOffset, ScanResult, SkippedEntry } from "./session-store";
@@ -25,22 +26,34 @@ export const logOffsetSchema = z.pipe(
   z.transform(asLogOffset),
 );
 
-/** Names in the folder that look like logs, sorted; non-regular entries reported in `skipped`. */
-export async function listLogNames(
-  sessionsDir: string,
-): Promise<{ ids: string[]; skipped: SkippedEntry[] }> {
+/**
+ * One listing of the sessions folder: the ids of the logs, sorted; non-regular entries named like
+ * logs (`skipped`); names that may be the store's temp files (`temps`, for `LeftoverTemps`).
+ */
+export interface LogNames {
+  ids: string[];
+  skipped: SkippedEntry[];
+  temps: string[];
+}
+
+/** Lists the folder once; see {@link LogNames}. A missing folder has no entries. */
+export async function listLogNames(sessionsDir: string): Promise<LogNames> {
   let entries: fs.Dirent[];
   try {
     entries = await fs.promises.readdir(sessionsDir, { withFileTypes: true });
   } catch (error) {
-    if (hasErrorCode(error, "ENOENT")) return { ids: [], skipped: [] };
+    if (hasErrorCode(error, "ENOENT")) return { ids: [], skipped: [], temps: [] };
     throw error;
   }
   const ids: string[] = [];
   const skipped: SkippedEntry[] = [];
+  const temps: string[] = [];
   for (const entry of entries) {
     const sessionId = sessionIdOfFileName(entry.name);
-    if (sessionId === undefined) continue;
+    if (sessionId === undefined) {
+      if (mayBeTempName(entry.name)) temps.push(entry.name);
+      continue;
+    }
     if (!entry.isFile()) {
       const error = new LogNotAFileError(sessionId, join(sessionsDir, entry.name), kindOf(entry));
       skipped.push({ name: entry.name, reason: error.message });
@@ -49,7 +62,7 @@ export async function listLogNames(
     ids.push(sessionId);
   }
   ids.sort();
-  return { ids, skipped };
+  return { ids, skipped, temps };
 }
 
 function kindOf(entry: fs.Dirent): LogEntryKind {
@@ -133,12 +146,12 @@ function readFirstLine(fd: number): { text: string; end: number } | null {
   }
 }
 
-/** Every log of the folder with its catalog entry; see `SessionStore.scan`. */
-export async function scanFolder(
+/** Every log of a listing of the folder with its catalog entry; see `SessionStore.scan`. */
+export function scanFolder(
   sessionsDir: string,
+  { ids, skipped }: LogNames,
   warn: (path: string, message: string) => void,
-): Promise<ScanResult> {
-  const { ids, skipped } = await listLogNames(sessionsDir);
+): ScanResult {
   for (const entry of skipped) warn(join(sessionsDir, entry.name), entry.reason);
   const logs: LogEntry[] = [];
   for (const sessionId of ids) {

@@ -17,10 +17,11 @@ import {
   TapedeckError,
   uuidv7,
 } from "@tapedeck/session";
-import { catalogEntry, listLogNames, scanFolder } from "./catalog";
+import { catalogEntry, type LogNames, listLogNames, scanFolder } from "./catalog";
 import { type ChangeJournal, DEFAULT_JOURNAL_MAX_BYTES } from "./change-journal";
 import { InvalidForkPointError, InvalidOffsetError, SessionHasForksError } from "./errors";
 import { encodeLines } from "./fs-util";
+import { LeftoverTemps } from "./leftover-temps";
 import { scratchEncoder } from "./line-encoder";
 import { acquireLock, type HeldLock, liveLockOwner, releaseLock } from "./lock";
 import { readHeaderLine, replayLog } from "./log-file";
@@ -71,6 +72,7 @@ class FileSessionStore implements SessionStore {
   private readonly folder: LogFolder;
   private readonly pathOfBound = (sessionId: string) => this.pathOf(sessionId);
   private readonly newLogs: NewLogs;
+  private readonly leftovers: LeftoverTemps;
 
   constructor(options: SessionStoreOptions) {
     if (options.durability !== undefined && !["turn", "every-event"].includes(options.durability)) {
@@ -90,7 +92,8 @@ class FileSessionStore implements SessionStore {
     this.onWarning =
       options.onWarning ?? ((message) => process.stderr.write(`tapedeck: ${message}\n`));
     this.journal = this.folder.journal;
-    this.newLogs = new NewLogs(this.sessionsDir, this.home, this.pathOfBound);
+    this.leftovers = new LeftoverTemps(this.sessionsDir);
+    this.newLogs = new NewLogs(this.sessionsDir, this.home, this.pathOfBound, this.leftovers);
     this.threadOptions = {
       home: this.home,
       durability: this.durability,
@@ -309,12 +312,20 @@ class FileSessionStore implements SessionStore {
     return listings;
   }
 
-  scan(): Promise<ScanResult> {
-    return scanFolder(this.sessionsDir, (path, message) => this.warnOnce(path, message));
+  async scan(): Promise<ScanResult> {
+    const listed = await this.listFolder();
+    return scanFolder(this.sessionsDir, listed, (path, message) => this.warnOnce(path, message));
   }
 
   async sessionIds(): Promise<string[]> {
-    return (await listLogNames(this.sessionsDir)).ids;
+    return (await this.listFolder()).ids;
+  }
+
+  /** Lists the sessions folder; the first listing that shows temp files sweeps the leftovers. */
+  private async listFolder(): Promise<LogNames> {
+    const listed = await listLogNames(this.sessionsDir);
+    if (listed.temps.length > 0) await this.leftovers.sweep(listed.temps);
+    return listed;
   }
 
   entry(sessionId: string): LogEntry | null {

@@ -110,23 +110,26 @@ export function tempPathIn(directory: string, label: string): string {
 }
 
 /**
- * The process id in the name of a temp file `tempPathIn(…, label)` made, when `name` is one of
- * those (of any process); else `undefined`.
+ * The label and process id in the name of a temp file {@link tempPathIn} made (of any process),
+ * when `name` has exactly that shape (`.<label>.<pid>.<12 hex>.<base-36 count>.tmp`); else
+ * `undefined` (`.notes.tmp` and other dot files a person keeps are never taken for one).
  */
-export function tempOwnerPid(name: string, label: string): number | undefined {
-  const prefix = `.${label}.`;
-  if (!name.startsWith(prefix) || !name.endsWith(".tmp")) return undefined;
-  const match = /^([1-9][0-9]{0,9})\.[0-9a-f]{12}\.[0-9a-z]+\.tmp$/.exec(name.slice(prefix.length));
-  return match === null ? undefined : Number(match[1]);
+export function parseTempName(name: string): { label: string; pid: number } | undefined {
+  const match = /^\.(.+)\.([1-9][0-9]{0,9})\.[0-9a-f]{12}\.[0-9a-z]+\.tmp$/.exec(name);
+  return match === null ? undefined : { label: match[1] as string, pid: Number(match[2]) };
 }
 
-/** Whether a process of id `pid` runs on this machine (`kill(pid, 0)`: EPERM means it does). */
+/**
+ * Whether a process of id `pid` may run on this machine: `kill(pid, 0)` fails with `ESRCH` only
+ * when none does (`EPERM`: it runs as another user). The one test of a pid in the store (locks,
+ * leftover temp files): anything but `ESRCH` counts as alive, so a doubt keeps a file.
+ */
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return hasErrorCode(error, "EPERM");
+    return !hasErrorCode(error, "ESRCH");
   }
 }
 

@@ -8,6 +8,7 @@ import {
   faultWriting,
   hasErrorCode,
   makeDirectories,
+  processAlive,
   randomHex,
 } from "./fs-util";
 
@@ -32,17 +33,6 @@ export interface HeldLock {
   readonly owner: LockOwner;
   /** Random per acquisition, so a release never removes a later lock of the same process. */
   readonly token: string;
-}
-
-/** True when a process with this pid exists on this machine. */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return !hasErrorCode(error, "ESRCH");
-  }
 }
 
 /** The owner recorded in a lock file; `undefined` when there is no file, `null` when unreadable. */
@@ -84,7 +74,7 @@ const heldTokens = new Set<string>();
 export function isStale(owner: LockOwner & { token?: string | undefined }): boolean {
   if (owner.host !== hostname()) return false;
   if (owner.pid === process.pid) return owner.token === undefined || !heldTokens.has(owner.token);
-  return !isProcessAlive(owner.pid);
+  return !processAlive(owner.pid);
 }
 
 function sameOwner(a: LockOwner, b: LockOwner): boolean {

@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSy
 import { join } from "node:path";
 import { testTempDir } from "@tapedeck/test-temp";
 import { describe, expect, it } from "vitest";
+import { deadPid } from "../test/helpers";
 import { createSessionStore } from "./file-store";
 import { NewLogs } from "./new-logs";
 
@@ -81,13 +82,6 @@ describe("new logs written without fsync", () => {
 });
 
 describe("spares an interrupted import left", () => {
-  /** A process id that is not running: a child's, once it has exited. */
-  function deadPid(): number {
-    const child = spawnSync(process.execPath, ["-e", "0"]);
-    if (child.pid === undefined) throw new Error("no child");
-    return child.pid;
-  }
-
   it("are removed by the next store that makes spares; those of running processes are kept unless an hour old", async () => {
     const home = testTempDir("tapedeck-new-logs-");
     const sessionsDir = join(home, "sessions");

@@ -9,7 +9,6 @@
  * threads wait instead, while this thread converts and encodes.
  */
 import * as fs from "node:fs";
-import { join } from "node:path";
 import { TapedeckError } from "@tapedeck/session";
 import {
   closeAsync,
@@ -19,12 +18,11 @@ import {
   fsyncDirectoryAsync,
   hasErrorCode,
   makeDirectories,
-  processAlive,
   removeFile,
-  tempOwnerPid,
   tempPathIn,
   writeAll,
 } from "./fs-util";
+import { LeftoverTemps, SPARE_LABEL } from "./leftover-temps";
 
 /** New logs kept open for `syncLogs` at most (an import flushes them in batches of 16). */
 const MAX_UNSYNCED = 64;
@@ -32,13 +30,6 @@ const MAX_UNSYNCED = 64;
 const SPARES = 16;
 /** Spares not taken for this long are removed (a caller that never calls `syncLogs`). */
 const SPARE_IDLE_MS = 1000;
-/** The label of spares' temp names (`.new-log.<pid>.<stamp>.<n>.tmp`). */
-const SPARE_LABEL = "new-log";
-/**
- * A spare of a process still running here is left alone unless this old (the same id on another
- * machine sharing the folder, or reused): spares live about a second.
- */
-const STALE_SPARE_MS = 60 * 60 * 1000;
 
 /** An empty temp file, open for writing. */
 interface Spare {
@@ -59,13 +50,16 @@ export class NewLogs {
   private noSpares = false;
   private lastTake = 0;
   private idleTimer: NodeJS.Timeout | undefined;
-  /** Set once this store has looked for spares an interrupted process left behind. */
-  private swept: Promise<void> | undefined;
 
+  /**
+   * `leftovers`: the store's sweep of temp files killed processes left in the folder, started
+   * here (if the store has not listed the folder yet) when spares are first made.
+   */
   constructor(
     private readonly sessionsDir: string,
     private readonly home: string,
     private readonly pathOf: (sessionId: string) => string,
+    private readonly leftovers = new LeftoverTemps(sessionsDir),
   ) {}
 
   /**
@@ -174,7 +168,7 @@ export class NewLogs {
     // In bursts, once half are taken: each request that finds a pool thread idle wakes one, and on
     // a busy machine the woken thread takes this one's core for a while (≈ 0.1 ms a request).
     if (this.noSpares || this.ready.length + this.opening > SPARES / 2) return;
-    this.swept ??= this.sweep();
+    void this.leftovers.sweep();
     const round = this.round;
     while (this.ready.length + this.opening < SPARES) {
       const path = tempPathIn(this.sessionsDir, SPARE_LABEL);
@@ -196,34 +190,11 @@ export class NewLogs {
   }
 
   /**
-   * Removes the spares a process left when it stopped without `syncLogs` (Ctrl-C or a crash in an
-   * import: up to {@link SPARES} empty temp files each), on the thread pool, once per store.
-   * Removing a spare its process is still using is harmless: the log is then created without it.
-   * Resolves when done (tests); never rejects (a folder that cannot be listed is left as it is).
+   * Resolves once the temp files other processes left (spares of an import stopped by Ctrl-C or
+   * a crash, new logs never linked) are removed; see `LeftoverTemps`.
    */
-  private async sweep(): Promise<void> {
-    const folder = this.sessionsDir;
-    try {
-      const names = await fs.promises.readdir(folder);
-      const now = Date.now();
-      for (const name of names) {
-        const pid = tempOwnerPid(name, SPARE_LABEL);
-        if (pid === undefined) continue;
-        const path = join(folder, name);
-        if (processAlive(pid)) {
-          const stat = await fs.promises.lstat(path).catch(() => undefined);
-          if (stat === undefined || now - stat.mtimeMs < STALE_SPARE_MS) continue;
-        }
-        await fs.promises.unlink(path).catch(() => undefined);
-      }
-    } catch {
-      // Not listed (removed, or not a folder yet): nothing to sweep.
-    }
-  }
-
-  /** Resolves once this store has removed spares other processes left (see `sweep`). */
   sweptLeftovers(): Promise<void> {
-    return this.swept ?? Promise.resolve();
+    return this.leftovers.done();
   }
 
   private releaseWhenIdle(): void {

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +14,13 @@ export function tempDirectory(): { root: string; home: string; cleanup: () => vo
     home: join(root, "home"),
     cleanup: () => rmSync(root, { recursive: true, force: true }),
   };
+}
+
+/** A process id that is not running: a child's, once it has exited. */
+export function deadPid(): number {
+  const child = spawnSync(process.execPath, ["-e", "0"]);
+  if (child.pid === undefined) throw new Error("no child");
+  return child.pid;
 }
 
 /** Draft builders for one run. */

@@ -18,7 +18,7 @@ afterAll(() => {
 });
 
 describe("a crash while a new log is created", () => {
-  it("between writing a spare temp file and linking it leaves no log, only temp files never listed", async () => {
+  it("between writing a spare temp file and linking it leaves no log, only temp files never listed, removed by the next store's listing", async () => {
     const first = "019b4dc5-813f-743f-8c49-481b373d2e01";
     const second = "019b4dc5-813f-743f-8c49-481b373d2e02";
     const child = spawnChild(script, [temp.home, first, second]);
@@ -30,6 +30,8 @@ describe("a crash while a new log is created", () => {
     expect(existsSync(spare)).toBe(true);
     expect(existsSync(store.pathOf(second))).toBe(false);
     expect(await store.sessionIds()).toEqual([first]);
+    // That listing removed the temp files of the killed process: no copy of the log stays behind.
+    expect(existsSync(spare)).toBe(false);
     expect(readdirSync(store.sessionsDir).filter((name) => !name.endsWith(".tmp"))).toEqual([
       `${first}.jsonl`,
     ]);
