@@ -1,29 +1,30 @@
 import * as fs from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import {
-  appendParentPrefix,
   assertSessionId,
-  LOG_FORMAT_VERSION,
   type LockOwner,
   normalize,
-  parseHeaderLine,
   repairItems,
-  replayLogText,
-  Session,
+  type Session,
   type SessionEvent,
   type SessionEventDraft,
   type SessionHeader,
   SessionNotFoundError,
   TapedeckError,
-  uuidv7,
 } from "@tapedeck/session";
 import { catalogEntry, type LogNames, listLogNames, scanFolder } from "./catalog";
 import { type ChangeJournal, DEFAULT_JOURNAL_MAX_BYTES } from "./change-journal";
-import { InvalidForkPointError, InvalidOffsetError, SessionHasForksError } from "./errors";
-import { encodeLines } from "./fs-util";
+import { InvalidOffsetError, SessionHasForksError } from "./errors";
 import { LeftoverTemps } from "./leftover-temps";
-import { scratchEncoder } from "./line-encoder";
 import { acquireLock, type HeldLock, liveLockOwner, releaseLock } from "./lock";
+import {
+  adoptLog,
+  type CreatedLog,
+  type CreateOptions,
+  createLog,
+  forkLog,
+  type LogCreation,
+} from "./log-creation";
 import { readHeaderLine, replayLog } from "./log-file";
 import { defaultHome, LogFolder } from "./log-folder";
 import { NewLogs } from "./new-logs";
@@ -45,8 +46,7 @@ import type {
   SessionWriter,
 } from "./session-store";
 import { moveTornTail, moveToTrash, sidecarPathOf } from "./set-aside";
-import { defaultWorkspaceId } from "./workspace";
-import { applyDrafts, FileSessionWriter } from "./writer";
+import { FileSessionWriter } from "./writer";
 
 /** The agent written into new headers when the options name none. */
 export const defaultAgent = { name: "tapedeck", version: "0.1.0" } as const;
@@ -72,6 +72,7 @@ class FileSessionStore implements SessionStore {
   private readonly folder: LogFolder;
   private readonly pathOfBound = (sessionId: string) => this.pathOf(sessionId);
   private readonly newLogs: NewLogs;
+  private readonly creation: LogCreation;
   private readonly leftovers: LeftoverTemps;
 
   constructor(options: SessionStoreOptions) {
@@ -94,6 +95,12 @@ class FileSessionStore implements SessionStore {
     this.journal = this.folder.journal;
     this.leftovers = new LeftoverTemps(this.sessionsDir);
     this.newLogs = new NewLogs(this.sessionsDir, this.home, this.pathOfBound, this.leftovers);
+    this.creation = {
+      agent: this.agent,
+      now: this.now,
+      journal: this.journal,
+      newLogs: this.newLogs,
+    };
     this.threadOptions = {
       home: this.home,
       durability: this.durability,
@@ -131,84 +138,19 @@ class FileSessionStore implements SessionStore {
     return acquireLock(this.lockPathOf(sessionId), sessionId, this.home);
   }
 
-  async create(
-    options: {
-      cwd: string;
-      workspaceId?: string;
-      seed?: readonly SessionEventDraft[];
-    } & ImportedHeaderOptions &
-      AppendOptions,
-  ): Promise<{ sessionId: string; header: SessionHeader; events: SessionEvent[] }> {
-    if (typeof options.cwd !== "string" || options.cwd === "") {
-      throw new TapedeckError("INVALID_OPTIONS", "create() needs the cwd of the session");
-    }
-    const cwd = resolve(options.cwd);
-    const sessionId = options.sessionId ?? uuidv7(this.now().getTime());
-    const header: SessionHeader = {
-      type: "session",
-      version: LOG_FORMAT_VERSION,
-      sessionId: assertSessionId(sessionId),
-      workspaceId: options.workspaceId ?? defaultWorkspaceId(cwd),
-      createdAt: this.createdAt(options.createdAt),
-      cwd,
-      agent: { ...this.agent },
-      ...(options.origin === undefined ? {} : { origin: { ...options.origin } }),
-    };
-    const session = Session.create(sessionId, [], header);
-    // Encoded and written with no await between: the thread's scratch buffer holds the log.
-    const lines = scratchEncoder();
-    lines.text(JSON.stringify(header));
-    const events = applyDrafts(session, options.seed ?? [], this.now, lines, options);
-    this.journal.record("n", sessionId);
-    this.newLogs.write(sessionId, lines.bytes(), options.durable !== false);
-    return { sessionId, header, events };
+  async create(options: CreateOptions): Promise<CreatedLog> {
+    return createLog(this.creation, options);
   }
 
-  async adoptLog(
+  adoptLog(
     text: string,
     options: { workspaceId?: string } = {},
   ): Promise<{ sessionId: string; header: SessionHeader }> {
-    const newline = text.indexOf("\n");
-    const recorded = parseHeaderLine(newline === -1 ? text : text.slice(0, newline));
-    const header: SessionHeader = {
-      ...recorded,
-      ...(options.workspaceId === undefined ? {} : { workspaceId: options.workspaceId }),
-    };
-    const lines = (newline === -1 ? "" : text.slice(newline + 1))
-      .split("\n")
-      .filter((line) => line !== "");
-    const parent = header.parent;
-    const parentEvents =
-      parent === undefined
-        ? undefined
-        : (await this.readSession(parent.sessionId)).events.filter(
-            (event) => event.seq <= parent.seq,
-          );
-    // The same replay a read does: a log that would be refused later is refused now.
-    replayLogText(
-      `${[JSON.stringify(header), ...lines].join("\n")}\n`,
-      parentEvents === undefined ? {} : { parentEvents },
-    );
-    this.journal.record("n", header.sessionId);
-    this.newLogs.write(header.sessionId, encodeLines([JSON.stringify(header), ...lines]));
-    return { sessionId: header.sessionId, header };
+    return adoptLog(this.creation, text, options, (parentId) => this.readSession(parentId));
   }
 
   syncLogs(sessionIds: readonly string[]): Promise<void> {
     return this.newLogs.sync(sessionIds);
-  }
-
-  /** A given creation time as ISO-8601 UTC, else now. */
-  private createdAt(given: string | undefined): string {
-    if (given === undefined) return this.now().toISOString();
-    const time = Date.parse(given);
-    if (!Number.isFinite(time)) {
-      throw new TapedeckError(
-        "INVALID_OPTIONS",
-        `createdAt is not a time: ${JSON.stringify(given)}`,
-      );
-    }
-    return new Date(time).toISOString();
   }
 
   async append(
@@ -385,36 +327,10 @@ class FileSessionStore implements SessionStore {
   async fork(
     sessionId: string,
     options: { atSeq?: number; cwd?: string } & ImportedHeaderOptions = {},
-  ): Promise<{ sessionId: string; header: SessionHeader; events: SessionEvent[] }> {
+  ): Promise<CreatedLog> {
     this.assertExists(sessionId);
     const parent = (await replayLog(this.pathOfBound, sessionId)).session;
-    const atSeq = options.atSeq ?? parent.lastSeq;
-    if (!Number.isSafeInteger(atSeq) || atSeq < 0 || atSeq > parent.lastSeq) {
-      throw new InvalidForkPointError(
-        `cannot fork session ${sessionId} at seq ${atSeq}: it must be a whole number from 0 to ${parent.lastSeq} (the session's last seq)`,
-      );
-    }
-    const childId = assertSessionId(options.sessionId ?? uuidv7(this.now().getTime()));
-    const header: SessionHeader = {
-      type: "session",
-      version: LOG_FORMAT_VERSION,
-      sessionId: childId,
-      workspaceId: parent.header.workspaceId,
-      createdAt: this.createdAt(options.createdAt),
-      cwd: options.cwd === undefined ? parent.header.cwd : resolve(options.cwd),
-      parent: { sessionId, seq: atSeq },
-      agent: { ...this.agent },
-      ...(options.origin === undefined ? {} : { origin: { ...options.origin } }),
-    };
-    const child = Session.create(childId, [], header);
-    appendParentPrefix(child, parent.events);
-    const lines = scratchEncoder();
-    lines.text(JSON.stringify(header));
-    // A fork taken inside an open turn starts by closing it, as a resume would.
-    const events = applyDrafts(child, normalize(child), this.now, lines);
-    this.journal.record("n", childId);
-    this.newLogs.write(childId, lines.bytes());
-    return { sessionId: childId, header, events };
+    return forkLog(this.creation, sessionId, parent, options);
   }
 
   async delete(sessionId: string): Promise<void> {
@@ -438,5 +354,3 @@ class FileSessionStore implements SessionStore {
     return liveLockOwner(this.lockPathOf(sessionId));
   }
 }
-
-/** `cursor` with the folder stamp replaced. */

@@ -1,8 +1,9 @@
 export { logOffsetSchema } from "./catalog";
-export { type ChangeCursor, changeCursorSchema, JOURNAL_FILE } from "./change-journal";
+export { JOURNAL_FILE } from "./change-journal";
 export { InvalidForkPointError, InvalidOffsetError, SessionHasForksError } from "./errors";
 export { createSessionStore, defaultAgent } from "./file-store";
 export { fileStats, makeDirectories, writeFileAtomically } from "./fs-util";
+export { type ChangeCursor, changeCursorSchema } from "./journal-format";
 export { LineEncoder } from "./line-encoder";
 export { defaultHome, type JournalChanges, LogFolder } from "./log-folder";
 export { type LogEntryKind, LogNotAFileError, logEntryKind } from "./log-not-a-file";

@@ -9,8 +9,9 @@ import * as fs from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { assertSessionId, InvalidSessionIdError } from "@tapedeck/session/core";
-import { type ChangeCursor, ChangeJournal, cursorOf, parseChangeCursor } from "./change-journal";
+import { ChangeJournal } from "./change-journal";
 import { fileStats, hasErrorCode } from "./fs-util";
+import { type ChangeCursor, cursorOf, parseChangeCursor } from "./journal-format";
 import { sessionIdOfFileName } from "./log-names";
 import type { ChangeScanReason, ChangeSet, LogReader } from "./session-store";
 

@@ -7,7 +7,7 @@ import type {
   SessionHeader,
   SurfaceItem,
 } from "@tapedeck/session";
-import type { ChangeCursor } from "./change-journal";
+import type { ChangeCursor } from "./journal-format";
 
 /** When the store calls `fsync`. */
 export type Durability =
