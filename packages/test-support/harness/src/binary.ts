@@ -32,6 +32,22 @@ export function tapedeckBinary(): string {
   return path.join(agentBinDirectory(), "dist", "tapedeck.mjs");
 }
 
+/**
+ * The executable users run (`tapedeck.cjs`, the package's `bin`: a CommonJS launcher in front of
+ * the ES module CLI), next to {@link tapedeckBinary}.
+ */
+export function tapedeckLauncher(): string {
+  return path.join(path.dirname(tapedeckBinary()), "tapedeck.cjs");
+}
+
+/** Which Node.js runs which tapedeck binary (CLI runs and ACP spawns alike). */
+export interface BinaryLaunch {
+  /** The Node.js executable (default: the one running the tests, `process.execPath`). */
+  node?: string;
+  /** The binary (default: {@link tapedeckBinary}; e.g. {@link tapedeckLauncher} instead). */
+  binary?: string;
+}
+
 /** `[node, binary]`: the command an editor spawns (add `acp`) or a person types (add `run …`). */
 export function tapedeckCommand(): [string, string] {
   return [process.execPath, tapedeckBinary()];

@@ -7,6 +7,7 @@ import {
 } from "@tapedeck/llm-replay";
 import { type TempWorkspace, tempWorkspace } from "@tapedeck/test-temp";
 import { onTestFinished } from "vitest";
+import type { BinaryLaunch } from "./binary";
 import { type BinaryEnvOptions, binaryEnv } from "./model-env";
 import { type CliResult, type RunCliOptions, runCli } from "./run-cli";
 import { type HomeLogs, homeLogs } from "./session-logs";
@@ -40,6 +41,8 @@ export interface CliContextOptions {
   match?: ReplayServerOptions["match"];
   /** Model, key and extra variables of the environment. */
   env?: Omit<BinaryEnvOptions, "baseUrl">;
+  /** Which Node.js and binary every process runs (default: the tests' Node, `tapedeck.mjs`). */
+  launch?: BinaryLaunch;
 }
 
 /** A scripted conversation, or one built from the context's workspace (paths in tool calls). */
@@ -84,13 +87,14 @@ export async function cliContext(
     env,
     cli: (args, onStderr, cliOptions = {}) =>
       runCli(args, {
+        ...options.launch,
         ...cliOptions,
         cwd: cliOptions.cwd ?? workspace.cwd,
         env,
         ...(onStderr === undefined ? {} : { onStderr }),
       }),
     acp(answer) {
-      const agent = spawnAcp(env, workspace.cwd, answer);
+      const agent = spawnAcp(env, workspace.cwd, answer, options.launch);
       agents.push(agent);
       return agent;
     },

@@ -8,10 +8,12 @@ export {
 export { agentScript } from "./agent-script";
 export {
   agentBinDirectory,
+  type BinaryLaunch,
   repositoryRoot,
   TAPEDECK_BINARY_ENV,
   tapedeckBinary,
   tapedeckCommand,
+  tapedeckLauncher,
 } from "./binary";
 export {
   type CliContext,

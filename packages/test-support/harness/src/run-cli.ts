@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { withRunTmpdir } from "@tapedeck/test-temp";
-import { tapedeckBinary } from "./binary";
+import { type BinaryLaunch, tapedeckBinary } from "./binary";
 
 /** What one `tapedeck …` process did. */
 export interface CliResult {
@@ -12,7 +12,7 @@ export interface CliResult {
 }
 
 /** Options of {@link runCli}. */
-export interface RunCliOptions {
+export interface RunCliOptions extends BinaryLaunch {
   /** Working directory of the process. */
   cwd: string;
   /** Its whole environment (see `binaryEnv`), plus the run's `TMPDIR` unless it names one. */
@@ -27,16 +27,17 @@ export interface RunCliOptions {
 
 /** Runs the built binary (`node tapedeck.mjs …args`) to its end and collects what it printed. */
 export function runCli(args: readonly string[], options: RunCliOptions): Promise<CliResult> {
-  const binary = tapedeckBinary();
+  const binary = options.binary ?? tapedeckBinary();
+  const node = options.node ?? process.execPath;
   const env = withRunTmpdir(options.env);
   const child =
     options.terminal === undefined
-      ? spawn(process.execPath, [binary, ...args], {
+      ? spawn(node, [binary, ...args], {
           cwd: options.cwd,
           env,
           stdio: ["ignore", "pipe", "pipe"],
         })
-      : spawn("script", ["-qfec", shellQuote([process.execPath, binary, ...args]), "/dev/null"], {
+      : spawn("script", ["-qfec", shellQuote([node, binary, ...args]), "/dev/null"], {
           cwd: options.cwd,
           env,
           stdio: ["pipe", "pipe", "pipe"],

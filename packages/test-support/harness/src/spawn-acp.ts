@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { withRunTmpdir } from "@tapedeck/test-temp";
-import { tapedeckBinary } from "./binary";
+import { type BinaryLaunch, tapedeckBinary } from "./binary";
 
 /** An ACP client (the real SDK) talking to a spawned `tapedeck acp` over stdio. */
 export interface SpawnedAgent {
@@ -30,15 +30,16 @@ export type PermissionAnswer =
     ) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>);
 
 /**
- * Spawns `node <binary> acp` in `cwd` with exactly `env` (plus the run's `TMPDIR` unless `env` names
- * one) and connects the SDK client to it.
+ * Spawns `node <binary> acp` (`launch`: which Node.js and binary) in `cwd` with exactly `env`
+ * (plus the run's `TMPDIR` unless `env` names one) and connects the SDK client to it.
  */
 export function spawnAcp(
   env: Record<string, string>,
   cwd: string,
   answer: PermissionAnswer = "allow_once",
+  launch: BinaryLaunch = {},
 ): SpawnedAgent {
-  const child = spawn(process.execPath, [tapedeckBinary(), "acp"], {
+  const child = spawn(launch.node ?? process.execPath, [launch.binary ?? tapedeckBinary(), "acp"], {
     cwd,
     env: withRunTmpdir({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }),
     stdio: ["pipe", "pipe", "pipe"],
