@@ -221,7 +221,7 @@ async function main(): Promise<void> {
     "SELECT rowid FROM event_fts WHERE event_fts MATCH ? ORDER BY rank LIMIT 20",
   );
   const byJoin = raw.prepare(
-    "SELECT f.rowid FROM event_fts f JOIN events e ON e.id = f.rowid WHERE event_fts MATCH ? AND e.session = ? ORDER BY f.rank LIMIT 20",
+    "SELECT f.rowid FROM event_fts f JOIN events e ON e.id = -f.rowid WHERE event_fts MATCH ? AND e.session = ? ORDER BY f.rank LIMIT 20",
   );
   const commonTerms = terms.slice(25, 35);
   const rowOf = (index: number) =>

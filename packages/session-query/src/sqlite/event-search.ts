@@ -10,7 +10,7 @@ import type { ParsedScope } from "../query-schema";
 import { type EventRow, ROW_ID } from "./event-lines";
 import type { HitCache } from "./hit-cache";
 import type { IndexReads, SummaryRow } from "./index-reads";
-import { KEYS_PER_MS, roleTag, typeTag } from "./schema";
+import { ftsRowId, ftsRowIdSql, KEYS_PER_MS, roleTag, typeTag } from "./schema";
 import { EVENT_ROW_COLUMNS, type PageSessionSource, pageHits } from "./search-hits";
 
 const surfaceTypes = ["message", "function_call", "function_call_output", "compaction"];
@@ -82,14 +82,16 @@ export function createEventSearch(
     }
     const where: string[] = [];
     const params: (string | number)[] = [];
-    const idColumn = query.text === null ? "e.id" : "f.rowid";
+    // With words, the bounds go to FTS5 as ranges of its rowids, the ids negated (`ftsRowId`).
+    const { words } = query;
+    const fullText = words !== null;
     if (low !== null) {
-      where.push(`${idColumn} >= ?`);
-      params.push(low);
+      where.push(fullText ? "f.rowid <= ?" : "e.id >= ?");
+      params.push(fullText ? ftsRowId(low) : low);
     }
     if (high !== null) {
-      where.push(`${idColumn} < ?`);
-      params.push(high);
+      where.push(fullText ? "f.rowid > ?" : "e.id < ?");
+      params.push(fullText ? ftsRowId(high) : high);
     }
     if (query.currentOnly) {
       where.push(`e.replaced IS NULL AND e.type IN (${typeIds(surfaceTypes).join(",")})`);
@@ -100,8 +102,8 @@ export function createEventSearch(
     }
     const limit = query.limit + 1;
     let rows: EventRow[];
-    if (query.words !== null) {
-      const body = ftsMatch(query.words);
+    if (fullText) {
+      const body = ftsMatch(words);
       if (body === null) return empty;
       const match = [`body : (${body})`];
       if (workspaces !== null)
@@ -110,15 +112,16 @@ export function createEventSearch(
       if (query.types !== null) match.push(`tags : (${query.types.map(typeTag).join(" OR ")})`);
       if (query.roles !== null) match.push(`tags : (${query.roles.map(roleTag).join(" OR ")})`);
       if (toolId !== null) match.push(`tags : n${toolId}`);
+      // Ascending rowids are newest first (FTS5's forward order); ties of rank go newest first.
       const order =
         query.order === "relevance"
-          ? "f.rank, f.rowid DESC"
+          ? "f.rank, f.rowid"
           : query.order === "oldest"
-            ? "f.rowid"
-            : "f.rowid DESC";
+            ? "f.rowid DESC"
+            : "f.rowid";
       rows = prepared<EventRow>(
         `SELECT ${EVENT_ROW_COLUMNS}${relevance ? ", f.rank" : ""}
-         FROM event_fts f JOIN events e ON e.id = f.rowid
+         FROM event_fts f JOIN events e ON e.id = ${ftsRowIdSql("f.rowid")}
          WHERE event_fts MATCH ?${where.map((clause) => ` AND ${clause}`).join("")}
          ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`,
         true,

@@ -66,7 +66,7 @@ describe("FTS merge mode while indexing", () => {
 });
 
 describe("FTS segments written by a sync", () => {
-  it("writes the rows of a sync of several new sessions in time order as one segment", async () => {
+  it("writes the rows of a sync as one segment, in time order or overlapping in time", async () => {
     const home = fs.mkdtempSync(join(tmpdir(), "tapedeck-segments-"));
     const db = new Database(":memory:");
     try {
@@ -75,11 +75,12 @@ describe("FTS segments written by a sync", () => {
       const segments = () =>
         db.prepare<[], { n: number }>("SELECT count(DISTINCT segid) AS n FROM event_fts_idx").get()!
           .n;
-      // Each session after the last in time: their event ids only grow as the sync goes.
       let hour = 0;
-      const addSessions = async (count: number) => {
+      /** Sessions each an hour after the last, or (`overlapping`) all starting in one instant. */
+      const addSessions = async (count: number, overlapping = false) => {
+        if (overlapping) hour += 1;
         for (let index = 0; index < count; index += 1) {
-          hour += 1;
+          if (!overlapping) hour += 1;
           const start = new Date(Date.UTC(2026, 0, 1, hour));
           const log = eventLogBuilder({ start }).turn().user(`heron ${hour}`).assistant("noted");
           await store.adoptLog(log.end().jsonl());
@@ -91,10 +92,24 @@ describe("FTS segments written by a sync", () => {
       expect(segments()).toBe(1);
       // FTS5 writes its pending rows as a segment at a commit, but also at every statement
       // savepoint (a trigger on `sessions` opened one per session: see BUMP_GENERATION) and
-      // before any rowid lower than the last one written: either would leave more segments.
+      // before any rowid not above the last one written: the rowids are negated ids, lower for
+      // each later event, so written in the order the sync reads them (oldest first in each
+      // session) they would leave a segment per event (see pending-fts.ts).
       await addSessions(3);
       await indexer.syncAll();
       expect(segments()).toBe(2);
+      // Events of sessions that overlap in time: each session's ids fall between the others'.
+      await addSessions(3, true);
+      await indexer.syncAll();
+      expect(segments()).toBe(3);
+      // Each row found by the negation of its event's id.
+      const joined = db
+        .prepare(
+          "SELECT count(*) FROM event_fts f JOIN events e ON e.id = -f.rowid WHERE event_fts MATCH 'noted'",
+        )
+        .pluck()
+        .get();
+      expect(joined).toBe(7);
     } finally {
       db.close();
       fs.rmSync(home, { recursive: true, force: true });

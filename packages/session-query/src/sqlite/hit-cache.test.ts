@@ -150,26 +150,42 @@ describe("search hits between searches (hit cache)", () => {
     expect(after.items.map((hit) => [hit.event.seq, hit.session.status])).toEqual([[2, "damaged"]]);
   });
 
-  it("adds the generation to an index of schema version 2 in place, without rebuilding it", async () => {
-    const log = eventLogBuilder().turn().user("kept heron").end();
+  it("rebuilds an index of schema version 2 or 3 (full-text rowids in the old order)", async () => {
+    const log = eventLogBuilder().turn().user("kept heron").assistant("a heron again").end();
     write(log.header, log.events);
-    const first = open();
-    await first.engine.sync();
-    first.engine.close();
-    const db = new Database(join(home, "index.sqlite"));
-    db.exec("DROP TABLE generation; UPDATE meta SET value = '2' WHERE key = 'schema'");
-    db.close();
-    const { engine } = open();
-    // No sync: what version 2 indexed is still there.
-    expect((await engine.searchEvents(all, { text: "heron" })).items).toHaveLength(1);
-    const check = new Database(join(home, "index.sqlite"), { readonly: true });
-    try {
-      expect(check.prepare("SELECT value FROM meta WHERE key = 'schema'").get()).toEqual({
-        value: String(SCHEMA_VERSION),
-      });
-      expect(check.prepare("SELECT value FROM generation").all()).toEqual([{ value: 0 }]);
-    } finally {
-      check.close();
+    for (const version of ["2", "3"]) {
+      const first = open();
+      await first.engine.sync();
+      first.engine.close();
+      const db = new Database(join(home, "index.sqlite"));
+      db.prepare("UPDATE meta SET value = ? WHERE key = 'schema'").run(version);
+      db.close();
+      const { engine } = open();
+      // Emptied when opened, filled again by the next sync.
+      expect((await engine.listSessions(all)).items).toEqual([]);
+      await engine.sync();
+      const hits = await engine.searchEvents(all, { text: "heron" });
+      expect(hits.items.map((hit) => hit.event.seq)).toEqual([3, 2]);
+      const check = new Database(join(home, "index.sqlite"), { readonly: true });
+      try {
+        expect(check.prepare("SELECT value FROM meta WHERE key = 'schema'").get()).toEqual({
+          value: String(SCHEMA_VERSION),
+        });
+        // The full-text rowids are the negated event ids.
+        const ids = check.prepare("SELECT id FROM events ORDER BY id").pluck().all() as number[];
+        const rowids = check
+          .prepare("SELECT rowid FROM event_fts WHERE event_fts MATCH 'heron' ORDER BY rowid")
+          .pluck()
+          .all();
+        expect(rowids).toEqual(
+          ids
+            .slice(1, 3)
+            .map((id) => -id)
+            .reverse(),
+        );
+      } finally {
+        check.close();
+      }
     }
   });
 

@@ -24,7 +24,8 @@ import { IndexValidator } from "../index-validator";
 import { addEvent, type Damage, emptyAggregate, type SessionAggregate, statusOf } from "../summary";
 import { eventText, spaceCjk } from "../text";
 import { setMergeMode } from "./fts-merge";
-import { BUMP_GENERATION, KEYS_PER_MS, roleTag, typeTag } from "./schema";
+import { PendingFtsRows } from "./pending-fts";
+import { BUMP_GENERATION, ftsRowId, ftsRowIdSql, KEYS_PER_MS, roleTag, typeTag } from "./schema";
 import { emptySyncReport, nothingChanged, parseStored, savedChangeCursor } from "./stored";
 
 /** The store methods the index needs. */
@@ -108,6 +109,8 @@ export class Indexer {
   private readonly workspaceIds = new Map<string, number>();
   private readonly typeIds = new Map<string, number>();
   private readonly statements;
+  /** This transaction's full-text rows, written sorted at its end (see pending-fts.ts). */
+  private readonly pendingFts: PendingFtsRows;
   private pendingEvents = 0;
   /**
    * The last run of consecutive event ids found taken when a time key collided (`from`..`to`,
@@ -128,6 +131,7 @@ export class Indexer {
     private readonly store: IndexedStore,
     private readonly optimizeAfterEvents = defaultOptimizeAfterEvents,
   ) {
+    this.pendingFts = new PendingFtsRows(db);
     this.statements = {
       allSessions: db.prepare<
         [],
@@ -151,11 +155,11 @@ export class Indexer {
         "UPDATE sessions SET damage_code = ?, damage_message = ?, status = 'damaged' WHERE id = ?",
       ),
       deleteEventFts: db.prepare(
-        "DELETE FROM event_fts WHERE rowid IN (SELECT id FROM events WHERE session = ?)",
+        `DELETE FROM event_fts WHERE rowid IN (SELECT ${ftsRowIdSql("id")} FROM events WHERE session = ?)`,
       ),
       deleteEvents: db.prepare("DELETE FROM events WHERE session = ?"),
       deleteEventFtsFrom: db.prepare(
-        "DELETE FROM event_fts WHERE rowid IN (SELECT id FROM events WHERE session = ? AND seq >= ?)",
+        `DELETE FROM event_fts WHERE rowid IN (SELECT ${ftsRowIdSql("id")} FROM events WHERE session = ? AND seq >= ?)`,
       ),
       deleteEventsFrom: db.prepare("DELETE FROM events WHERE session = ? AND seq >= ?"),
       deleteSessionFts: db.prepare("DELETE FROM session_fts WHERE rowid = ?"),
@@ -166,7 +170,6 @@ export class Indexer {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       eventExists: db.prepare<[number], { id: number }>("SELECT id FROM events WHERE id = ?"),
-      insertEventFts: db.prepare("INSERT INTO event_fts (rowid, body, tags) VALUES (?, ?, ?)"),
       callTool: db.prepare<[string, number, number], { tool: number | null }>(
         "SELECT tool FROM events WHERE call_id = ? AND session IN (?, ?) AND tool IS NOT NULL LIMIT 1",
       ),
@@ -394,6 +397,7 @@ export class Indexer {
       this.statements.setDamage.run(damage.code, damage.message, row.id);
       // Appended bytes are only seq-checked while indexing; what replay refuses leaves the index.
       if (seq !== undefined) {
+        this.pendingFts.write();
         this.statements.deleteEventFtsFrom.run(row.id, seq);
         this.statements.deleteEventsFrom.run(row.id, seq);
       }
@@ -416,6 +420,7 @@ export class Indexer {
 
   private commit(): void {
     if (!this.inTransaction) return;
+    this.pendingFts.write();
     // A transaction that wrote rows is counted: searches keep summaries and open logs until the
     // generation changes. One that wrote nothing (a `readSession`'s sync of an unchanged log) is
     // not, so it keeps them.
@@ -427,12 +432,15 @@ export class Indexer {
   }
 
   private rollback(): void {
+    this.pendingFts.discard();
     if (!this.inTransaction) return;
     this.db.exec("ROLLBACK");
     this.inTransaction = false;
   }
 
   private removeSession(rowId: number): void {
+    // The delete must see the rows this transaction added for the session.
+    this.pendingFts.write();
     this.statements.deleteEventFts.run(rowId);
     this.statements.deleteEvents.run(rowId);
     this.statements.deleteSessionFts.run(rowId);
@@ -704,6 +712,6 @@ export class Indexer {
     const tags = [`w${context.workspace}`, `s${context.rowId}`, typeTag(event.type)];
     if (role !== null) tags.push(roleTag(role));
     if (tool !== null) tags.push(`n${tool}`);
-    this.statements.insertEventFts.run(key, spaceCjk(text), tags.join(" "));
+    this.pendingFts.add(ftsRowId(key), spaceCjk(text), tags.join(" "));
   }
 }

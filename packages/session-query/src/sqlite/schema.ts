@@ -1,23 +1,44 @@
 /**
  * The SQLite index schema. The database is a disposable index over the logs: when the schema
- * version differs, every table is dropped and the index is rebuilt from the files (version 2,
- * which lacked only `generation`, gets it added in place).
+ * version differs, every table is dropped and the index is rebuilt from the files.
  *
  * Event ids are time keys, `ms(ts) × 1024 + (seq mod 1024)` (probing upward on a collision), so
- * `ORDER BY rowid` is newest/oldest first and `since`/`until` are rowid ranges that FTS5 applies
- * inside the index. The index stores positions, not content: an event is read back from its log
- * by byte offset, which keeps the index well under the size of the logs.
+ * `ORDER BY id` is oldest/newest first. In the full-text index an event's rowid is its id negated
+ * ({@link ftsRowId}): newest first, what a search asks by default, is FTS5's forward order, and
+ * `since`/`until` are rowid ranges that FTS5 applies inside the index. The index stores
+ * positions, not content: an event is read back from its log by byte offset, which keeps the
+ * index well under the size of the logs.
  *
  * `generation` counts the index's write transactions (see {@link BUMP_GENERATION}): reading its
  * one row in a search's statement is cheaper than SQLite's `data_version` pragma.
  */
 import type Database from "better-sqlite3";
 
-/** Bump when the layout changes; an index with another version is rebuilt (or migrated). */
-export const SCHEMA_VERSION = 3;
+/**
+ * Bump when the layout changes; an index with another version is rebuilt. Version 4 negated the
+ * full-text rowids (versions 2 and 3 are rebuilt: their full-text index is in the other order).
+ */
+export const SCHEMA_VERSION = 4;
 
 /** Keys per millisecond in an event id. */
 export const KEYS_PER_MS = 1024;
+
+/**
+ * An event's rowid in `event_fts`: its id negated, so that FTS5's ascending order (it reads a
+ * doclist forward, without the doclist index it follows and the last leaf it parses whole to
+ * iterate backward) is newest first. Negation rather than `C - id`: the join and the ranges stay
+ * readable, and the cost is one byte per `event_fts_docsize` key (a negative varint is 9 bytes,
+ * an id 8). Its own inverse: the event id of a rowid is `ftsRowId(rowid)`; in SQL,
+ * {@link ftsRowIdSql}.
+ */
+export function ftsRowId(eventId: number): number {
+  return -eventId;
+}
+
+/** {@link ftsRowId} in SQL, of `expression` (an event id, or an `event_fts` rowid: its own inverse). */
+export function ftsRowIdSql(expression: string): string {
+  return `-${expression}`;
+}
 
 const ddl = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -66,12 +87,8 @@ INSERT INTO event_fts (event_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)');
 CREATE VIRTUAL TABLE session_fts USING fts5 (
   prompt, cwd, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
 );
-`;
-
-/** The index's generation, one row (version 3; see {@link BUMP_GENERATION}). */
-const generationDdl = `
-CREATE TABLE IF NOT EXISTS generation (value INTEGER NOT NULL);
-INSERT INTO generation (value) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM generation);
+CREATE TABLE generation (value INTEGER NOT NULL);
+INSERT INTO generation (value) VALUES (0);
 `;
 
 /**
@@ -120,15 +137,8 @@ export function prepareSchema(db: Database.Database): void {
     : undefined;
   if (version?.value === String(SCHEMA_VERSION)) return;
   db.transaction(() => {
-    if (version?.value === "2") {
-      // Version 3 added the generation and nothing else: kept, no rebuild of the index.
-      db.exec(generationDdl);
-      db.prepare("UPDATE meta SET value = ? WHERE key = 'schema'").run(String(SCHEMA_VERSION));
-      return;
-    }
     for (const table of tables) db.exec(`DROP TABLE IF EXISTS ${table}`);
     db.exec(ddl);
-    db.exec(generationDdl);
     db.prepare("INSERT INTO meta (key, value) VALUES ('schema', ?)").run(String(SCHEMA_VERSION));
   })();
 }
