@@ -152,6 +152,68 @@ export function searchTests(context: SuiteContext): void {
       expect(noText.items.map((h) => h.event.seq)).toEqual([4]);
     });
 
+    it("bounds a text search by time and pages it in either order; relevance ties go newest first", async () => {
+      const early = conversation("quasar early", "ok");
+      const log = build().turn();
+      for (let index = 0; index < 6; index += 1) log.assistant(`quasar ${index}`);
+      log.end();
+      const late = conversation("quasar late", "ok");
+      await put(early, log, late);
+      const label = (sessionId: string) =>
+        sessionId === early.header.sessionId
+          ? "early"
+          : sessionId === late.header.sessionId
+            ? "late"
+            : "log";
+      const search = async (
+        query: Omit<Parameters<SessionQueryEngine["searchEvents"]>[1], "text">,
+      ) =>
+        (await engine.searchEvents(all, { text: "quasar", ...query })).items.map(
+          (hit) => `${label(hit.sessionId)} ${hit.event.seq}`,
+        );
+      const since = log.events[2]!.ts; // seq 3: since is inclusive
+      const until = log.events[5]!.ts; // seq 6: until is exclusive
+      expect(await search({ since, until })).toEqual(["log 5", "log 4", "log 3"]);
+      expect(await search({ since, until, order: "oldest" })).toEqual(["log 3", "log 4", "log 5"]);
+      expect(await search({ since })).toEqual([
+        "late 3",
+        "log 7",
+        "log 6",
+        "log 5",
+        "log 4",
+        "log 3",
+      ]);
+      expect(await search({ until, order: "oldest" })).toEqual([
+        "early 3",
+        "log 2",
+        "log 3",
+        "log 4",
+        "log 5",
+      ]);
+      const newest = await search({});
+      expect(newest).toHaveLength(8);
+      // Every hit has two words: equal scores, so relevance orders them newest first.
+      expect(await search({ order: "relevance" })).toEqual(newest);
+      for (const order of ["oldest", "newest"] as const) {
+        const pages: string[] = [];
+        let cursor: string | null = null;
+        do {
+          const page = await engine.searchEvents(all, {
+            text: "quasar",
+            order,
+            limit: 3,
+            since,
+            ...(cursor === null ? {} : { cursor }),
+          });
+          pages.push(...page.items.map((hit) => `${label(hit.sessionId)} ${hit.event.seq}`));
+          cursor = page.nextCursor;
+        } while (cursor !== null);
+        expect(pages).toEqual(
+          order === "oldest" ? (await search({ since })).reverse() : await search({ since }),
+        );
+      }
+    });
+
     it("pages newest-first without repeats or gaps while events are appended", async () => {
       const log = build().turn();
       for (let index = 0; index < 6; index += 1) log.assistant(`comet ${index}`);
