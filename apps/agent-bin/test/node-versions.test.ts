@@ -12,8 +12,11 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
 import { AGENT_VERSION } from "@tapedeck/host/version";
+import type { ScriptedLog } from "@tapedeck/llm-replay";
 import { type NodeRelease, nodeReleases, nodeReleasesUnavailable } from "@tapedeck/node-versions";
 import {
+  agentScript,
+  type CliContext,
   type CliResult,
   cliContext,
   runCli,
@@ -24,15 +27,19 @@ import {
 } from "@tapedeck/test-harness";
 import { beforeAll, describe, expect, it } from "vitest";
 
-/** A temp home run by `release` through `tapedeck.cjs`, with caches in a temp folder of its own. */
-async function underNode(release: NodeRelease) {
+/**
+ * A temp home run by `release` through `tapedeck.cjs` (against a model server replaying
+ * `recording`, if given), with Node's and the binary's caches in a temp folder of its own.
+ */
+async function underNode(release: NodeRelease, recording?: ScriptedLog) {
   const tmp = testTempDir(`tapedeck-node${release.major}-`);
   const compileCache = path.join(tmp, "node-compile-cache");
   const launch = { node: release.executable, binary: tapedeckLauncher() };
-  const context = await cliContext(undefined, {
-    env: { extra: { TMPDIR: tmp, NODE_COMPILE_CACHE: compileCache } },
-    launch,
-  });
+  const options = { env: { extra: { TMPDIR: tmp, NODE_COMPILE_CACHE: compileCache } }, launch };
+  const context: CliContext =
+    recording === undefined
+      ? await cliContext(undefined, options)
+      : await cliContext(recording, options);
   /** `tapedeck …args` with Node's compile cache log (`NODE_DEBUG_NATIVE`) on stderr. */
   const logged = (args: string[], binary = launch.binary) =>
     runCli(args, {
@@ -220,6 +227,23 @@ if (unavailable !== undefined) {
         );
         expect(result.code).toBe(1);
       }
+    });
+
+    it("run streams a scripted turn from the model server and runs its approved tool", async () => {
+      const recording = agentScript()
+        .user("write it")
+        .toolCall("write_file", { path: "out.txt", content: "x" })
+        .toolResult("Wrote 1 bytes to out.txt.")
+        .text("Written.")
+        .end()
+        .build();
+      const context = await underNode(release, recording);
+      const result = await context.cli(["run", "--approve", "write it"]);
+      expect(result).toMatchObject({ code: 0, stdout: "Written.\n" });
+      expect(result.stderr).toMatch(/session \S+ · completed/);
+      expect(readFileSync(path.join(context.workspace.cwd, "out.txt"), "utf8")).toBe("x");
+      expect(context.server?.failures()).toEqual([]);
+      context.server?.assertAllConsumed();
     });
 
     it("import runs its worker threads, and the logs it wrote verify", async () => {
