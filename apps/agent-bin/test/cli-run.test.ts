@@ -13,20 +13,11 @@ import {
   agentScript as script,
   tapedeckBinary,
   withRunTmpdir,
+  writeFileScript,
 } from "@tapedeck/test-harness";
 import { describe, expect, it } from "vitest";
 
 const context = cliContext;
-
-/** A write the model asks for and an answer once it is done. */
-const writtenScript = () =>
-  script()
-    .user("write it")
-    .toolCall("write_file", { path: "out.txt", content: "x" })
-    .toolResult("Wrote 1 bytes to out.txt.")
-    .text("Written.")
-    .end()
-    .build();
 
 describe("tapedeck run", () => {
   it("starts a session, continues it with -c and -r PREFIX, and forks it with --fork", async () => {
@@ -86,7 +77,7 @@ describe("tapedeck run", () => {
   });
 
   it("--json prints the host's projection of the run's log, plus the live tool_started", async () => {
-    const { cli, logs, workspace } = await context(writtenScript());
+    const { cli, logs, workspace } = await context(writeFileScript());
     const result = await cli(["run", "--json", "--approve", "write it"]);
     expect(result.code).toBe(0);
     const printed = lines(result.stdout);
@@ -126,7 +117,7 @@ describe("tapedeck run", () => {
     await expect(readFile(path.join(rejected.workspace.cwd, "out.txt"), "utf8")).rejects.toThrow();
     expect(rejected.server?.failures()).toEqual([]);
 
-    const approved = await context(writtenScript());
+    const approved = await context(writeFileScript());
     const second = await approved.cli(["run", "--approve", "write it"]);
     expect(second).toMatchObject({ code: 0, stdout: "Written.\n" });
     expect(await readFile(path.join(approved.workspace.cwd, "out.txt"), "utf8")).toBe("x");

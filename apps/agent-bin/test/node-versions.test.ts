@@ -15,7 +15,6 @@ import { AGENT_VERSION } from "@tapedeck/host/version";
 import type { ScriptedLog } from "@tapedeck/llm-replay";
 import { type NodeRelease, nodeReleases, nodeReleasesUnavailable } from "@tapedeck/node-versions";
 import {
-  agentScript,
   type CliContext,
   type CliResult,
   cliContext,
@@ -24,6 +23,7 @@ import {
   tapedeckBinary,
   tapedeckLauncher,
   testTempDir,
+  writeFileScript,
 } from "@tapedeck/test-harness";
 import { beforeAll, describe, expect, it } from "vitest";
 
@@ -230,14 +230,7 @@ if (unavailable !== undefined) {
     });
 
     it("run streams a scripted turn from the model server and runs its approved tool", async () => {
-      const recording = agentScript()
-        .user("write it")
-        .toolCall("write_file", { path: "out.txt", content: "x" })
-        .toolResult("Wrote 1 bytes to out.txt.")
-        .text("Written.")
-        .end()
-        .build();
-      const context = await underNode(release, recording);
+      const context = await underNode(release, writeFileScript());
       const result = await context.cli(["run", "--approve", "write it"]);
       expect(result).toMatchObject({ code: 0, stdout: "Written.\n" });
       expect(result.stderr).toMatch(/session \S+ · completed/);

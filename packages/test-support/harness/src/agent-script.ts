@@ -14,3 +14,17 @@ export function agentScript(options: Partial<ScriptedRecordingOptions> = {}) {
     ...options,
   }).system(DEFAULT_SYSTEM_PROMPT);
 }
+
+/**
+ * One turn whose model writes `out.txt` (content `x`) with `write_file`, a tool that needs
+ * approval, then answers `Written.`: for a run that approves it (`--approve`) or refuses it.
+ */
+export function writeFileScript() {
+  return agentScript()
+    .user("write it")
+    .toolCall("write_file", { path: "out.txt", content: "x" })
+    .toolResult("Wrote 1 bytes to out.txt.")
+    .text("Written.")
+    .end()
+    .build();
+}

@@ -5,7 +5,7 @@ export {
   testWorkspace,
   withRunTmpdir,
 } from "@tapedeck/test-temp";
-export { agentScript } from "./agent-script";
+export { agentScript, writeFileScript } from "./agent-script";
 export {
   agentBinDirectory,
   type BinaryLaunch,
