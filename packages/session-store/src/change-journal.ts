@@ -30,6 +30,7 @@ import {
   READ_CHUNK_BYTES,
   readRecords,
 } from "./journal-format";
+import { LeftoverTemps } from "./leftover-temps";
 import type { ChangeScanReason } from "./session-store";
 
 /** File name of the journal in the home. */
@@ -78,12 +79,14 @@ export class ChangeJournal {
   private kept: { fd: number; ino: bigint; size: number } | undefined;
   private lastUse = 0;
   private closer: NodeJS.Timeout | undefined;
+  private readonly leftovers: LeftoverTemps;
 
   constructor(
     private readonly home: string,
     private readonly maxBytes = DEFAULT_JOURNAL_MAX_BYTES,
   ) {
     this.path = join(home, JOURNAL_FILE);
+    this.leftovers = new LeftoverTemps(home, (label) => label === JOURNAL_FILE);
   }
 
   /**
@@ -317,6 +320,9 @@ export class ChangeJournal {
     } finally {
       fs.rmSync(temp, { force: true });
     }
+    // Rare (a new home, a rotation): the one moment the home is listed, for the journal's temp
+    // files a process killed right here left.
+    void this.leftovers.sweep();
   }
 
   /** Renames a folder found in the journal's place to `changes.journal.folder-<time>`. */

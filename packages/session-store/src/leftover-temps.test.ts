@@ -3,9 +3,9 @@ import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from "n
 import { join } from "node:path";
 import { testTempDir } from "@tapedeck/test-temp";
 import { afterEach, describe, expect, it } from "vitest";
-import { deadPid } from "../test/helpers";
+import { deadPid, until } from "../test/helpers";
 import { createSessionStore } from "./file-store";
-import { isSessionsTempLabel } from "./leftover-temps";
+import { isLocksTempLabel, isSessionsTempLabel } from "./leftover-temps";
 
 const sessionId = "019b4dc5-813f-743f-8c49-481b373d2e01";
 const header = {
@@ -103,5 +103,43 @@ describe("temp files a killed process left in the sessions folder", () => {
       `x${sessionId}.jsonl`,
     ])
       expect(isSessionsTempLabel(label), label).toBe(false);
+  });
+
+  it("in the locks folder are removed when the journal is read: a lock's or reclaim marker's of a dead pid; a live pid's stays", async () => {
+    const home = testTempDir("tapedeck-leftovers-");
+    const store = createSessionStore({ home });
+    const { cursor } = await store.changesSince(null);
+    const locksDir = join(home, "locks");
+    mkdirSync(locksDir, { recursive: true });
+    const dead = deadPid();
+    const gone = [tempName(`${sessionId}.lock`, dead), tempName(`${sessionId}.lock.reclaim`, dead)];
+    const kept = [tempName(`${sessionId}.lock`, livePid()), ".notes.tmp", tempName("notes", dead)];
+    for (const file of [...gone, ...kept]) writeFileSync(join(locksDir, file), "{}");
+    await store.changesSince(cursor);
+    await until(() => gone.every((file) => !existsSync(join(locksDir, file))));
+    for (const file of kept) expect(existsSync(join(locksDir, file)), file).toBe(true);
+  });
+
+  it("in the home are removed when a journal generation is made: the journal's of a dead pid", async () => {
+    const home = testTempDir("tapedeck-leftovers-");
+    mkdirSync(home, { recursive: true });
+    const gone = tempName("changes.journal", deadPid());
+    const kept = [
+      tempName("changes.journal", livePid()),
+      ".notes.tmp",
+      tempName("notes", deadPid()),
+    ];
+    for (const file of [gone, ...kept]) writeFileSync(join(home, file), "tapedeck-changes 1 ");
+    const store = createSessionStore({ home });
+    await store.create({ cwd: "/tmp", sessionId });
+    await until(() => !existsSync(join(home, gone)));
+    for (const file of kept) expect(existsSync(join(home, file)), file).toBe(true);
+  });
+
+  it("are named by what the store writes in the locks folder: locks and reclaim markers", () => {
+    for (const label of [`${sessionId}.lock`, `${sessionId}.lock.reclaim`])
+      expect(isLocksTempLabel(label), label).toBe(true);
+    for (const label of ["notes", `${sessionId}.lock.bak`, `${sessionId}.jsonl`, "x.lock"])
+      expect(isLocksTempLabel(label), label).toBe(false);
   });
 });

@@ -1,10 +1,13 @@
 /**
- * Temp files a killed process left in the sessions folder. Every file the store creates there goes
- * through a temp file beside it (`tempPathIn`: a new log, a torn tail's sidecar, an import's spares),
- * linked or renamed into place; a process killed in between (SIGKILL, a power cut) leaves that
- * temp file, holding a copy of the log, never listed and never taken again. A store removes those
- * of dead processes once, when it first lists the folder anyway (`scan`, `sessionIds`) or first
- * makes spares: never an extra listing on a command's path.
+ * Temp files a killed process left in the store's folders. Every file the store creates goes
+ * through a temp file beside it (`tempPathIn`): in the sessions folder a new log, a torn tail's
+ * sidecar, an import's spares; in `locks` a lock file or reclaim marker; in the home a journal
+ * generation. Each is linked or renamed into place; a process killed in between (SIGKILL, a power
+ * cut) leaves the temp file (in the sessions folder, a copy of a log), never listed and never
+ * taken again. A store removes those of dead processes once per folder, when it lists the folder
+ * anyway (the sessions folder at its first `scan` / `sessionIds` or spares, `locks` when the
+ * journal is read) or, for the home, when it makes a journal generation: never an extra listing
+ * on a command's path.
  */
 import * as fs from "node:fs";
 import { join } from "node:path";
@@ -36,8 +39,14 @@ export function isSessionsTempLabel(label: string): boolean {
   return log.length === label.length || sidecarSuffix.test(label.slice(log.length));
 }
 
+/** Whether `label` is one the store gives its temp files in `<home>/locks` (lock, reclaim marker). */
+export function isLocksTempLabel(label: string): boolean {
+  const match = /^([0-9a-f-]{36})\.lock(?:\.reclaim)?$/.exec(label);
+  return match !== null && sessionIdOfFileName(`${match[1]}.jsonl`) !== undefined;
+}
+
 /**
- * Whether a name seen when listing the sessions folder may be a temp file of the store (cheap: a
+ * Whether a name seen when listing a folder may be a temp file of the store (cheap: a
  * listing tests each name; {@link LeftoverTemps.sweep} checks the exact shape).
  */
 export function mayBeTempName(name: string): boolean {
@@ -45,13 +54,20 @@ export function mayBeTempName(name: string): boolean {
 }
 
 /**
- * The store's temp files in its sessions folder that their processes left: each is removed at most
- * once per store, on the first listing or spares that need it.
+ * The store's temp files in one of its folders that their processes left: swept at most once per
+ * store, on the first listing (or spares, or journal generation) that calls for it.
  */
 export class LeftoverTemps {
   private swept: Promise<void> | undefined;
 
-  constructor(private readonly folder: string) {}
+  /**
+   * `isOurLabel`: whether a temp name's label is one the store gives its temp files in `folder`
+   * (default: the sessions folder's, {@link isSessionsTempLabel}).
+   */
+  constructor(
+    private readonly folder: string,
+    private readonly isOurLabel: (label: string) => boolean = isSessionsTempLabel,
+  ) {}
 
   /**
    * Removes the leftover temp files among `names` (the folder's entries, just listed), or among
@@ -79,7 +95,7 @@ export class LeftoverTemps {
     const now = Date.now();
     for (const name of names) {
       const temp = parseTempName(name);
-      if (temp === undefined || !isSessionsTempLabel(temp.label)) continue;
+      if (temp === undefined || !this.isOurLabel(temp.label)) continue;
       const path = join(this.folder, name);
       if (processAlive(temp.pid)) {
         const stat = await fs.promises.lstat(path).catch(() => undefined);

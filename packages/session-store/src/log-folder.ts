@@ -12,6 +12,7 @@ import { assertSessionId, InvalidSessionIdError } from "@tapedeck/session/core";
 import { ChangeJournal } from "./change-journal";
 import { fileStats, hasErrorCode } from "./fs-util";
 import { type ChangeCursor, cursorOf, parseChangeCursor } from "./journal-format";
+import { isLocksTempLabel, LeftoverTemps, mayBeTempName } from "./leftover-temps";
 import { sessionIdOfFileName } from "./log-names";
 import type { ChangeScanReason, ChangeSet, LogReader } from "./session-store";
 
@@ -59,12 +60,15 @@ export class LogFolder {
   readonly sessionsDir: string;
   readonly locksDir: string;
   readonly journal: ChangeJournal;
+  /** Temp files of lock files a killed process left, removed when the locks are first listed. */
+  private readonly lockLeftovers: LeftoverTemps;
 
   constructor(home: string, journalMaxBytes?: number) {
     this.home = resolve(home);
     this.sessionsDir = join(this.home, "sessions");
     this.locksDir = join(this.home, "locks");
     this.journal = new ChangeJournal(this.home, journalMaxBytes);
+    this.lockLeftovers = new LeftoverTemps(this.locksDir, isLocksTempLabel);
   }
 
   /** The log file of a session. @throws InvalidSessionIdError for anything but a session id. */
@@ -158,6 +162,8 @@ export class LogFolder {
       if (hasErrorCode(error, "ENOENT")) return [];
       throw error;
     }
+    const temps = names.filter(mayBeTempName);
+    if (temps.length > 0) void this.lockLeftovers.sweep(temps);
     return names
       .filter((name) => name.endsWith(".lock"))
       .map((name) => name.slice(0, -".lock".length))

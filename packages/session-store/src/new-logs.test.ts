@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSy
 import { join } from "node:path";
 import { testTempDir } from "@tapedeck/test-temp";
 import { describe, expect, it } from "vitest";
-import { deadPid } from "../test/helpers";
+import { deadPid, until } from "../test/helpers";
 import { createSessionStore } from "./file-store";
 import { NewLogs } from "./new-logs";
 
@@ -28,15 +28,6 @@ const options = (sessionId: string) => ({
 
 const temps = (folder: string) => readdirSync(folder).filter((name) => name.endsWith(".tmp"));
 const inode = (path: string) => statSync(path).ino;
-
-/** Waits for `condition`, then one turn of the event loop (callbacks of what it saw on disk). */
-async function until(condition: () => boolean): Promise<void> {
-  for (let waited = 0; !condition(); waited += 10) {
-    if (waited > 5000) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  await new Promise((resolve) => setTimeout(resolve, 10));
-}
 
 describe("new logs written without fsync", () => {
   it("go into empty temp files made ahead on the thread pool: the same bytes, never listed, removed once synced", async () => {

@@ -23,6 +23,15 @@ export function deadPid(): number {
   return child.pid;
 }
 
+/** Waits for `condition`, then one turn of the event loop (callbacks of what it saw on disk). */
+export async function until(condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition(); waited += 10) {
+    if (waited > 5000) throw new Error("timed out");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
 /** Draft builders for one run. */
 export function drafts(runId: string) {
   return {
