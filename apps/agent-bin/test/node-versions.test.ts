@@ -11,6 +11,8 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "n
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { AGENT_VERSION } from "@tapedeck/host/version";
 import type { ScriptedLog } from "@tapedeck/llm-replay";
 import { type NodeRelease, nodeReleases, nodeReleasesUnavailable } from "@tapedeck/node-versions";
@@ -227,6 +229,42 @@ if (unavailable !== undefined) {
         );
         expect(result.code).toBe(1);
       }
+    });
+
+    it("mcp answers tools/list, and a tool that needs the index says why it cannot open it", async () => {
+      const context = await underNode(release);
+      const transport = new StdioClientTransport({
+        command: release.executable,
+        args: [tapedeckLauncher(), "mcp"],
+        cwd: context.workspace.cwd,
+        env: context.env,
+        stderr: "pipe",
+      });
+      let stderr = "";
+      transport.stderr?.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const client = new Client({ name: "tapedeck-test", version: "0.0.0" });
+      await client.connect(transport);
+      try {
+        expect((await client.listTools()).tools).toHaveLength(6);
+        const listed = (await client.callTool({ name: "list_sessions", arguments: {} })) as {
+          content: { type: string; text?: string }[];
+          isError?: boolean;
+        };
+        if (modules === process.versions.modules) {
+          expect(listed.isError).toBeUndefined();
+        } else {
+          expect(listed.isError).toBe(true);
+          expect(listed.content[0]?.text).toMatch(
+            /^Error \[INDEX_DRIVER_UNLOADABLE\]: better-sqlite3 \(.*\) was built for another Node\.js version .*npm rebuild better-sqlite3/,
+          );
+        }
+      } finally {
+        await client.close();
+      }
+      // No stack: the failure is a Tapedeck error, said once to the client.
+      expect(stderr).toBe("");
     });
 
     it("run streams a scripted turn from the model server and runs its approved tool", async () => {

@@ -28,6 +28,17 @@ it("each host error is recognised by another copy of the module, with its code",
       code: "MODEL_NOT_CONFIGURED",
       make: (module) => new module.ModelNotConfiguredError("no key"),
     },
+    {
+      name: "IndexDriverError",
+      code: "INDEX_DRIVER_UNLOADABLE",
+      make: (module) =>
+        new module.IndexDriverError("m", {
+          packageFolder: undefined,
+          builtFor: undefined,
+          needs: undefined,
+          cause: undefined,
+        }),
+    },
   ]);
   expect(problems).toEqual([]);
 });

@@ -89,3 +89,41 @@ export class ModelNotConfiguredError extends TapedeckError {
     return has(error, modelMarker);
   }
 }
+
+const driverMarker = "tapedeck.error.IndexDriverError";
+const driverSymbol = Symbol.for(driverMarker);
+
+/**
+ * The search index's driver (better-sqlite3, a native addon) cannot be loaded by this Node.js:
+ * npm compiled it for the Node.js that installed tapedeck, and this one is another major version
+ * (or another platform, or lacks a system library). The message is one sentence naming the
+ * package, both ABIs and the fix; see `toIndexDriverError`.
+ */
+export class IndexDriverError extends TapedeckError {
+  readonly [driverSymbol] = true;
+  /** The addon's package folder, when Node's message names it. */
+  readonly packageFolder: string | undefined;
+  /** `NODE_MODULE_VERSION` the addon was built for, and the one this Node needs (ABI causes). */
+  readonly builtFor: string | undefined;
+  readonly needs: string | undefined;
+
+  constructor(
+    message: string,
+    fields: {
+      packageFolder: string | undefined;
+      builtFor: string | undefined;
+      needs: string | undefined;
+      cause: unknown;
+    },
+  ) {
+    super("INDEX_DRIVER_UNLOADABLE", message, { cause: fields.cause });
+    this.name = "IndexDriverError";
+    this.packageFolder = fields.packageFolder;
+    this.builtFor = fields.builtFor;
+    this.needs = fields.needs;
+  }
+
+  static override isInstance(error: unknown): error is IndexDriverError {
+    return has(error, driverMarker);
+  }
+}

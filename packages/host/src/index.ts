@@ -9,11 +9,13 @@ export {
 export { createHost, type Host, type HostOptions, standardTools } from "./create-host";
 export {
   AmbiguousSessionIdError,
+  IndexDriverError,
   ModelNotConfiguredError,
   NoSessionToContinueError,
   SessionCwdMissingError,
 } from "./errors";
 export { assertHomeWritable, homeReadOnly } from "./home-access";
+export { toIndexDriverError } from "./index-driver";
 export { indexPath } from "./index-path";
 export {
   MCP_SERVERS_EVENT,

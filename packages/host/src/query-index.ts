@@ -5,6 +5,7 @@ import { createSqliteQueryEngine, type SqliteQueryEngine } from "@tapedeck/sessi
 import type { SessionStore } from "@tapedeck/session-store";
 import { makeDirectories } from "@tapedeck/session-store/folder";
 import { homeReadOnly } from "./home-access";
+import { toIndexDriverError } from "./index-driver";
 import { indexPath } from "./index-path";
 import { createMemoryIndex, type SessionIndex } from "./memory-index";
 
@@ -42,10 +43,15 @@ export function openIndex(store: SessionStore, warn: Warn = toStderr): SqliteQue
   }
 }
 
-/** A disk fault of the index (`SQLITE_FULL`, `EROFS`…) as a `StorageFaultError`, else `error`. */
+/**
+ * A disk fault of the index (`SQLITE_FULL`, `EROFS`…) as a `StorageFaultError`, a driver this
+ * Node.js cannot load as an `IndexDriverError`, else `error`.
+ */
 function indexFault(error: unknown, store: SessionStore): unknown {
   const fault = toStorageFault(error, { path: indexPath(store.home), home: store.home });
   if (fault !== undefined) return fault;
+  const driver = toIndexDriverError(error);
+  if (driver !== undefined) return driver;
   // SQLite cannot open a WAL database it may not write; on a read-only home that is the cause.
   if ((error as { code?: unknown }).code === "SQLITE_CANTOPEN")
     return homeReadOnly(store.home) ?? error;

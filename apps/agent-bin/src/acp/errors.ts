@@ -7,7 +7,6 @@ import {
   TapedeckError,
 } from "@tapedeck/session";
 import { systemErrorMessage } from "../cli/command-failure";
-import { nativeAddonMessage } from "../cli/native-addon-error";
 
 /**
  * Maps an error to an ACP `RequestError` with a message a person can act on. Only the app
@@ -45,11 +44,6 @@ export function toRequestError(error: unknown): acp.RequestError {
       code,
       ...(typeof path === "string" ? { path } : {}),
     });
-  }
-  // better-sqlite3 built for another Node.js: the index cannot open (session/list).
-  const addon = nativeAddonMessage(error);
-  if (addon !== undefined) {
-    return new acp.RequestError(-32603, addon, { code: "ERR_DLOPEN_FAILED" });
   }
   const message = error instanceof Error ? error.message : String(error);
   return new acp.RequestError(-32603, message);

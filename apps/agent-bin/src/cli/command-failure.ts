@@ -1,7 +1,6 @@
 /** How the CLI reports a command that failed (shared by `main` and the ACP bundle). */
 import { TapedeckError } from "@tapedeck/session/core";
 import { CliUsageError, type Io } from "./io";
-import { nativeAddonMessage } from "./native-addon-error";
 
 const SYSCALL_VERBS: Record<string, string> = {
   open: "open",
@@ -38,9 +37,8 @@ export function systemErrorMessage(error: unknown): string | undefined {
 }
 
 /**
- * What a command's failure prints and exits with: a usage error (2), a Tapedeck error, a
- * file-system error or a native module this Node.js cannot load (better-sqlite3 built for
- * another Node.js) as one sentence (1). Anything else is a bug and is thrown again, for the
+ * What a command's failure prints and exits with: a usage error (2), a Tapedeck error or a
+ * file-system error as one sentence (1). Anything else is a bug and is thrown again, for the
  * caller to print with its stack.
  *
  * @param error - what the command threw
@@ -63,9 +61,9 @@ export function commandFailure(error: unknown, io: Pick<Io, "stderr">): number {
     io.stderr.write(`tapedeck: ${(error as Error).message}\n`);
     return 1;
   }
-  const sentence = systemErrorMessage(error) ?? nativeAddonMessage(error);
-  if (sentence !== undefined) {
-    io.stderr.write(`tapedeck: ${sentence}\n`);
+  const system = systemErrorMessage(error);
+  if (system !== undefined) {
+    io.stderr.write(`tapedeck: ${system}\n`);
     return 1;
   }
   throw error;
