@@ -7,7 +7,7 @@
  * that installed it, cannot load.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
@@ -20,6 +20,7 @@ import {
   type CliContext,
   type CliResult,
   cliContext,
+  repositoryRoot,
   runCli,
   spawnAcp,
   tapedeckBinary,
@@ -120,6 +121,30 @@ function twoPiSessions(folder: string): void {
 }
 
 const unavailable = nodeReleasesUnavailable();
+
+describe("@tapedeck/node-versions", () => {
+  it("has no scripts and links its node into no other package's .bin (scripts stay on the workspace's Node)", () => {
+    const root = repositoryRoot();
+    const own = path.join(root, "tooling", "node-versions");
+    const manifest = JSON.parse(readFileSync(path.join(own, "package.json"), "utf8"));
+    expect(manifest.scripts).toBeUndefined();
+    expect(manifest.bin).toBeUndefined();
+    const packages = ["packages", "packages/test-support", "apps", "tooling"].flatMap((group) =>
+      readdirSync(path.join(root, group), { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => path.join(root, group, entry.name)),
+    );
+    // The check works: the list holds agent-bin, and this package's own .bin has the link.
+    expect(packages).toContain(path.join(root, "apps", "agent-bin"));
+    if (unavailable === undefined) {
+      expect(existsSync(path.join(own, "node_modules", ".bin", "node"))).toBe(true);
+    }
+    const linked = [root, ...packages].filter(
+      (folder) => folder !== own && existsSync(path.join(folder, "node_modules", ".bin", "node")),
+    );
+    expect(linked).toEqual([]);
+  });
+});
 
 if (unavailable !== undefined) {
   describe("tapedeck under Node 22 and 24", () => {
