@@ -45,7 +45,7 @@ describe("FTS merge mode while indexing", () => {
     const indexer = new Indexer(db, createSessionStore({ home }));
     expect(mergeModeOf(db)).toBe("normal");
     expect(new Set(await syncNotingModes(indexer))).toEqual(new Set(["bulk"]));
-    expect(indexer.optimizeRuns).toBe(1);
+    expect(indexer.merges.optimizeRuns).toBe(1);
     expect(mergeModeOf(db)).toBe("normal");
     // A new index gives back the pages the merge freed: the file is no bigger than its data.
     expect(db.pragma("auto_vacuum", { simple: true })).toBe(2);
@@ -60,7 +60,7 @@ describe("FTS merge mode while indexing", () => {
     expect(mergeModeOf(db)).toBe("bulk");
     await store.adoptLog(eventLogBuilder().turn().user("about the crane").end().jsonl());
     expect(new Set(await syncNotingModes(indexer))).toEqual(new Set(["normal"]));
-    expect(indexer.optimizeRuns).toBe(1);
+    expect(indexer.merges.optimizeRuns).toBe(1);
     expect(mergeModeOf(db)).toBe("normal");
   });
 });

@@ -13,7 +13,7 @@
 import type { LogReader } from "@tapedeck/session-store";
 import type { SessionSummary } from "../query-engine";
 import { copySummary } from "../summary";
-import type { IndexedStore } from "./indexer";
+import type { IndexedStore } from "./sync-types";
 
 /** Most log files kept open at once (least recently used closed first). */
 export const MAX_OPEN_LOGS = 64;

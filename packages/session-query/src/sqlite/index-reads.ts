@@ -8,8 +8,8 @@ import type Database from "better-sqlite3";
 import type { SessionSummary } from "../query-engine";
 import type { ParsedScope } from "../query-schema";
 import { type SessionAggregate, toSummary } from "../summary";
-import type { SessionRow } from "./indexer";
 import { parseStored } from "./stored";
+import type { SessionRow } from "./sync-types";
 
 /** A `sessions` row with its fork count in scope. */
 export type SummaryRow = SessionRow & { fork_count: number };

@@ -1,7 +1,7 @@
 /**
  * `@tapedeck/session-query/sqlite`: the SQLite FTS5 backend (better-sqlite3, Node only).
  */
-export type { IndexedStore, SyncProgress, SyncReport } from "./indexer";
+
 export { SCHEMA_VERSION } from "./schema";
 export {
   createSqliteQueryEngine,
@@ -10,3 +10,4 @@ export {
   type SqliteQueryEngineOptions,
   type SyncOptions,
 } from "./sqlite-engine";
+export type { IndexedStore, SyncProgress, SyncReport } from "./sync-types";

@@ -16,9 +16,10 @@ import type { SessionAggregate } from "../summary";
 import { createEventSearch } from "./event-search";
 import { HitCache } from "./hit-cache";
 import { createIndexReads, type SummaryRow } from "./index-reads";
-import type { IndexedStore, Indexer, SyncProgress, SyncReport } from "./indexer";
+import type { Indexer } from "./indexer";
 import { prepareSchema } from "./schema";
 import { emptySyncReport, nothingChanged, parseStored, savedChangeCursor } from "./stored";
+import type { IndexedStore, SyncProgress, SyncReport } from "./sync-types";
 
 /** Options of {@link createSqliteQueryEngine}. */
 export interface SqliteQueryEngineOptions {
@@ -195,11 +196,11 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
     async rebuild(syncOptions = {}) {
       const indexer = await writer();
       return indexer.exclusive(async () => {
-        const optimizedBefore = indexer.optimizeRuns;
+        const optimizedBefore = indexer.merges.optimizeRuns;
         indexer.clear();
         const report = await indexer.syncAll(syncOptions.onProgress, { full: true });
         // syncAll merged already when it indexed enough; a small rebuild is merged here.
-        if (indexer.optimizeRuns === optimizedBefore) indexer.optimize();
+        if (indexer.merges.optimizeRuns === optimizedBefore) indexer.merges.optimize();
         // Leave no write-ahead log behind: the index should be one file of its final size.
         db.pragma("wal_checkpoint(TRUNCATE)");
         return report;

@@ -8,7 +8,7 @@ import type { SessionEvent } from "@tapedeck/session";
 import type { ChangeSet } from "@tapedeck/session-store";
 import type Database from "better-sqlite3";
 import { eventText } from "../text";
-import type { SyncReport } from "./indexer";
+import type { SyncReport } from "./sync-types";
 
 /** Parsed JSON of a value this index wrote itself. */
 export function parseStored<T>(text: string): T {

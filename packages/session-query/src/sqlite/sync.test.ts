@@ -7,9 +7,9 @@ import { eventLogBuilder } from "@tapedeck/session/testing";
 import { createSessionStore } from "@tapedeck/session-store";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SyncProgress } from "./indexer";
 import { SCHEMA_VERSION } from "./schema";
 import { createSqliteQueryEngine, type SqliteQueryEngine } from "./sqlite-engine";
+import type { SyncProgress } from "./sync-types";
 
 const all = { all: true } as const;
 
