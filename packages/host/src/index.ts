@@ -40,7 +40,7 @@ export {
 } from "./models";
 export { lastTurnSettings, openSession } from "./open-session";
 export { createQueryHost, type QueryHost, type QueryHostOptions } from "./query-host";
-export { openIndex, syncedEngine, type Warn } from "./query-index";
+export { openIndex, type SlowSyncNotice, syncedEngine, type Warn } from "./query-index";
 export {
   type RunEventProjectionOptions,
   runEventProjection,

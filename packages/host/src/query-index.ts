@@ -1,7 +1,11 @@
 import { closeSync, existsSync, openSync, renameSync, rmSync } from "node:fs";
 import { StorageFaultError, toStorageFault } from "@tapedeck/session";
 import type { SessionQueryEngine } from "@tapedeck/session-query";
-import { createSqliteQueryEngine, type SqliteQueryEngine } from "@tapedeck/session-query/sqlite";
+import {
+  createSqliteQueryEngine,
+  type SqliteQueryEngine,
+  type SyncProgress,
+} from "@tapedeck/session-query/sqlite";
 import type { SessionStore } from "@tapedeck/session-store";
 import { makeDirectories } from "@tapedeck/session-store/folder";
 import { homeReadOnly } from "./home-access";
@@ -76,14 +80,58 @@ function openOrRebuild(store: SessionStore, file: string, warn: Warn): SqliteQue
 }
 
 /**
+ * When a sync before a query says what it is doing: once it has run `ms` with at least
+ * `sessions` logs to read. A first command on a home with history, or the first after an index
+ * upgrade (a new schema is rebuilt from the logs), reads every log: ≈ 10 s for 2,000 sessions,
+ * minutes for 20,000, which must not look like a hang. Everyday syncs read a few sessions and
+ * stay silent (and a test home's never reaches the session count, however loaded the machine).
+ */
+export interface SlowSyncNotice {
+  sessions: number;
+  ms: number;
+}
+
+const defaultSlowSync: SlowSyncNotice = { sessions: 100, ms: 1000 };
+
+/**
+ * `engine.sync()`, with a line through `warn` when it turns out slow (see {@link SlowSyncNotice})
+ * and one when it ends.
+ */
+async function syncSaying(
+  engine: SqliteQueryEngine,
+  warn: Warn,
+  slow: SlowSyncNotice,
+): Promise<void> {
+  const started = Date.now();
+  let said = false;
+  const onProgress = (progress: SyncProgress) => {
+    if (said || progress.sessionsDone === progress.sessionsTotal) return;
+    if (progress.sessionsTotal < slow.sessions || Date.now() - started < slow.ms) return;
+    said = true;
+    warn(
+      `tapedeck: updating the search index: ${progress.sessionsTotal.toLocaleString("en-US")} sessions to read (a new or upgraded index reads every log once)…\n`,
+    );
+  };
+  const report = await engine.sync({ onProgress });
+  if (said) {
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    warn(
+      `tapedeck: search index up to date (${report.eventsIndexed.toLocaleString("en-US")} events in ${seconds} s).\n`,
+    );
+  }
+}
+
+/**
  * A query engine that opens the index on first use and syncs it (only new bytes) before every
- * query, so answers always include the latest runs. When the index cannot be written (a
- * read-only or full home) it says so once through `warn` and answers from the logs instead
- * (`createMemoryIndex`, which writes nothing): reading commands keep working.
+ * query, so answers always include the latest runs; a sync that reads many logs says so through
+ * `warn` (`slowSync`). When the index cannot be written (a read-only or full home) it says so once
+ * through `warn` and answers from the logs instead (`createMemoryIndex`, which writes nothing):
+ * reading commands keep working.
  */
 export function syncedEngine(
   store: SessionStore,
   warn: Warn = toStderr,
+  slowSync: SlowSyncNotice = defaultSlowSync,
 ): SessionQueryEngine & { close(): void } {
   let engine: SqliteQueryEngine | undefined;
   let fromLogs: SessionIndex | undefined;
@@ -95,7 +143,7 @@ export function syncedEngine(
   const indexed = async (): Promise<SessionQueryEngine | undefined> => {
     try {
       engine ??= openIndex(store, warn);
-      await engine.sync();
+      await syncSaying(engine, warn, slowSync);
       return engine;
     } catch (error) {
       const fault = indexFault(error, store);
