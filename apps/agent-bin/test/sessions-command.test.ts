@@ -1,4 +1,4 @@
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { appendFile, readdir, readFile, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createHost } from "@tapedeck/host";
 import { eventLogBuilder } from "@tapedeck/session/testing";
@@ -234,6 +234,35 @@ describe("tapedeck sessions", () => {
     expect(rebuilt).toMatch(/Rebuilt .* 3 added/);
     // A rebuild checkpoints its write-ahead log: the index is one file.
     expect(rebuilt).toMatch(/Index size: \d+\.\d MB \+ write-ahead log 0\.0 MB\./);
+  });
+
+  it("index checks every log: an append another program made without a journal record is read", async () => {
+    const sessions = path.join(workspace.home, "sessions");
+    // The folder's last change well before: the index's cursor is not racy (a racy one makes the
+    // next sync list the folder anyway).
+    const past = new Date(Date.now() - 60_000);
+    await utimes(sessions, past, past);
+    expect((await cli(["index"])).stdout).toMatch(/3 added/);
+    const file = homeLogs(workspace.home).pathOf(OTHER);
+    // The log `writeLogs` wrote, one turn longer: the new turn's lines are appended.
+    const other = eventLogBuilder({ sessionId: OTHER, cwd: "/some/other/place" })
+      .system("s")
+      .turn()
+      .user("elsewhere")
+      .end();
+    const before = other.events.length;
+    // Its header and the same events (seq 1–4; run ids are drawn anew): the new turn follows on.
+    expect((await readFile(file, "utf8")).trimEnd().split("\n")).toHaveLength(before + 1);
+    other.turn().user("a haystack copied in from another machine").end();
+    const added = other.events.slice(before);
+    // In place, as a copy tool that rewrites the file's bytes would: no journal record, and the
+    // folder's own mtime does not move.
+    await appendFile(file, added.map((event) => `${JSON.stringify(event)}\n`).join(""));
+    expect((await cli(["index"])).stdout).toMatch(
+      new RegExp(`0 added, 1 updated, 0 removed, ${added.length} events indexed`),
+    );
+    const found = await cli(["sessions", "search", "--all", "copied"]);
+    expect(found.stdout).toContain("in from another machine");
   });
 
   it("the session_query tool sees this workspace only", async () => {

@@ -47,7 +47,9 @@ export async function indexCommand(argv: string[], io: Io): Promise<number> {
             bar(progress.sessionsDone, progress.sessionsTotal, progress.eventsIndexed),
           )
       : undefined;
-    const options = onProgress === undefined ? {} : { onProgress };
+    // An explicit `index` checks every log, not only those the change journal names: logs that
+    // another program changed in place without a journal record are read too (a `stat` per log).
+    const options = onProgress === undefined ? { full: true } : { onProgress, full: true };
     const started = Date.now();
     const report = values.rebuild ? await engine.rebuild(options) : await engine.sync(options);
     if (io.interactive) io.stderr.write("\n");

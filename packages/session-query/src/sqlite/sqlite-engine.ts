@@ -40,6 +40,12 @@ export interface SqliteQueryEngineOptions {
 export interface SyncOptions {
   /** Called after each session with new data, and once at the end. */
   onProgress?: (progress: SyncProgress) => void;
+  /**
+   * Check every log against the index (the store's `scan()`), not only the sessions the change
+   * journal names: for logs another program changed in place without a journal record
+   * (`announceChange`). Reads only what changed, like any sync; costs a `stat` per log.
+   */
+  full?: boolean;
 }
 
 /** The SQLite engine: a {@link SessionQueryEngine} plus index maintenance. */
@@ -185,12 +191,13 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
 
     async sync(syncOptions = {}) {
       // Until the writer is loaded nothing in this process writes: a fresh index is answered here.
-      if (indexer === undefined) {
+      if (indexer === undefined && syncOptions.full !== true) {
         const saved = savedChangeCursor(db);
         if (nothingChanged(await store.changesSince(saved), saved)) return emptySyncReport();
       }
       const writing = await writer();
-      return writing.exclusive(() => writing.syncAll(syncOptions.onProgress));
+      const full = syncOptions.full === true;
+      return writing.exclusive(() => writing.syncAll(syncOptions.onProgress, { full }));
     },
 
     async rebuild(syncOptions = {}) {

@@ -60,6 +60,31 @@ describe("SQLite index maintenance", () => {
     expect((await engine.listSessions(all)).items[0]?.eventCount).toBe(6);
   });
 
+  it("sees a log changed without a journal record at a full sync (the journal is a hint)", async () => {
+    const log = eventLogBuilder().turn().user("first words").end();
+    write(log.header, log.events);
+    // The folder's last change well before the sync: its stamp is not racy (a racy one makes the
+    // next sync list the folder anyway).
+    const past = new Date(Date.now() - 60_000);
+    fs.utimesSync(join(home, "sessions"), past, past);
+    await engine.sync();
+    const before = log.events.length;
+    log.turn().user("second words").end();
+    // Another program appends in place and says nothing: the folder itself does not change.
+    fs.appendFileSync(logPath(log.header.sessionId), log.events.slice(before).map(line).join(""));
+    expect(await engine.sync()).toMatchObject({ sessionsUpdated: 0, eventsIndexed: 0 });
+    expect(await engine.sync({ full: true })).toMatchObject({
+      sessionsUpdated: 1,
+      eventsIndexed: 3,
+    });
+    const hits = await engine.searchEvents(all, { text: "words", order: "oldest" });
+    expect(hits.items.map((hit) => hit.event.seq)).toEqual([2, 5]);
+    expect(await engine.sync({ full: true })).toMatchObject({
+      sessionsUpdated: 0,
+      eventsIndexed: 0,
+    });
+  });
+
   it("writes nothing when the journal says nothing changed (a fresh index answers at once)", async () => {
     const log = eventLogBuilder().turn().user("first words").end();
     write(log.header, log.events);
