@@ -146,11 +146,9 @@ describe("@tapedeck/node-versions", () => {
   });
 });
 
-if (unavailable !== undefined) {
-  describe("tapedeck under Node 22 and 24", () => {
-    it.skip(`does not run here: ${unavailable}`, () => {});
-  });
-} else {
+// The builds exist for linux-x64 only (`nodeReleasesUnavailable` says why elsewhere): CI runs
+// there; on another platform these suites are not declared at all.
+if (unavailable === undefined) {
   describe.each(nodeReleases())("tapedeck under Node $version", (release) => {
     /** Node's ABI (`NODE_MODULE_VERSION`) of this release, asked of it. */
     let modules = "";

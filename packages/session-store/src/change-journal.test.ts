@@ -1,11 +1,11 @@
 import {
   appendFileSync,
+  fstatSync,
   mkdirSync,
-  readdirSync,
   readFileSync,
-  readlinkSync,
   renameSync,
   rmSync,
+  statSync,
   symlinkSync,
   utimesSync,
   writeFileSync,
@@ -261,50 +261,55 @@ describe("changesSince", () => {
 });
 
 describe("a writer's kept journal", () => {
-  /** Descriptors of this process open on `path` (Linux: /proc/self/fd). */
-  const openOn = (path: string) =>
-    readdirSync("/proc/self/fd").filter((fd) => {
+  /**
+   * Descriptors of this process open on the file now at `path`: every descriptor number up to
+   * 4096 whose `fstat` is that file (device and inode), on any platform.
+   */
+  const openOn = (path: string) => {
+    const file = statSync(path);
+    let open = 0;
+    for (let fd = 0; fd < 4096; fd += 1) {
       try {
-        return readlinkSync(`/proc/self/fd/${fd}`) === path;
+        const stats = fstatSync(fd);
+        if (stats.ino === file.ino && stats.dev === file.dev) open += 1;
       } catch {
-        return false;
+        // not an open descriptor
       }
-    }).length;
+    }
+    return open;
+  };
 
-  it.skipIf(process.platform !== "linux")(
-    "stays open between records, follows another writer's rotation and a rewrite in place, and closes when idle",
-    () => {
-      vi.useFakeTimers();
-      try {
-        const path = join(temp.home, JOURNAL_FILE);
-        const writer = new ChangeJournal(temp.home);
-        const [a, b, c, d, e] = Array.from({ length: 5 }, () => uuidv7());
-        writer.record("n", a!);
-        writer.record("n", b!);
-        expect(openOn(path)).toBe(1);
-        // Another writer rotates it: the next record goes into the new generation.
-        const other = new ChangeJournal(temp.home, 10);
-        other.record("n", c!);
-        writer.record("n", d!);
-        const rotated = readFileSync(path, "utf8");
-        expect(rotated).not.toContain(a!);
-        expect(rotated).toContain(`n ${d}\n`);
-        // Rewritten in place (same file, no header): replaced by a new generation that has the record.
-        writeFileSync(path, "not a journal\n");
-        writer.record("n", e!);
-        const replaced = readFileSync(path, "utf8");
-        expect(replaced).toMatch(/^tapedeck-changes 1 [0-9a-f]{16}\nn /);
-        expect(replaced).toContain(`n ${e}\n`);
-        expect(new ChangeJournal(temp.home).position()).not.toBeNull();
-        vi.advanceTimersByTime(150);
-        expect(openOn(path)).toBe(1);
-        vi.advanceTimersByTime(100);
-        expect(openOn(path)).toBe(0);
-      } finally {
-        vi.useRealTimers();
-      }
-    },
-  );
+  it("stays open between records, follows another writer's rotation and a rewrite in place, and closes when idle", () => {
+    vi.useFakeTimers();
+    try {
+      const path = join(temp.home, JOURNAL_FILE);
+      const writer = new ChangeJournal(temp.home);
+      const [a, b, c, d, e] = Array.from({ length: 5 }, () => uuidv7());
+      writer.record("n", a!);
+      writer.record("n", b!);
+      expect(openOn(path)).toBe(1);
+      // Another writer rotates it: the next record goes into the new generation.
+      const other = new ChangeJournal(temp.home, 10);
+      other.record("n", c!);
+      writer.record("n", d!);
+      const rotated = readFileSync(path, "utf8");
+      expect(rotated).not.toContain(a!);
+      expect(rotated).toContain(`n ${d}\n`);
+      // Rewritten in place (same file, no header): replaced by a new generation that has the record.
+      writeFileSync(path, "not a journal\n");
+      writer.record("n", e!);
+      const replaced = readFileSync(path, "utf8");
+      expect(replaced).toMatch(/^tapedeck-changes 1 [0-9a-f]{16}\nn /);
+      expect(replaced).toContain(`n ${e}\n`);
+      expect(new ChangeJournal(temp.home).position()).not.toBeNull();
+      vi.advanceTimersByTime(150);
+      expect(openOn(path)).toBe(1);
+      vi.advanceTimersByTime(100);
+      expect(openOn(path)).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
 
 describe("watch", () => {
