@@ -8,6 +8,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
@@ -143,6 +144,52 @@ describe("@tapedeck/node-versions", () => {
       (folder) => folder !== own && existsSync(path.join(folder, "node_modules", ".bin", "node")),
     );
     expect(linked).toEqual([]);
+  });
+
+  it("puts no other node on a dependency build script's PATH (pnpm's hoisted and per-package .bin folders)", () => {
+    // pnpm runs a dependency's install script with PATH = its own node_modules/.bin folders, the
+    // virtual store's hoisted node_modules/.pnpm/node_modules/.bin, then the root's .bin: a
+    // `node` in any of them runs better-sqlite3's node-gyp instead of the project's Node.
+    const root = repositoryRoot();
+    const store = path.join(root, "node_modules", ".pnpm");
+    const binFolders = [
+      path.join(root, "node_modules", ".bin"),
+      path.join(store, "node_modules", ".bin"),
+    ];
+    for (const entry of readdirSync(store, { withFileTypes: true })) {
+      if (!entry.isDirectory() || entry.name === "node_modules") continue;
+      const scope = path.join(store, entry.name, "node_modules");
+      binFolders.push(path.join(scope, ".bin"));
+      for (const name of readdirSync(scope)) {
+        const folders = name.startsWith("@")
+          ? readdirSync(path.join(scope, name)).map((inner) => path.join(scope, name, inner))
+          : [path.join(scope, name)];
+        for (const folder of folders) binFolders.push(path.join(folder, "node_modules", ".bin"));
+      }
+    }
+    // The scan reaches the folder pnpm hoists into (it exists whenever anything has a bin).
+    expect(existsSync(path.join(store, "node_modules", ".bin"))).toBe(true);
+    const shadowing = binFolders.filter((folder) => existsSync(path.join(folder, "node")));
+    expect(shadowing).toEqual([]);
+  });
+
+  it("has better-sqlite3 built for the running Node's ABI", () => {
+    const root = repositoryRoot();
+    const fromQuery = createRequire(path.join(root, "packages", "session-query", "package.json"));
+    const folder = path.dirname(fromQuery.resolve("better-sqlite3/package.json"));
+    const binary = path.join(folder, "build", "Release", "better_sqlite3.node");
+    // A child of this Node loads it: a module built for another ABI fails with
+    // "was compiled against a different Node.js version using NODE_MODULE_VERSION …".
+    const load = spawnSync(
+      process.execPath,
+      ["-e", `process.dlopen({ exports: {} }, ${JSON.stringify(binary)}); console.log("ok")`],
+      { encoding: "utf8" },
+    );
+    expect({
+      abi: process.versions.modules,
+      stderr: load.stderr.trim(),
+      stdout: load.stdout.trim(),
+    }).toEqual({ abi: process.versions.modules, stderr: "", stdout: "ok" });
   });
 });
 
