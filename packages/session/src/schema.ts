@@ -101,6 +101,54 @@ const common = lazySchema(() => ({
   replaces: z.array(seq()).optional(),
 }));
 
+const checkpointChange = lazySchema(() =>
+  z.looseObject({
+    /** Path relative to the workspace root, `/`-separated. */
+    path: z.string().min(1),
+    change: z.enum(["added", "modified", "deleted", "renamed", "mode"]),
+    /** The old path of a rename. */
+    from: z.string().min(1).optional(),
+  }),
+);
+/** One file that changed since the previous checkpoint of the session. */
+export const checkpointChangeSchema = lazySchemaObject(checkpointChange);
+
+const checkpointOmitted = lazySchema(() =>
+  z.looseObject({
+    path: z.string().min(1),
+    /** `too-large`: over the size limit (`bytes` says how big it was). */
+    reason: z.string(),
+    bytes: z.number().int().min(0).optional(),
+  }),
+);
+
+const checkpointRecord = lazySchema(() =>
+  z.looseObject({
+    /**
+     * The checkpoint's id in the home's checkpoint store (a 40-hex commit id of its private git
+     * store). Absent when no checkpoint was taken (`skipped` says why).
+     */
+    id: z.string().min(1).optional(),
+    /** Files changed since the session's previous checkpoint (at most 200 listed). */
+    changed: z.array(checkpointChange()),
+    /** How many more changes there were than `changed` lists. */
+    more: z.number().int().min(0).optional(),
+    /** Files present in the workspace but left out of the checkpoint (size limit). */
+    omitted: z.array(checkpointOmitted()).optional(),
+    /** Why no checkpoint was taken (an error, a limit); the turn went on without one. */
+    skipped: z.string().optional(),
+  }),
+);
+/**
+ * The workspace's files at this point (optional v1 field on `turn/start` and on the
+ * `function_call_output` of tools that may change files). See architecture/checkpoints.md.
+ */
+export const checkpointRecordSchema = lazySchemaObject(checkpointRecord);
+/** One checkpoint as the log records it. */
+export type CheckpointRecord = Known<z.infer<typeof checkpointRecordSchema>>;
+/** One changed file of a checkpoint. */
+export type CheckpointChange = Known<z.infer<typeof checkpointChangeSchema>>;
+
 const turnStartEvent = lazySchema(() =>
   z.looseObject({
     ...common(),
@@ -108,6 +156,8 @@ const turnStartEvent = lazySchema(() =>
     policy: approvalPolicy(),
     model: z.string(),
     resumed: z.boolean(),
+    /** The workspace's files as the turn starts (optional v1 field). */
+    checkpoint: checkpointRecord().optional(),
   }),
 );
 /** A run (turn) begins. */
@@ -246,6 +296,8 @@ const functionCallOutputEvent = lazySchema(() =>
     output: z.string(),
     isError: z.boolean(),
     synthetic: z.boolean().optional(),
+    /** The workspace's files after a tool that may change them (optional v1 field). */
+    checkpoint: checkpointRecord().optional(),
   }),
 );
 /** A tool's answer; a surface item. `sourceEventSeqs` cites the call. */
