@@ -51,6 +51,8 @@ export const eventLogErrorCodes = [
   "BAD_JSON",
   "SCHEMA",
   "TORN_TAIL",
+  "BLOB_MISSING",
+  "BLOB_CORRUPT",
 ] as const;
 
 /** Code of an {@link EventLogCorruptError}. */

@@ -39,6 +39,8 @@ export {
   approvalPolicySchema,
   approvalRequestEventSchema,
   assistantChunkEventSchema,
+  type BlobRef,
+  blobRefSchema,
   type CheckpointChange,
   type CheckpointRecord,
   type CompactionEvent,

@@ -184,12 +184,35 @@ const messageRole = lazySchema(() => z.enum(MESSAGE_ROLES));
 /** Who said a message. */
 export const messageRoleSchema = lazySchemaObject(messageRole);
 
+const blobRef = lazySchema(() =>
+  z.looseObject({
+    /** The sha256 of the payload's bytes, lowercase hex: the blob's name in the store. */
+    blob: z.string().regex(/^[0-9a-f]{64}$/),
+    /** The payload's size in bytes (before compression). */
+    bytes: z.number().int().min(0),
+    /** What the bytes are: `text/plain; charset=utf-8` for text fields, `image/png`, … */
+    mediaType: z.string().min(1),
+    /** The payload's first characters (text) or a short description (binary), for readers that do not resolve blobs. */
+    preview: z.string(),
+  }),
+);
+/**
+ * A payload kept outside the log line, in the home's content-addressed blob store (format
+ * version 1, optional). Readers that resolve blobs see the payload's exact bytes; see
+ * `architecture/session-log.md`, "Blobs".
+ */
+export const blobRefSchema = lazySchemaObject(blobRef);
+
 const messageEvent = lazySchema(() =>
   z.looseObject({
     ...common(),
     type: z.literal("message"),
     role: messageRole(),
     content: z.string(),
+    /** `content` is in a blob: the field then holds the blob's preview. */
+    contentBlob: blobRef().optional(),
+    /** Binary parts the message carried (images), each in a blob; not sent to the model. */
+    attachments: z.array(blobRef()).optional(),
   }),
 );
 /** A complete message; a surface item. */
@@ -277,6 +300,8 @@ const functionCallEvent = lazySchema(() =>
     callId: z.string().min(1),
     name: z.string().min(1),
     arguments: z.string(),
+    /** `arguments` is in a blob: the field then holds the blob's preview. */
+    argumentsBlob: blobRef().optional(),
     /** The id the provider gave the call, when it differs from `callId`. */
     providerCallId: z.string().min(1).optional(),
   }),
@@ -298,6 +323,10 @@ const functionCallOutputEvent = lazySchema(() =>
     synthetic: z.boolean().optional(),
     /** The workspace's files after a tool that may change them (optional v1 field). */
     checkpoint: checkpointRecord().optional(),
+    /** `output` is in a blob: the field then holds the blob's preview. */
+    outputBlob: blobRef().optional(),
+    /** Binary parts the output carried (images), each in a blob; not sent to the model. */
+    attachments: z.array(blobRef()).optional(),
   }),
 );
 /** A tool's answer; a surface item. `sourceEventSeqs` cites the call. */
@@ -477,6 +506,8 @@ export const sessionEventSchema = lazySchemaObject(sessionEvent);
 export type TurnStartEvent = Known<z.infer<typeof turnStartEventSchema>>;
 export type TurnEndEvent = Known<z.infer<typeof turnEndEventSchema>>;
 export type TurnStatus = z.infer<typeof turnStatusSchema>;
+/** A reference to a payload kept in the blob store. */
+export type BlobRef = Known<z.infer<typeof blobRefSchema>>;
 export type MessageEvent = Known<z.infer<typeof messageEventSchema>>;
 export type MessageRole = z.infer<typeof messageRoleSchema>;
 export type ModelRequestEvent = Known<z.infer<typeof modelRequestEventSchema>>;
