@@ -71,6 +71,7 @@ export {
   type StartRunOptions,
   startRun,
 } from "./start-run";
+export type { ReclaimOptions, StorageContributor, StorageUsage } from "./storage-contributor";
 export { describeIndexUrl, openTeamIndex, type TeamIndex } from "./team-index";
 export { sessionTitle, titleOfPrompt } from "./titles";
 export { AGENT_NAME, AGENT_VERSION } from "./version";
