@@ -1,0 +1,167 @@
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import path from "node:path";
+import { testTempDir } from "@tapedeck/test-temp";
+import { describe, expect, it } from "vitest";
+import { openCheckpointStore } from "./checkpoint-store";
+import { applyRestore, lastRewind, planRestore } from "./rewind";
+
+function git(cwd: string, ...args: string[]): void {
+  execFileSync("git", args, {
+    cwd,
+    stdio: "ignore",
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "t",
+      GIT_AUTHOR_EMAIL: "t@t",
+      GIT_COMMITTER_NAME: "t",
+      GIT_COMMITTER_EMAIL: "t@t",
+    },
+  });
+}
+
+/** sha256 of every file under `dir` with its mode, by relative path. */
+function hashTree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (current: string) => {
+    for (const entry of readdirSync(current, { withFileTypes: true })) {
+      const full = path.join(current, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else {
+        const stat = statSync(full);
+        out[path.relative(dir, full)] =
+          `${stat.mode.toString(8)} ${createHash("sha256").update(readFileSync(full)).digest("hex")}`;
+      }
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+function repo(): { home: string; root: string } {
+  const base = testTempDir();
+  const root = path.join(base, "repo");
+  const home = path.join(base, "home");
+  mkdirSync(root);
+  writeFileSync(path.join(root, "a.txt"), "alpha\n");
+  writeFileSync(path.join(root, "gone.txt"), "tracked, to be deleted\n");
+  writeFileSync(path.join(root, "run.sh"), "echo hi\n");
+  writeFileSync(path.join(root, "move-me.txt"), "moving content that is long enough\n");
+  writeFileSync(path.join(root, ".gitignore"), "ignored/\n*.log\n");
+  git(root, "init", "-q");
+  git(root, "add", "-A");
+  git(root, "commit", "-qm", "init");
+  return { home, root };
+}
+
+describe("CheckpointStore", () => {
+  it("records writes, edits, new files, deletions, chmod and renames, and restores each state", async () => {
+    const { home, root } = repo();
+    const userGit = hashTree(path.join(root, ".git"));
+    const store = await openCheckpointStore({ home, cwd: root });
+    const ref = "refs/tapedeck/sessions/s1";
+    const first = await store.take({ ref });
+    expect(first.changes).toEqual([]);
+
+    writeFileSync(path.join(root, "a.txt"), "alpha changed\n");
+    writeFileSync(path.join(root, "new.txt"), "untracked\n");
+    rmSync(path.join(root, "gone.txt"));
+    chmodSync(path.join(root, "run.sh"), 0o755);
+    renameSync(path.join(root, "move-me.txt"), path.join(root, "moved.txt"));
+    mkdirSync(path.join(root, "ignored"));
+    writeFileSync(path.join(root, "ignored", "cache.bin"), "ignored\n");
+    writeFileSync(path.join(root, "debug.log"), "ignored too\n");
+    const second = await store.take({ ref, previous: first.id });
+    const summary = second.changes.map((change) =>
+      [change.change, change.path, change.from].filter(Boolean).join(" "),
+    );
+    expect(summary.sort()).toEqual(
+      [
+        "deleted gone.txt",
+        "mode run.sh",
+        "modified a.txt",
+        "added new.txt",
+        "renamed moved.txt move-me.txt",
+      ].sort(),
+    );
+    const afterSecond = hashTree(root);
+
+    // back to the first checkpoint
+    const plan = await planRestore(store, { target: first.id });
+    await applyRestore(store, plan, { sessionId: "s1", seq: 1 });
+    expect(readFileSync(path.join(root, "a.txt"), "utf8")).toBe("alpha\n");
+    expect(readFileSync(path.join(root, "gone.txt"), "utf8")).toBe("tracked, to be deleted\n");
+    expect(statSync(path.join(root, "run.sh")).mode & 0o777).toBe(0o644);
+    expect(readFileSync(path.join(root, "move-me.txt"), "utf8")).toContain("moving");
+    expect(() => statSync(path.join(root, "moved.txt"))).toThrow();
+    expect(() => statSync(path.join(root, "new.txt"))).toThrow();
+    // ignored files are never touched
+    expect(readFileSync(path.join(root, "ignored", "cache.bin"), "utf8")).toBe("ignored\n");
+    expect(readFileSync(path.join(root, "debug.log"), "utf8")).toBe("ignored too\n");
+
+    // undo brings back exactly what was there
+    const undo = await lastRewind(store);
+    const back = await planRestore(store, { target: undo.undo });
+    await applyRestore(store, back, { kind: "undo" });
+    expect(hashTree(root)).toEqual(afterSecond);
+
+    // the user's .git is byte-identical
+    expect(hashTree(path.join(root, ".git"))).toEqual(userGit);
+  });
+
+  it("leaves files over the size limit out and says so, and never deletes them on restore", async () => {
+    const { home, root } = repo();
+    const store = await openCheckpointStore({ home, cwd: root, maxFileBytes: 1000 });
+    const ref = "refs/tapedeck/sessions/s1";
+    const first = await store.take({ ref });
+    writeFileSync(path.join(root, "big.bin"), Buffer.alloc(5000, 1));
+    const second = await store.take({ ref, previous: first.id });
+    expect(second.omitted).toEqual([{ path: "big.bin", reason: "too-large", bytes: 5000 }]);
+    const plan = await planRestore(store, { target: first.id });
+    await applyRestore(store, plan, {});
+    expect(statSync(path.join(root, "big.bin")).size).toBe(5000);
+  });
+
+  it("works in a folder without git, honouring its .gitignore", async () => {
+    const base = testTempDir();
+    const root = path.join(base, "plain");
+    mkdirSync(root);
+    writeFileSync(path.join(root, ".gitignore"), "node_modules/\n");
+    mkdirSync(path.join(root, "node_modules"));
+    writeFileSync(path.join(root, "node_modules", "x.js"), "x\n");
+    writeFileSync(path.join(root, "main.ts"), "one\n");
+    const store = await openCheckpointStore({ home: path.join(base, "home"), cwd: root });
+    const ref = "refs/tapedeck/sessions/s1";
+    const first = await store.take({ ref });
+    writeFileSync(path.join(root, "main.ts"), "two\n");
+    writeFileSync(path.join(root, "node_modules", "x.js"), "changed\n");
+    const second = await store.take({ ref, previous: first.id });
+    expect(second.changes.map((change) => change.path)).toEqual(["main.ts"]);
+    await applyRestore(store, await planRestore(store, { target: first.id }), {});
+    expect(readFileSync(path.join(root, "main.ts"), "utf8")).toBe("one\n");
+    expect(readFileSync(path.join(root, "node_modules", "x.js"), "utf8")).toBe("changed\n");
+  });
+
+  it("names files changed since the agent's last checkpoint as hand edits", async () => {
+    const { home, root } = repo();
+    const store = await openCheckpointStore({ home, cwd: root });
+    const ref = "refs/tapedeck/sessions/s1";
+    const first = await store.take({ ref });
+    writeFileSync(path.join(root, "a.txt"), "agent\n");
+    const agent = await store.take({ ref, previous: first.id });
+    writeFileSync(path.join(root, "a.txt"), "person\n");
+    const plan = await planRestore(store, { target: first.id, agentLatest: agent.id });
+    expect(plan.handEdited).toEqual(["a.txt"]);
+    expect(readFileSync(path.join(root, "a.txt"), "utf8")).toBe("person\n");
+  });
+});

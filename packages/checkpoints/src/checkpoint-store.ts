@@ -1,0 +1,280 @@
+import { existsSync } from "node:fs";
+import { copyFile, lstat, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { CheckpointChange, CheckpointRecord } from "@tapedeck/session";
+import { CheckpointError } from "./errors";
+import { type GitPlace, runGit, splitNul } from "./git";
+import { keepBorrowedObjects } from "./keep-borrowed";
+import { type TreeChange, treeChanges } from "./tree-diff";
+import {
+  type CheckpointWorkspace,
+  findWorkspace,
+  refusedWorkspace,
+  workspaceStoreDir,
+} from "./workspace";
+
+/** Default size limit of one file: larger files are left out of checkpoints (10 MiB). */
+export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+/** Paths a checkpoint may hold; a workspace with more is not checkpointed. */
+export const DEFAULT_MAX_FILES = 200_000;
+/** Changes listed in a log record; the rest are counted in `more`. */
+export const LISTED_CHANGES = 200;
+
+/** Options of {@link openCheckpointStore}. */
+export interface OpenCheckpointStoreOptions {
+  /** The Tapedeck home (`$TAPEDECK_HOME`). */
+  home: string;
+  /** A folder of the workspace (its git root, else itself, is what is checkpointed). */
+  cwd: string;
+  /** Files larger than this are left out (default {@link DEFAULT_MAX_FILE_BYTES}). */
+  maxFileBytes?: number;
+  /** Default {@link DEFAULT_MAX_FILES}. */
+  maxFiles?: number;
+}
+
+/** A checkpoint just taken. */
+export interface TakenCheckpoint {
+  /** Commit id in the private store. */
+  id: string;
+  /** Its tree id. */
+  tree: string;
+  /** Every change since `previous` (empty without one). */
+  changes: TreeChange[];
+  /** Files left out for their size. */
+  omitted: { path: string; reason: "too-large"; bytes: number }[];
+}
+
+/** The record the log keeps of a checkpoint (`changed` capped at {@link LISTED_CHANGES}). */
+export function checkpointRecordOf(taken: TakenCheckpoint): CheckpointRecord {
+  const changed: CheckpointChange[] = taken.changes.slice(0, LISTED_CHANGES).map((change) => ({
+    path: change.path,
+    change: change.change,
+    ...(change.from === undefined ? {} : { from: change.from }),
+  }));
+  const more = taken.changes.length - changed.length;
+  return {
+    id: taken.id,
+    changed,
+    ...(more > 0 ? { more } : {}),
+    ...(taken.omitted.length > 0 ? { omitted: taken.omitted.slice(0, LISTED_CHANGES) } : {}),
+  };
+}
+
+/** The lines of the private `info/exclude`. */
+function excludeLines(workspace: CheckpointWorkspace, home: string, userExclude: string): string {
+  const lines = ["# written by tapedeck: the user's info/exclude, then the home", userExclude];
+  const relativeHome = path.relative(workspace.root, home);
+  if (relativeHome !== "" && !relativeHome.startsWith("..") && !path.isAbsolute(relativeHome)) {
+    lines.push(`/${relativeHome.split(path.sep).join("/")}/`);
+  }
+  lines.push("*.tapedeck-restore.tmp");
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * One workspace's checkpoints: a private bare git repository under the home with its own
+ * persistent index, borrowing the user's objects read-only through alternates. Calls are
+ * serialized (one index).
+ */
+export class CheckpointStore {
+  readonly workspace: CheckpointWorkspace;
+  readonly dir: string;
+  readonly place: GitPlace;
+  private readonly maxFileBytes: number;
+  private readonly maxFiles: number;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  /** Use {@link openCheckpointStore}. */
+  constructor(
+    workspace: CheckpointWorkspace,
+    dir: string,
+    options: { maxFileBytes: number; maxFiles: number },
+  ) {
+    this.workspace = workspace;
+    this.dir = dir;
+    this.place = {
+      gitDir: path.join(dir, "git"),
+      indexFile: path.join(dir, "index"),
+      workTree: workspace.root,
+    };
+    this.maxFileBytes = options.maxFileBytes;
+    this.maxFiles = options.maxFiles;
+  }
+
+  /** Runs `task` after every earlier call of this store has finished. */
+  serialize<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task, task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Records the workspace's files now. `previous` (a checkpoint id of the same session) is the
+   * parent and what `changes` compare with; `ref` names the session keeping it alive.
+   */
+  take(options: { ref: string; previous?: string }): Promise<TakenCheckpoint> {
+    return this.serialize(() => this.takeNow(options));
+  }
+
+  private async takeNow(options: { ref: string; previous?: string }): Promise<TakenCheckpoint> {
+    const listed = await runGit(this.place, [
+      "ls-files",
+      "-z",
+      "--modified",
+      "--deleted",
+      "--others",
+      "--exclude-standard",
+    ]);
+    const paths = [...new Set(splitNul(listed.stdout))].filter((entry) => !entry.endsWith("/"));
+    if (paths.length > this.maxFiles) {
+      throw new CheckpointError(
+        "TOO_MANY_FILES",
+        `the workspace has more than ${this.maxFiles} files to record`,
+      );
+    }
+    const add: string[] = [];
+    const omitted: TakenCheckpoint["omitted"] = [];
+    for (const relative of paths) {
+      try {
+        const stat = await lstat(path.join(this.workspace.root, relative));
+        if (stat.isFile() && stat.size > this.maxFileBytes) {
+          omitted.push({ path: relative, reason: "too-large", bytes: stat.size });
+          continue;
+        }
+      } catch {
+        // gone: update-index --remove drops it
+      }
+      add.push(relative);
+    }
+    if (add.length > 0) {
+      await runGit(this.place, ["update-index", "-z", "--add", "--remove", "--stdin"], {
+        input: `${add.join("\0")}\0`,
+      });
+    }
+    if (omitted.length > 0) {
+      await runGit(this.place, ["update-index", "-z", "--force-remove", "--stdin"], {
+        input: `${omitted.map((entry) => entry.path).join("\0")}\0`,
+      });
+    }
+    const tree = (await runGit(this.place, ["write-tree"])).stdout.toString("utf8").trim();
+    const previous =
+      options.previous === undefined ? undefined : await this.treeOf(options.previous);
+    let id: string;
+    if (previous !== undefined && previous === tree && options.previous !== undefined) {
+      id = options.previous;
+    } else {
+      const parents =
+        previous === undefined || options.previous === undefined ? [] : ["-p", options.previous];
+      id = (
+        await runGit(this.place, ["commit-tree", tree, ...parents], {
+          input: "tapedeck checkpoint\n",
+        })
+      ).stdout
+        .toString("utf8")
+        .trim();
+    }
+    await runGit(this.place, ["update-ref", options.ref, id]);
+    const changes =
+      previous === undefined ? [] : await treeChanges(this.place, previous, tree, true);
+    if (this.workspace.userObjects !== undefined && changes.length > 0) {
+      await keepBorrowedObjects(this.place.gitDir, this.workspace.userObjects, changes);
+    }
+    return { id, tree, changes, omitted };
+  }
+
+  /** The tree of a checkpoint, or undefined when this store does not hold it. */
+  async treeOf(id: string): Promise<string | undefined> {
+    if (!/^[0-9a-f]{40,64}$/.test(id)) return undefined;
+    const result = await runGit(this.place, ["rev-parse", "--verify", "--quiet", `${id}^{tree}`], {
+      okCodes: [1, 128],
+    });
+    const tree = result.stdout.toString("utf8").trim();
+    return result.code === 0 && tree !== "" ? tree : undefined;
+  }
+
+  /** The tree of a checkpoint; throws `CHECKPOINT_NOT_FOUND` when this store lacks it. */
+  async requireTree(id: string): Promise<string> {
+    const tree = await this.treeOf(id);
+    if (tree === undefined) {
+      throw new CheckpointError(
+        "CHECKPOINT_NOT_FOUND",
+        `checkpoint ${id.slice(0, 12)} is not in this home's store for ${this.workspace.root}`,
+      );
+    }
+    return tree;
+  }
+
+  /** What changed from checkpoint `from` to checkpoint `to` (renames detected when asked). */
+  async changesBetween(from: string, to: string, renames = true): Promise<TreeChange[]> {
+    const [a, b] = await Promise.all([this.requireTree(from), this.requireTree(to)]);
+    return treeChanges(this.place, a, b, renames);
+  }
+}
+
+/**
+ * Opens (creating on first use) the checkpoint store of the workspace of `cwd`. Throws
+ * `CheckpointError` (`WORKSPACE_REFUSED`, `GIT_MISSING`, `GIT_FAILED`).
+ */
+export async function openCheckpointStore(
+  options: OpenCheckpointStoreOptions,
+): Promise<CheckpointStore> {
+  const workspace = findWorkspace(options.cwd);
+  const refused =
+    workspace.userObjects === undefined ? refusedWorkspace(workspace.root) : undefined;
+  if (refused !== undefined) throw new CheckpointError("WORKSPACE_REFUSED", refused);
+  const dir = workspaceStoreDir(options.home, workspace.root);
+  const store = new CheckpointStore(workspace, dir, {
+    maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    maxFiles: options.maxFiles ?? DEFAULT_MAX_FILES,
+  });
+  const gitDir = store.place.gitDir;
+  if (!existsSync(path.join(gitDir, "HEAD"))) {
+    await mkdir(dir, { recursive: true });
+    await runGit(store.place, ["init", "--quiet", "--bare", gitDir], { bare: true });
+    await writeFile(path.join(dir, "workspace"), `${workspace.root}\n`);
+  }
+  if (workspace.userIndex !== undefined && !existsSync(store.place.indexFile)) {
+    await seedIndex(store, workspace.userIndex);
+  }
+  await syncPrivateSettings(store, options.home);
+  return store;
+}
+
+/**
+ * Starts the private index as a copy of the user's (read, never written), so unchanged files keep
+ * their stat data and blob ids. An index git cannot read here (a split index) is dropped: the
+ * first checkpoint then hashes every file once.
+ */
+async function seedIndex(store: CheckpointStore, userIndex: string): Promise<void> {
+  const temp = `${store.place.indexFile}.seed`;
+  try {
+    await copyFile(userIndex, temp);
+    await runGit({ ...store.place, indexFile: temp }, ["ls-files", "--stage", "--", ".gitignore"]);
+    await rename(temp, store.place.indexFile);
+  } catch {
+    await rm(temp, { force: true });
+  }
+}
+
+/** Keeps the private alternates and exclude file in step with the user's repository. */
+async function syncPrivateSettings(store: CheckpointStore, home: string): Promise<void> {
+  const { workspace } = store;
+  const gitDir = store.place.gitDir;
+  const alternates = path.join(gitDir, "objects", "info", "alternates");
+  const wanted = workspace.userObjects === undefined ? "" : `${workspace.userObjects}\n`;
+  const current = await readFile(alternates, "utf8").catch(() => "");
+  if (current !== wanted) {
+    await mkdir(path.dirname(alternates), { recursive: true });
+    await writeFile(alternates, wanted);
+  }
+  const userExclude =
+    workspace.userExclude === undefined
+      ? ""
+      : await readFile(workspace.userExclude, "utf8").catch(() => "");
+  const exclude = path.join(gitDir, "info", "exclude");
+  const lines = excludeLines(workspace, home, userExclude);
+  if ((await readFile(exclude, "utf8").catch(() => "")) !== lines) {
+    await mkdir(path.dirname(exclude), { recursive: true });
+    await writeFile(exclude, lines);
+  }
+}

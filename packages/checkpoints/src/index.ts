@@ -1,0 +1,24 @@
+export {
+  CheckpointStore,
+  checkpointRecordOf,
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_MAX_FILES,
+  LISTED_CHANGES,
+  type OpenCheckpointStoreOptions,
+  openCheckpointStore,
+  type TakenCheckpoint,
+} from "./checkpoint-store";
+export { CheckpointError } from "./errors";
+export { checkpointAt, type LoggedCheckpoint, loggedCheckpoints } from "./log-checkpoints";
+export { RESTORE_TEMP_SUFFIX, type RestoreResult } from "./restore-files";
+export {
+  applyRestore,
+  lastRewind,
+  type PlanRestoreOptions,
+  planRestore,
+  type RestorePlan,
+} from "./rewind";
+export { type RewindEntry, readRewinds } from "./rewind-journal";
+export { type CheckpointStorage, checkpointStorage, KEPT_REWINDS } from "./storage";
+export type { TreeChange } from "./tree-diff";
+export { type CheckpointWorkspace, findWorkspace } from "./workspace";

@@ -1,0 +1,126 @@
+import { randomBytes } from "node:crypto";
+import {
+  chmod,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  rename,
+  rm,
+  rmdir,
+  symlink,
+  unlink,
+} from "node:fs/promises";
+import path from "node:path";
+import type { CheckpointStore } from "./checkpoint-store";
+import { readBlobs } from "./read-blobs";
+import type { TreeChange } from "./tree-diff";
+
+/** Suffix of the temp files a restore writes before renaming them into place. */
+export const RESTORE_TEMP_SUFFIX = ".tapedeck-restore.tmp";
+
+/** What a restore did, file by file. */
+export interface RestoreResult {
+  /** Relative paths written (added or modified). */
+  written: string[];
+  /** Relative paths removed. */
+  deleted: string[];
+}
+
+async function removeEmptyParents(root: string, file: string): Promise<void> {
+  for (
+    let dir = path.dirname(file);
+    dir !== root && dir.startsWith(root);
+    dir = path.dirname(dir)
+  ) {
+    try {
+      if ((await readdir(dir)).length > 0) return;
+      await rmdir(dir);
+    } catch {
+      return;
+    }
+  }
+}
+
+/** Makes `dir` a folder: a file or link standing where a folder must be is removed first. */
+async function ensureFolder(root: string, dir: string): Promise<void> {
+  const relative = path.relative(root, dir);
+  if (relative === "") return;
+  let current = root;
+  for (const part of relative.split(path.sep)) {
+    current = path.join(current, part);
+    try {
+      const stat = await lstat(current);
+      if (stat.isDirectory()) continue;
+      await unlink(current);
+    } catch {
+      // missing: made below
+    }
+    await mkdir(current).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== "EEXIST") throw error;
+    });
+  }
+}
+
+/** Writes one file as temp + fsync + rename, so a crash leaves the old or the new file. */
+async function writeAtomically(target: string, mode: string, content: Buffer): Promise<void> {
+  const temp = path.join(
+    path.dirname(target),
+    `.${path.basename(target).slice(0, 80)}.${randomBytes(4).toString("hex")}${RESTORE_TEMP_SUFFIX}`,
+  );
+  try {
+    if (mode === "120000") {
+      await symlink(content.toString("utf8"), temp);
+    } else {
+      const handle = await open(temp, "wx", mode === "100755" ? 0o755 : 0o644);
+      try {
+        await handle.writeFile(content);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await chmod(temp, mode === "100755" ? 0o755 : 0o644);
+    }
+    const existing = await lstat(target).catch(() => undefined);
+    if (existing?.isDirectory()) await rm(target, { recursive: true, force: true });
+    await rename(temp, target);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * Puts the files of `changes` (from the current state to the target) into the target state:
+ * deletions first, then each written file via temp + fsync + rename. Files no change names
+ * (ignored, too large, unchanged) are never touched. Submodule entries are skipped.
+ */
+export async function restoreFiles(
+  store: CheckpointStore,
+  changes: readonly TreeChange[],
+): Promise<RestoreResult> {
+  const root = store.workspace.root;
+  const result: RestoreResult = { written: [], deleted: [] };
+  const writes = changes.filter(
+    (change) => change.change !== "deleted" && change.newMode !== "160000",
+  );
+  const blobs = await readBlobs(
+    store.place,
+    writes.map((change) => change.newBlob),
+  );
+  for (const change of changes) {
+    if (change.change !== "deleted" || change.oldMode === "160000") continue;
+    const file = path.join(root, change.path);
+    await rm(file, { force: true });
+    result.deleted.push(change.path);
+    await removeEmptyParents(root, file);
+  }
+  for (const change of writes) {
+    const file = path.join(root, change.path);
+    await ensureFolder(root, path.dirname(file));
+    const content = blobs.get(change.newBlob) ?? Buffer.alloc(0);
+    await writeAtomically(file, change.newMode, content);
+    result.written.push(change.path);
+  }
+  return result;
+}

@@ -1,0 +1,112 @@
+import { readdir, rm, stat } from "node:fs/promises";
+import path from "node:path";
+import { type GitPlace, runGit } from "./git";
+import { readRewindsAt } from "./rewind-journal";
+
+/** Undo checkpoints kept per workspace (the latest rewinds' `undo` and `target`). */
+export const KEPT_REWINDS = 20;
+
+/**
+ * The checkpoints' share of the home, in the shape of host's `StorageContributor`: usage, and
+ * reclaim of what no live session (nor a recent rewind) references.
+ */
+export interface CheckpointStorage {
+  readonly kind: "checkpoints";
+  /** Bytes and files under `<home>/checkpoints`. */
+  usage(): Promise<{ bytes: number; files: number }>;
+  /**
+   * Drops the checkpoints of sessions not in `live` (session ids outside the trash) and packs
+   * the rest; a workspace store left with nothing is removed whole. With `dryRun`, changes
+   * nothing and returns what removing whole stores would free (a lower bound).
+   */
+  reclaim(live: ReadonlySet<string>, options: { dryRun: boolean }): Promise<{ bytes: number }>;
+}
+
+async function folderUsage(dir: string): Promise<{ bytes: number; files: number }> {
+  let bytes = 0;
+  let files = 0;
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      const inner = await folderUsage(full);
+      bytes += inner.bytes;
+      files += inner.files;
+    } else {
+      const info = await stat(full).catch(() => undefined);
+      if (info !== undefined) {
+        bytes += info.size;
+        files += 1;
+      }
+    }
+  }
+  return { bytes, files };
+}
+
+/** Which refs of one workspace store are still wanted. */
+async function refsOf(place: GitPlace): Promise<string[]> {
+  const { stdout } = await runGit(place, ["for-each-ref", "--format=%(refname)", "refs/tapedeck/"]);
+  return stdout
+    .toString("utf8")
+    .split("\n")
+    .filter((line) => line !== "");
+}
+
+async function reclaimStore(
+  dir: string,
+  live: ReadonlySet<string>,
+  dryRun: boolean,
+): Promise<number> {
+  const place: GitPlace = {
+    gitDir: path.join(dir, "git"),
+    indexFile: path.join(dir, "index"),
+    workTree: dir,
+  };
+  const refs = await refsOf(place);
+  const rewinds = (await readRewindsAt(dir)).slice(-KEPT_REWINDS);
+  const keptUndo = new Set(rewinds.flatMap((entry) => [entry.undo, entry.target]));
+  const dead: string[] = [];
+  const sessionRefs = refs.filter((ref) => ref.startsWith("refs/tapedeck/sessions/"));
+  for (const ref of sessionRefs) {
+    if (!live.has(ref.slice("refs/tapedeck/sessions/".length))) dead.push(ref);
+  }
+  const liveSessions = sessionRefs.length - dead.length;
+  const before = (await folderUsage(dir)).bytes;
+  if (liveSessions === 0 && rewinds.length === 0) {
+    if (!dryRun) await rm(dir, { recursive: true, force: true });
+    return before;
+  }
+  if (dryRun) return 0;
+  for (const ref of refs.filter((name) => name.startsWith("refs/tapedeck/undo/"))) {
+    const { stdout } = await runGit(place, ["rev-parse", ref]);
+    if (!keptUndo.has(stdout.toString("utf8").trim())) dead.push(ref);
+  }
+  if (dead.length > 0) {
+    await runGit(place, ["update-ref", "--stdin"], {
+      input: dead.map((ref) => `delete ${ref}\n`).join(""),
+    });
+  }
+  // A run taking a checkpoint right now writes objects before its ref: an hour's grace.
+  await runGit(place, ["reflog", "expire", "--expire=now", "--all"], { bare: true });
+  await runGit(place, ["gc", "--quiet", "--prune=1.hour.ago"], { bare: true });
+  const after = (await folderUsage(dir)).bytes;
+  return Math.max(0, before - after);
+}
+
+/** The checkpoints' storage contributor for `home`. */
+export function checkpointStorage(home: string): CheckpointStorage {
+  const root = path.join(home, "checkpoints");
+  return {
+    kind: "checkpoints",
+    usage: () => folderUsage(root),
+    async reclaim(live, options) {
+      let bytes = 0;
+      const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
+      for (const entry of entries) {
+        if (!entry.isDirectory()) continue;
+        bytes += await reclaimStore(path.join(root, entry.name), live, options.dryRun);
+      }
+      return { bytes };
+    },
+  };
+}
