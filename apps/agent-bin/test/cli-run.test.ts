@@ -54,6 +54,9 @@ describe("tapedeck run", () => {
     const childLines = await logs.lines(child);
     const parentLines = lines(parentLog ?? "");
     expect(childLines[0]).toMatchObject({ parent: { sessionId, seq: parentLines.at(-1)?.seq } });
+    // A fork is a new session: its first run is named after it, as every new session's is.
+    const childRuns = childLines.filter((line) => line.seq !== undefined).map((line) => line.runId);
+    expect(new Set(childRuns)).toEqual(new Set([child]));
     expect(await logs.text(sessionId)).toBe(parentLog);
     const turns = parentLines.filter((line) => line.type === "turn/start");
     expect(turns.map((turn) => turn.resumed)).toEqual([false, true, true]);

@@ -70,12 +70,30 @@ describe("agent API", () => {
     const started = JSON.parse(events[0]?.data ?? "{}");
     expect(started.resumed).toBe(true);
     expect(started.sessionId).not.toBe(api.seeded.english);
+    // A fork is a new session: its first run is named after it.
+    expect(started.runId).toBe(started.sessionId);
     expect((await api.store.readHeader(started.sessionId)).parent).toEqual({
       sessionId: api.seeded.english,
       seq: 9,
     });
     expect((await api.store.readSession(api.seeded.english)).lastSeq).toBe(before);
     expect(events.at(-1)?.event).toBe("run_finished");
+  });
+
+  it("names the first run of a session forked ahead (POST /fork) after the fork", async () => {
+    const { app } = makeApp([{ text: "From the fork." }, { text: "Again." }]);
+    const forked = await app.request(`/api/sessions/${api.seeded.english}/fork`, json({ seq: 9 }));
+    const { sessionId } = await forked.json();
+    const first = await collect(
+      await app.request("/api/agent/stream", json({ input: "Try another way", sessionId })),
+    );
+    expect(JSON.parse(first[0]?.data ?? "{}")).toMatchObject({ sessionId, runId: sessionId });
+    const second = await collect(
+      await app.request("/api/agent/stream", json({ input: "Once more", sessionId })),
+    );
+    const again = JSON.parse(second[0]?.data ?? "{}");
+    expect(again.sessionId).toBe(sessionId);
+    expect(again.runId).not.toBe(sessionId);
   });
 
   it("answers an unknown sessionId with one SSE error and creates nothing", async () => {

@@ -31,8 +31,8 @@ export interface InitializeRunOptions {
   /** Seed of a new session; default one system message with {@link DEFAULT_SYSTEM_PROMPT}. */
   systemPrompt?: string;
   /**
-   * Run id to use. Default: the session id for a session's first run (a new session, or one
-   * created ahead of its first turn), else a fresh UUIDv7.
+   * Run id to use. Default: the session id for a session's first run (a new session or fork, or
+   * one created ahead of its first turn), else a fresh UUIDv7.
    */
   runId?: string;
 }
@@ -66,6 +66,17 @@ export interface InitializedRun {
    * session begins with another tool's conversation, never with Tapedeck's prompt.
    */
   systemPrompt: string;
+}
+
+/** True when the session's own events (after a fork's parent prefix) include a turn. */
+function hasOwnTurn(session: Session): boolean {
+  const prefix = session.header.parent?.seq ?? 0;
+  for (let index = session.events.length - 1; index >= 0; index -= 1) {
+    const event = session.events[index];
+    if (event === undefined || event.seq <= prefix) return false;
+    if (event.type === "turn/start") return true;
+  }
+  return false;
 }
 
 async function openWriterRepairingTail(
@@ -116,6 +127,8 @@ export async function initializeRun(options: InitializeRunOptions): Promise<Init
     });
     sessionId = fork.sessionId;
     resumed = true;
+    // A fork is a new session: its first run is named after it, as for every new session.
+    runId = options.runId ?? sessionId;
   } else {
     // A new session's first run is named after the session (runId = sessionId).
     sessionId = uuidv7();
@@ -136,10 +149,11 @@ export async function initializeRun(options: InitializeRunOptions): Promise<Init
     written.push(...created.events);
   }
   const writer = await openWriterRepairingTail(store, sessionId);
-  // A session created ahead of its first turn (ACP `session/new`) has no history to resume, and
-  // its first run is named after it too.
-  if (options.sessionId !== undefined && writer.session.turnCount === 0) {
-    resumed = false;
+  // A session created ahead of its first turn (ACP `session/new`, `session/fork`, the viewer's
+  // fork) has no run of its own yet: its first run is named after it too. One with no turn at
+  // all (not a fork) has no history to resume either.
+  if (options.sessionId !== undefined && !hasOwnTurn(writer.session)) {
+    if (writer.session.turnCount === 0) resumed = false;
     runId = options.runId ?? sessionId;
   }
   try {

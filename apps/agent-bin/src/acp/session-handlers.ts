@@ -1,7 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { DEFAULT_SYSTEM_PROMPT } from "@tapedeck/agent";
 import { acpUpdatesOfLog, checkModelId, lastTurnSettings, sessionTitle } from "@tapedeck/host";
-import { uuidv7 } from "@tapedeck/session";
+import { type Session, uuidv7 } from "@tapedeck/session";
 import {
   type AgentContext,
   advertiseCommands,
@@ -48,14 +48,29 @@ export async function newSession(context: AgentContext, params: acp.NewSessionRe
 async function openStored(context: AgentContext, sessionId: string, editorCwd: string) {
   checkCwd(editorCwd);
   const session = await context.host.openSession(sessionId);
-  const existing = context.sessions.get(sessionId);
-  const last = lastTurnSettings(session);
   const state = register(context, sessionId, {
     cwd: isDirectory(session.header.cwd) ? session.header.cwd : editorCwd,
-    mode: existing?.mode ?? last?.approval ?? "ask",
-    model: existing?.model ?? last?.model ?? context.host.config.model,
+    ...storedSettings(context, sessionId, session),
   });
   return { session, state };
+}
+
+/**
+ * The mode and model a stored session goes on with: this connection's for it, else those its last
+ * turn used, else `ask` and the configured model. A fork takes its parent's (`session` is then the
+ * fork, its parent's events included).
+ */
+function storedSettings(
+  context: AgentContext,
+  sessionId: string,
+  session: Session,
+): Pick<SessionState, "mode" | "model"> {
+  const existing = context.sessions.get(sessionId);
+  const last = lastTurnSettings(session);
+  return {
+    mode: existing?.mode ?? last?.approval ?? "ask",
+    model: existing?.model ?? last?.model ?? context.host.config.model,
+  };
 }
 
 /** `session/load`: every turn again as updates, then the title, modes and model. */
@@ -112,11 +127,12 @@ export async function resumeSession(
 export async function forkSession(context: AgentContext, params: acp.ForkSessionRequest) {
   checkCwd(params.cwd);
   const fork = await context.host.store.fork(params.sessionId, { cwd: params.cwd });
-  const parent = context.sessions.get(params.sessionId);
+  // In a new connection too (as `session/load` does): a fork never runs less restricted, or on
+  // another model, than its parent's last turn.
+  const replayed = await context.host.store.readSession(fork.sessionId);
   const state = register(context, fork.sessionId, {
     cwd: params.cwd,
-    mode: parent?.mode ?? "ask",
-    model: parent?.model ?? context.host.config.model,
+    ...storedSettings(context, params.sessionId, replayed),
   });
   useMcp(context, state, params.mcpServers);
   const settings = await sessionSettings(context, state);
