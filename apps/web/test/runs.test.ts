@@ -293,6 +293,20 @@ describe("slash commands from the composer (read once, by the host)", () => {
     });
   });
 
+  it("/compact whose summary call returns no text fails with one sentence and compacts nothing", async () => {
+    await serve(undefined, [{ text: "" }]);
+    const before = (await store.readSession(seeded.english)).events.length;
+    const events = await readUntil(await post({ input: "/compact", sessionId: seeded.english }));
+    expect(events.map((event) => event.event)).toEqual(["run_started", "error", "run_finished"]);
+    expect(JSON.parse(events[1]?.data ?? "{}")).toMatchObject({
+      code: "EMPTY_SUMMARY",
+      message: "The model returned an empty summary, so nothing was compacted.",
+    });
+    expect(JSON.parse(events[2]?.data ?? "{}")).toMatchObject({ status: "failed" });
+    const session = await store.readSession(seeded.english);
+    expect(session.events.slice(before).map((event) => event.type)).not.toContain("compaction");
+  });
+
   it("/goal without a session is refused (400) and creates nothing", async () => {
     await serve(undefined, []);
     const response = await post({ input: "/goal Ship it" });

@@ -1,9 +1,29 @@
 import type { LlmOutputItem, LlmProvider, LlmRequest } from "@tapedeck/llm";
 import { toolsDigest } from "@tapedeck/llm";
-import type { Usage } from "@tapedeck/session";
+import { TapedeckError, type Usage } from "@tapedeck/session";
 import { COMPACTION_INSTRUCTIONS, estimateTokens, selectCompaction } from "./compaction";
 import { recordedModelCall } from "./model-call";
 import { addUsage, type TurnContext } from "./turn-context";
+
+const emptySummaryMarker = "tapedeck.error.EmptySummaryError";
+const emptySummarySymbol = Symbol.for(emptySummaryMarker);
+
+/**
+ * The model answered an on-demand compaction (`/compact`) without any text (code
+ * `EMPTY_SUMMARY`): nothing was compacted, and the run that asked for it fails.
+ */
+export class EmptySummaryError extends TapedeckError {
+  readonly [emptySummarySymbol] = true;
+
+  constructor() {
+    super("EMPTY_SUMMARY", "The model returned an empty summary, so nothing was compacted.");
+    this.name = "EmptySummaryError";
+  }
+
+  static override isInstance(error: unknown): error is EmptySummaryError {
+    return TapedeckError.hasMarker(error, emptySummaryMarker);
+  }
+}
 
 /** Options of {@link compactTurn}. */
 export interface CompactOptions {
@@ -24,6 +44,9 @@ export interface CompactOptions {
 /**
  * Compacts the surface when it is larger than `compactAt` (or when forced): the model summarizes
  * the chosen items in a recorded call without tools, and one `compaction` event replaces them.
+ *
+ * @throws EmptySummaryError when forced and the model's answer holds no text (nothing written
+ * but the summary call itself).
  */
 export async function compactTurn(context: TurnContext, options: CompactOptions): Promise<void> {
   const { runId, write, writer } = context;
@@ -55,7 +78,13 @@ export async function compactTurn(context: TurnContext, options: CompactOptions)
     .map((item) => item.content)
     .join("\n")
     .trim();
-  if (summary === "") return;
+  if (summary === "") {
+    // Nothing replaces the history: a compaction without a summary would only lose it. On demand
+    // the person asked for one, so the run fails and says so; an automatic one is tried again
+    // before the next model call.
+    if (force) throw new EmptySummaryError();
+    return;
+  }
   await write([
     {
       type: "compaction",

@@ -4,6 +4,7 @@ export {
   type PendingApproval,
 } from "./approval-broker";
 export { describeToolCall, type ToolCallDescription } from "./call-description";
+export { EmptySummaryError } from "./compact-turn";
 export { COMPACTION_INSTRUCTIONS, estimateTokens, selectCompaction } from "./compaction";
 export {
   type AgentConfig,
