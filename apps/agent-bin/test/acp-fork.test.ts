@@ -62,11 +62,11 @@ describe("ACP session/fork (issue #28)", () => {
 
     const second = await connect(env, workspace.cwd);
     // `session/fork` is on the SDK's unstable entry; the stable client sends it as any request.
-    const fork = await second.agent.request(unstable.methods.agent.session.fork, {
+    const fork = (await second.agent.request(unstable.methods.agent.session.fork, {
       sessionId: parentId,
       cwd: workspace.cwd,
       mcpServers: [],
-    });
+    })) as unstable.ForkSessionResponse;
     expect(fork.modes?.currentModeId).toBe("deny");
     expect(fork.configOptions?.find((option) => option.id === "model")).toMatchObject({
       currentValue: "openai-chat:srv-model-b",
