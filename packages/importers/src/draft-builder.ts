@@ -43,8 +43,6 @@ export class DraftBuilder {
   private turnStartIndex: number | undefined;
   private turnStatus: TurnStatus | undefined;
   private turnError: string | undefined;
-  /** What the open turn's last surface event was: `user`, `assistant` or a call event's type. */
-  private lastSurface: string | undefined;
   /** Source call id → { the id written, the call's seq } for calls without output yet. */
   private readonly pending = new Map<string, { callId: string; seq: number }>();
   private readonly usedCallIds = new Set<string>();
@@ -89,14 +87,15 @@ export class DraftBuilder {
     return this;
   }
 
-  /** The model of the open turn and of later turns (`provider:model`). */
+  /**
+   * The model of later turns (`provider:model`). The open turn's `turn/start` keeps the model it
+   * was written with: sources name the model on the reply, after the prompt, and a `turn/start`
+   * changed afterwards would make a file that grew convert to something other than what was
+   * imported from it before (a fork instead of an append).
+   */
   setModel(model: string | undefined): void {
     if (model === undefined || model === "") return;
     this.model = model;
-    if (this.turnStartIndex !== undefined) {
-      const start = this.drafts[this.turnStartIndex] as { model?: string };
-      start.model = model;
-    }
   }
 
   /** How the open turn ended, when the source says (aborted, failed). */
@@ -260,17 +259,14 @@ export class DraftBuilder {
   }
 
   /**
-   * Closes the last turn and returns every event, except a last turn the source left unfinished
-   * without saying how it ended (calls unanswered, an output or a prompt the model has not
-   * answered): it stays open, as a crashed run's does. Closing it would write synthetic events
-   * the source does not have, so when the source grows (a session still running when imported)
-   * the next import could not append and would fork; open, the new events are appended, and a
-   * run that continues the session repairs it as `normalize` repairs any interrupted turn.
+   * Returns every event, the last turn left open: a source never says that its last turn is
+   * over (a finished reply and one about to call a tool look the same; Claude Code's
+   * `stop_reason` is `null` on every line), so a turn is closed only by the next prompt. Closing
+   * it here would write a `turn/end` (and synthetic outputs) that the source may later contradict
+   * by growing: the next import could not append and would fork. Open, the log is the one a
+   * crashed run leaves; a run that continues it repairs it as `normalize` repairs any.
    */
   finish(): TimedDraft[] {
-    const unfinished =
-      this.turnStatus === undefined && (this.pending.size > 0 || this.lastSurface !== "assistant");
-    if (!unfinished) this.endTurn();
     return this.drafts;
   }
 
@@ -295,7 +291,6 @@ export class DraftBuilder {
 
   private surface(draft: Extra): number {
     const seq = this.nextSeq;
-    this.lastSurface = draft.type === "message" ? (draft.role as string) : (draft.type as string);
     this.push(draft);
     this.visible.push(seq);
     return seq;

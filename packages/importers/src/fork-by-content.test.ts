@@ -59,13 +59,15 @@ describe("Codex forked_from_id", () => {
     write(B, rollout(B, ["one", "two", "three"], 10, A));
     const first = await run();
     const [parent, fork] = first.files.map((file) => file.sessions[0]!);
+    // The parent's last turn is still open (its rollout may grow): the fork shares the turns
+    // before it.
     expect(fork).toMatchObject({
       action: "created",
-      forkedFrom: { sessionId: parent!.sessionId, seq: 8 },
-      newEvents: 4,
+      forkedFrom: { sessionId: parent!.sessionId, seq: 4 },
+      newEvents: 7,
     });
     const header = await store.readHeader(fork!.sessionId);
-    expect(header.parent).toEqual({ sessionId: parent!.sessionId, seq: 8 });
+    expect(header.parent).toEqual({ sessionId: parent!.sessionId, seq: 4 });
     const events = (await store.readSession(fork!.sessionId)).events;
     const contents = events.flatMap((event) => ("content" in event ? [event.content] : []));
     expect(contents).toEqual([
@@ -77,7 +79,7 @@ describe("Codex forked_from_id", () => {
       "answer to three",
     ]);
     // The fork's own turn keeps its own times.
-    expect(events.at(-2)?.ts).toBe("2025-12-28T12:10:07.000Z");
+    expect(events.at(-1)?.ts).toBe("2025-12-28T12:10:07.000Z");
 
     const again = await run();
     expect(again.counts).toEqual({ created: 0, appended: 0, forked: 0, unchanged: 2 });
@@ -93,7 +95,7 @@ describe("Codex forked_from_id", () => {
     write(B, rollout(B, ["one", "two", "three"], 10, A));
     const first = await run();
     const fork = first.files[1]!.sessions[0]!;
-    expect(fork.forkedFrom?.seq).toBe(8);
+    expect(fork.forkedFrom?.seq).toBe(4);
     // The parent, continued later, is asked (and answers) what the fork was asked.
     write(A, rollout(A, ["one", "two", "three"], 0));
     const again = await run();
@@ -172,7 +174,7 @@ describe("pi parentSession", () => {
     expect(fork).toMatchObject({
       key: { sessionId: F },
       forkedFrom: { sessionId: parent!.sessionId, seq: 4 },
-      newEvents: 4,
+      newEvents: 3,
     });
     expect((await store.readHeader(fork!.sessionId)).parent).toEqual({
       sessionId: parent!.sessionId,

@@ -1,10 +1,14 @@
 import { appendFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { normalize } from "@tapedeck/session";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
 import { testTempDir } from "@tapedeck/test-temp";
 import { describe, expect, it } from "vitest";
 import { importSessions } from "./import-run";
+import { splitLines } from "./lines";
+import { convertPi } from "./sources/pi";
+import { writeConverted } from "./write-session";
 
 const samples = fileURLToPath(new URL("../__fixtures__/samples", import.meta.url));
 
@@ -109,6 +113,29 @@ describe("importSessions", () => {
     expect(second.newEvents).toBe(4);
   });
 
+  it("appends to a session an earlier version imported with its turn's model taken from the reply", async () => {
+    const { store, dir } = setup();
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, "s.jsonl");
+    writeFileSync(
+      file,
+      jsonl([piHeader, piUser("a1", null, "one"), piAssistant("a2", "a1", "first")]),
+    );
+    // What imports before 2 Dec 2026 wrote: the open turn's turn/start changed to the reply's model.
+    const [converted] = convertPi({
+      path: file,
+      lines: splitLines(readFileSync(file), { path: file }).lines,
+    }).sessions;
+    const events = converted!.events.map((event) =>
+      event.type === "turn/start" ? { ...event, model: "p:m" } : event,
+    );
+    await writeConverted(store, { ...converted!, events });
+    appendFileSync(file, jsonl([piUser("a3", "a2", "two")]));
+    const grown = await importSessions({ store, source: "pi", paths: [dir] });
+    expect(grown.counts).toEqual({ created: 0, appended: 1, forked: 0, unchanged: 0 });
+    expect((await store.list()).length).toBe(1);
+  });
+
   it("imports a rewritten source as a fork at the turn where it diverged, leaving the first import as it was", async () => {
     const { store, dir } = setup();
     mkdirSync(dir, { recursive: true });
@@ -148,11 +175,19 @@ describe("importSessions", () => {
     const file = join(dir, "s.jsonl");
     writeFileSync(
       file,
-      jsonl([piHeader, piUser("a1", null, "one"), piAssistant("a2", "a1", "first")]),
+      jsonl([
+        piHeader,
+        piUser("a1", null, "one"),
+        piAssistant("a2", "a1", "first"),
+        piUser("b1", "a2", "two"),
+        piAssistant("b2", "b1", "second"),
+      ]),
     );
     const first = await importSessions({ store, source: "pi", paths: [dir] });
     const sessionId = first.files[0]!.sessions[0]!.sessionId;
     const runId = "continued-here";
+    // A run that continues it first repairs the open last turn, as it repairs any.
+    await store.append(sessionId, normalize(await store.readSession(sessionId)));
     await store.append(sessionId, [
       { type: "turn/start", runId, policy: { approval: "ask" }, model: "openai:m", resumed: true },
       { type: "message", runId, role: "user", content: "asked in tapedeck" },
@@ -160,13 +195,15 @@ describe("importSessions", () => {
     ]);
     const again = await importSessions({ store, source: "pi", paths: [dir] });
     expect(again.counts).toEqual({ created: 0, appended: 0, forked: 0, unchanged: 1 });
-    appendFileSync(file, jsonl([piUser("a3", "a2", "asked in pi")]));
+    appendFileSync(file, jsonl([piUser("a3", "b2", "asked in pi")]));
     const grown = await importSessions({ store, source: "pi", paths: [dir] });
     expect(grown.files[0]?.sessions[0]).toMatchObject({
       action: "forked",
+      // The run here closed the second turn `interrupted`, the source's next prompt `completed`:
+      // they part inside it, so the fork starts at the turn boundary before it.
       forkedFrom: { sessionId, seq: 4 },
-      // turn/start and the prompt: its turn stays open until the source answers it.
-      newEvents: 2,
+      // The second turn (now closed) and the new prompt's, open until the source answers it.
+      newEvents: 6,
     });
   });
 
@@ -208,14 +245,13 @@ describe("importSessions", () => {
     expect(second.files[0]?.sessions[0]).toMatchObject({ action: "appended", newEvents: 1 });
     appendFileSync(file, jsonl([piAssistant("a4", "a3", "one file")]));
     const third = await importSessions({ store, source: "pi", paths: [dir] });
-    expect(third.files[0]?.sessions[0]).toMatchObject({ action: "appended", newEvents: 2 });
+    expect(third.files[0]?.sessions[0]).toMatchObject({ action: "appended", newEvents: 1 });
     expect((await store.readSession(sessionId)).events.map((event) => event.type)).toEqual([
       "turn/start",
       "message",
       "function_call",
       "function_call_output",
       "message",
-      "turn/end",
     ]);
     expect((await store.list()).length).toBe(1);
   });
@@ -239,11 +275,11 @@ describe("importSessions", () => {
     const [main, branch] = summary.files[0]!.sessions;
     expect(branch).toMatchObject({
       forkedFrom: { sessionId: main!.sessionId, seq: 4 },
-      newEvents: 4,
+      newEvents: 3,
     });
     const header = await store.readHeader(branch!.sessionId);
     expect(header.parent).toEqual({ sessionId: main!.sessionId, seq: 4 });
-    expect((await store.readSession(branch!.sessionId)).events).toHaveLength(8);
+    expect((await store.readSession(branch!.sessionId)).events).toHaveLength(7);
   });
 
   it("writes the conversation a Claude Code edited message starts as a fork by reference of the one it replaces", async () => {
@@ -278,11 +314,11 @@ describe("importSessions", () => {
     const summary = await importSessions({ store, source: "claude-code", paths: [dir] });
     expect(summary.counts).toEqual({ created: 2, appended: 0, forked: 0, unchanged: 0 });
     const [main, branch] = summary.files[0]!.sessions;
-    expect(main).toMatchObject({ key: { sessionId: id }, newEvents: 8 });
+    expect(main).toMatchObject({ key: { sessionId: id }, newEvents: 7 });
     expect(branch).toMatchObject({
       key: { sessionId: `${id}#u3` },
       forkedFrom: { sessionId: main!.sessionId, seq: 4 },
-      newEvents: 4,
+      newEvents: 3,
     });
     expect((await store.readHeader(branch!.sessionId)).parent).toEqual({
       sessionId: main!.sessionId,

@@ -83,7 +83,7 @@ describe("pi tree re-import", () => {
       sessionId: main.sessionId,
     });
     const branch = outcomes.find((outcome) => outcome.key.sessionId !== ID)!;
-    expect(branch).toMatchObject({ action: "created", newEvents: 4 });
+    expect(branch).toMatchObject({ action: "created", newEvents: 3 });
     expect(branch.forkedFrom?.sessionId).toBe(main.sessionId);
     expect((await store.readHeader(branch.sessionId)).parent?.sessionId).toBe(main.sessionId);
     expect(await contents(branch.sessionId)).toEqual(["one", "first", "other two", "other second"]);
@@ -139,7 +139,7 @@ describe("pi tree re-import", () => {
     const second = await run();
     expect(second.counts).toEqual({ created: 1, appended: 0, forked: 0, unchanged: 1 });
     const branch = second.files[0]!.sessions.find((outcome) => outcome.action === "created")!;
-    expect(branch).toMatchObject({ newEvents: 4, forkedFrom: { sessionId: main.sessionId } });
+    expect(branch).toMatchObject({ newEvents: 3, forkedFrom: { sessionId: main.sessionId } });
     expect(await contents(branch.sessionId)).toEqual(["one", "first", "other two", "other second"]);
     expect((await run()).counts).toEqual({ created: 0, appended: 0, forked: 0, unchanged: 2 });
 

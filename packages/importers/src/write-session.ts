@@ -399,7 +399,20 @@ function sameEvent(event: SessionEvent, draft: TimedDraft): boolean {
   const { seq: _seq, ...stored } = event;
   const { ts, ...rest } = draft;
   if (JSON.stringify(stored) === JSON.stringify({ ts, ...rest })) return true;
-  return canonical(stored) === canonical(draft);
+  if (canonical(stored) === canonical(draft)) return true;
+  return stored.type === "turn/start" && draft.type === "turn/start" && sameButModel(stored, draft);
+}
+
+/**
+ * True when two `turn/start`s differ at most in `model`. Imports made before 2 Dec 2026 wrote a
+ * turn's model from its reply, read after the prompt; now a turn carries the model known when it
+ * began (a `turn/start` written earlier is never changed). Such a log is still the same session:
+ * a grown source appends to it instead of forking it.
+ */
+function sameButModel(event: object, draft: object): boolean {
+  const { model: _eventModel, seq: _seq, ...a } = event as Record<string, unknown>;
+  const { model: _draftModel, ...b } = draft as Record<string, unknown>;
+  return canonical(a) === canonical(b);
 }
 
 /** The largest count ≤ `limit` of leading events after which no turn is open. */

@@ -67,7 +67,9 @@ describe("convertClaudeCode", () => {
       output: "ok",
       sourceEventSeqs: [5],
     });
-    expect(session!.events[0]).toMatchObject({ model: "anthropic:claude-sonnet-4-5" });
+    // A turn's model is the one named before it began (the reply names it after the prompt).
+    expect(session!.events[0]).toMatchObject({ model: "claude-code:unknown" });
+    expect(session!.events[8]).toMatchObject({ model: "anthropic:claude-sonnet-4-5" });
     expect(session!.events[1]?.ts).toBe("2026-01-01T00:00:02.000Z");
     replays(session!);
   });
@@ -112,7 +114,29 @@ describe("convertClaudeCode", () => {
     expect(session.events[0]).toMatchObject({ text: "Build fix" });
   });
 
-  it("closes an interrupted turn: unanswered calls get normalize's synthetic output, status cancelled", () => {
+  it("closes an interrupted turn at the next prompt: unanswered calls get normalize's synthetic output, status cancelled", () => {
+    const { sessions } = convertClaudeCode(
+      fileOf("/p/x.jsonl", [
+        user("go"),
+        assistant([{ type: "tool_use", id: "toolu_9", name: "Bash", input: {} }]),
+        user([{ type: "text", text: "[Request interrupted by user for tool use]" }]),
+        user("next"),
+      ]),
+    );
+    const events = sessions[0]!.events;
+    expect(typesOf(events).slice(-5)).toEqual([
+      "x-claude-code-interrupt",
+      "function_call_output",
+      "turn/end",
+      "turn/start",
+      "message",
+    ]);
+    expect(events.at(-4)).toMatchObject({ callId: "toolu_9", synthetic: true, isError: true });
+    expect(events.at(-3)).toMatchObject({ type: "turn/end", status: "cancelled" });
+    replays(sessions[0]!);
+  });
+
+  it("leaves the last turn open, even one the source interrupted: the file may still grow", () => {
     const { sessions } = convertClaudeCode(
       fileOf("/p/x.jsonl", [
         user("go"),
@@ -120,14 +144,12 @@ describe("convertClaudeCode", () => {
         user([{ type: "text", text: "[Request interrupted by user for tool use]" }]),
       ]),
     );
-    const events = sessions[0]!.events;
-    expect(events.at(-2)).toMatchObject({
-      type: "function_call_output",
-      callId: "toolu_9",
-      synthetic: true,
-      isError: true,
-    });
-    expect(events.at(-1)).toMatchObject({ type: "turn/end", status: "cancelled" });
+    expect(typesOf(sessions[0]!.events)).toEqual([
+      "turn/start",
+      "message",
+      "function_call",
+      "x-claude-code-interrupt",
+    ]);
     replays(sessions[0]!);
   });
 
@@ -148,7 +170,7 @@ describe("convertClaudeCode", () => {
     const [parent, child] = sessions;
     expect(child?.key.sessionId).toBe(`${sid}/sidechain-side-1`);
     expect(child?.parentOf).toEqual({ tool: "claude-code", sessionId: sid });
-    expect(typesOf(child!.events)).toEqual(["turn/start", "message", "message", "turn/end"]);
+    expect(typesOf(child!.events)).toEqual(["turn/start", "message", "message"]);
     const link = parent!.events.find((event) => event.type === "x-claude-code-subagent");
     expect(link).toMatchObject({ originSessionId: `${sid}/sidechain-side-1`, text: "look around" });
     replays(parent!);

@@ -96,7 +96,9 @@ describe("convertOpencode", () => {
       "turn/start",
       "message",
     ]);
-    expect(session.events[1]).toMatchObject({ model: "opencode-go:deepseek-v4-pro" });
+    // The assistant message names the model after the prompt: later turns carry it.
+    expect(session.events[1]).toMatchObject({ model: "opencode:unknown" });
+    expect(session.events[12]).toMatchObject({ model: "opencode-go:deepseek-v4-pro" });
     expect(session.events[7]).toMatchObject({ callId: "call_2", output: "boom", isError: true });
     expect(session.events[10]).toMatchObject({ callId: "call_3", synthetic: true });
     expect(session.events[11]).toMatchObject({ status: "interrupted" });

@@ -93,9 +93,9 @@ describe("convertPi", () => {
       "function_call",
       "function_call_output",
       "message",
-      "turn/end",
     ]);
-    expect(session.events[0]).toMatchObject({ model: "anthropic:claude-opus-4-5" });
+    // The reply names the model after the prompt; a turn/start is never changed once written.
+    expect(session.events[0]).toMatchObject({ model: "pi:unknown" });
     expect(session.events[3]).toMatchObject({
       callId: "toolu_1",
       arguments: '{"command":"gh issue view 288"}',
