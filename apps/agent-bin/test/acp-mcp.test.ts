@@ -101,5 +101,11 @@ describe("tapedeck acp with mcpServers", () => {
       rawOutput: { output: "echo: after load" },
     });
     expect(second.stderr()).not.toContain("example-mcp:");
+    // Recorded servers start again only after the person allowed them (asked once).
+    expect(
+      second.permissions.filter((request) =>
+        request.toolCall.title?.startsWith("start the MCP servers this session recorded: "),
+      ),
+    ).toHaveLength(1);
   }, 60_000);
 });

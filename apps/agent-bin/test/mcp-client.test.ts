@@ -17,13 +17,18 @@ let workspace: TempWorkspace;
 let env: Record<string, string>;
 
 /** `tapedeck run ARGS` against a replay server that plays `recording` (requests not compared). */
-async function run(recording: ReturnType<ReturnType<typeof script>["build"]>, args: string[]) {
+async function run(
+  recording: ReturnType<ReturnType<typeof script>["build"]>,
+  args: string[],
+  terminal?: { answer: string },
+) {
   // The MCP tools change the request (tool list, outputs): matching is off, the log is checked.
   const server: ReplayServer = await startReplayServer(recording.recording(), { match: "off" });
   try {
     return await runCli(["run", ...args], {
       cwd: workspace.cwd,
       env: { ...env, OPENAI_BASE_URL: server.url },
+      ...(terminal === undefined ? {} : { terminal }),
     });
   } finally {
     await server.close();
@@ -114,8 +119,9 @@ describe("tapedeck run --mcp-config", () => {
     expect(JSON.stringify(log)).not.toContain(`"TAPEDECK_HOME":"${workspace.home}"`);
     expect(log.at(-1)).toMatchObject({ type: "turn/end", status: "completed" });
 
-    // Resumed without --mcp-config: the recorded servers connect again (their variables from
-    // this process's environment), and nothing new is recorded.
+    // Resumed without --mcp-config: the recorded servers (recorded by this home from the
+    // person's config) connect again once the person allows it at the prompt (their variables
+    // from this process's environment), and nothing new is recorded.
     const third = await run(
       script()
         .user("echo once more")
@@ -126,8 +132,10 @@ describe("tapedeck run --mcp-config", () => {
         .end()
         .build(),
       ["-r", current, "echo once more"],
+      { answer: "y" },
     );
-    expect(third.code, third.stderr).toBe(0);
+    expect(third.code, third.stdout).toBe(0);
+    expect(third.stdout).toContain("Allow start the MCP servers this session recorded: tapedeck:");
     const resumed = await logOf(current);
     const last = resumed.filter((event) => event.type === "function_call_output").at(-1);
     expect(last).toMatchObject({ isError: false, output: "echo: resumed" });

@@ -12,6 +12,7 @@ import type { Session } from "@tapedeck/session";
 import { createSessionQueryTool, type SessionQueryEngine } from "@tapedeck/session-query";
 import { ModelNotConfiguredError } from "./errors";
 import { assertHomeWritable } from "./home-access";
+import { mcpTrustLedger } from "./mcp-trust";
 import { listModels } from "./models";
 import { openSession } from "./open-session";
 import { createQueryHost, type QueryHost, type QueryHostOptions } from "./query-host";
@@ -84,6 +85,12 @@ export function createHost(options: HostOptions): Host {
   };
   const toolsFor = (workspace: { cwd: string; workspaceId: string }) =>
     standardTools(engine, workspace.workspaceId);
+  // Recorded MCP lists this home trusts, and those approved in this process (asked once each).
+  const mcp = {
+    ...mcpSettingsFromEnv(env, options.warn),
+    trust: mcpTrustLedger(store.home),
+    approved: new Set<string>(),
+  };
   return {
     ...base,
     config,
@@ -109,7 +116,7 @@ export function createHost(options: HostOptions): Host {
           model: config.model,
           providerFor,
           toolsFor,
-          mcp: mcpSettingsFromEnv(env, options.warn),
+          mcp,
         },
         run,
       );

@@ -18,13 +18,17 @@ export { assertHomeWritable, homeReadOnly } from "./home-access";
 export { toIndexDriverError } from "./index-driver";
 export { indexPath } from "./index-path";
 export {
+  lastRecordedServers,
   MCP_SERVERS_EVENT,
   McpConfigError,
   type McpServerConfig,
   parseMcpServers,
+  type RecordedServer,
   readMcpConfigFile,
-  serversFromLog,
+  recordedServersDigest,
+  serversFromRecord,
 } from "./mcp/server-config";
+export { type McpTrustLedger, mcpTrustLedger } from "./mcp-trust";
 export {
   coalesce,
   createMemoryIndex,
@@ -41,6 +45,7 @@ export {
 export { lastTurnSettings, openSession } from "./open-session";
 export { createQueryHost, type QueryHost, type QueryHostOptions } from "./query-host";
 export { openIndex, type SlowSyncNotice, syncedEngine, type Warn } from "./query-index";
+export { RECORDED_MCP_SERVERS_APPROVAL } from "./recorded-servers-approval";
 export {
   type RunEventProjectionOptions,
   runEventProjection,
@@ -49,6 +54,7 @@ export {
 export type { LoggedRunEvent, RunEvent } from "./run-events";
 export {
   type McpConnector,
+  type McpPlan,
   type McpSettings,
   mcpSettingsFromEnv,
   serversOfRun,

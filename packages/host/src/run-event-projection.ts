@@ -13,7 +13,10 @@ import type { LoggedRunEvent } from "./run-events";
 export interface RunEventProjectionOptions {
   /** The session the events belong to (`run_started` names it; no event carries it). */
   sessionId: string;
-  /** The tools of the session's workspace: a call of a known tool gets its title, kind, paths. */
+  /**
+   * The tools of the session's workspace: a call of a known tool gets its title, kind, paths. Read
+   * at the first tool call, so a run may complete the list (its MCP tools) after its start.
+   */
   tools: readonly AnyAgentTool[];
   /** Where the session's tools work (locations are resolved against it). */
   cwd: string;
@@ -78,7 +81,7 @@ function stopReasonOf(status: TurnStatus, turn: TurnState): StopReason {
 export function runEventProjection(
   options: RunEventProjectionOptions,
 ): (event: SessionEvent) => LoggedRunEvent[] {
-  const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
+  let tools: Map<string, AnyAgentTool> | undefined;
   const calls = new Map<string, KnownCall>();
   const compactions = new Set<string>();
   const streamed = new Set<string>();
@@ -129,6 +132,7 @@ export function runEventProjection(
         return [{ type: "text_delta", runId, requestId: id, text: event.content }];
       }
       case "function_call": {
+        tools ??= new Map(options.tools.map((tool) => [tool.name, tool]));
         const { recognised: _, ...description } = describeToolCall(event, tools, options.cwd);
         calls.set(event.callId, { name: event.name, ...description });
         turn.callsAfterResponse = true;

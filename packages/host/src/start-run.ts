@@ -14,9 +14,16 @@ import { type ApprovalPolicy, type SessionEvent, TapedeckError, uuidv7 } from "@
 import { defaultWorkspaceId, type SessionStore } from "@tapedeck/session-store";
 import { NoSessionToContinueError, SessionCwdMissingError } from "./errors";
 import type { McpServerConfig } from "./mcp/server-config";
+import { approveRecordedServers, recordedServersRequest } from "./recorded-servers-approval";
 import { runEventProjection } from "./run-event-projection";
 import type { RunEvent } from "./run-events";
-import { type McpConnector, type McpSettings, perRunConnector, serversOfRun } from "./run-mcp";
+import {
+  type McpConnector,
+  type McpPlan,
+  type McpSettings,
+  perRunConnector,
+  serversOfRun,
+} from "./run-mcp";
 import { parseSlashCommand, type SlashCommand } from "./slash-commands";
 
 /** Which session a run works on: a new one (none of these), a resumed one, the latest, a fork. */
@@ -203,6 +210,49 @@ function runEvents(
   };
 }
 
+/**
+ * The servers a run starts: a surface's own list as it is; servers recorded in the log only once
+ * the person allowed them (asked once a process per session and list, the request shown as an
+ * `approval_request` and its `approval_decision`, so the viewer shows the card).
+ */
+async function approvedServers(
+  run: { runId: string; sessionId: string },
+  plan: McpPlan,
+  mcp: McpSettings,
+  events: ReturnType<typeof runEvents>,
+  approve: Approver | undefined,
+  signal: AbortSignal | undefined,
+): Promise<McpServerConfig[]> {
+  const recorded = plan.recorded;
+  if (recorded === undefined || plan.servers.length === 0) return plan.servers;
+  if (mcp.approved?.has(recorded.approvalKey) === true) return plan.servers;
+  const request = recordedServersRequest(run, recorded.servers);
+  const { runId, callId, name, title, hiddenCharacters, options } = request;
+  events.notice({
+    type: "approval_request",
+    runId,
+    callId,
+    name,
+    title,
+    hiddenCharacters,
+    options,
+  });
+  const allowed = await approveRecordedServers(
+    request,
+    approve,
+    signal ?? new AbortController().signal,
+  );
+  events.notice({
+    type: "approval_decision",
+    runId,
+    callId,
+    decision: allowed ? "allow_once" : "reject",
+  });
+  if (!allowed) return [];
+  mcp.approved?.add(recorded.approvalKey);
+  return plan.servers;
+}
+
 const finished = (runId: string, sessionId: string): RunResult => ({
   runId,
   sessionId,
@@ -274,7 +324,7 @@ export async function startRun(host: RunHost, options: StartRunOptions): Promise
       });
   }
   const mcp = host.mcp ?? { env: {} };
-  const mcpServers = await serversOfRun(initialized, options.mcpServers, mcp).catch(
+  const mcpPlan = await serversOfRun(initialized, options.mcpServers, mcp).catch(
     async (error: unknown) => {
       await initialized.writer.close();
       throw error;
@@ -290,14 +340,20 @@ export async function startRun(host: RunHost, options: StartRunOptions): Promise
     model,
     policy,
     ...(command === undefined ? {} : { command }),
-    mcpServers,
+    mcpServers: mcpPlan.servers,
     run: async ({ connectMcp, onEvent, onCommit, onNotice, approve, ...handlers } = {}) => {
-      const connections =
-        mcpServers.length === 0 || compactOnly || goalOnly
-          ? undefined
-          : await (connectMcp ?? perRunConnector(mcp))(mcpServers, place.cwd);
-      const tools = [...host.toolsFor(place), ...(connections?.tools ?? [])];
+      // Completed with the MCP tools before the model's first call (the projection reads it then).
+      const tools = host.toolsFor(place);
       const events = runEvents(initialized, { tools, cwd: place.cwd }, onEvent);
+      const servers =
+        compactOnly || goalOnly
+          ? []
+          : await approvedServers(initialized, mcpPlan, mcp, events, approve, handlers.signal);
+      const connections =
+        servers.length === 0
+          ? undefined
+          : await (connectMcp ?? perRunConnector(mcp))(servers, place.cwd);
+      tools.push(...(connections?.tools ?? []));
       try {
         const result = await runTurn({
           run: initialized,

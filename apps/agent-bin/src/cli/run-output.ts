@@ -1,5 +1,5 @@
 import type { ApprovalRequest } from "@tapedeck/agent";
-import type { RunEvent } from "@tapedeck/host";
+import { RECORDED_MCP_SERVERS_APPROVAL, type RunEvent } from "@tapedeck/host";
 import { type ApprovalDecision, toVisibleText } from "@tapedeck/session";
 import type { Io } from "./io";
 
@@ -60,6 +60,13 @@ export function runPrinter(io: Io, json: boolean) {
  */
 export function terminalApprover(io: Io, onInterrupt: () => void) {
   return async (request: ApprovalRequest): Promise<ApprovalDecision> => {
+    const recorded = request.name === RECORDED_MCP_SERVERS_APPROVAL;
+    if (!io.interactive && recorded) {
+      io.stderr.write(
+        `  ✗ ${request.title}: needs approval, but there is no terminal to ask; not started. Give them with --mcp-config FILE to use them.\n`,
+      );
+      return "reject";
+    }
     if (!io.interactive) {
       io.stderr.write(
         `  ✗ ${request.title}: needs approval, but there is no terminal to ask; rejected. Use --approve to allow writes and commands.\n`,
@@ -74,7 +81,11 @@ export function terminalApprover(io: Io, onInterrupt: () => void) {
     let answer: string;
     try {
       answer = (
-        await io.ask(`Allow ${request.title}? [y]es / [a]lways for ${request.name} / [N]o: `)
+        await io.ask(
+          recorded
+            ? `Allow ${request.title}? [y]es / [N]o: `
+            : `Allow ${request.title}? [y]es / [a]lways for ${request.name} / [N]o: `,
+        )
       )
         .trim()
         .toLowerCase();

@@ -3,7 +3,9 @@
  * `mcpServers`, `tapedeck run --mcp-config FILE`), the file format (Claude Code's), and the form
  * recorded in the log (`x-mcp/servers`), which keeps variable and header names, never values.
  */
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { WITHHELD_VARIABLES } from "@tapedeck/agent";
 import type { SessionEvent } from "@tapedeck/session";
 import { lazySchema, TapedeckError } from "@tapedeck/session";
 import { z } from "zod";
@@ -200,28 +202,55 @@ export function recordedServers(servers: readonly McpServerConfig[]): RecordedSe
   );
 }
 
+/** A server as the log records it (names of variables and headers, never their values). */
+export type { RecordedServer };
+
 /**
- * The servers last recorded in a session's events (`[]` when none or when the record does not
- * parse), rebuilt to connect again: each recorded variable takes its value from `env` (the
- * resuming process's environment) when set there. Headers cannot be rebuilt: an HTTP server
- * that needs them must be given again.
+ * The servers of the log's last `x-mcp/servers` record, as recorded (`[]` when there is none, when
+ * it lists none, or when it does not parse). A log is data: these start only when this home
+ * recorded the same list from the person's own configuration (`mcpTrustLedger`), and after the
+ * person approved them for this run.
  */
-export function serversFromLog(
-  events: readonly SessionEvent[],
-  env: Record<string, string | undefined>,
-): McpServerConfig[] {
+export function lastRecordedServers(events: readonly SessionEvent[]): RecordedServer[] {
   const last = events.findLast((event) => event.type === MCP_SERVERS_EVENT) as
     | (SessionEvent & { servers?: unknown })
     | undefined;
   if (last === undefined) return [];
   const parsed = z.array(recordedServerSchema()).safeParse(last.servers);
-  if (!parsed.success) return [];
-  return parsed.data.map((server) => {
+  return parsed.success ? parsed.data : [];
+}
+
+/**
+ * A digest of a recorded list, over the recorded fields only (extra fields a log carries do not
+ * count, and cannot make two lists look alike).
+ */
+export function recordedServersDigest(servers: readonly RecordedServer[]): string {
+  const canonical = servers.map((server) =>
+    server.transport === "stdio"
+      ? ["stdio", server.name, server.command, server.args, server.envNames]
+      : ["http", server.name, server.url, server.headerNames],
+  );
+  return createHash("sha256").update(JSON.stringify(canonical)).digest("hex");
+}
+
+/**
+ * Recorded servers rebuilt to connect again: each recorded variable takes its value from `env`
+ * (the resuming process's environment) when set there, except Tapedeck's own secrets
+ * (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, `TAPEDECK_WEB_TOKEN`, `TAPEDECK_INDEX_URL`), which go only
+ * to a server whose configuration names them in this run. Headers cannot be rebuilt: an HTTP
+ * server that needs them must be given again.
+ */
+export function serversFromRecord(
+  recorded: readonly RecordedServer[],
+  env: Record<string, string | undefined>,
+): McpServerConfig[] {
+  return recorded.map((server) => {
     if (server.transport === "http") {
       return { transport: "http", name: server.name, url: server.url, headers: {} };
     }
     const serverEnv: Record<string, string> = {};
     for (const name of server.envNames) {
+      if ((WITHHELD_VARIABLES as readonly string[]).includes(name)) continue;
       const value = env[name];
       if (value !== undefined) serverEnv[name] = value;
     }
