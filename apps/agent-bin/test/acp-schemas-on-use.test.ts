@@ -24,10 +24,7 @@ const esbuild: {
 } = createRequire(require.resolve("tsup"))("esbuild");
 // The package entry is `dist/v1/stable/acp.js`.
 const sdkDist = path.resolve(path.dirname(require.resolve("@agentclientprotocol/sdk")), "../..");
-const snapshots = path.resolve(
-  import.meta.dirname,
-  "../../../packages/test-support/acp-snapshot/test/__snapshots__",
-);
+const snapshots = path.resolve(import.meta.dirname, "acp-scenarios/__snapshots__");
 
 /** The SDK's stable schema module bundled into `folder`, with or without `plugins`. */
 async function bundled(folder: string, name: string, plugins: Plugin[]) {

@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { isolateBenchTmpdir, percentile, printTable } from "@tapedeck/bench";
+import { renderSessionHtml } from "@tapedeck/html-export";
 import { createSessionStore } from "@tapedeck/session-store";
-import { renderSessionHtml } from "../src/export/render-html";
 import { launchChromium } from "../test/browser-harness";
 import { writeSession } from "./corpus";
 

@@ -4,16 +4,16 @@
  * contract loosened (an `any`, a hand-written answer), an assertion or a `@ts-expect-error` here
  * would fail to compile.
  */
+
+import type { SessionViewData, sessionView } from "@tapedeck/html-export/render";
 import type { EventHit, EventTrace, Lineage, Page } from "@tapedeck/session-query";
 import type { z } from "zod";
 import { api, openSse, request } from "../src/client/api";
-import type { SessionViewData } from "../src/client/timeline";
 import type { ActiveRunInfo } from "../src/server/agent-runs";
 import type * as schemas from "../src/server/schemas";
 import type { SessionPage } from "../src/server/session-pages";
 import type { SessionList } from "../src/server/session-routes";
 import type { ShortIdMap } from "../src/server/short-ids";
-import type { sessionView } from "../src/shared/session-view";
 
 /** True when `A` and `B` are the same type (not merely assignable). */
 type Equal<A, B> =

@@ -1,6 +1,7 @@
 /** The session's standing goal, shown on top, set and cleared from the page. */
+
+import { Visible } from "@tapedeck/html-export/render";
 import { useState } from "react";
-import { Visible } from "../render/visible";
 import { api } from "./api";
 
 /** Goal line with Set/Edit/Clear; `onChanged` reloads the session. */

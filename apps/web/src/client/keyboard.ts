@@ -1,6 +1,7 @@
 /** Keyboard navigation: `j`/`k` between turns, `/` to the search box. */
+
+import type { TimelineRow } from "@tapedeck/html-export/render";
 import { useEffect } from "react";
-import type { TimelineRow } from "./timeline";
 
 /** True when a key press belongs to a text field, not to the page. */
 export function typingIn(target: EventTarget | null): boolean {

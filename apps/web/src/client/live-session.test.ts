@@ -1,10 +1,10 @@
 import { fixtureCatalog, fixtureNames, loadFixture } from "@tapedeck/fixtures";
+import type { SessionViewData } from "@tapedeck/html-export/render";
+import { sessionView } from "@tapedeck/html-export/render";
 import { replayLogText, type SessionEvent } from "@tapedeck/session";
 import { describe, expect, it } from "vitest";
 import { pageOfSession } from "../server/session-pages";
-import { sessionView } from "../shared/session-view";
 import { LiveSession } from "./live-session";
-import type { SessionViewData } from "./timeline";
 
 /** What `GET /api/sessions/:id` answers for the log's first `count` lines after the header. */
 function viewOfPrefix(jsonl: string, count: number): SessionViewData {

@@ -5,10 +5,16 @@
  * by the incremental timeline builder, totals updated), never a re-read or replay of the
  * session. Pure: no DOM, unit-tested.
  */
+
+import {
+  known,
+  type SessionViewData,
+  sessionTitle,
+  TimelineBuilder,
+  type TimelineRow,
+} from "@tapedeck/html-export/render";
 import type { SessionEvent } from "@tapedeck/session";
 import type { AnswerOf } from "../shared/api-contract";
-import { known, type SessionViewData, sessionTitle, type TimelineRow } from "./timeline";
-import { TimelineBuilder } from "./timeline-builder";
 
 /** What {@link LiveSession.append} did with a batch. */
 export type AppendResult =

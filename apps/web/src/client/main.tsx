@@ -1,7 +1,7 @@
+import { STYLES } from "@tapedeck/html-export/render";
 import { StrictMode } from "react";
 import { flushSync } from "react-dom";
 import { createRoot } from "react-dom/client";
-import { STYLES } from "../render/styles";
 import { STYLES_ID } from "../shared/page-ids";
 import { initToken } from "./api";
 import { App } from "./app";
@@ -15,7 +15,7 @@ const FIRST_PAGE_WAIT_MS = 150;
 // Marks for the benches and the browser's performance panel (see README "Benchmarks"): every
 // import above has been evaluated when this line runs.
 performance.mark("tapedeck:script");
-// The stylesheet is shared with the HTML export (one string, see render/styles.ts). The server
+// The stylesheet is shared with the HTML export (one string, `STYLES` of @tapedeck/html-export/render). The server
 // puts it in the page's head; Vite's dev server does not.
 if (document.getElementById(STYLES_ID) === null) {
   const style = document.createElement("style");

@@ -1,4 +1,6 @@
 /** The side panel: trace of the selected event (with the model-call debug view) or lineage. */
+
+import { eventLabel, modelInput, SeqLink } from "@tapedeck/html-export/render";
 import type { ModelRequestEvent, SessionEvent } from "@tapedeck/session";
 import {
   citationLabel,
@@ -7,11 +9,9 @@ import {
   type LineageNode,
 } from "@tapedeck/session-query";
 import { type ReactNode, useEffect, useState } from "react";
-import { SeqLink } from "../render/timeline-row";
 import { api } from "./api";
 import { rememberShortIds, ShortId } from "./short-ids";
 import { LongText, preview } from "./text";
-import { eventLabel, modelInput } from "./timeline";
 
 interface Props {
   mode: "trace" | "lineage";

@@ -2,9 +2,9 @@
  * The session page's header: title, id, workspace, counts, goal, token chart and actions. Drawn by
  * the page and, before the page's script has run, by the server's first view (same markup).
  */
+
+import { preview, Visible } from "@tapedeck/html-export/render";
 import type { ReactNode } from "react";
-import { preview } from "../render/timeline-row";
-import { Visible } from "../render/visible";
 import { api } from "./api";
 import { GoalControl } from "./goal";
 import { OriginNote } from "./import-panel";

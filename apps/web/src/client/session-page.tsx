@@ -1,9 +1,9 @@
 /** One session: header, virtualised timeline grouped by turn, and the side panel. */
 
+import type { RowLinks } from "@tapedeck/html-export/render";
+import { TokenChart, type TurnTokens, tokensPerTurn } from "@tapedeck/html-export/render";
 import type { SessionEvent } from "@tapedeck/session";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { RowLinks } from "../render/timeline-row";
-import { TokenChart } from "../render/token-chart";
 import { ApiError, api, subscribeSession } from "./api";
 import { firstPage, readyFirstPage } from "./first-page";
 import { useTurnKeys } from "./keyboard";
@@ -11,7 +11,6 @@ import { LiveSession } from "./live-session";
 import { SidePanel } from "./panels";
 import { type PanelMode, SessionHeader } from "./session-header";
 import { useShortId } from "./short-ids";
-import { type TurnTokens, tokensPerTurn } from "./timeline";
 import { Timeline } from "./timeline-list";
 
 const emptyBySeq = new Map<number, SessionEvent>();

@@ -2,11 +2,11 @@
  * Text rendering for untrusted session content: everything goes through React text nodes, never
  * through HTML. Search snippets arrive with private-use markers around matches, split here.
  */
-import { useState } from "react";
-import { Visible } from "../render/visible";
-import { truncate } from "./timeline";
 
-export { preview } from "../render/timeline-row";
+import { truncate, Visible } from "@tapedeck/html-export/render";
+import { useState } from "react";
+
+export { preview } from "@tapedeck/html-export/render";
 
 const OPEN = "\uE000";
 const CLOSE = "\uE001";

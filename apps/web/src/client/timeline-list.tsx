@@ -1,9 +1,9 @@
 /** The session's timeline: a virtualised list (only the rows on screen are in the DOM). */
 import { useVirtualizer } from "@tanstack/react-virtual";
+import type { TimelineRow } from "@tapedeck/html-export/render";
+import { Row, type RowLinks } from "@tapedeck/html-export/render";
 import type { SessionEvent } from "@tapedeck/session";
 import { useEffect, useLayoutEffect, useRef } from "react";
-import { Row, type RowLinks } from "../render/timeline-row";
-import type { TimelineRow } from "./timeline";
 
 /** What {@link Timeline} shows. */
 export interface TimelineProps {

@@ -7,6 +7,8 @@
  * The script then draws the page into the same element, replacing this markup (marked
  * `data-first-view`) in one commit.
  */
+
+import { Row, type RowLinks, TokenChart, tokensPerTurn } from "@tapedeck/html-export/render";
 import type { ReactNode } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import type { AgentRun } from "../client/agent-run";
@@ -14,10 +16,7 @@ import { Composer } from "../client/composer";
 import { LiveSession } from "../client/live-session";
 import { SidePanel } from "../client/panels";
 import { SessionHeader } from "../client/session-header";
-import { tokensPerTurn } from "../client/timeline";
 import { LoadEarlier } from "../client/timeline-list";
-import { Row, type RowLinks } from "../render/timeline-row";
-import { TokenChart } from "../render/token-chart";
 import type { AnswerOf } from "../shared/api-contract";
 
 /**
@@ -27,7 +26,7 @@ import type { AnswerOf } from "../shared/api-contract";
 export const FIRST_VIEW_ROWS = 24;
 
 /**
- * Styles of the first view only (the page's own come from `render/styles.ts`): a session opened
+ * Styles of the first view only (the page's own come from `STYLES` of `@tapedeck/html-export/render`): a session opened
  * at its newest rows starts scrolled to its end without a script (a reversed flex column), and the
  * trace panel is there only where the page opens it (a window 1,200 px wide or more).
  */

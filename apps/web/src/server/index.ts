@@ -9,7 +9,7 @@ export {
   type SessionIndex,
   scanLogFiles,
 } from "@tapedeck/host";
-export { sessionView } from "../shared/session-view";
+export { sessionView } from "@tapedeck/html-export/render";
 export {
   type ActiveRunInfo,
   DEFAULT_RUN_IDLE_MS,

@@ -1,11 +1,10 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { serveStatic } from "@hono/node-server/serve-static";
+import { STYLES, scriptJson } from "@tapedeck/html-export/render";
 import { isSessionId } from "@tapedeck/session";
 import type { Hono } from "hono";
 import { getCookie } from "hono/cookie";
-import { scriptJson } from "../export/trace-data";
-import { STYLES } from "../render/styles";
 import { FIRST_PAGE_ID, STYLES_ID, THEME_COOKIE } from "../shared/page-ids";
 import { FIRST_VIEW_STYLES, renderFirstView } from "./first-view";
 import { toHttpError } from "./http-errors";

@@ -13,6 +13,7 @@
  * precise error. See `architecture/web.md` ("Paged sessions").
  */
 import type { SessionIndex } from "@tapedeck/host";
+import { splitChunks } from "@tapedeck/html-export/render";
 import {
   EventLogCorruptError,
   parseEventLine,
@@ -23,7 +24,6 @@ import {
 } from "@tapedeck/session";
 import type { IndexedLog } from "@tapedeck/session-query/sqlite";
 import type { LogReader, SessionStore } from "@tapedeck/session-store";
-import { splitChunks } from "../shared/session-view";
 
 /** Events per page when the page does not say (before extending back to a turn's start). */
 export const DEFAULT_PAGE_EVENTS = 400;

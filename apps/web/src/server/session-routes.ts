@@ -1,12 +1,12 @@
 import type { SessionIndex } from "@tapedeck/host";
 import { setSessionGoal } from "@tapedeck/host";
+import { sessionView } from "@tapedeck/html-export/render";
 import { type Session, SessionNotFoundError } from "@tapedeck/session";
 import { type QueryScope, settleActiveSessions } from "@tapedeck/session-query";
 import type { SessionStore } from "@tapedeck/session-store";
 import type { Hono } from "hono";
 import type { z } from "zod";
 import type { AnswerOf, ForkAnswer } from "../shared/api-contract";
-import { sessionView } from "../shared/session-view";
 import { jsonBody, parseInput } from "./http-errors";
 import {
   eventsQuerySchema,
@@ -222,7 +222,7 @@ export function registerSessionRoutes(
     await index.sync();
     const lineage = await index.engine.traceLineage(allScope, id).catch(() => null);
     // React's server renderer is only needed here: loaded on the first export.
-    const { renderSessionHtml } = await import("../export/render-html");
+    const { renderSessionHtml } = await import("@tapedeck/html-export");
     const parent = session.header.parent?.sessionId;
     const shortIds = await shortIdsOf(store, [
       id,

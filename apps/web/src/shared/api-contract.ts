@@ -11,6 +11,7 @@
  * See `architecture/web.md` ("The client is typed from the server").
  */
 import type { RunEvent } from "@tapedeck/host";
+import type { SessionViewData } from "@tapedeck/html-export/render";
 import type { ImportProgress, ImportSummary } from "@tapedeck/importers";
 import type { EventHit, EventTrace, Lineage, Page } from "@tapedeck/session-query";
 import type { z } from "zod";
@@ -24,7 +25,6 @@ import type { SessionPage } from "../server/session-pages";
 import type { SessionList } from "../server/session-routes";
 import type { SessionStreamMessage } from "../server/session-stream";
 import type { ShortIdMap } from "../server/short-ids";
-import type { sessionView } from "./session-view";
 
 /** Every route of `/api`, as `METHOD /path` with `:name` parameters, in registration order. */
 export const apiRoutes = [
@@ -83,7 +83,7 @@ export type RunStreamEvents = {
 };
 
 /** The replayed session, ready to render: the server's `sessionView` (also the HTML export's). */
-export type SessionViewData = ReturnType<typeof sessionView>;
+export type { SessionViewData };
 
 /** `GET /api/config`. */
 export interface ServerConfig {

@@ -16,7 +16,7 @@ import {
 export interface RunScenarioOptions {
   /**
    * The agent command, without the `acp` argument; default: `node <tapedeck binary>` as
-   * `@tapedeck/test-harness` resolves it (`$TAPEDECK_BINARY` or the workspace's build).
+   * `@tapedeck/test-harness` resolves it (the binary `$TAPEDECK_BINARY` names).
    */
   command?: readonly string[];
   /** The model's responses (a recording built for this scenario); none = no model calls allowed. */

@@ -16,20 +16,20 @@ export function repositoryRoot(): string {
   return directory;
 }
 
-/** The folder of the app that bundles the binary (found by path: this package never imports it). */
-export function agentBinDirectory(): string {
-  return path.join(repositoryRoot(), "apps", "agent-bin");
-}
-
 /**
- * The tapedeck binary the end-to-end tests spawn: `$TAPEDECK_BINARY` when set (an installed or
- * packed build), else the workspace's bundle `apps/agent-bin/dist/tapedeck.mjs`, which the
- * `@tapedeck/test-harness/build-binary` globalSetup builds before any test runs.
+ * The tapedeck binary the end-to-end tests spawn: `$TAPEDECK_BINARY`. The project whose tests
+ * spawn it declares where it is: `apps/agent-bin`'s vitest config sets the variable to its own
+ * bundle (and builds it first); a person testing a packed release sets it to that build. This
+ * package never finds or builds an app by path.
  */
 export function tapedeckBinary(): string {
   const configured = process.env[TAPEDECK_BINARY_ENV];
-  if (configured !== undefined && configured !== "") return path.resolve(configured);
-  return path.join(agentBinDirectory(), "dist", "tapedeck.mjs");
+  if (configured === undefined || configured === "") {
+    throw new Error(
+      `test-harness: $${TAPEDECK_BINARY_ENV} is not set; the vitest config of the project whose tests spawn tapedeck names the binary (see apps/agent-bin/vitest.config.ts).`,
+    );
+  }
+  return path.resolve(configured);
 }
 
 /**

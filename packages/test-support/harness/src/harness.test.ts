@@ -67,11 +67,11 @@ describe("runCli", () => {
 });
 
 describe("tapedeckBinary", () => {
-  it("is the workspace's bundle unless TAPEDECK_BINARY names another", () => {
-    delete process.env.TAPEDECK_BINARY;
-    expect(tapedeckBinary()).toMatch(/apps\/agent-bin\/dist\/tapedeck\.mjs$/);
+  it("is the binary TAPEDECK_BINARY names, and says which variable to set when none is named", () => {
     process.env.TAPEDECK_BINARY = "/opt/tapedeck/tapedeck.mjs";
     expect(tapedeckBinary()).toBe("/opt/tapedeck/tapedeck.mjs");
+    delete process.env.TAPEDECK_BINARY;
+    expect(() => tapedeckBinary()).toThrow(/\$TAPEDECK_BINARY is not set/);
   });
 });
 

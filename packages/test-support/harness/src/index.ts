@@ -7,7 +7,6 @@ export {
 } from "@tapedeck/test-temp";
 export { agentScript, writeFileScript } from "./agent-script";
 export {
-  agentBinDirectory,
   type BinaryLaunch,
   repositoryRoot,
   TAPEDECK_BINARY_ENV,

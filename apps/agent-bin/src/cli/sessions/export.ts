@@ -38,7 +38,7 @@ async function exportHtml(
     );
   }
   const [{ renderSessionHtml }, session, lineage, onDisk] = await Promise.all([
-    import("@tapedeck/web/export"),
+    import("@tapedeck/html-export"),
     store.readSession(sessionId),
     engine.traceLineage(scope, sessionId).catch(() => null),
     sessionIdsOnDisk(store),
