@@ -18,12 +18,8 @@ export {
   initializeRun,
 } from "./initialize-run";
 export type { LiveNotice } from "./live-notices";
-export {
-  describeProcessGroup,
-  endOrphanGroup,
-  type OrphanOutcome,
-  processStartTime,
-} from "./process-group";
+export { endOrphanGroup, type OrphanOutcome } from "./orphan-group";
+export { describeProcessGroup, processStartTime } from "./process-group";
 export { repairInterruptedRun } from "./repair-run";
 export { type RunAgentOptions, runAgent } from "./run-agent";
 export {

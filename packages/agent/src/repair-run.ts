@@ -1,5 +1,5 @@
 import { normalize, type Session, type SessionEventDraft } from "@tapedeck/session";
-import { endOrphanGroup, orphanNote } from "./process-group";
+import { endOrphanGroup, orphanNote } from "./orphan-group";
 
 /**
  * The repairs of an interrupted run (`normalize`), after ending what it left running: every

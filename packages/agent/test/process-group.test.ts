@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { INTERRUPTED_OUTPUT, PROCESS_START_EVENT, type ToolProcess } from "@tapedeck/session";
@@ -9,7 +10,8 @@ import {
   localWorkspaceFs,
   type ToolContext,
 } from "../src/index";
-import { describeProcessGroup, endOrphanGroup, signalGroup } from "../src/process-group";
+import { endOrphanGroup } from "../src/orphan-group";
+import { describeProcessGroup, signalGroup } from "../src/process-group";
 import { isProcessAlive, type Sandbox, sandbox } from "./helpers";
 
 let box: Sandbox;
@@ -114,9 +116,11 @@ describe("endOrphanGroup", () => {
 
   it("leaves a process alone whose start time differs from the record (a recycled pid)", async () => {
     const pid = detachedSleep();
+    const logged = describeProcessGroup(pid);
     const record = {
-      ...describeProcessGroup(pid),
+      ...logged,
       startedAt: new Date(Date.now() - 3_600_000).toISOString(),
+      startTicks: (logged.startTicks ?? 0) - 360_000,
     };
     expect(await endOrphanGroup(record)).toEqual({ status: "not-ours" });
     expect(isProcessAlive(pid)).toBe(true);
@@ -133,6 +137,106 @@ describe("endOrphanGroup", () => {
     signalGroup(pid, "SIGKILL");
     await until(() => !isProcessAlive(pid), "the sleep to die");
     expect(await endOrphanGroup(record)).toEqual({ status: "gone" });
+  });
+});
+
+describe("endOrphanGroup acts only on what this machine proves (issue 27 item 5, issue 28 item 2)", () => {
+  it("never signals a group the record names when the checked process does not lead it", async () => {
+    const checked = detachedSleep();
+    const victim = detachedSleep();
+    // A crafted record: a live process with its true start time, and someone else's group.
+    const record = { ...describeProcessGroup(checked), pgid: victim };
+    expect(await endOrphanGroup(record, { graceMs: 200 })).toEqual({ status: "not-ours" });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(isProcessAlive(victim)).toBe(true);
+    expect(isProcessAlive(checked)).toBe(true);
+  });
+
+  it("leaves a record alone that names no boot (an older or imported log), and one from another boot", async () => {
+    const pid = detachedSleep();
+    const { bootId: _boot, startTicks: _ticks, ...bare } = describeProcessGroup(pid);
+    expect(await endOrphanGroup(bare)).toEqual({ status: "unproven" });
+    const otherBoot = {
+      ...describeProcessGroup(pid),
+      bootId: "00000000-0000-0000-0000-000000000000",
+    };
+    expect(await endOrphanGroup(otherBoot)).toEqual({ status: "other-boot" });
+    expect(isProcessAlive(pid)).toBe(true);
+  });
+
+  it("ends the group's marked members after its leader has exited, and only those", async () => {
+    const tool = createRunCommandTool();
+    let recorded: ToolProcess | undefined;
+    const output = await tool.execute(
+      tool.argsSchema.parse({
+        command:
+          "sleep 61 >/dev/null 2>&1 & echo $! > marked.pid; env -u TAPEDECK_CALL_MARKER sleep 62 >/dev/null 2>&1 & echo $! > unmarked.pid",
+      }),
+      context(async (process) => {
+        recorded = process;
+      }),
+    );
+    expect(output).toBe("exit code 0\n");
+    const marked = Number(await readFile(path.join(box.cwd, "marked.pid"), "utf8"));
+    const unmarked = Number(await readFile(path.join(box.cwd, "unmarked.pid"), "utf8"));
+    spawned.push(marked, unmarked);
+    expect(recorded?.marker).toMatch(/^[0-9a-f]{64}$/);
+    expect(isProcessAlive(marked)).toBe(true);
+    const record = recorded as ToolProcess;
+    expect(isProcessAlive(record.pid)).toBe(false);
+    expect(await endOrphanGroup(record)).toEqual({ status: "ended", signal: "SIGTERM" });
+    await until(() => !isProcessAlive(marked), "the marked sleep to die");
+    // Same group, but nothing proves it is the call's: left alone.
+    expect(isProcessAlive(unmarked)).toBe(true);
+    process.kill(unmarked, "SIGKILL");
+  });
+});
+
+describe("run_command with a child that left its group (issue 27 item 4)", () => {
+  const escape = (file: string) =>
+    `setsid bash -c 'echo $$ > ${file}; exec sleep 40' & echo started`;
+
+  async function escapedPid(file: string): Promise<number> {
+    const pid = Number(await readFile(file, "utf8"));
+    spawned.push(pid);
+    return pid;
+  }
+
+  it("a timeout ends the call within seconds and names the process still holding its output", async () => {
+    const tool = createRunCommandTool();
+    const file = path.join(box.cwd, "escaped.pid");
+    const started = Date.now();
+    const error = await tool
+      .execute(
+        tool.argsSchema.parse({ command: `${escape(file)}; sleep 30`, timeoutSeconds: 1 }),
+        context(),
+      )
+      .then(
+        () => undefined,
+        (caught: Error) => caught,
+      );
+    expect(Date.now() - started).toBeLessThan(6_000);
+    const pid = await escapedPid(file);
+    expect(error?.message).toBe(
+      `Command timed out after 1s and was killed. Still running and left alone (its output is no longer read): pid ${pid} (sleep 40).\nstarted\n`,
+    );
+    expect(isProcessAlive(pid)).toBe(true);
+  });
+
+  it("a cancel ends the call within seconds", async () => {
+    const tool = createRunCommandTool();
+    const file = path.join(box.cwd, "escaped.pid");
+    const controller = new AbortController();
+    const running = tool.execute(tool.argsSchema.parse({ command: `${escape(file)}; sleep 30` }), {
+      ...context(),
+      signal: controller.signal,
+    });
+    await until(() => existsSync(file), "the escaped child");
+    const cancelled = Date.now();
+    controller.abort();
+    await expect(running).rejects.toThrow(/^Command cancelled; it was killed\. Still running/);
+    expect(Date.now() - cancelled).toBeLessThan(5_000);
+    await escapedPid(file);
   });
 });
 

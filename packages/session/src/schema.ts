@@ -420,6 +420,19 @@ const toolProcess = lazySchema(() =>
     host: z.string().min(1),
     /** When the leader started, as the operating system reports it (ISO-8601 UTC). */
     startedAt: timestamp(),
+    /**
+     * Linux: the boot the group was started in (`/proc/sys/kernel/random/boot_id`). A record
+     * without it is never acted on: the host name alone does not prove the group is this machine's.
+     */
+    bootId: z.string().min(1).optional(),
+    /** Linux: the leader's start time in clock ticks since boot (field 22 of `/proc/<pid>/stat`). */
+    startTicks: z.number().int().min(0).optional(),
+    /**
+     * SHA-256 (hex) of the random marker put in the environment of the command
+     * (`TAPEDECK_CALL_MARKER`): a process is this call's only when its environment holds the
+     * marker, which no log can put there.
+     */
+    marker: z.string().regex(/^[0-9a-f]{64}$/).optional(),
   }),
 );
 /**

@@ -29,12 +29,17 @@ const volatileNumberKeys = new Set([
   "elapsedMs",
   "pid",
   "pgid",
+  "startTicks",
   "startedAtMs",
   "latencyMs",
 ]);
 
-/** Keys whose string values name the machine (`x-process/start`'s `process.host`). */
-const volatileStringKeys = new Set(["host"]);
+/** Keys whose string values name the machine or the call (`x-process/start`: host, boot, marker). */
+const volatileStringKeys = new Map([
+  ["host", "<HOST>"],
+  ["bootId", "<BOOT>"],
+  ["marker", "<MARKER>"],
+]);
 
 /** Options of {@link createNormalizer}. */
 export interface NormalizerOptions {
@@ -92,7 +97,7 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
   const visit = (value: unknown, key: string | undefined): unknown => {
     if (typeof value === "string")
       return key !== undefined && volatileStringKeys.has(key)
-        ? "<HOST>"
+        ? (volatileStringKeys.get(key) ?? "<HOST>")
         : normalizeString(value, key);
     if (typeof value === "number")
       return key !== undefined && volatileNumberKeys.has(key) ? "<NUMBER>" : value;
