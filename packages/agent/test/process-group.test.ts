@@ -193,7 +193,7 @@ describe("endOrphanGroup acts only on what this machine proves (issue 27 item 5,
 });
 
 describe("run_command with a child that left its group (issue 27 item 4)", () => {
-  const escape = (file: string) =>
+  const escaping = (file: string) =>
     `setsid bash -c 'echo $$ > ${file}; exec sleep 40' & echo started`;
 
   async function escapedPid(file: string): Promise<number> {
@@ -208,7 +208,7 @@ describe("run_command with a child that left its group (issue 27 item 4)", () =>
     const started = Date.now();
     const error = await tool
       .execute(
-        tool.argsSchema.parse({ command: `${escape(file)}; sleep 30`, timeoutSeconds: 1 }),
+        tool.argsSchema.parse({ command: `${escaping(file)}; sleep 30`, timeoutSeconds: 1 }),
         context(),
       )
       .then(
@@ -227,10 +227,13 @@ describe("run_command with a child that left its group (issue 27 item 4)", () =>
     const tool = createRunCommandTool();
     const file = path.join(box.cwd, "escaped.pid");
     const controller = new AbortController();
-    const running = tool.execute(tool.argsSchema.parse({ command: `${escape(file)}; sleep 30` }), {
-      ...context(),
-      signal: controller.signal,
-    });
+    const running = tool.execute(
+      tool.argsSchema.parse({ command: `${escaping(file)}; sleep 30` }),
+      {
+        ...context(),
+        signal: controller.signal,
+      },
+    );
     await until(() => existsSync(file), "the escaped child");
     const cancelled = Date.now();
     controller.abort();

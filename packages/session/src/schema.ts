@@ -432,7 +432,10 @@ const toolProcess = lazySchema(() =>
      * (`TAPEDECK_CALL_MARKER`): a process is this call's only when its environment holds the
      * marker, which no log can put there.
      */
-    marker: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+    marker: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional(),
   }),
 );
 /**
