@@ -12,6 +12,8 @@ import {
   SessionNotFoundError,
   TapedeckError,
 } from "@tapedeck/session";
+import { blobThresholdOf } from "./blob-payloads";
+import { BlobStore } from "./blob-store";
 import { catalogEntry, type LogNames, listLogNames, scanFolder } from "./catalog";
 import { type ChangeJournal, DEFAULT_JOURNAL_MAX_BYTES } from "./change-journal";
 import { InvalidOffsetError, SessionHasForksError } from "./errors";
@@ -74,6 +76,8 @@ class FileSessionStore implements SessionStore {
   private readonly newLogs: NewLogs;
   private readonly creation: LogCreation;
   private readonly leftovers: LeftoverTemps;
+  /** The home's blob store (`<home>/blobs`). */
+  readonly blobs: BlobStore;
 
   constructor(options: SessionStoreOptions) {
     if (options.durability !== undefined && !["turn", "every-event"].includes(options.durability)) {
@@ -93,6 +97,7 @@ class FileSessionStore implements SessionStore {
     this.onWarning =
       options.onWarning ?? ((message) => process.stderr.write(`tapedeck: ${message}\n`));
     this.journal = this.folder.journal;
+    this.blobs = new BlobStore(this.home);
     this.leftovers = new LeftoverTemps(this.sessionsDir);
     this.newLogs = new NewLogs(this.sessionsDir, this.home, this.pathOfBound, this.leftovers);
     this.creation = {
@@ -100,6 +105,7 @@ class FileSessionStore implements SessionStore {
       now: this.now,
       journal: this.journal,
       newLogs: this.newLogs,
+      payloads: { blobs: this.blobs, threshold: blobThresholdOf(options.blobThreshold) },
     };
     this.threadOptions = {
       home: this.home,
@@ -150,6 +156,8 @@ class FileSessionStore implements SessionStore {
   }
 
   syncLogs(sessionIds: readonly string[]): Promise<void> {
+    // The blobs the new logs name reach the disk no later than the logs.
+    this.blobs.flush();
     return this.newLogs.sync(sessionIds);
   }
 
@@ -182,6 +190,7 @@ class FileSessionStore implements SessionStore {
         lock,
         durability: this.durability,
         now: this.now,
+        ...(this.creation.payloads === undefined ? {} : { payloads: this.creation.payloads }),
         // After the last append, before the lock goes: readers that saw the lock come back once.
         beforeRelease: () => this.journal.record("c", sessionId),
       });

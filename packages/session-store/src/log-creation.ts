@@ -24,7 +24,7 @@ import { scratchEncoder } from "./line-encoder";
 import type { NewLogs } from "./new-logs";
 import type { ImportedHeaderOptions, SessionStore } from "./session-store";
 import { defaultWorkspaceId } from "./workspace";
-import { applyDrafts } from "./writer";
+import { applyDrafts, type PayloadSink } from "./writer";
 
 /** What composing a new log takes from its store. */
 export interface LogCreation {
@@ -33,6 +33,8 @@ export interface LogCreation {
   now: () => Date;
   journal: ChangeJournal;
   newLogs: NewLogs;
+  /** Where large payloads of seeds and imports go. */
+  payloads?: PayloadSink;
 }
 
 /** The options of `SessionStore.create`. */
@@ -58,7 +60,16 @@ export function createLog(creation: LogCreation, options: CreateOptions): Create
   // Encoded and written with no await between: the thread's scratch buffer holds the log.
   const lines = scratchEncoder();
   lines.text(JSON.stringify(header));
-  const events = applyDrafts(session, options.seed ?? [], creation.now, lines, options);
+  const events = applyDrafts(
+    session,
+    options.seed ?? [],
+    creation.now,
+    lines,
+    options,
+    creation.payloads,
+  );
+  // A durable log is fsynced with the blobs it names; an import's are flushed by syncLogs.
+  if (options.durable !== false) creation.payloads?.blobs.flush();
   creation.journal.record("n", sessionId);
   creation.newLogs.write(sessionId, lines.bytes(), options.durable !== false);
   return { sessionId, header, events };

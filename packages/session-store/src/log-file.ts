@@ -9,6 +9,8 @@ import {
   type SessionHeader,
   SessionNotFoundError,
 } from "@tapedeck/session";
+import { hasBlobRef, resolveBlobs } from "./blob-payloads";
+import { type BlobStore, blobsBesideLog } from "./blob-store";
 import { isTornTail, type LogLine, scanLines, type TornTail } from "./line-reader";
 import { openLogFile } from "./log-not-a-file";
 
@@ -45,9 +47,12 @@ export function parseHeaderOf(line: LogLine, sessionId: string): SessionHeader {
 }
 
 /** Parses one event line, naming the session in errors. */
-export function parseEventOf(line: LogLine, sessionId: string): SessionEvent {
+export function parseEventOf(line: LogLine, sessionId: string, blobs?: BlobStore): SessionEvent {
   try {
-    return parseEventLine(line.text, { line: line.line, offset: line.offset });
+    const location = { line: line.line, offset: line.offset };
+    const event = parseEventLine(line.text, location);
+    if (blobs === undefined || !hasBlobRef(event)) return event;
+    return resolveBlobs(event, blobs, { ...location, sessionId });
   } catch (error) {
     throw located(error, sessionId);
   }
@@ -125,7 +130,9 @@ export async function replayLog(
   sessionId: string,
   options: ReplayLogOptions = {},
 ): Promise<ReplayedLog> {
-  const handle = await openLog(pathOf(sessionId), sessionId);
+  const path = pathOf(sessionId);
+  const handle = await openLog(path, sessionId);
+  const blobs = blobsBesideLog(path);
   try {
     const size = (await handle.stat()).size;
     let session: Session | undefined;
@@ -142,7 +149,10 @@ export async function replayLog(
           session = Session.create(sessionId, [], header);
           await appendPrefix(pathOf, session, options.chain ?? []);
         } else {
-          session.append(parseEventOf(line, sessionId), { line: line.line, offset: line.offset });
+          session.append(parseEventOf(line, sessionId, blobs), {
+            line: line.line,
+            offset: line.offset,
+          });
         }
         end = line.end;
         if (options.untilSeq !== undefined && session.lastSeq >= options.untilSeq) {

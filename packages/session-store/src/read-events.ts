@@ -1,3 +1,4 @@
+import { blobsBesideLog } from "./blob-store";
 import { asLogOffset } from "./catalog";
 import { InvalidOffsetError } from "./errors";
 import { byteBefore, countLines, isTornTail, scanLines } from "./line-reader";
@@ -21,6 +22,7 @@ export async function* readEvents(
 ): AsyncGenerator<ReadEvent> {
   const { fromOffset, fromLine } = options;
   const handle = await openLog(path, sessionId);
+  const blobs = blobsBesideLog(path);
   try {
     const { end: headerEnd, size } = await readHeaderOf(handle, sessionId);
     let start = headerEnd;
@@ -46,7 +48,7 @@ export async function* readEvents(
       }
       for (const entry of batch) {
         yield {
-          event: parseEventOf(entry, sessionId),
+          event: parseEventOf(entry, sessionId, blobs),
           line: entry.line,
           offset: asLogOffset(entry.offset),
           end: asLogOffset(entry.end),

@@ -33,6 +33,12 @@ export interface SessionStoreOptions {
   onWarning?: (message: string) => void;
   /** Size after which the change journal starts a new generation; default 4 MiB. */
   journalMaxBytes?: number;
+  /**
+   * Payloads (tool outputs, message contents, call arguments) of at least this many UTF-8 bytes
+   * are written to the home's blob store, the log line keeping a reference; `Infinity` keeps
+   * every payload inline. Default: `TAPEDECK_BLOB_THRESHOLD` (bytes, or `off`), else 64 KiB.
+   */
+  blobThreshold?: number;
 }
 
 /**

@@ -8,10 +8,18 @@ import {
   TapedeckError,
   toStorageFault,
 } from "@tapedeck/session";
+import { externalize } from "./blob-payloads";
+import type { BlobStore } from "./blob-store";
 import { fsyncAsync, writeAll } from "./fs-util";
 import { type LineEncoder, scratchEncoder } from "./line-encoder";
 import { type HeldLock, releaseLock } from "./lock";
 import type { AppendOptions, Durability, SessionWriter } from "./session-store";
+
+/** Where {@link applyDrafts} puts large payloads: the home's blob store, from `threshold` bytes. */
+export interface PayloadSink {
+  blobs: BlobStore;
+  threshold: number;
+}
 
 /**
  * Completes drafts into events (`seq` after `session.lastSeq`, `ts` from `now`), zod-validates
@@ -26,6 +34,7 @@ export function applyDrafts(
   now: () => Date,
   encoder: LineEncoder,
   options: AppendOptions = {},
+  payloads?: PayloadSink,
 ): SessionEvent[] {
   const events: SessionEvent[] = [];
   const first = session.lastSeq + 1;
@@ -40,7 +49,9 @@ export function applyDrafts(
       const event = parseEvent(completed);
       session.append(event);
       events.push(event);
-      encoder.json(event);
+      encoder.json(
+        payloads === undefined ? event : externalize(event, payloads.blobs, payloads.threshold),
+      );
     }
   } catch (error) {
     throw EventLogCorruptError.isInstance(error)
@@ -105,6 +116,7 @@ export class FileSessionWriter implements SessionWriter {
   private readonly lock: HeldLock;
   private readonly durability: Durability;
   private readonly now: () => Date;
+  private readonly payloads: PayloadSink | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   private failure: Error | undefined;
@@ -120,6 +132,8 @@ export class FileSessionWriter implements SessionWriter {
     lock: HeldLock;
     durability: Durability;
     now: () => Date;
+    /** Where large payloads go (absent: every payload inline). */
+    payloads?: PayloadSink;
     /** Runs after the last append reached the disk, before the lock is released. */
     beforeRelease?: () => void;
   }) {
@@ -133,6 +147,7 @@ export class FileSessionWriter implements SessionWriter {
     this.lock = options.lock;
     this.durability = options.durability;
     this.now = options.now;
+    this.payloads = options.payloads;
   }
 
   get session(): Session {
@@ -148,7 +163,7 @@ export class FileSessionWriter implements SessionWriter {
       // Written before the first await below: the thread's one scratch buffer is free till then.
       const lines = scratchEncoder();
       try {
-        events = applyDrafts(this.current, drafts, this.now, lines, options);
+        events = applyDrafts(this.current, drafts, this.now, lines, options, this.payloads);
       } catch (error) {
         // All or nothing: nothing was written, and the session forgets the valid drafts too.
         this.current = rollBack(this.current, before);
@@ -164,6 +179,7 @@ export class FileSessionWriter implements SessionWriter {
           written += bytes.length;
         }
         if (this.durability === "every-event" || needsSync(events)) {
+          this.payloads?.blobs.flush();
           await fsyncAsync(this.fd);
         }
       } catch (error) {
@@ -177,6 +193,7 @@ export class FileSessionWriter implements SessionWriter {
   sync(): Promise<void> {
     return this.enqueue(async () => {
       this.assertUsable();
+      this.payloads?.blobs.flush();
       await fsyncAsync(this.fd);
     });
   }
@@ -187,7 +204,10 @@ export class FileSessionWriter implements SessionWriter {
       this.closed = true;
       let failed: unknown;
       try {
-        if (this.failure === undefined) await fsyncAsync(this.fd);
+        if (this.failure === undefined) {
+          this.payloads?.blobs.flush();
+          await fsyncAsync(this.fd);
+        }
       } catch (error) {
         failed = toStorageFault(error, { path: this.path, home: this.home }) ?? error;
       }

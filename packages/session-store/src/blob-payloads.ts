@@ -1,0 +1,127 @@
+/**
+ * Which payload fields go to blobs and back: the writer moves a text field over the threshold to
+ * the blob store and leaves a reference ({@link externalize}); every read puts the exact string
+ * back ({@link resolveBlobs}). Format: architecture/session-log.md, "Blobs".
+ */
+import {
+  type BlobRef,
+  EventLogCorruptError,
+  type LogLocation,
+  type SessionEvent,
+  TapedeckError,
+} from "@tapedeck/session";
+import { BlobReadError, type BlobStore, sha256Hex } from "./blob-store";
+
+/** Payloads of at least this many UTF-8 bytes go to blobs (measured: architecture/storage.md). */
+export const DEFAULT_BLOB_THRESHOLD = 64 * 1024;
+
+/**
+ * The threshold in force: `configured` when given, else `TAPEDECK_BLOB_THRESHOLD` (a whole number
+ * of bytes ≥ 1, or `off` for none), else {@link DEFAULT_BLOB_THRESHOLD}. A value that is neither
+ * is refused with one sentence.
+ */
+export function blobThresholdOf(configured: number | undefined): number {
+  if (configured !== undefined) return configured;
+  const raw = process.env.TAPEDECK_BLOB_THRESHOLD?.trim();
+  if (raw === undefined || raw === "") return DEFAULT_BLOB_THRESHOLD;
+  if (raw === "off") return Number.POSITIVE_INFINITY;
+  if (/^[1-9][0-9]*$/.test(raw)) return Number(raw);
+  throw new TapedeckError(
+    "INVALID_OPTIONS",
+    `TAPEDECK_BLOB_THRESHOLD must be a number of bytes or "off", not ${JSON.stringify(raw)}`,
+  );
+}
+
+/** Characters of a text payload kept in the line as its preview. */
+export const PREVIEW_CHARS = 2000;
+
+const TEXT = "text/plain; charset=utf-8";
+
+/** The text field of each event type that may live in a blob, and its reference field. */
+const payloadFields: Readonly<Record<string, readonly [string, string]>> = {
+  function_call_output: ["output", "outputBlob"],
+  message: ["content", "contentBlob"],
+  function_call: ["arguments", "argumentsBlob"],
+};
+
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Whether `text` has no lone surrogate (`String.prototype.isWellFormed`, ES2024). */
+function wellFormed(text: string): boolean {
+  return !loneSurrogate.test(text);
+}
+
+/** A preview that does not end inside a surrogate pair. */
+function previewOf(text: string): string {
+  let end = Math.min(text.length, PREVIEW_CHARS);
+  const last = text.charCodeAt(end - 1);
+  if (end < text.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return text.slice(0, end);
+}
+
+/**
+ * The form of `event` written to the log: its payload field in a blob (stored through `blobs`)
+ * when it holds at least `threshold` UTF-8 bytes and is well-formed (UTF-8 cannot carry a lone
+ * surrogate), else `event` itself. An event that already carries a reference is left alone.
+ */
+export function externalize(
+  event: SessionEvent,
+  blobs: BlobStore,
+  threshold: number,
+): SessionEvent {
+  const fields = payloadFields[event.type];
+  if (fields === undefined) return event;
+  const [field, refField] = fields;
+  const record = event as unknown as Record<string, unknown>;
+  const text = record[field];
+  // A string shorter than threshold / 3 characters cannot reach threshold UTF-8 bytes.
+  if (typeof text !== "string" || text.length * 3 < threshold || record[refField] !== undefined) {
+    return event;
+  }
+  if (!wellFormed(text)) return event;
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length < threshold) return event;
+  const hash = blobs.put(bytes, sha256Hex(bytes));
+  const preview = previewOf(text);
+  const ref: BlobRef = { blob: hash, bytes: bytes.length, mediaType: TEXT, preview };
+  return { ...record, [field]: preview, [refField]: ref } as unknown as SessionEvent;
+}
+
+/** Whether a parsed line names a blob for its payload (cheap: one property read). */
+export function hasBlobRef(event: SessionEvent): boolean {
+  const fields = payloadFields[event.type];
+  return (
+    fields !== undefined && (event as unknown as Record<string, unknown>)[fields[1]] !== undefined
+  );
+}
+
+/**
+ * `event` as it was written: the payload field holds the blob's text again and the reference is
+ * dropped. A missing or damaged blob is an `EventLogCorruptError` (`BLOB_MISSING`,
+ * `BLOB_CORRUPT`) naming the event's seq and line.
+ */
+export function resolveBlobs(
+  event: SessionEvent,
+  blobs: BlobStore,
+  location: LogLocation & { sessionId?: string },
+): SessionEvent {
+  const fields = payloadFields[event.type];
+  if (fields === undefined) return event;
+  const [field, refField] = fields;
+  const record = event as unknown as Record<string, unknown>;
+  const ref = record[refField] as BlobRef | undefined;
+  if (ref === undefined) return event;
+  let data: Buffer;
+  try {
+    data = blobs.get(ref.blob);
+  } catch (error) {
+    if (!(error instanceof BlobReadError)) throw error;
+    throw new EventLogCorruptError(
+      error.reason === "missing" ? "BLOB_MISSING" : "BLOB_CORRUPT",
+      `the ${field} of event ${event.seq} (${event.type}) is in ${error.message}`,
+      { ...location, seq: event.seq, cause: error },
+    );
+  }
+  const { [refField]: _dropped, ...rest } = record;
+  return { ...rest, [field]: data.toString("utf8") } as unknown as SessionEvent;
+}

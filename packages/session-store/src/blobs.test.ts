@@ -1,0 +1,114 @@
+import { readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { EventLogCorruptError, uuidv7 } from "@tapedeck/session";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { drafts, tempDirectory } from "../test/helpers";
+import { createSessionStore, type SessionStore } from "./index";
+import { compressBytes } from "./zstd";
+
+let temp: ReturnType<typeof tempDirectory>;
+let store: SessionStore;
+
+beforeEach(() => {
+  temp = tempDirectory();
+  store = createSessionStore({ home: temp.home });
+});
+afterEach(() => temp.cleanup());
+
+/** A 1 MiB tool output of varied text (not one repeated character: compression must work). */
+function bigOutput(seed: string): string {
+  const lines: string[] = [];
+  let length = 0;
+  for (let index = 0; length < 1 << 20; index += 1) {
+    const line = `${seed} line ${index}: ${(index * 7919).toString(36)} ✓ ${"x".repeat(index % 40)}`;
+    lines.push(line);
+    length += line.length + 1;
+  }
+  return lines.join("\n").slice(0, 1 << 20);
+}
+
+/** A session with one call whose output is `output`; its id and the output's seq. */
+async function sessionWithOutput(output: string) {
+  const { sessionId } = await store.create({ cwd: temp.root });
+  const run = drafts(uuidv7());
+  await store.append(sessionId, [run.start(), run.user("go"), run.call("c1")]);
+  const [event] = await store.append(sessionId, [run.output("c1", 3, output)]);
+  await store.append(sessionId, [run.end()]);
+  return { sessionId, seq: event!.seq };
+}
+
+function blobFiles(): string[] {
+  const root = join(temp.home, "blobs", "sha256");
+  return readdirSync(root).flatMap((prefix) =>
+    readdirSync(join(root, prefix)).map((name) => join(root, prefix, name)),
+  );
+}
+
+function readError(promise: Promise<unknown>): Promise<EventLogCorruptError> {
+  return promise.then(
+    () => {
+      throw new Error("the read succeeded");
+    },
+    (error: unknown) => {
+      if (!EventLogCorruptError.isInstance(error)) throw error;
+      return error;
+    },
+  );
+}
+
+describe("blobs", () => {
+  it("a 1 MiB tool output goes to a blob: the log stays small and every read gives the exact string", async () => {
+    const output = bigOutput("a");
+    const { sessionId, seq } = await sessionWithOutput(output);
+    expect(statSync(store.pathOf(sessionId)).size).toBeLessThan(8 * 1024);
+    const line = readFileSync(store.pathOf(sessionId), "utf8").split("\n")[seq]!;
+    expect(JSON.parse(line)).toMatchObject({ outputBlob: { bytes: Buffer.byteLength(output) } });
+    const session = await store.readSession(sessionId);
+    const read = session.events.find((event) => event.seq === seq);
+    expect(read).toMatchObject({ type: "function_call_output", output });
+    expect(read).not.toHaveProperty("outputBlob");
+    for await (const entry of store.read(sessionId)) {
+      if (entry.event.seq === seq) expect(entry.event).toMatchObject({ output });
+    }
+    expect(blobFiles()).toHaveLength(1);
+    expect(statSync(blobFiles()[0]!).size).toBeLessThan(output.length / 3);
+  });
+
+  it("the same payload written twice is stored once", async () => {
+    const output = bigOutput("same");
+    await sessionWithOutput(output);
+    await sessionWithOutput(output);
+    expect(blobFiles()).toHaveLength(1);
+  });
+
+  it("a payload under the threshold or with a lone surrogate stays in the line", async () => {
+    const small = await sessionWithOutput("short output");
+    const lone = `${bigOutput("b")}\ud800`;
+    const broken = await sessionWithOutput(lone);
+    expect(readFileSync(store.pathOf(small.sessionId), "utf8")).not.toContain("outputBlob");
+    expect(readFileSync(store.pathOf(broken.sessionId), "utf8")).not.toContain("outputBlob");
+    const session = await store.readSession(broken.sessionId);
+    expect(session.events.find((event) => event.seq === broken.seq)).toMatchObject({
+      output: lone,
+    });
+  });
+
+  it("a missing blob is BLOB_MISSING naming the session, the event's seq and its line", async () => {
+    const { sessionId, seq } = await sessionWithOutput(bigOutput("c"));
+    unlinkSync(blobFiles()[0]!);
+    const error = await readError(store.readSession(sessionId));
+    expect(error.code).toBe("BLOB_MISSING");
+    expect(error.seq).toBe(seq);
+    expect(error.line).toBe(seq + 1);
+    expect(error.sessionId).toBe(sessionId);
+  });
+
+  it("a blob whose bytes no longer match its hash is BLOB_CORRUPT", async () => {
+    const { sessionId, seq } = await sessionWithOutput(bigOutput("d"));
+    // A valid zstd frame of other bytes: it decompresses, but hashes to another name.
+    writeFileSync(blobFiles()[0]!, compressBytes(Buffer.from("not the output")));
+    const error = await readError(store.readSession(sessionId));
+    expect(error.code).toBe("BLOB_CORRUPT");
+    expect(error.seq).toBe(seq);
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * zstd through `zstd-napi` (zstd's own C sources, built by node-gyp at install, N-API so one
+ * build serves every Node version). Loaded on first use: commands that never touch a compressed
+ * log or a blob do not load the native module. The name is not a literal `require` argument, so
+ * a bundler leaves the package external (the binary's `dist/` resolves it from its own
+ * dependencies).
+ */
+import { createRequire } from "node:module";
+
+interface ZstdModule {
+  compress(data: Uint8Array, parameters?: { compressionLevel?: number }): Buffer;
+  decompress(data: Uint8Array): Buffer;
+}
+
+const moduleName = ["zstd", "napi"].join("-");
+let loaded: ZstdModule | undefined;
+
+function zstd(): ZstdModule {
+  if (loaded === undefined) {
+    const base = typeof import.meta?.url === "string" ? import.meta.url : __filename;
+    loaded = createRequire(base)(moduleName) as ZstdModule;
+  }
+  return loaded;
+}
+
+/** The compression level of logs and blobs (zstd's default: the measured trade-off in architecture/storage.md). */
+export const ZSTD_LEVEL = 3;
+
+/** One zstd frame of `data` (its content size in the frame header). */
+export function compressBytes(data: Uint8Array): Buffer {
+  return zstd().compress(data, { compressionLevel: ZSTD_LEVEL });
+}
+
+/** The bytes of one or more concatenated zstd frames. */
+export function decompressBytes(data: Uint8Array): Buffer {
+  return zstd().decompress(data);
+}
+
+const MAGIC = 0xfd2fb528;
+
+/**
+ * Where the first zstd frame of `data` ends and how many bytes it holds, read from the frame's
+ * header and block headers without decompressing; `undefined` when `data` is too short to tell or
+ * is not a zstd frame with its content size (what {@link compressBytes} always writes).
+ */
+export function firstFrame(data: Uint8Array): { end: number; contentSize: number } | undefined {
+  if (data.length < 6) return undefined;
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  if (view.getUint32(0, true) !== MAGIC) return undefined;
+  const descriptor = data[4] ?? 0;
+  const sizeFlag = descriptor >> 6;
+  const singleSegment = (descriptor >> 5) & 1;
+  const checksum = (descriptor >> 2) & 1;
+  const dictionaryBytes = [0, 1, 2, 4][descriptor & 3] ?? 0;
+  const sizeBytes = [singleSegment ? 1 : 0, 2, 4, 8][sizeFlag] ?? 0;
+  if (sizeBytes === 0) return undefined;
+  let position = 5 + (singleSegment ? 0 : 1) + dictionaryBytes;
+  if (data.length < position + sizeBytes) return undefined;
+  let contentSize: number;
+  if (sizeBytes === 1) contentSize = view.getUint8(position);
+  else if (sizeBytes === 2) contentSize = view.getUint16(position, true) + 256;
+  else if (sizeBytes === 4) contentSize = view.getUint32(position, true);
+  else contentSize = Number(view.getBigUint64(position, true));
+  position += sizeBytes;
+  for (;;) {
+    if (data.length < position + 3) return undefined;
+    const header =
+      (data[position] ?? 0) | ((data[position + 1] ?? 0) << 8) | ((data[position + 2] ?? 0) << 16);
+    const last = header & 1;
+    const type = (header >> 1) & 3;
+    const size = header >> 3;
+    position += 3 + (type === 1 ? 1 : size);
+    if (last) break;
+  }
+  position += checksum ? 4 : 0;
+  return position <= data.length ? { end: position, contentSize } : undefined;
+}
