@@ -116,6 +116,6 @@ export function orphanNote(outcome: OrphanOutcome): string {
     case "unproven":
       return `${group} could not be proven to be this machine's (its record names no boot); it was left alone.`;
     case "not-ours":
-      return `${group} was no longer running (its pid now belongs to another process, left alone).`;
+      return `${group} was not found (its recorded pid or group id belongs to other processes); it was left alone.`;
   }
 }
