@@ -46,7 +46,7 @@ export type {
 export { citationLabel } from "./query-engine";
 export { DEFAULT_LIMIT, MAX_LIMIT } from "./query-schema";
 export { snippet } from "./snippet";
-export { TITLE_LENGTH, titleOf } from "./summary";
+export { promptOf, TITLE_LENGTH, titleOf } from "./summary";
 export {
   eventText,
   MIN_PREFIX_LENGTH,

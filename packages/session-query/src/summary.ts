@@ -3,7 +3,7 @@
  * {@link SessionSummary}. Appending an event is O(1), so the SQLite backend can extend it from
  * only the bytes appended since the last sync.
  */
-import type { SessionEvent, SessionHeader } from "@tapedeck/session";
+import type { MessageEvent, SessionEvent, SessionHeader } from "@tapedeck/session";
 import type { SessionStatus, SessionSummary } from "./query-engine";
 
 /** Longest title kept; longer first messages are cut with `…`. */
@@ -61,7 +61,7 @@ export function addEvent(aggregate: SessionAggregate, event: SessionEvent): void
       break;
     case "message":
       if (event.role === "user" && aggregate.firstPrompt === null) {
-        aggregate.firstPrompt = event.content;
+        aggregate.firstPrompt = promptOf(event);
       }
       break;
     case "model/response":
@@ -72,6 +72,15 @@ export function addEvent(aggregate: SessionAggregate, event: SessionEvent): void
       }
       break;
   }
+}
+
+/**
+ * What a user message titles its session with: the slash command typed (`command`, e.g. `/init`)
+ * when the message is the prompt a command expanded to, else its content. The one rule for the
+ * index, the CLI, ACP and the viewer.
+ */
+export function promptOf(message: Pick<MessageEvent, "content" | "command">): string {
+  return message.command ?? message.content;
 }
 
 /** The title cut from a first user message: whitespace collapsed, at most {@link TITLE_LENGTH}. */

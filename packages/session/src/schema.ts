@@ -45,6 +45,22 @@ const sessionOrigin = lazySchema(() =>
 /** Where an imported session came from (the header's optional `origin`). */
 export const sessionOriginSchema = lazySchemaObject(sessionOrigin);
 
+const spawnedByRef = lazySchema(() =>
+  z.looseObject({
+    /** The session whose tool call started this one. */
+    sessionId: z.string(),
+    /** The seq of that `function_call` in it. */
+    seq: z.number().int().min(1),
+    /** Its `callId`. */
+    callId: z.string(),
+  }),
+);
+/**
+ * The header's optional `spawnedBy` (format version 1): the tool call of another session that
+ * started this one as a sub-agent (Claude Code's Task). Not a fork: nothing is inherited.
+ */
+export const spawnedByRefSchema = lazySchemaObject(spawnedByRef);
+
 const sessionHeader = lazySchema(() =>
   z.looseObject({
     type: z.literal("session"),
@@ -56,6 +72,7 @@ const sessionHeader = lazySchema(() =>
     parent: parentRef().optional(),
     agent: z.looseObject({ name: z.string(), version: z.string() }),
     origin: sessionOrigin().optional(),
+    spawnedBy: spawnedByRef().optional(),
   }),
 );
 /** Line 1 of every log. */
@@ -67,6 +84,8 @@ export type SessionHeader = Known<z.infer<typeof sessionHeaderSchema>>;
 export type SessionOriginRef = z.infer<typeof sessionOriginSchema>;
 /** Where a fork branches from. */
 export type ParentRef = z.infer<typeof parentRefSchema>;
+/** The tool call that started a sub-agent session. */
+export type SpawnedByRef = z.infer<typeof spawnedByRefSchema>;
 
 const usage = lazySchema(() =>
   z.looseObject({
@@ -213,6 +232,11 @@ const messageEvent = lazySchema(() =>
     contentBlob: blobRef().optional(),
     /** Binary parts the message carried (images), each in a blob; not sent to the model. */
     attachments: z.array(blobRef()).optional(),
+    /**
+     * A user message only: the slash command the person typed (`/init`, with its arguments) when
+     * `content` is the prompt it expanded to, which is what the model is sent. Titles show it.
+     */
+    command: z.string().optional(),
   }),
 );
 /** A complete message; a surface item. */

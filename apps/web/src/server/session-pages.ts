@@ -22,6 +22,7 @@ import {
   type SessionEvent,
   type SessionHeader,
 } from "@tapedeck/session";
+import { promptOf } from "@tapedeck/session-query";
 import type { IndexedLog } from "@tapedeck/session-query/sqlite";
 import type { LogReader, SessionStore } from "@tapedeck/session-store";
 
@@ -266,7 +267,7 @@ function ownFirstPrompt(session: Session): string | null {
   const from = session.header.parent?.seq ?? 0;
   for (const event of session.events) {
     if (event.seq > from && event.type === "message" && event.role === "user") {
-      return event.content;
+      return promptOf(event);
     }
   }
   return null;

@@ -256,6 +256,7 @@ function convertChain(
     .map((child) => ({ child, start: child.createdAt }))
     .sort((a, b) => a.start.localeCompare(b.start));
   let title: string | undefined;
+  let command: TypedCommand | undefined;
   for (const value of entries) {
     const time = isoTime(value.timestamp);
     while (links.length > 0 && time !== undefined && links[0]!.start <= time) {
@@ -263,7 +264,8 @@ function convertChain(
     }
     builder.at(value.timestamp);
     if (value.type === "summary" && value.summary !== undefined) title = value.summary;
-    convertEntry(builder, value);
+    if (ignoredTypes.has(value.type)) continue;
+    command = convertEntry(builder, value, command);
   }
   for (const { child } of links) link(builder, child);
   const events = builder.finish();
@@ -291,13 +293,38 @@ function link(builder: DraftBuilder, child: ConvertedSession): void {
   );
 }
 
-function convertEntry(builder: DraftBuilder, entry: Entry): void {
+/** A slash command just typed, whose expansion (the next user entry) the model is sent. */
+interface TypedCommand {
+  /** As typed: `/init`, `/orchestrator build it`. */
+  text: string;
+  /** The command entry's `uuid`: its expansion hangs from it. */
+  uuid: string | undefined;
+}
+
+/**
+ * Converts one entry; returns the slash command it typed, if any (its expansion is the next
+ * entry). Decided from this entry and the one before only, so a file that grows converts to the
+ * same prefix.
+ */
+function convertEntry(
+  builder: DraftBuilder,
+  entry: Entry,
+  command: TypedCommand | undefined,
+): TypedCommand | undefined {
   const message = isRecord(entry.message) ? entry.message : undefined;
   const source = { uuid: entry.uuid };
+  if (entry.type === "user") return convertUser(builder, entry, message?.content, source, command);
+  convertOther(builder, entry, message, source);
+  return undefined;
+}
+
+function convertOther(
+  builder: DraftBuilder,
+  entry: Entry,
+  message: Record<string, unknown> | undefined,
+  source: Record<string, unknown>,
+): void {
   switch (entry.type) {
-    case "user":
-      convertUser(builder, entry, message?.content, source);
-      return;
     case "assistant":
       convertAssistant(builder, message, source);
       return;
@@ -332,14 +359,20 @@ function convertUser(
   entry: Entry,
   content: unknown,
   source: Record<string, unknown>,
-): void {
+  command: TypedCommand | undefined,
+): TypedCommand | undefined {
   if (entry.isCompactSummary === true) {
     builder.compaction(blocksText(content), {}, source);
-    return;
+    return undefined;
   }
   if (entry.isMeta === true) {
-    builder.extension("meta", blocksText(content), source);
-    return;
+    const text = blocksText(content);
+    if (command !== undefined && isExpansionOf(entry, command, text)) {
+      // The prompt a slash command expanded to is what the model was sent: a user message,
+      // marked with the command typed (which titles the session).
+      builder.userPrompt(text, { ...source, command: command.text });
+    } else builder.extension("meta", text, source);
+    return undefined;
   }
   if (Array.isArray(content)) {
     for (const block of content) {
@@ -349,18 +382,53 @@ function convertUser(
     }
   }
   const text = promptText(content);
-  if (text !== undefined) userText(builder, text, source);
+  return text === undefined ? undefined : userText(builder, text, source, entry.uuid);
 }
 
-function userText(builder: DraftBuilder, text: string, source: Record<string, unknown>): void {
+function userText(
+  builder: DraftBuilder,
+  text: string,
+  source: Record<string, unknown>,
+  uuid: string | undefined,
+): TypedCommand | undefined {
   if (text.startsWith(interruptPrefix)) {
     builder.markTurn("cancelled");
     builder.extension("interrupt", text, source);
   } else if (isCommandText(text)) {
     builder.extension("command", text, source);
+    const typed = typedCommand(text);
+    if (typed !== undefined) return { text: typed, uuid };
   } else if (text.trim() !== "") {
     builder.userPrompt(text, source);
   }
+  return undefined;
+}
+
+const commandName = /<command-name>\s*([^<]*?)\s*<\/command-name>/;
+const commandArgs = /<command-args>([^<]*)<\/command-args>/;
+
+/**
+ * The command as typed (`/init`, `/orchestrator build it`) when the text records one that
+ * expands to a prompt; `undefined` for a local command's output (`/model`, `/clear`: their
+ * `<local-command-stdout>` follows, no prompt).
+ */
+function typedCommand(text: string): string | undefined {
+  if (text.includes("<local-command-")) return undefined;
+  const name = commandName.exec(text)?.[1];
+  if (name === undefined || name === "") return undefined;
+  const args = commandArgs.exec(text)?.[1]?.trim() ?? "";
+  const typed = name.startsWith("/") ? name : `/${name}`;
+  return args === "" ? typed : `${typed} ${args}`;
+}
+
+/**
+ * True when an `isMeta` entry right after a command is its expansion: it hangs from the command
+ * entry (when both name their ids) and is not the caveat Claude Code writes before local commands.
+ */
+function isExpansionOf(entry: Entry, command: TypedCommand, text: string): boolean {
+  if (text.trim() === "" || text.startsWith("Caveat:")) return false;
+  const parent = entry.parentUuid;
+  return command.uuid === undefined || typeof parent !== "string" || parent === command.uuid;
 }
 
 /** Claude Code's tool call: `tool_use` with its `input` object. */

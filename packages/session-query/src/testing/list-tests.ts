@@ -62,6 +62,23 @@ export function listTests(context: SuiteContext): void {
       });
     });
 
+    it("titles a session whose first prompt a slash command expanded to with the command typed", async () => {
+      const log = build();
+      log.turn();
+      log.push({
+        type: "message",
+        runId: log.events[0]!.runId,
+        role: "user",
+        content: "Please analyze this codebase and create a CLAUDE.md file.",
+        command: "/init",
+      });
+      log.assistant("Created CLAUDE.md.");
+      await put(log);
+      const [summary] = (await engine.listSessions(all)).items;
+      expect(summary!.title).toBe("/init");
+      expect((await engine.searchSessions(all, { text: "init" })).items).toHaveLength(1);
+    });
+
     it("cuts long titles at 120 characters", async () => {
       await put(conversation("word ".repeat(100), "ok"));
       const [summary] = (await engine.listSessions(all)).items;
