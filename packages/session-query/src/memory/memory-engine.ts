@@ -14,6 +14,7 @@ import {
   SessionNotFoundError,
 } from "@tapedeck/session";
 import { IndexValidator } from "../index-validator";
+import { InvariantState } from "../invariant-state";
 import {
   eventCursor,
   eventPosition,
@@ -59,7 +60,10 @@ interface IndexedEvent {
 
 interface SessionRecord {
   header: SessionHeader;
+  /** The events served (searched, counted): those before the first damage. */
   events: IndexedEvent[];
+  /** Every event of the log, as given (replayed by `readSession`, which refuses the damage). */
+  log: SessionEvent[];
   aggregate: SessionAggregate;
   damage: Damage | null;
 }
@@ -120,6 +124,41 @@ export function createMemoryQueryEngine(): MemoryQueryEngine {
     return null;
   };
 
+  /**
+   * The invariant state of a fork's parent at `parent.seq` (see `forkPrefixState`), from the
+   * ancestors held here; `null` when one is not held.
+   */
+  const prefixState = (
+    header: SessionHeader,
+    depth = 0,
+  ): InvariantState | EventLogCorruptError | null => {
+    const parent = header.parent;
+    if (parent === undefined) return InvariantState.empty(header.sessionId);
+    const record = sessions.get(parent.sessionId);
+    if (record === undefined || depth > 1000) return null;
+    const base = prefixState(record.header, depth + 1);
+    if (base === null || EventLogCorruptError.isInstance(base)) return base;
+    const state = InvariantState.restore(parent.sessionId, base.snapshot()) as InvariantState;
+    try {
+      for (const event of record.log) {
+        if (event.seq > parent.seq) break;
+        state.append(event);
+      }
+    } catch (error) {
+      if (EventLogCorruptError.isInstance(error)) return error;
+      throw error;
+    }
+    if (state.lastSeq < parent.seq && record.damage !== null) {
+      // The parent is damaged before the branch point: so is the fork.
+      return new EventLogCorruptError(
+        record.damage.code as EventLogCorruptError["code"],
+        `its parent ${parent.sessionId} is damaged: ${record.damage.message}`,
+        { sessionId: header.sessionId },
+      );
+    }
+    return state;
+  };
+
   const replay = (record: SessionRecord, depth = 0): Session => {
     const { header } = record;
     let parentEvents: SessionEvent[] | undefined;
@@ -130,7 +169,7 @@ export function createMemoryQueryEngine(): MemoryQueryEngine {
     try {
       return replayEvents(
         clone(header),
-        record.events.map((indexed) => clone(indexed.event)),
+        record.log.map((event) => clone(event)),
         parentEvents === undefined ? {} : { parentEvents },
       );
     } catch (error) {
@@ -198,16 +237,16 @@ export function createMemoryQueryEngine(): MemoryQueryEngine {
     ingest(header, events) {
       const parsedHeader = parseHeader(clone(header), { line: 1, offset: 0 });
       const aggregate = emptyAggregate(parsedHeader);
-      const validator = new IndexValidator(parsedHeader, {
-        lastSeq: aggregate.lastSeq,
-        fromStart: true,
-        damage: null,
-      });
+      const validator = IndexValidator.fromStart(parsedHeader, prefixState(parsedHeader));
       const indexed: IndexedEvent[] = [];
+      const log: SessionEvent[] = [];
       const callNames = new Map<string, string>();
       events.forEach((raw, index) => {
         const event = parseEvent(clone(raw), { line: index + 2 });
+        log.push(event);
         validator.check(event, { line: index + 2 });
+        // The index serves only what replay accepts: nothing at or after the first damage.
+        if (validator.damage !== null) return;
         addEvent(aggregate, event);
         if (event.type === "function_call") callNames.set(event.callId, event.name);
         const text = eventText(event);
@@ -238,6 +277,7 @@ export function createMemoryQueryEngine(): MemoryQueryEngine {
       sessions.set(parsedHeader.sessionId, {
         header: parsedHeader,
         events: indexed,
+        log,
         aggregate,
         damage: validator.damage,
       });

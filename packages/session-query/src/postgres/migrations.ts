@@ -86,6 +86,12 @@ CREATE TABLE tapedeck_push_cursor (
     version: 2,
     sql: "ALTER TABLE tapedeck_push_state ADD COLUMN diverged_at integer",
   },
+  {
+    // The invariant state after this home's last pushed event: appended events are checked
+    // against every invariant, as a replay of the whole log would (issue #28).
+    version: 3,
+    sql: "ALTER TABLE tapedeck_push_state ADD COLUMN invariants text",
+  },
 ];
 
 /** The schema version this code writes. */

@@ -159,6 +159,7 @@ export class Progress {
   inodes: number[] = [];
   mtimes: number[] = [];
   lastSeqs: number[] = [];
+  invariants: (string | null)[] = [];
 
   send(pipeline: Pipeline, source: string): void {
     if (this.ids.length === 0) return;
@@ -167,10 +168,10 @@ export class Progress {
          SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[],
            $6::text[], $7::bigint[], $8::text[], $9::boolean[], $10::text[], $11::bigint[],
            $12::int[], $13::bigint[], $14::numeric[], $15::float8[], $16::int[], $17::uuid[],
-           $18::int[])
+           $18::int[], $20::text[])
            AS f(session_id, updated_at, status, aggregate, damage_code, damage_message, bytes,
              search, set_search, header, file_offset, file_line, file_size, file_ino, file_mtime,
-             last_seq, local_id, diverged_at)
+             last_seq, local_id, diverged_at, invariants)
        ), updated AS (
          UPDATE tapedeck_sessions s SET updated_at = f.updated_at, status = f.status,
            aggregate = f.aggregate::jsonb, damage_code = f.damage_code,
@@ -179,14 +180,14 @@ export class Progress {
          FROM f WHERE s.session_id = f.session_id
        )
        INSERT INTO tapedeck_push_state (source, session_id, header, file_offset, file_line,
-         file_size, file_ino, file_mtime, last_seq, diverged_at)
+         file_size, file_ino, file_mtime, last_seq, diverged_at, invariants)
        SELECT $19, local_id, header, file_offset, file_line, file_size, file_ino, file_mtime,
-         last_seq, diverged_at FROM f
+         last_seq, diverged_at, invariants FROM f
        ON CONFLICT (source, session_id) DO UPDATE SET header = EXCLUDED.header,
          file_offset = EXCLUDED.file_offset, file_line = EXCLUDED.file_line,
          file_size = EXCLUDED.file_size, file_ino = EXCLUDED.file_ino,
          file_mtime = EXCLUDED.file_mtime, last_seq = EXCLUDED.last_seq,
-         diverged_at = EXCLUDED.diverged_at`,
+         diverged_at = EXCLUDED.diverged_at, invariants = EXCLUDED.invariants`,
       [
         this.ids,
         this.updated,
@@ -207,6 +208,7 @@ export class Progress {
         this.localIds,
         this.divergedAt,
         source,
+        this.invariants,
       ],
     );
   }

@@ -7,14 +7,14 @@
  * and this home's progress. A statement's failure surfaces before the commit (a transaction whose
  * statement failed is never committed).
  */
-import { EventLogCorruptError, parseEventLine } from "@tapedeck/session";
+import { EventLogCorruptError, parseEventLine, type SessionHeader } from "@tapedeck/session";
 import { logOffsetSchema } from "@tapedeck/session-store";
 import type pg from "pg";
-import { IndexValidator } from "../index-validator";
+import { forkPrefixState, IndexValidator } from "../index-validator";
 import { addEvent, type Damage, emptyAggregate, type SessionAggregate, statusOf } from "../summary";
 import { divergedJob, divergedSessionId } from "./diverge";
 import { EventBatch, Pipeline, Progress } from "./push-batches";
-import type { LogJob, PushContext, PushReport } from "./push-types";
+import type { LogJob, PushContext, PushReport, PushState } from "./push-types";
 import { toTsvector } from "./text-search";
 
 interface LockedSession {
@@ -168,6 +168,46 @@ function sameEvent(stored: string | undefined, json: string): boolean {
 }
 
 /**
+ * The validator of a log's new events: from nothing (a fork: from its parent's prefix, read from
+ * this home's logs) when the session holds none, else from the invariant state this home kept
+ * after its last pushed event (seq continuity alone without one: pushed by an older version, or
+ * another home pushed events after ours).
+ */
+async function validatorOf(
+  context: PushContext,
+  header: SessionHeader,
+  aggregate: SessionAggregate,
+  row: LockedSession,
+  state: PushState | undefined,
+): Promise<IndexValidator> {
+  if (aggregate.eventCount === 0 && row.damage_code === null) {
+    if (header.parent === undefined) return IndexValidator.fromStart(header);
+    const prefix = await forkPrefixState(
+      header,
+      (sessionId) => context.store.entry(sessionId)?.header,
+      (sessionId) => context.store.read(sessionId, { tornTail: "stop" }),
+    );
+    return IndexValidator.fromStart(header, prefix);
+  }
+  const kept = state?.invariants;
+  return IndexValidator.resume(
+    header,
+    aggregate,
+    row,
+    kept === undefined || kept === null ? undefined : parseKept(kept),
+  );
+}
+
+/** The kept invariant state (this index's own JSON); `undefined` when it cannot be read. */
+function parseKept(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * One log of a group: its new events into the batch, its totals into the progress. Returns what
  * to push next in this transaction: the fork holding this home's continuation when it diverges
  * from the stored session, or the log compared again from its start when its fork is dropped
@@ -234,7 +274,7 @@ async function pushLogEvents(
     );
     stored = new Map(rows.map((stored) => [stored.seq, stored.line]));
   }
-  const validator = IndexValidator.resume(header, aggregate, row);
+  const validator = await validatorOf(context, header, aggregate, row, state);
   const promptBefore = aggregate.firstPrompt;
   let offset = state === undefined ? local.eventsStart : Number(state.file_offset);
   let line = state === undefined ? 2 : state.file_line;
@@ -262,10 +302,12 @@ async function pushLogEvents(
         ownLast = event.seq;
         continue;
       }
+      validator.check(event, { line: read.line, offset: read.offset });
+      // The index serves only what replay accepts: nothing at or after the first damage.
+      if (validator.damage !== null) break;
       offset = read.end;
       line = read.line + 1;
       ownLast = event.seq;
-      validator.check(event, { line: read.line, offset: read.offset });
       addEvent(aggregate, event);
       const ms = Date.parse(event.ts);
       if (!Number.isNaN(ms)) lastMs = ms;
@@ -319,10 +361,12 @@ async function pushLogEvents(
   }
   if (unresolvedOutputs) writer.unresolved.push(sessionId);
   const damage = validator.damage ?? tornTail;
+  const invariants = validator.snapshot();
   addProgress(progress, {
     job,
     aggregate,
     damage,
+    invariants: invariants === null ? null : JSON.stringify(invariants),
     bytes,
     search: aggregate.firstPrompt !== promptBefore,
     offset,
@@ -342,6 +386,7 @@ function addProgress(
     job: LogJob;
     aggregate: SessionAggregate;
     damage: Damage | null;
+    invariants: string | null;
     bytes: number;
     search: boolean;
     offset: number;
@@ -371,4 +416,5 @@ function addProgress(
   progress.inodes.push(job.file.ino);
   progress.mtimes.push(job.file.mtime);
   progress.lastSeqs.push(log.ownLast);
+  progress.invariants.push(log.invariants);
 }

@@ -41,7 +41,15 @@ describe("push transactions at once", () => {
         sessionId: uuidv7(start + index * 10 + 5),
         parent: { sessionId: parent.header.sessionId, seq: 3 },
       });
-      fork.output(`checked heron ${index}`, { callId: `call-${index}` });
+      // The call is in the parent (seq 3): the output cites it there, as replay requires.
+      fork.push({
+        type: "function_call_output",
+        runId: `run-${index}`,
+        callId: `call-${index}`,
+        output: `checked heron ${index}`,
+        isError: false,
+        sourceEventSeqs: [3],
+      });
       write(fork);
       forks.push(fork.header.sessionId);
     }

@@ -87,6 +87,11 @@ export interface PushState {
   last_seq: number;
   /** Set when this home's copy diverged: its events from this seq on are a fork. */
   diverged_at: number | null;
+  /**
+   * The invariant state after `last_seq` (JSON of an `InvariantSnapshot`), so appended events
+   * are checked against every invariant; `null` before migration 3, or once damaged.
+   */
+  invariants?: string | null;
 }
 
 /** What identifies a version of a log file. */

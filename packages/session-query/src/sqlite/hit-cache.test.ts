@@ -125,22 +125,16 @@ describe("search hits between searches (hit cache)", () => {
   });
 
   it("notices damage a read recorded: the next search's summaries say damaged", async () => {
-    const log = eventLogBuilder().turn().user("first heron");
+    const log = eventLogBuilder().turn().user("first heron").call("ls", {}, "c1").output("heron");
     write(log.header, log.events);
-    const { engine, store } = open();
+    const { engine } = open();
     await engine.sync();
-    const before = log.events.length;
-    // An output for a call that was never made: seq-continuous, so only a replay refuses it.
-    log.push({
-      type: "function_call_output",
-      runId: log.events[1]!.runId,
-      callId: "nope",
-      output: "heron",
-      isError: false,
-    });
-    fs.appendFileSync(logPath(log.header.sessionId), log.events.slice(before).map(line).join(""));
-    store.announceChange(log.header.sessionId);
-    await engine.sync();
+    // Changed in place under the index, with nothing to tell a sync (no journal record, same
+    // size): an output for a call that was never made, which only a replay refuses.
+    const path = logPath(log.header.sessionId);
+    const text = fs.readFileSync(path, "utf8");
+    const at = text.lastIndexOf('"callId":"c1"');
+    fs.writeFileSync(path, `${text.slice(0, at)}"callId":"c9"${text.slice(at + 13)}`);
     const first = await engine.searchEvents(all, { text: "heron" });
     expect(first.items.map((hit) => hit.session.status)).toEqual(["active", "active"]);
     await expect(engine.readSession(all, log.header.sessionId)).rejects.toMatchObject({

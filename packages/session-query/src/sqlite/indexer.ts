@@ -190,7 +190,8 @@ export class Indexer {
       this.db.exec(`INSERT INTO event_fts (event_fts) VALUES ('delete-all');
         INSERT INTO session_fts (session_fts) VALUES ('delete-all');
         DELETE FROM events; DELETE FROM sessions; DELETE FROM tools; DELETE FROM workspaces;
-        DELETE FROM event_types; DELETE FROM meta WHERE key = 'changes';`);
+        DELETE FROM event_types; DELETE FROM session_invariants;
+        DELETE FROM meta WHERE key = 'changes';`);
       this.statements.bumpGeneration.run();
     })();
     this.rows.forgetIds();
@@ -202,7 +203,9 @@ export class Indexer {
     if (row === undefined) return;
     this.db.transaction(() => {
       this.statements.setDamage.run(damage.code, damage.message, row.id);
-      // Appended bytes are only seq-checked while indexing; what replay refuses leaves the index.
+      this.statements.deleteInvariants.run(row.id);
+      // A fork whose parent could not be read is only seq-checked while indexing (and a log may
+      // change under the index between two syncs): what replay refuses leaves the index.
       if (seq !== undefined) {
         this.transaction.pendingFts.write();
         this.statements.deleteEventFtsFrom.run(row.id, seq);
@@ -224,6 +227,7 @@ export class Indexer {
     this.statements.deleteEventFts.run(rowId);
     this.statements.deleteEvents.run(rowId);
     this.statements.deleteSessionFts.run(rowId);
+    this.statements.deleteInvariants.run(rowId);
     this.statements.deleteSession.run(rowId);
   }
 
@@ -268,6 +272,8 @@ export class Indexer {
       row !== null &&
       (row.file_ino !== file.ino ||
         file.size < row.file_offset ||
+        // Same size, other time: changed in place (an append always grows the file).
+        (file.size === row.file_size && file.mtime !== row.file_mtime) ||
         entry.header === undefined ||
         entry.headerText !== row.header)
     ) {
@@ -288,7 +294,13 @@ export class Indexer {
       report.sessionsUpdated += 1;
     }
     try {
-      report.eventsIndexed += await this.rows.ingestEvents(row, file, report);
+      const indexed = await this.rows.ingestEvents(row, file, report);
+      if (indexed === null) {
+        // No invariant state to check the new bytes from: index the whole log again.
+        this.removeSession(row.id);
+        return this.syncFile(sessionId, report, entry);
+      }
+      report.eventsIndexed += indexed;
     } catch (error) {
       if (InvalidOffsetError.isInstance(error)) {
         // The stored offset is no line start any more: the file was rewritten in place.

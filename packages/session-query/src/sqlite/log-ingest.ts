@@ -7,7 +7,7 @@
 import { EventLogCorruptError, type SessionEvent, type SessionHeader } from "@tapedeck/session";
 import { logOffsetSchema } from "@tapedeck/session-store";
 import type Database from "better-sqlite3";
-import { IndexValidator } from "../index-validator";
+import { forkPrefixState, IndexValidator } from "../index-validator";
 import { addEvent, emptyAggregate, type SessionAggregate, statusOf } from "../summary";
 import { eventText, spaceCjk } from "../text";
 import { ftsRowId, KEYS_PER_MS, roleTag, typeTag } from "./schema";
@@ -61,7 +61,7 @@ export class LogIngest {
 
   constructor(
     private readonly statements: WriterStatements,
-    private readonly store: Pick<IndexedStore, "read">,
+    private readonly store: Pick<IndexedStore, "read" | "entry">,
     private readonly transaction: WriteTransaction,
   ) {
     this.toolIds = new NameIds(statements.tool, statements.insertTool);
@@ -104,14 +104,45 @@ export class LogIngest {
   }
 
   /**
-   * Reads the bytes after the stored offset and indexes their events, up to the first damage
-   * (listed in `report` when it is new and no torn tail); returns how many it indexed.
+   * The validator of a session's new bytes: from nothing (a fork: from its parent's prefix) for a
+   * session without indexed events, else from the invariant state kept with it. `null` when
+   * there are indexed events but no state to go on from (the session is then re-indexed).
    */
-  async ingestEvents(row: SessionRow, file: FileState, report: SyncReport): Promise<number> {
+  private async validatorOf(
+    row: SessionRow,
+    header: SessionHeader,
+    aggregate: SessionAggregate,
+  ): Promise<IndexValidator | null> {
+    if (aggregate.eventCount === 0 && row.damage_code === null) {
+      if (header.parent === undefined) return IndexValidator.fromStart(header);
+      const prefix = await forkPrefixState(
+        header,
+        (sessionId) => this.store.entry(sessionId)?.header,
+        (sessionId) => this.store.read(sessionId, { tornTail: "stop" }),
+      );
+      return IndexValidator.fromStart(header, prefix);
+    }
+    const kept = this.statements.invariants.get(row.id);
+    const validator = IndexValidator.resume(
+      header,
+      aggregate,
+      row,
+      kept === undefined ? undefined : parseStored<unknown>(kept.state),
+    );
+    return validator.checksAll || header.parent !== undefined ? validator : null;
+  }
+
+  /**
+   * Reads the bytes after the stored offset and indexes their events, up to the first damage
+   * (listed in `report` when it is new and no torn tail); returns how many it indexed, or `null`
+   * when the session must be indexed again from its first event (no invariant state kept).
+   */
+  async ingestEvents(row: SessionRow, file: FileState, report: SyncReport): Promise<number | null> {
     const header = parseStored<SessionHeader>(row.header);
     const aggregate = parseStored<SessionAggregate>(row.aggregate);
     const promptBefore = aggregate.firstPrompt;
-    const validator = IndexValidator.resume(header, aggregate, row);
+    const validator = await this.validatorOf(row, header, aggregate);
+    if (validator === null) return null;
     const parentRow =
       header.parent === undefined
         ? undefined
@@ -147,6 +178,9 @@ export class LogIngest {
       report.damaged.push({ sessionId: row.session_id, ...damage });
     }
     this.transaction.pendingEvents += count;
+    const state = validator.snapshot();
+    if (state === null) this.statements.deleteInvariants.run(row.id);
+    else this.statements.setInvariants.run(row.id, JSON.stringify(state));
     this.statements.updateSession.run({
       id: row.id,
       updated_at: aggregate.lastEventAt ?? header.createdAt,

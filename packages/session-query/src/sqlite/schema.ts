@@ -16,9 +16,11 @@ import type Database from "better-sqlite3";
 
 /**
  * Bump when the layout changes; an index with another version is rebuilt. Version 4 negated the
- * full-text rowids (versions 2 and 3 are rebuilt: their full-text index is in the other order).
+ * full-text rowids (versions 2 and 3 are rebuilt: their full-text index is in the other order);
+ * version 5 keeps each session's invariant state (`session_invariants`), so appended bytes are
+ * checked against every invariant (older indexes are rebuilt: they have no state to go on from).
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** Keys per millisecond in an event id. */
 export const KEYS_PER_MS = 1024;
@@ -87,6 +89,7 @@ INSERT INTO event_fts (event_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)');
 CREATE VIRTUAL TABLE session_fts USING fts5 (
   prompt, cwd, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
 );
+CREATE TABLE session_invariants (session INTEGER PRIMARY KEY, state TEXT NOT NULL);
 CREATE TABLE generation (value INTEGER NOT NULL);
 INSERT INTO generation (value) VALUES (0);
 `;
@@ -108,6 +111,7 @@ const tables = [
   "sessions",
   "events",
   "generation",
+  "session_invariants",
   "event_fts",
   "session_fts",
 ];

@@ -350,6 +350,43 @@ describe("SQLite index maintenance", () => {
     expect((await engine.listSessions(all)).items[0]?.status).toBe("damaged");
   });
 
+  it("sees a same-length edit in place (a seq gap) at the next sync that looks at the log", async () => {
+    const log = eventLogBuilder().turn().user("first egret").assistant("second egret").end();
+    write(log.header, log.events);
+    await engine.sync();
+    expect((await engine.listSessions(all)).items[0]?.status).toBe("completed");
+    const path = logPath(log.header.sessionId);
+    const text = fs.readFileSync(path, "utf8");
+    const edited = text.replace('"seq":3,', '"seq":7,');
+    expect(edited.length).toBe(text.length);
+    fs.writeFileSync(path, edited);
+    const later = new Date(Date.now() + 5_000);
+    fs.utimesSync(path, later, later);
+    store().announceChange(log.header.sessionId);
+    await engine.sync();
+    const [summary] = (await engine.listSessions(all)).items;
+    expect(summary?.status).toBe("damaged");
+    expect(summary?.damage?.code).toBe("SEQ_GAP");
+    const hits = await engine.searchEvents(all, { text: "egret", order: "oldest" });
+    expect(hits.items.map((hit) => hit.event.seq)).toEqual([2]);
+  });
+
+  it("checks appended bytes against every invariant without re-reading the log", async () => {
+    const log = eventLogBuilder().turn().user("first ibis").call("ls", {}, "c1").output("x").end();
+    write(log.header, log.events);
+    await engine.sync();
+    const before = log.events.length;
+    log.turn().call("ls", {}, "c1").output("y").end().turn().user("late ibis").end();
+    appendByHand(log.header.sessionId, log.events.slice(before).map(line).join(""));
+    const report = await engine.sync();
+    expect(report.damaged).toEqual([
+      expect.objectContaining({ sessionId: log.header.sessionId, code: "DUPLICATE_CALL_ID" }),
+    ]);
+    expect(report.eventsIndexed).toBe(1);
+    const hits = await engine.searchEvents(all, { text: "ibis", order: "oldest" });
+    expect(hits.items.map((hit) => hit.event.seq)).toEqual([2]);
+  });
+
   it("leaves no write-ahead log after filling an empty index or a rebuild: the index is one file", async () => {
     for (let index = 0; index < 20; index += 1) {
       const log = eventLogBuilder().turn().user(`footprint ${index}`).assistant("noted").end();

@@ -40,6 +40,9 @@ export interface WriterStatements {
   sessionRowId: Database.Statement<[string], { id: number }>;
   bumpGeneration: Database.Statement;
   totalChanges: Database.Statement;
+  invariants: Database.Statement<[number], { state: string }>;
+  setInvariants: Database.Statement;
+  deleteInvariants: Database.Statement;
 }
 
 /** Prepares the writer's statements on `db`. */
@@ -103,5 +106,12 @@ export function prepareWriterStatements(db: Database.Database): WriterStatements
     ),
     bumpGeneration: db.prepare(BUMP_GENERATION),
     totalChanges: db.prepare("SELECT total_changes()").pluck(),
+    invariants: db.prepare<[number], { state: string }>(
+      "SELECT state FROM session_invariants WHERE session = ?",
+    ),
+    setInvariants: db.prepare(
+      "INSERT OR REPLACE INTO session_invariants (session, state) VALUES (?, ?)",
+    ),
+    deleteInvariants: db.prepare("DELETE FROM session_invariants WHERE session = ?"),
   };
 }

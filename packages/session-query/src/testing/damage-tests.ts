@@ -73,6 +73,74 @@ export function damageTests(context: SuiteContext): void {
       const hits = await engine.searchEvents(all, { text: "walrus" });
       expect(hits.items.map((hit) => hit.event.seq)).toEqual([2]);
     });
+
+    it("refuses appended events that break an invariant before any read (issue #28)", async () => {
+      const log = build().turn().user("first walrus").call("ls", { dir: "." }, "c1").output("x");
+      log.end();
+      await put(log);
+      expect((await engine.listSessions(all)).items[0]?.status).toBe("completed");
+      const runId = log.events[0]!.runId;
+      // An orphan output outside any turn, then a user message: neither may be served.
+      log.push({
+        type: "function_call_output",
+        runId,
+        callId: "c1",
+        output: "orphaned walrus output",
+        isError: false,
+        sourceEventSeqs: [3],
+      });
+      log.push({ type: "message", runId, role: "user", content: "appended walrus" });
+      await put(log);
+      const [summary] = (await engine.listSessions(all)).items;
+      expect(summary?.status).toBe("damaged");
+      expect(summary?.damage?.code).toBe("TURN_NESTING");
+      const hits = await engine.searchEvents(all, { text: "walrus" });
+      expect(hits.items.map((hit) => hit.event.seq)).toEqual([2]);
+      expect((await engine.searchEvents(all, { text: "appended" })).items).toEqual([]);
+    });
+
+    it("checks appended events against every invariant, across several appends", async () => {
+      const cases: [string, (log: EventLogBuilder) => void][] = [
+        ["DUPLICATE_CALL_ID", (log) => log.turn().call("ls", {}, "c1")],
+        ["DUPLICATE_OUTPUT", (log) => log.turn().output("again", { callId: "c1" })],
+        ["ORPHAN_OUTPUT", (log) => log.turn().output("never", { callId: "nobody" })],
+        ["BAD_REPLACE", (log) => log.compact("twice", [2])],
+        ["TURN_NESTING", (log) => log.turn().call("cat", {}, "c2").end()],
+      ];
+      for (const [code, damage] of cases) {
+        const log = build().turn().user("walrus one").call("ls", {}, "c1").output("x").end();
+        await put(log);
+        log.compact("summary walrus", [2, 3]).turn().user("walrus two").end();
+        await put(log);
+        damage(log);
+        const damaged = log.events.at(-1)!.seq;
+        log.push({ type: "message", runId: log.events[0]!.runId, role: "user", content: "late" });
+        await put(log);
+        const summary = await engine.traceLineage(all, log.header.sessionId);
+        expect([code, summary.session.status, summary.session.damage?.code]).toEqual([
+          code,
+          "damaged",
+          code,
+        ]);
+        const hits = await engine.searchEvents(all, { sessionId: log.header.sessionId });
+        expect(Math.max(...hits.items.map((hit) => hit.event.seq))).toBeLessThan(damaged);
+      }
+    });
+
+    it("checks a fork's own events against its parent's prefix", async () => {
+      const parent = build().turn().user("parent walrus").call("ls", {}, "p1").output("x").end();
+      await put(parent);
+      const fork = build({ parent: { sessionId: parent.header.sessionId, seq: 5 } });
+      fork.turn().call("ls", {}, "p1");
+      fork.push({ type: "message", runId: fork.events[0]!.runId, role: "user", content: "fork" });
+      await put(fork);
+      const lineage = await engine.traceLineage(all, fork.header.sessionId);
+      expect(lineage.session.status).toBe("damaged");
+      expect(lineage.session.damage?.code).toBe("DUPLICATE_CALL_ID");
+      const hits = await engine.searchEvents(all, { sessionId: fork.header.sessionId });
+      // The fork's turn/start (seq 6) is sound; its call (seq 7) reuses its parent's callId.
+      expect(hits.items.map((hit) => hit.event.seq)).toEqual([6]);
+    });
   });
 
   describe("copies", () => {
