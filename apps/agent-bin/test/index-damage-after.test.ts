@@ -69,7 +69,10 @@ describe("damage after indexing (issue #28)", () => {
     expect(search.stdout).toContain(`${ID} #6 message`);
     expect(search.stdout).not.toContain("#8");
     expect(search.stdout).not.toContain("#9");
-    expect(await listed(cli)).toMatchObject({ status: "damaged", damage: { code: "TURN_NESTING" } });
+    expect(await listed(cli)).toMatchObject({
+      status: "damaged",
+      damage: { code: "TURN_NESTING" },
+    });
     const verify = await cli(["sessions", "verify", ID]);
     expect(verify.code).toBe(1);
     expect(verify.stdout + verify.stderr).toContain("TURN_NESTING");

@@ -4,7 +4,7 @@ import {
   type SessionEvent,
   type SessionHeader,
 } from "@tapedeck/session";
-import { InvariantState, type InvariantSnapshot } from "./invariant-state";
+import { type InvariantSnapshot, InvariantState } from "./invariant-state";
 import type { Damage, SessionAggregate } from "./summary";
 
 /**

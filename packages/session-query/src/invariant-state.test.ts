@@ -24,6 +24,7 @@ function replayVerdict(sessionId: string, events: readonly SessionEvent[]): Verd
     workspaceId: "/w",
     createdAt: "2026-01-01T00:00:00.000Z",
     cwd: "/w",
+    agent: { name: "tapedeck", version: "0.1.0" },
   });
   return verdictOf(() => {
     for (const event of events) session.append(event);

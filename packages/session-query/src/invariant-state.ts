@@ -47,7 +47,10 @@ export class InvariantState {
   private readonly pending: Set<string>;
   private readonly visible: Set<number>;
 
-  private constructor(private readonly sessionId: string, snapshot: InvariantSnapshot) {
+  private constructor(
+    private readonly sessionId: string,
+    snapshot: InvariantSnapshot,
+  ) {
     this.last = snapshot.last;
     this.turn = snapshot.turn;
     this.calls = new Map(snapshot.calls);
@@ -192,7 +195,9 @@ export class InvariantState {
       if (this.turn === null)
         this.fail("TURN_NESTING", "turn/end with no open turn", event, location);
       if (this.pending.size > 0) {
-        const calls = [...this.pending].map((callId) => `${callId} (seq ${this.calls.get(callId)})`);
+        const calls = [...this.pending].map(
+          (callId) => `${callId} (seq ${this.calls.get(callId)})`,
+        );
         this.fail(
           "TURN_NESTING",
           `turn/end while function calls have no output: ${calls.join(", ")}`,
@@ -275,8 +280,7 @@ function isSnapshot(value: unknown): value is InvariantSnapshot {
     (snapshot.turn === null || Number.isSafeInteger(snapshot.turn)) &&
     Array.isArray(snapshot.calls) &&
     snapshot.calls.every(
-      (pair) =>
-        Array.isArray(pair) && typeof pair[0] === "string" && Number.isSafeInteger(pair[1]),
+      (pair) => Array.isArray(pair) && typeof pair[0] === "string" && Number.isSafeInteger(pair[1]),
     ) &&
     Array.isArray(snapshot.pending) &&
     snapshot.pending.every((callId) => typeof callId === "string") &&
