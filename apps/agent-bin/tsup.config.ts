@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import path from "node:path";
 import { defineConfig, type Options } from "tsup";
 import { acpSchemasOnUse } from "./build/schemas-on-use";
@@ -132,27 +133,6 @@ export default class BundledDatabase extends Database {
 };
 
 /**
- * In `fresh-search.cjs` the index's writer (`sqlite/indexer.ts`, which replays logs and so needs
- * the log's zod schemas) is a stand-in that refuses to be built: that bundle answers only a fresh
- * index, and a sync with work makes it hand the search to the full command.
- */
-const noIndexWriter: NonNullable<Options["esbuildPlugins"]>[number] = {
-  name: "no-index-writer",
-  setup(build) {
-    build.onResolve({ filter: /^\.\/indexer$/ }, (args) =>
-      /[\\/]session-query[\\/]src[\\/]sqlite[\\/]sqlite-engine\.ts$/.test(args.importer)
-        ? { path: "indexer", namespace: "no-index-writer" }
-        : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: "no-index-writer" }, () => ({
-      contents:
-        'export class Indexer { constructor() { throw new Error("the index needs a sync: not in this bundle"); } }',
-      loader: "js",
-    }));
-  },
-};
-
-/**
  * Bundles the `tapedeck` binary into one ESM file: Node 20 cannot run the workspace's `.ts`
  * sources, and one file starts faster. `better-sqlite3` is native and stays external.
  */
@@ -190,12 +170,15 @@ const cli: Options = {
 
 /**
  * `import-worker.mjs`: the entry of `tapedeck import`'s worker threads (see
- * `packages/importers/src/import-pool.ts`, which finds it next to the bundle's chunks). A bundle
+ * `import-pool.ts` of `@tapedeck/importers`, which finds it next to the bundle's chunks). A bundle
  * of its own, without splitting, so the CLI's chunks stay as they are.
  */
 const importWorker: Options = {
   ...cli,
-  entry: { "import-worker": "../../packages/importers/src/import-worker.ts" },
+  // The importers package's public `./import-worker` entry.
+  entry: {
+    "import-worker": createRequire(__filename).resolve("@tapedeck/importers/import-worker"),
+  },
   splitting: false,
 };
 
@@ -214,7 +197,14 @@ const cjsApart: Options = {
 const freshSearch: Options = {
   ...cjsApart,
   entry: { "fresh-search": "src/cli/sessions/fresh-search.ts" },
-  esbuildPlugins: [zodEnglishOnly, sqliteBundled, noIndexWriter],
+  esbuildPlugins: [zodEnglishOnly, sqliteBundled],
+  esbuildOptions(options, context) {
+    cli.esbuildOptions?.(options, context);
+    // session-query's `#index-writer` under this condition is a stand-in that throws (its
+    // package.json `imports`): this bundle answers only a fresh index and leaves out the writer
+    // and the log's zod schemas; a sync with work hands the search to the full command.
+    options.conditions = ["tapedeck-index-read-only", "module"];
+  },
 };
 
 /**

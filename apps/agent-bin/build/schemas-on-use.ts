@@ -1,12 +1,15 @@
 import fs from "node:fs";
-import path from "node:path";
+import { createRequire } from "node:module";
 import type { Options } from "tsup";
 import ts from "typescript";
 
 type Plugin = NonNullable<Options["esbuildPlugins"]>[number];
 
-/** The session package's stand-ins for schemas built on first use (one rule, shared). */
-const lazySchemaModule = path.resolve(__dirname, "../../../packages/session/src/lazy-schema.ts");
+/**
+ * The session package's stand-ins for schemas built on first use (one rule, shared), through its
+ * public `./core` entry, resolved from this app (the rewritten SDK module cannot resolve it).
+ */
+const lazySchemaModule = createRequire(__filename).resolve("@tapedeck/session/core");
 
 /** A top-level schema constant of the ACP SDK's generated modules: `zInitializeRequest`, `zGuardX`. */
 const schemaName = /^z[A-Z]/;

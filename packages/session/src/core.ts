@@ -17,6 +17,6 @@ export {
 } from "./errors";
 export { isKnownEventType, KNOWN_EVENT_TYPES, MESSAGE_ROLES } from "./event-types";
 export { assertSessionId, isSessionId } from "./ids";
-export { lazySchema } from "./lazy-schema";
+export { lazySchema, lazySchemaObject } from "./lazy-schema";
 export { StorageFaultError, toStorageFault } from "./storage-fault";
 export { toVisibleText } from "./visible-text";

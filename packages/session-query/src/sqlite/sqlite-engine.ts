@@ -94,10 +94,11 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
   prepareSchema(db);
   const { store } = options;
   // The writer (and, through its replay, the log's zod schemas) is loaded by the first sync that
-  // has work: a search on a fresh index never loads it (see `stored.ts`).
+  // has work: a search on a fresh index never loads it (see `stored.ts`). `#index-writer` is
+  // `./indexer`, or a stand-in under the `tapedeck-index-read-only` condition (package.json).
   let indexer: Promise<Indexer> | undefined;
   const writer = (): Promise<Indexer> =>
-    (indexer ??= import("./indexer").then(
+    (indexer ??= import("#index-writer").then(
       ({ Indexer }) => new Indexer(db, store, options.optimizeAfterEvents),
     ));
   const hitCache = new HitCache(store);
