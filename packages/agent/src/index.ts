@@ -23,6 +23,11 @@ export { describeProcessGroup, processStartTime } from "./process-group";
 export { repairInterruptedRun } from "./repair-run";
 export { type RunAgentOptions, runAgent } from "./run-agent";
 export {
+  latestCheckpointId,
+  RunCheckpoints,
+  type WorkspaceCheckpointer,
+} from "./run-checkpoints";
+export {
   type ApprovalRequest,
   type Approver,
   DEFAULT_COMPACT_AT,

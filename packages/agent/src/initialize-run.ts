@@ -9,6 +9,7 @@ import {
 } from "@tapedeck/session";
 import type { SessionStore, SessionWriter } from "@tapedeck/session-store";
 import { repairInterruptedRun } from "./repair-run";
+import { latestCheckpointId, RunCheckpoints, type WorkspaceCheckpointer } from "./run-checkpoints";
 import { DEFAULT_SYSTEM_PROMPT } from "./system-prompt";
 
 /** Options of {@link initializeRun}. */
@@ -35,6 +36,11 @@ export interface InitializeRunOptions {
    * one created ahead of its first turn), else a fresh UUIDv7.
    */
   runId?: string;
+  /**
+   * Records the workspace's files at the turn's start (on `turn/start`) and after each tool that
+   * may change them. Absent: no checkpoints (`TAPEDECK_CHECKPOINTS=off`).
+   */
+  checkpointer?: WorkspaceCheckpointer;
 }
 
 /** A run ready for its first model call; the writer holds the session's lock. */
@@ -66,6 +72,8 @@ export interface InitializedRun {
    * session begins with another tool's conversation, never with Tapedeck's prompt.
    */
   systemPrompt: string;
+  /** The run's checkpoints (absent when checkpoints are off). */
+  checkpoints?: RunCheckpoints;
 }
 
 /** True when the session's own events (after a fork's parent prefix) include a turn. */
@@ -156,15 +164,22 @@ export async function initializeRun(options: InitializeRunOptions): Promise<Init
     if (writer.session.turnCount === 0) resumed = false;
     runId = options.runId ?? sessionId;
   }
+  let checkpoints: RunCheckpoints | undefined;
   try {
     // Repairs end a crashed run's still-running tool processes before they are logged.
     const drafts: SessionEventDraft[] = resumed ? await repairInterruptedRun(writer.session) : [];
+    if (options.checkpointer !== undefined) {
+      const previous = latestCheckpointId(writer.session.events);
+      checkpoints = new RunCheckpoints(options.checkpointer, sessionId, previous);
+    }
+    const checkpoint = await checkpoints?.take();
     drafts.push({
       type: "turn/start",
       runId,
       policy: options.policy,
       model: options.model,
       resumed,
+      ...(checkpoint === undefined ? {} : { checkpoint }),
     });
     if (options.input !== undefined) {
       drafts.push({ type: "message", runId, role: "user", content: options.input });
@@ -184,5 +199,6 @@ export async function initializeRun(options: InitializeRunOptions): Promise<Init
     writer,
     home: store.home,
     systemPrompt,
+    ...(checkpoints === undefined ? {} : { checkpoints }),
   };
 }

@@ -270,6 +270,7 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
           cap,
           privateRoots: run.home === undefined ? [] : [run.home],
           secrets,
+          ...(run.checkpoints === undefined ? {} : { checkpoints: run.checkpoints }),
         });
       }
     }

@@ -5,6 +5,7 @@ import {
   type FunctionCallEvent,
   PROCESS_START_EVENT,
 } from "@tapedeck/session";
+import type { RunCheckpoints } from "./run-checkpoints";
 import { type KnownSecret, redactSecrets } from "./secrets";
 import { type AnyAgentTool, capOutput } from "./tools/agent-tool";
 import { toolTitle } from "./tools/tool-title";
@@ -31,6 +32,13 @@ export interface ToolRunOptions {
   privateRoots: readonly string[];
   /** Secret values replaced in every output before it is logged or sent to the model. */
   secrets: readonly KnownSecret[];
+  /** Checkpoints after each tool that may change files (absent: none). */
+  checkpoints?: RunCheckpoints;
+}
+
+/** True for a tool that may change the workspace's files: any but a read-only built-in. */
+function mayChangeFiles(call: FunctionCallEvent, tool: AnyAgentTool): boolean {
+  return tool.access !== "read" || call.name.startsWith("mcp__");
 }
 
 function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
@@ -66,9 +74,18 @@ export async function runToolCalls(
 ): Promise<void> {
   const { runId, sessionId, write, writer, notice, signal } = context;
   const { tools, cap, alwaysAllowed } = options;
-  const finishCall = async (call: FunctionCallEvent, output: string, isError: boolean) => {
+  const finishCall = async (
+    call: FunctionCallEvent,
+    output: string,
+    isError: boolean,
+    ran?: AnyAgentTool,
+  ) => {
     const redacted = redactSecrets(output, options.secrets);
     const text = isError ? errorText(capOutput(redacted, cap)) : capOutput(redacted, cap);
+    const checkpoint =
+      ran !== undefined && mayChangeFiles(call, ran)
+        ? await options.checkpoints?.take()
+        : undefined;
     await write([
       {
         type: "function_call_output",
@@ -77,6 +94,7 @@ export async function runToolCalls(
         output: text,
         isError,
         sourceEventSeqs: [call.seq],
+        ...(checkpoint === undefined ? {} : { checkpoint }),
       },
     ]);
   };
@@ -198,7 +216,7 @@ export async function runToolCalls(
           output = (error as Error).message ?? String(error);
           isError = true;
         }
-        await finishCall(call, output, isError);
+        await finishCall(call, output, isError, tool);
       }),
     );
     if (signal.aborted) throw new RunCancelled();

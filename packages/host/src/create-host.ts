@@ -20,6 +20,7 @@ import { mcpSettingsFromEnv } from "./run-mcp";
 import { setSessionGoal } from "./session-goal";
 import { type PreparedRun, type StartRunOptions, startRun } from "./start-run";
 import { copyFromTeamIndex } from "./team-copy";
+import { workspaceCheckpointer } from "./workspace-checkpoints";
 
 /** Options of {@link createHost}; flags win over the environment. */
 export interface HostOptions extends QueryHostOptions {
@@ -117,6 +118,7 @@ export function createHost(options: HostOptions): Host {
           providerFor,
           toolsFor,
           mcp,
+          checkpointerFor: (cwd) => workspaceCheckpointer(store.home, cwd, env),
         },
         run,
       );

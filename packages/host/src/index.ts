@@ -47,6 +47,16 @@ export { createQueryHost, type QueryHost, type QueryHostOptions } from "./query-
 export { openIndex, type SlowSyncNotice, syncedEngine, type Warn } from "./query-index";
 export { RECORDED_MCP_SERVERS_APPROVAL } from "./recorded-servers-approval";
 export {
+  describeCheckpoints,
+  HandEditsError,
+  listSessionCheckpoints,
+  type RewindOptions,
+  type RewindReport,
+  rewindSession,
+  type SessionCheckpoint,
+  undoLastRewind,
+} from "./rewind";
+export {
   type RunEventProjectionOptions,
   runEventProjection,
   runEventsOfLog,
@@ -81,3 +91,10 @@ export type { ReclaimOptions, StorageContributor, StorageUsage } from "./storage
 export { describeIndexUrl, openTeamIndex, type TeamIndex } from "./team-index";
 export { sessionTitle, titleOfPrompt } from "./titles";
 export { AGENT_NAME, AGENT_VERSION } from "./version";
+export {
+  checkpointsContributor,
+  checkpointsEnabled,
+  reclaimCheckpoints,
+  sessionCheckpointRef,
+  workspaceCheckpointer,
+} from "./workspace-checkpoints";

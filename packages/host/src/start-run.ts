@@ -7,6 +7,7 @@ import {
   type LiveNotice,
   type RunResult,
   runTurn,
+  type WorkspaceCheckpointer,
   type WorkspaceFs,
 } from "@tapedeck/agent";
 import type { LlmProvider } from "@tapedeck/llm";
@@ -67,6 +68,8 @@ export interface RunHost {
   toolsFor(workspace: { cwd: string; workspaceId: string }): AnyAgentTool[];
   /** How MCP servers are connected (timeouts, the environment of recorded servers). */
   mcp?: McpSettings;
+  /** The checkpointer of runs working in `cwd` (absent or undefined: checkpoints off). */
+  checkpointerFor?: (cwd: string) => WorkspaceCheckpointer | undefined;
 }
 
 /** How a surface takes part in a run: events out, approvals in, cancellation. */
@@ -303,6 +306,8 @@ export async function startRun(host: RunHost, options: StartRunOptions): Promise
   }
   // A missing key or a bad model id must leave nothing behind.
   const provider = host.providerFor(model);
+  // `/compact` changes no file: no checkpoint for it.
+  const checkpointer = command === undefined ? host.checkpointerFor?.(place.cwd) : undefined;
   const initialized: InitializedRun = await initializeRun({
     store,
     ...(existing === undefined ? {} : { sessionId: existing }),
@@ -313,6 +318,7 @@ export async function startRun(host: RunHost, options: StartRunOptions): Promise
     cwd: place.cwd,
     policy,
     model,
+    ...(checkpointer === undefined ? {} : { checkpointer }),
   });
   const goal = command?.name === "goal" ? command.goal : options.goal;
   if (goal !== undefined) {

@@ -16,12 +16,15 @@ Usage:
   tapedeck index --stats           sessions, events and bytes per host in the team index
   tapedeck mcp [--all]             serve the session history to other agents over MCP (stdio)
   tapedeck import <source> [PATH…] import Claude Code, Codex, pi, opencode sessions (import --help)
+  tapedeck checkpoints ID          the workspace's files recorded at each turn and tool (checkpoints --help)
+  tapedeck rewind ID@SEQ           restore the files as they were at SEQ and fork there (rewind --help)
   tapedeck --version
 
 Environment: TAPEDECK_HOME (default ~/.tapedeck), TAPEDECK_MODEL (default openai:gpt-4.1-mini),
 OPENAI_API_KEY, OPENAI_BASE_URL (any OpenAI-compatible server), TAPEDECK_INDEX_URL
 (postgres://…: query and push to a team index instead of the home's own),
-TAPEDECK_STREAM_IDLE_TIMEOUT_MS (default 120000: a model stream silent this long fails).`;
+TAPEDECK_STREAM_IDLE_TIMEOUT_MS (default 120000: a model stream silent this long fails),
+TAPEDECK_CHECKPOINTS=off (no checkpoints of the workspace's files).`;
 
 /** The process's own Io (its stdout as {@link processStdout} writes it). */
 export function processIo(): Io {
@@ -67,6 +70,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
         return await (await import("./mcp-command")).mcpCommand(rest, io);
       case "import":
         return await (await import("./import-command")).importCommand(rest, io);
+      case "checkpoints":
+        return await (await import("./checkpoints-command")).checkpointsCommand(rest, io);
+      case "rewind":
+        return await (await import("./rewind-command")).rewindCommand(rest, io);
       case "--version":
       case "-v":
         io.stdout.write(`${AGENT_VERSION}\n`);

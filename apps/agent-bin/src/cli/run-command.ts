@@ -1,16 +1,24 @@
 import path from "node:path";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
-import { createHost, parseForkSpec, type RunTarget, readMcpConfigFile } from "@tapedeck/host";
+import {
+  createHost,
+  parseForkSpec,
+  type RunTarget,
+  readMcpConfigFile,
+  rewindSession,
+} from "@tapedeck/host";
 import { TapedeckError } from "@tapedeck/session";
 import { CliUsageError, type Io } from "./io";
 import { runPrinter, terminalApprover } from "./run-output";
 
-export const RUN_USAGE = `Usage: tapedeck run [-c | -r ID | --fork ID[@SEQ]] [--cwd DIR] [--goal TEXT] [--model M] [--approve | --deny] [--json] [--mcp-config FILE] "prompt"
+export const RUN_USAGE = `Usage: tapedeck run [-c | -r ID | --fork ID[@SEQ] [--restore-files]] [--cwd DIR] [--goal TEXT] [--model M] [--approve | --deny] [--json] [--mcp-config FILE] "prompt"
 
   -c, --continue     continue the latest session of this workspace (git root)
   -r, --resume ID    continue session ID (a unique prefix of 6+ characters is enough)
   --fork ID[@SEQ]    branch session ID (at SEQ, default its end) into a new session
+  --restore-files    with --fork: first put the workspace's files back to how they were at SEQ
+                     (undo with \`tapedeck rewind --undo\`)
   --cwd DIR          work in DIR (default: a resumed or forked session's own directory, else here)
   --goal TEXT        set the session's standing goal (shown to the model every turn)
   --model M          model id, e.g. openai:gpt-4.1-mini or openai-chat:qwen2.5-coder (env TAPEDECK_MODEL)
@@ -30,6 +38,7 @@ const RUN_OPTIONS = {
   continue: { type: "boolean", short: "c" },
   resume: { type: "string", short: "r" },
   fork: { type: "string" },
+  "restore-files": { type: "boolean" },
   cwd: { type: "string" },
   goal: { type: "string" },
   model: { type: "string" },
@@ -83,6 +92,30 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       sessionId: await host.resolveSessionId(spec.id),
       ...(spec.seq === undefined ? {} : { seq: spec.seq }),
     };
+  }
+  if (values["restore-files"]) {
+    if (target.forkFrom === undefined)
+      throw new CliUsageError("--restore-files needs --fork ID@SEQ.");
+    const report = await rewindSession(host.store, {
+      sessionId: target.forkFrom.sessionId,
+      ...(target.forkFrom.seq === undefined ? {} : { seq: target.forkFrom.seq }),
+      filesOnly: true,
+      ...(io.interactive
+        ? {
+            confirm: async (paths: readonly string[]) =>
+              /^y(es)?$/i.test(
+                (
+                  await io.ask(
+                    `Overwrite files changed by hand since the agent last touched them (${paths.join(", ")})? [y/N] `,
+                  )
+                ).trim(),
+              ),
+          }
+        : {}),
+    });
+    io.stderr.write(
+      `Restored ${report.changes.length} file${report.changes.length === 1 ? "" : "s"} of ${report.root} to event ${report.checkpointSeq} (undo: tapedeck rewind --undo).\n`,
+    );
   }
   const controller = new AbortController();
   let interrupts = 0;

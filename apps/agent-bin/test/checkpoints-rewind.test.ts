@@ -1,0 +1,191 @@
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { agentScript, cliContext } from "@tapedeck/test-harness";
+import { describe, expect, it } from "vitest";
+
+const EDIT_COMMAND =
+  "sed -i s/one/two/ a.txt && echo fresh > new.txt && rm tracked.txt && chmod +x run.sh && mv move.txt moved.txt";
+
+/** Two turns: write_file a.txt, then one run_command that edits, adds, deletes, chmods, renames. */
+function twoTurns() {
+  return agentScript()
+    .user("t1")
+    .toolCall("write_file", { path: "a.txt", content: "one\n" })
+    .toolResult("Wrote 4 bytes to a.txt.")
+    .text("ok1")
+    .user("t2")
+    .toolCall("run_command", { command: EDIT_COMMAND })
+    .toolResult("exit code 0\n")
+    .text("ok2")
+    .end()
+    .build();
+}
+
+function git(cwd: string, ...args: string[]): void {
+  execFileSync("git", args, {
+    cwd,
+    stdio: "ignore",
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "t",
+      GIT_AUTHOR_EMAIL: "t@t",
+      GIT_COMMITTER_NAME: "t",
+      GIT_COMMITTER_EMAIL: "t@t",
+    },
+  });
+}
+
+/** A git repository with three committed files and an ignored one. */
+function makeRepo(cwd: string): void {
+  writeFileSync(path.join(cwd, "tracked.txt"), "tracked\n");
+  writeFileSync(path.join(cwd, "run.sh"), "echo run\n");
+  writeFileSync(path.join(cwd, "move.txt"), "a file that will be renamed by the agent\n");
+  writeFileSync(path.join(cwd, ".gitignore"), "*.log\n");
+  git(cwd, "init", "-q");
+  git(cwd, "add", "-A");
+  git(cwd, "commit", "-qm", "init");
+  writeFileSync(path.join(cwd, "debug.log"), "ignored, never touched\n");
+}
+
+/** Every file under `dir` (mode + sha256), optionally without `.git`. */
+function snapshot(dir: string, withGit = false): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (current: string) => {
+    for (const entry of readdirSync(current, { withFileTypes: true })) {
+      if (!withGit && current === dir && entry.name === ".git") continue;
+      const full = path.join(current, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else {
+        const mode = (statSync(full).mode & 0o777).toString(8);
+        out[path.relative(dir, full)] =
+          `${mode} ${createHash("sha256").update(readFileSync(full)).digest("hex")}`;
+      }
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+type LogLine = Record<string, unknown> & {
+  seq?: number;
+  type?: string;
+  name?: string;
+  checkpoint?: { id?: string; changed: { path: string; change: string; from?: string }[] };
+};
+
+async function twoTurnSession() {
+  const context = await cliContext(twoTurns(), { match: "off" });
+  const { cwd } = context.workspace;
+  makeRepo(cwd);
+  const userGit = snapshot(path.join(cwd, ".git"), true);
+  expect((await context.cli(["run", "--approve", "t1"])).code).toBe(0);
+  expect((await context.cli(["run", "--approve", "-c", "t2"])).code).toBe(0);
+  const [sessionId = ""] = await context.logs.sessionIds();
+  const lines = (await context.logs.lines(sessionId)) as LogLine[];
+  const starts = lines.filter((line) => line.type === "turn/start");
+  const outputs = lines.filter((line) => line.type === "function_call_output");
+  return { ...context, cwd, sessionId, userGit, lines, starts, outputs };
+}
+
+describe("checkpoints and rewind over the real binary", () => {
+  it("records write_file, sed, a new file, a deletion, a chmod and a rename in the log", async () => {
+    const { cli, sessionId, starts, outputs } = await twoTurnSession();
+    expect(starts).toHaveLength(2);
+    for (const line of [...starts, ...outputs])
+      expect(line.checkpoint?.id).toMatch(/^[0-9a-f]{40}$/);
+    expect(outputs[0]?.checkpoint?.changed).toEqual([{ path: "a.txt", change: "added" }]);
+    const changed = outputs[1]?.checkpoint?.changed ?? [];
+    expect(changed).toEqual(
+      expect.arrayContaining([
+        { path: "a.txt", change: "modified" },
+        { path: "new.txt", change: "added" },
+        { path: "tracked.txt", change: "deleted" },
+        { path: "run.sh", change: "mode" },
+        { path: "moved.txt", change: "renamed", from: "move.txt" },
+      ]),
+    );
+    expect(changed).toHaveLength(5);
+    expect(changed.some((change) => change.path.endsWith(".log"))).toBe(false);
+    const listed = await cli(["checkpoints", sessionId]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain("write_file");
+    expect(listed.stdout).toMatch(/run_command\s+[0-9a-f]{12}\s+5 changed/);
+  });
+
+  it("rewinds to each turn (dry run first), undoes, and never writes the user's .git or ignored files", async () => {
+    const { cli, cwd, sessionId, starts, userGit, logs } = await twoTurnSession();
+    const afterTurns = snapshot(cwd);
+    const second = starts[1]?.seq ?? 0;
+    const dry = await cli(["rewind", `${sessionId}@${second}`, "--dry-run", "--json"]);
+    expect(dry.code).toBe(0);
+    const plan = JSON.parse(dry.stdout) as { changes: { path: string; change: string }[] };
+    expect(plan.changes.map((change) => `${change.change} ${change.path}`).sort()).toEqual([
+      "added move.txt",
+      "added tracked.txt",
+      "deleted moved.txt",
+      "deleted new.txt",
+      "modified a.txt",
+      "modified run.sh",
+    ]);
+    expect(snapshot(cwd)).toEqual(afterTurns);
+
+    const files = await cli(["rewind", `${sessionId}@${second}`, "--files-only"]);
+    expect(files.code).toBe(0);
+    expect(readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("one\n");
+    expect(readFileSync(path.join(cwd, "tracked.txt"), "utf8")).toBe("tracked\n");
+    expect(statSync(path.join(cwd, "run.sh")).mode & 0o111).toBe(0);
+    expect(readFileSync(path.join(cwd, "move.txt"), "utf8")).toContain("renamed");
+    expect(() => statSync(path.join(cwd, "new.txt"))).toThrow();
+    expect(await logs.sessionIds()).toHaveLength(1);
+
+    expect((await cli(["rewind", "--undo"])).code).toBe(0);
+    expect(snapshot(cwd)).toEqual(afterTurns);
+
+    const first = starts[0]?.seq ?? 0;
+    const forked = await cli(["rewind", `${sessionId}@${first}`]);
+    expect(forked.code).toBe(0);
+    expect(forked.stdout).toContain("tapedeck run -c");
+    expect(() => statSync(path.join(cwd, "a.txt"))).toThrow();
+    expect(readFileSync(path.join(cwd, "tracked.txt"), "utf8")).toBe("tracked\n");
+    const ids = await logs.sessionIds();
+    expect(ids).toHaveLength(2);
+    const fork = ids.find((id) => id !== sessionId) ?? "";
+    expect((await logs.lines(fork))[0]).toMatchObject({ parent: { sessionId, seq: first } });
+
+    expect(readFileSync(path.join(cwd, "debug.log"), "utf8")).toBe("ignored, never touched\n");
+    expect(snapshot(path.join(cwd, ".git"), true)).toEqual(userGit);
+  });
+
+  it("names a hand edit and refuses to overwrite it without --force when not on a terminal", async () => {
+    const { cli, cwd, sessionId, starts } = await twoTurnSession();
+    writeFileSync(path.join(cwd, "a.txt"), "edited by hand\n");
+    const refused = await cli(["rewind", `${sessionId}@${starts[1]?.seq}`, "--files-only"]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("a.txt");
+    expect(refused.stderr).toContain("--force");
+    expect(readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("edited by hand\n");
+    const forced = await cli([
+      "rewind",
+      `${sessionId}@${starts[1]?.seq}`,
+      "--files-only",
+      "--force",
+    ]);
+    expect(forced.code).toBe(0);
+    expect(readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("one\n");
+    expect((await cli(["rewind", "--undo"])).code).toBe(0);
+    expect(readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("edited by hand\n");
+  });
+
+  it("TAPEDECK_CHECKPOINTS=off records no checkpoint", async () => {
+    const context = await cliContext(twoTurns(), {
+      match: "off",
+      env: { extra: { TAPEDECK_CHECKPOINTS: "off" } },
+    });
+    expect((await context.cli(["run", "--approve", "t1"])).code).toBe(0);
+    const [sessionId = ""] = await context.logs.sessionIds();
+    const lines = (await context.logs.lines(sessionId)) as LogLine[];
+    expect(lines.filter((line) => line.checkpoint !== undefined)).toEqual([]);
+  });
+});

@@ -1,0 +1,83 @@
+import type { WorkspaceCheckpointer } from "@tapedeck/agent";
+import {
+  type CheckpointStore,
+  checkpointRecordOf,
+  checkpointStorage,
+  openCheckpointStore,
+} from "@tapedeck/checkpoints";
+import type { CheckpointRecord } from "@tapedeck/session";
+import type { SessionStore } from "@tapedeck/session-store";
+import type { StorageContributor, StorageUsage } from "./storage-contributor";
+
+/** The ref that keeps a session's checkpoints alive in the workspace's private store. */
+export function sessionCheckpointRef(sessionId: string): string {
+  return `refs/tapedeck/sessions/${sessionId}`;
+}
+
+/** True unless `TAPEDECK_CHECKPOINTS` is `off` (also `0`, `false`, `no`). */
+export function checkpointsEnabled(env: Record<string, string | undefined>): boolean {
+  const value = env.TAPEDECK_CHECKPOINTS?.trim().toLowerCase();
+  return !(value === "off" || value === "0" || value === "false" || value === "no");
+}
+
+/** `TAPEDECK_CHECKPOINT_MAX_BYTES`: the per-file size limit, when set to a positive integer. */
+function maxFileBytes(env: Record<string, string | undefined>): number | undefined {
+  const value = Number(env.TAPEDECK_CHECKPOINT_MAX_BYTES);
+  return Number.isInteger(value) && value > 0 ? value : undefined;
+}
+
+/**
+ * The checkpointer of runs working in `cwd`, or undefined when checkpoints are off. It opens the
+ * workspace's store on first use; every failure becomes a record with `skipped` (a turn never
+ * fails for a checkpoint).
+ */
+export function workspaceCheckpointer(
+  home: string,
+  cwd: string,
+  env: Record<string, string | undefined>,
+): WorkspaceCheckpointer | undefined {
+  if (!checkpointsEnabled(env)) return undefined;
+  let opened: Promise<CheckpointStore> | undefined;
+  const limit = maxFileBytes(env);
+  return {
+    async take(sessionId, previous): Promise<CheckpointRecord> {
+      try {
+        opened ??= openCheckpointStore({
+          home,
+          cwd,
+          ...(limit === undefined ? {} : { maxFileBytes: limit }),
+        });
+        const store = await opened;
+        const known = previous !== undefined && (await store.treeOf(previous)) !== undefined;
+        const taken = await store.take({
+          ref: sessionCheckpointRef(sessionId),
+          ...(known && previous !== undefined ? { previous } : {}),
+        });
+        return checkpointRecordOf(taken);
+      } catch (error) {
+        opened = undefined;
+        return { changed: [], skipped: (error as Error).message ?? String(error) };
+      }
+    },
+  };
+}
+
+/** The checkpoints' {@link StorageContributor} of `home` (`tapedeck storage` lists it). */
+export function checkpointsContributor(home: string): StorageContributor {
+  return checkpointStorage(home);
+}
+
+/**
+ * `tapedeck checkpoints gc`: reclaims the checkpoints of sessions that no longer exist outside
+ * the trash. Returns the usage before and the bytes freed (with `dryRun`, a lower bound).
+ */
+export async function reclaimCheckpoints(
+  store: SessionStore,
+  options: { dryRun: boolean },
+): Promise<{ before: StorageUsage; freed: number }> {
+  const live = new Set((await store.list()).map((listing) => listing.sessionId));
+  const storage = checkpointStorage(store.home);
+  const before = await storage.usage();
+  const { bytes } = await storage.reclaim(live, options);
+  return { before, freed: bytes };
+}
