@@ -61,7 +61,9 @@ function generateRepo(count: number): string {
 
 /** Tracked files of `root` (for choosing which to change). */
 function trackedFiles(root: string): string[] {
-  return git(root, ["ls-files"]).split("\n").filter((line) => line.endsWith(".ts"));
+  return git(root, ["ls-files"])
+    .split("\n")
+    .filter((line) => line.endsWith(".ts"));
 }
 
 /** Appends a line to `count` files; returns the changed files' compressed bytes. */
@@ -79,7 +81,12 @@ function changeFiles(root: string, files: readonly string[], count: number, roun
 /** The baseline: `git add -A && git write-tree` into a fresh temporary index. */
 function baselineSnapshot(root: string, scratch: string, objects: string | undefined): void {
   const index = path.join(tmp, `baseline-index-${Math.random().toString(36).slice(2)}`);
-  const env = { ...gitEnv, GIT_DIR: scratch, GIT_WORK_TREE: root, GIT_INDEX_FILE: index };
+  const env: NodeJS.ProcessEnv = {
+    ...gitEnv,
+    GIT_DIR: scratch,
+    GIT_WORK_TREE: root,
+    GIT_INDEX_FILE: index,
+  };
   if (objects !== undefined) env.GIT_ALTERNATE_OBJECT_DIRECTORIES = objects;
   git(root, ["add", "-A"], env);
   git(root, ["write-tree"], env);

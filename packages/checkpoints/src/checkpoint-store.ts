@@ -83,6 +83,8 @@ export class CheckpointStore {
   private readonly maxFileBytes: number;
   private readonly maxFiles: number;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Trees of checkpoints this process took or looked up (ids never change meaning). */
+  private readonly trees = new Map<string, string>();
 
   /** Use {@link openCheckpointStore}. */
   constructor(
@@ -174,6 +176,7 @@ export class CheckpointStore {
         .trim();
     }
     await runGit(this.place, ["update-ref", options.ref, id]);
+    this.trees.set(id, tree);
     const changes =
       previous === undefined ? [] : await treeChanges(this.place, previous, tree, true);
     if (this.workspace.userObjects !== undefined && changes.length > 0) {
@@ -185,11 +188,15 @@ export class CheckpointStore {
   /** The tree of a checkpoint, or undefined when this store does not hold it. */
   async treeOf(id: string): Promise<string | undefined> {
     if (!/^[0-9a-f]{40,64}$/.test(id)) return undefined;
+    const cached = this.trees.get(id);
+    if (cached !== undefined) return cached;
     const result = await runGit(this.place, ["rev-parse", "--verify", "--quiet", `${id}^{tree}`], {
       okCodes: [1, 128],
     });
     const tree = result.stdout.toString("utf8").trim();
-    return result.code === 0 && tree !== "" ? tree : undefined;
+    if (result.code !== 0 || tree === "") return undefined;
+    this.trees.set(id, tree);
+    return tree;
   }
 
   /** The tree of a checkpoint; throws `CHECKPOINT_NOT_FOUND` when this store lacks it. */

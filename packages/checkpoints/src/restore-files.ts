@@ -1,16 +1,5 @@
 import { randomBytes } from "node:crypto";
-import {
-  chmod,
-  lstat,
-  mkdir,
-  open,
-  readdir,
-  rename,
-  rm,
-  rmdir,
-  symlink,
-  unlink,
-} from "node:fs/promises";
+import { lstat, mkdir, open, readdir, rename, rm, rmdir, symlink, unlink } from "node:fs/promises";
 import path from "node:path";
 import type { CheckpointStore } from "./checkpoint-store";
 import { readBlobs } from "./read-blobs";
@@ -62,8 +51,14 @@ async function ensureFolder(root: string, dir: string): Promise<void> {
   }
 }
 
-/** Writes one file as temp + fsync + rename, so a crash leaves the old or the new file. */
-async function writeAtomically(target: string, mode: string, content: Buffer): Promise<void> {
+/** A temp file next to `target`, written and fsynced, waiting for its rename. */
+interface StagedFile {
+  temp: string;
+  target: string;
+}
+
+/** Writes `content` to a temp file beside `target` and fsyncs it (a symlink for mode 120000). */
+async function stageFile(target: string, mode: string, content: Buffer): Promise<StagedFile> {
   const temp = path.join(
     path.dirname(target),
     `.${path.basename(target).slice(0, 80)}.${randomBytes(4).toString("hex")}${RESTORE_TEMP_SUFFIX}`,
@@ -72,22 +67,41 @@ async function writeAtomically(target: string, mode: string, content: Buffer): P
     if (mode === "120000") {
       await symlink(content.toString("utf8"), temp);
     } else {
-      const handle = await open(temp, "wx", mode === "100755" ? 0o755 : 0o644);
+      const permissions = mode === "100755" ? 0o755 : 0o644;
+      const handle = await open(temp, "wx", permissions);
       try {
         await handle.writeFile(content);
+        await handle.chmod(permissions);
         await handle.sync();
       } finally {
         await handle.close();
       }
-      await chmod(temp, mode === "100755" ? 0o755 : 0o644);
     }
-    const existing = await lstat(target).catch(() => undefined);
-    if (existing?.isDirectory()) await rm(target, { recursive: true, force: true });
-    await rename(temp, target);
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
   }
+  return { temp, target };
+}
+
+/** Renames a staged file over its target (a folder standing there is removed first). */
+async function commitFile(staged: StagedFile): Promise<void> {
+  const existing = await lstat(staged.target).catch(() => undefined);
+  if (existing?.isDirectory()) await rm(staged.target, { recursive: true, force: true });
+  await rename(staged.temp, staged.target);
+}
+
+/** Runs `task` over `items`, `width` at a time. */
+async function inBatches<T, R>(
+  items: readonly T[],
+  width: number,
+  task: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = [];
+  for (let start = 0; start < items.length; start += width) {
+    results.push(...(await Promise.all(items.slice(start, start + width).map(task))));
+  }
+  return results;
 }
 
 /**
@@ -115,12 +129,23 @@ export async function restoreFiles(
     result.deleted.push(change.path);
     await removeEmptyParents(root, file);
   }
-  for (const change of writes) {
-    const file = path.join(root, change.path);
-    await ensureFolder(root, path.dirname(file));
-    const content = blobs.get(change.newBlob) ?? Buffer.alloc(0);
-    await writeAtomically(file, change.newMode, content);
-    result.written.push(change.path);
+  for (const change of writes) await ensureFolder(root, path.dirname(path.join(root, change.path)));
+  // Every new version is durable in its temp file before the first rename: a crash at any point
+  // leaves each file old or new (and temp files named *.tapedeck-restore.tmp, never recorded).
+  const staged = await inBatches(writes, 32, (change) =>
+    stageFile(
+      path.join(root, change.path),
+      change.newMode,
+      blobs.get(change.newBlob) ?? Buffer.alloc(0),
+    ),
+  );
+  try {
+    for (const [index, file] of staged.entries()) {
+      await commitFile(file);
+      result.written.push(writes[index]?.path ?? "");
+    }
+  } finally {
+    await Promise.all(staged.map((file) => rm(file.temp, { force: true })));
   }
   return result;
 }

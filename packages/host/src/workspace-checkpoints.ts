@@ -48,10 +48,10 @@ export function workspaceCheckpointer(
           ...(limit === undefined ? {} : { maxFileBytes: limit }),
         });
         const store = await opened;
-        const known = previous !== undefined && (await store.treeOf(previous)) !== undefined;
+        // A previous id this store lacks (a log from another machine) gives a first checkpoint.
         const taken = await store.take({
           ref: sessionCheckpointRef(sessionId),
-          ...(known && previous !== undefined ? { previous } : {}),
+          ...(previous === undefined ? {} : { previous }),
         });
         return checkpointRecordOf(taken);
       } catch (error) {

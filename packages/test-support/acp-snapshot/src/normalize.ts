@@ -41,6 +41,9 @@ const volatileStringKeys = new Map([
   ["marker", "<MARKER>"],
 ]);
 
+/** A checkpoint id (a commit of the private store, which embeds a time): `<CHECKPOINT n>`. */
+const checkpointIdPattern = /^[0-9a-f]{40}$/;
+
 /** Options of {@link createNormalizer}. */
 export interface NormalizerOptions {
   /** Absolute paths to replace, longest first: e.g. `{ "<CWD>": cwd, "<HOME>": home }`. */
@@ -79,6 +82,7 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
 
   const normalizeString = (text: string, key: string | undefined): string => {
     const kind = key === undefined ? undefined : keyKinds[key];
+    if (checkpointIdPattern.test(text)) return nameFor(text, "CHECKPOINT");
     if (kind !== undefined && !uuidPattern.test(text)) {
       uuidPattern.lastIndex = 0;
       // Non-UUID ids under id keys (e.g. "call_abc123" from a model) still get numbered.
