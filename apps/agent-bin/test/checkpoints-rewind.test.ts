@@ -2,7 +2,10 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { agentScript, cliContext } from "@tapedeck/test-harness";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { agentScript, cliContext, tapedeckBinary } from "@tapedeck/test-harness";
 import { describe, expect, it } from "vitest";
 
 const EDIT_COMMAND =
@@ -176,6 +179,32 @@ describe("checkpoints and rewind over the real binary", () => {
     expect(readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("one\n");
     expect((await cli(["rewind", "--undo"])).code).toBe(0);
     expect(readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("edited by hand\n");
+  });
+
+  it("the MCP server's read_session says which files each turn and tool changed", async () => {
+    const { cwd, env, sessionId } = await twoTurnSession();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [tapedeckBinary(), "mcp"],
+      cwd,
+      env,
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "tapedeck-test", version: "0.0.0" });
+    await client.connect(transport);
+    try {
+      const result = (await client.callTool({
+        name: "read_session",
+        arguments: { sessionId },
+      })) as CallToolResult;
+      const text = result.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+      expect(text).toContain("[files: A a.txt]");
+      expect(text).toMatch(/function_call_output.*\[files: .*D tracked\.txt/);
+      expect(text).toContain("[turn changed files: a.txt]");
+      expect(text).toMatch(/turn changed files: .*moved\.txt/);
+    } finally {
+      await client.close();
+    }
   });
 
   it("TAPEDECK_CHECKPOINTS=off records no checkpoint", async () => {

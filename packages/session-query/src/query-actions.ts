@@ -13,12 +13,14 @@ import {
   describeSession,
   describeTrace,
   eventLine,
+  filesChangedByTurn,
   hitData,
   lineageData,
   pageText,
   readData,
   sessionData,
   traceData,
+  turnFilesNote,
 } from "./query-answers";
 import type {
   EventHit,
@@ -228,9 +230,14 @@ export async function runQueryAction(
       const lastShown = events[events.length - 1];
       const nextFromSeq =
         lastShown !== undefined && lastShown.seq < session.lastSeq ? lastShown.seq + 1 : null;
+      const turnFiles = filesChangedByTurn(session.events);
       const lines = [
         `session ${session.sessionId} · ${session.events.length} events · last seq ${session.lastSeq} · ${session.turnCount} turns`,
-        ...events.map((event) => eventLine(event, session.replacedBy.has(event.seq))),
+        ...events.map(
+          (event) =>
+            eventLine(event, session.replacedBy.has(event.seq)) +
+            (event.type === "turn/end" ? turnFilesNote(turnFiles.get(event.runId)) : ""),
+        ),
       ];
       if (nextFromSeq !== null) lines.push(`(more: call again with fromSeq ${nextFromSeq})`);
       return { text: lines.join("\n"), data: readData(session, events, nextFromSeq) };

@@ -3,7 +3,7 @@
  * facts as plain JSON data (MCP `structuredContent`). Event text is untrusted log content; it is
  * clipped and whitespace-collapsed in text lines so one huge output cannot drown the answer.
  */
-import type { Session, SessionEvent } from "@tapedeck/session";
+import type { CheckpointRecord, Session, SessionEvent } from "@tapedeck/session";
 import type {
   EventHit,
   EventTrace,
@@ -56,11 +56,59 @@ export function pageText<T>(page: Page<T>, describe: (item: T) => string, empty:
   return lines.join("\n");
 }
 
-/** One `read_session` line: `#seq kind[ (compacted away)]: text`. */
+const CHANGE_LETTER = { added: "A", modified: "M", deleted: "D", renamed: "R", mode: "T" } as const;
+
+/** The checkpoint an event carries (`turn/start`, a tool's output), if any. */
+function checkpointOf(event: SessionEvent): CheckpointRecord | undefined {
+  return event.type === "turn/start" || event.type === "function_call_output"
+    ? event.checkpoint
+    : undefined;
+}
+
+/** ` [files: M a.ts, A b.ts]`: what a checkpoint says changed (none, or why it was skipped). */
+export function checkpointNote(checkpoint: CheckpointRecord | undefined): string {
+  if (checkpoint === undefined) return "";
+  if (checkpoint.id === undefined) return ` [checkpoint skipped: ${checkpoint.skipped ?? "?"}]`;
+  const files = checkpoint.changed
+    .slice(0, 20)
+    .map((change) =>
+      change.from === undefined
+        ? `${CHANGE_LETTER[change.change]} ${change.path}`
+        : `R ${change.from} -> ${change.path}`,
+    );
+  const more = (checkpoint.more ?? 0) + Math.max(0, checkpoint.changed.length - 20);
+  if (more > 0) files.push(`… ${more} more`);
+  return files.length === 0 ? " [files: no change]" : ` [files: ${files.join(", ")}]`;
+}
+
+/**
+ * The files each turn's tools changed (from the checkpoints on their outputs), by the turn's
+ * `runId`: what `read_session` adds to each `turn/end` line.
+ */
+export function filesChangedByTurn(events: readonly SessionEvent[]): Map<string, string[]> {
+  const byRun = new Map<string, Set<string>>();
+  for (const event of events) {
+    if (event.type !== "function_call_output" || event.checkpoint === undefined) continue;
+    const files = byRun.get(event.runId) ?? new Set<string>();
+    for (const change of event.checkpoint.changed) files.add(change.path);
+    byRun.set(event.runId, files);
+  }
+  return new Map([...byRun].map(([runId, files]) => [runId, [...files]]));
+}
+
+/** ` [turn changed files: a, b]` for a `turn/end` line. */
+export function turnFilesNote(files: readonly string[] | undefined): string {
+  if (files === undefined) return "";
+  if (files.length === 0) return " [turn changed no file]";
+  const shown = files.slice(0, 20).join(", ");
+  return ` [turn changed files: ${shown}${files.length > 20 ? `, … ${files.length - 20} more` : ""}]`;
+}
+
+/** One `read_session` line: `#seq kind[ (compacted away)]: text[ [files: …]]`. */
 export function eventLine(event: SessionEvent, compactedAway: boolean): string {
   const text = eventText(event);
   const hidden = compactedAway ? " (compacted away)" : "";
-  return `#${event.seq} ${kindOf(event)}${hidden}${text === "" ? "" : `: ${clip(text.replace(/\s+/gu, " "), LINE_TEXT)}`}`;
+  return `#${event.seq} ${kindOf(event)}${hidden}${text === "" ? "" : `: ${clip(text.replace(/\s+/gu, " "), LINE_TEXT)}`}${checkpointNote(checkpointOf(event))}`;
 }
 
 function describeTree(nodes: LineageNode[], indent: string): string[] {
@@ -127,6 +175,7 @@ function eventData(event: SessionEvent, length: number): Record<string, unknown>
       ? { callId: event.callId, isError: event.isError }
       : {}),
     ...(text === "" ? {} : { text: clip(text, length) }),
+    ...(checkpointOf(event) === undefined ? {} : { checkpoint: checkpointOf(event) }),
   };
 }
 
