@@ -193,11 +193,16 @@ describe("checkpoints and rewind over the real binary", () => {
     const client = new Client({ name: "tapedeck-test", version: "0.0.0" });
     await client.connect(transport);
     try {
-      const result = (await client.callTool({
-        name: "read_session",
-        arguments: { sessionId },
-      })) as CallToolResult;
-      const text = result.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+      let text = "";
+      for (let fromSeq = 1; fromSeq > 0; ) {
+        const result = (await client.callTool({
+          name: "read_session",
+          arguments: { sessionId, fromSeq, limit: 50 },
+        })) as CallToolResult;
+        const page = result.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+        text += page;
+        fromSeq = Number(/call again with fromSeq (\d+)/.exec(page)?.[1] ?? 0);
+      }
       expect(text).toContain("[files: A a.txt]");
       expect(text).toMatch(/function_call_output.*\[files: .*D tracked\.txt/);
       expect(text).toContain("[turn changed files: a.txt]");
