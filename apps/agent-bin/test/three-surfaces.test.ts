@@ -13,7 +13,7 @@
  * `allow_once` on each (the CLI's "y", the ACP client's allow-once option, the web's decision),
  * and the model requests are compared byte for byte by the replay server (strict matching). This
  * test caught ACP's `session/new` writing the seed under a runId of its own where the CLI and the
- * web name it after the session (DESIGN: seed events carry the run that created the session).
+ * web name it after the session (`architecture/contract.md`: seed events carry the run that created the session).
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";

@@ -104,7 +104,7 @@ async function openWriterRepairingTail(
 }
 
 /**
- * Prepares a run as the table in DESIGN.md ("Resume and fork") says:
+ * Prepares a run as the table in `architecture/contract.md` ("Runs") says:
  *
  * | case | file | written |
  * |---|---|---|

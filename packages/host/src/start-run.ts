@@ -265,7 +265,7 @@ const finished = (runId: string, sessionId: string): RunResult => ({
 });
 
 /**
- * Starts a run as DESIGN.md ("Host runtime") says: resolves the session (`continueLatest` is the
+ * Starts a run as `architecture/contract.md` ("Runs") says: resolves the session (`continueLatest` is the
  * latest of the caller's workspace, an error when there is none), works in the session's recorded
  * cwd and workspace, reads a slash command once, resolves the provider before anything is written,
  * and persists the run's first events. `/goal` writes one `goal/set` and no turn; `/compact` is a

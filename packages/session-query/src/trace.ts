@@ -37,7 +37,7 @@ interface Citation {
 }
 
 /**
- * Every citation of a session, explicit and derived (DESIGN "Query", derived events):
+ * Every citation of a session, explicit and derived (`architecture/contract.md`, "Query"):
  * `sourceEventSeqs` (`source`); a `model/request` is derived from the events in its `inputItems`
  * (`input`); an assistant `message` and a `function_call` cite the `model/request` they answer
  * (`answer`: the latest request of the same run before them). Logs without `model/request`

@@ -23,7 +23,7 @@ type Client = acp.AgentContext;
 /** `session/new`: a session in an existing directory, with the configured model and `ask`. */
 export async function newSession(context: AgentContext, params: acp.NewSessionRequest) {
   checkCwd(params.cwd);
-  // The seed carries the run that created the session (DESIGN), and a new session's first run is
+  // The seed carries the run that created the session (`architecture/contract.md`, "Identities"), and a new session's first run is
   // named after it: runId = sessionId, as when the CLI or the viewer create a session with its run.
   const sessionId = uuidv7();
   const created = await context.host.store.create({
