@@ -76,6 +76,38 @@ describe("Import in the viewer", () => {
     expect(JSON.parse(again.at(-1)!.data)).toMatchObject({ counts: { created: 0, unchanged: 1 } });
   });
 
+  it("shows a sub-agent's link to the Task call that started it in the lineage", async () => {
+    const app = setup();
+    const userHome = path.join(root, "user");
+    cpSync(
+      fileURLToPath(
+        new URL(
+          "../../../packages/importers/__fixtures__/made/claude-code-subagent",
+          import.meta.url,
+        ),
+      ),
+      path.join(userHome, ".claude", "projects"),
+      { recursive: true },
+    );
+    await collect(await app.request("/api/import/claude-code", post({})));
+    const list = (await (await app.request("/api/sessions")).json()) as {
+      items: Array<{ id: string; title: string; spawnedBy?: { sessionId: string; seq: number } }>;
+    };
+    const child = list.items.find((item) => item.spawnedBy !== undefined)!;
+    const parent = list.items.find((item) => item.title === "count the otters")!;
+    expect(child.spawnedBy).toMatchObject({ sessionId: parent.id, seq: 3 });
+    const up = (await (await app.request(`/api/sessions/${child.id}/lineage`)).json()) as {
+      spawnedBy?: { session: { id: string }; seq: number };
+      shortIds: Record<string, string>;
+    };
+    expect(up.spawnedBy).toMatchObject({ session: { id: parent.id }, seq: 3 });
+    expect(up.shortIds[parent.id]).toBeDefined();
+    const down = (await (await app.request(`/api/sessions/${parent.id}/lineage`)).json()) as {
+      subAgents?: Array<{ session: { id: string }; seq: number }>;
+    };
+    expect(down.subAgents).toMatchObject([{ session: { id: child.id }, seq: 3 }]);
+  });
+
   it("refuses a source it does not offer and a body with unknown fields", async () => {
     const app = setup();
     expect((await app.request("/api/import/tapedeck", post({}))).status).toBe(400);

@@ -76,6 +76,12 @@ describe("Claude Code's folders", () => {
       parentSessionId: sid,
       path: join(project, sid, "subagents", "agent-a1.jsonl"),
     });
+    // The Task call (seq 3 of the parent; no prompt to match: the last call before it started).
+    expect((await store.readHeader(child!.sessionId)).spawnedBy).toEqual({
+      sessionId: parent!.sessionId,
+      seq: 3,
+      callId: "toolu_T",
+    });
     const events = (await store.readSession(parent!.sessionId)).events;
     const link = events.find((event) => event.type === "x-claude-code-subagent");
     expect(link).toMatchObject({ sessionId: child!.sessionId, text: "find otters" });

@@ -63,6 +63,11 @@ export interface ConvertedSession {
   idsMayBeAdded?: true;
   /** The source session this one is a sub-agent of (Claude sidechains, opencode `parentID`). */
   parentOf?: SourceKey;
+  /**
+   * The tool call that started this sub-agent: the Tapedeck session imported from `parentOf`,
+   * the call's seq there and its `callId` (the header's `spawnedBy`).
+   */
+  spawnedBy?: { sessionId: string; seq: number; callId: string };
   /** More provenance for the header's `origin` (a Tapedeck fork export's `parent`). */
   originFields?: Record<string, unknown>;
 }

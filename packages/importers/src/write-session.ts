@@ -220,6 +220,7 @@ async function createNew(
       sessionId,
       createdAt: converted.createdAt,
       origin: originOf(converted),
+      ...(converted.spawnedBy === undefined ? {} : { spawnedBy: converted.spawnedBy }),
       seed: events,
       keepTimestamps: true,
       durable: options.deferSync !== true,
@@ -242,6 +243,7 @@ async function forkAndAppend(
     sessionId,
     createdAt: converted.createdAt,
     origin: originOf(converted),
+    ...(converted.spawnedBy === undefined ? {} : { spawnedBy: converted.spawnedBy }),
   });
   // A crash between the fork and this append leaves a prefix; the next import appends the rest.
   if (rest.length > 0) await store.append(sessionId, rest, { keepTimestamps: true });

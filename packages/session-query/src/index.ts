@@ -40,6 +40,8 @@ export type {
   SessionStatus,
   SessionSummary,
   SourceEvent,
+  SpawnRef,
+  SubAgentLink,
   TracedEvent,
   UsageSummary,
 } from "./query-engine";

@@ -11,6 +11,7 @@ import type {
   LineageNode,
   Page,
   SessionSummary,
+  SubAgentLink,
   TracedEvent,
 } from "./query-engine";
 import { eventText } from "./text";
@@ -129,6 +130,19 @@ export function describeLineage(lineage: Lineage): string {
   }
   lines.push(lineage.descendants.length > 0 ? "forks:" : "forks: none");
   lines.push(...describeTree(lineage.descendants, ""));
+  if (lineage.spawnedBy !== undefined) {
+    lines.push(
+      `sub-agent of ${lineage.spawnedBy.session.id} at seq ${lineage.spawnedBy.seq} (call ${lineage.spawnedBy.callId})`,
+    );
+  }
+  if (lineage.subAgents !== undefined) {
+    lines.push("sub-agents:");
+    for (const link of lineage.subAgents) {
+      lines.push(
+        `- ${link.session.id} (started at seq ${link.seq}) ${link.session.title === null ? "" : JSON.stringify(link.session.title)}`.trimEnd(),
+      );
+    }
+  }
   return lines.join("\n");
 }
 
@@ -142,6 +156,9 @@ export function describeTrace(seq: number, trace: EventTrace): string {
     `current version: ${trace.current === null ? "none" : show(trace.current)}`,
     `cites: ${trace.sources.length === 0 ? "nothing" : trace.sources.map((source) => `${show(source)} (${source.via})`).join(", ")}`,
     `cited by: ${trace.citedBy.length === 0 ? "nothing" : trace.citedBy.map((citer) => `${show(citer)} (${citer.via}, depth ${citer.depth})`).join(", ")}`,
+    ...(trace.subAgents === undefined
+      ? []
+      : [`started sub-agents: ${trace.subAgents.map((session) => session.id).join(", ")}`]),
   ].join("\n");
 }
 
@@ -159,6 +176,7 @@ export function sessionData(summary: SessionSummary): Record<string, unknown> {
     parent: summary.parent,
     forkCount: summary.forkCount,
     model: summary.model,
+    ...(summary.spawnedBy === undefined ? {} : { spawnedBy: summary.spawnedBy }),
   };
 }
 
@@ -223,6 +241,7 @@ export function traceData(trace: EventTrace): Record<string, unknown> {
       depth: citer.depth,
       via: citer.via,
     })),
+    ...(trace.subAgents === undefined ? {} : { subAgents: trace.subAgents.map(sessionData) }),
   };
 }
 
@@ -243,5 +262,11 @@ export function lineageData(lineage: Lineage): Record<string, unknown> {
       forkSeq: ancestor.forkSeq,
     })),
     descendants: lineage.descendants.map(nodeData),
+    ...(lineage.spawnedBy === undefined ? {} : { spawnedBy: linkData(lineage.spawnedBy) }),
+    ...(lineage.subAgents === undefined ? {} : { subAgents: lineage.subAgents.map(linkData) }),
   };
+}
+
+function linkData(link: SubAgentLink): Record<string, unknown> {
+  return { session: sessionData(link.session), seq: link.seq, callId: link.callId };
 }

@@ -13,7 +13,14 @@ import {
   normalizeEventQuery,
   normalizeSessionQuery,
 } from "./normalize-query";
-import type { EventHit, Page, SessionQueryEngine, SessionSummary } from "./query-engine";
+import type {
+  EventHit,
+  Lineage,
+  Page,
+  SessionQueryEngine,
+  SessionSummary,
+  SubAgentLink,
+} from "./query-engine";
 import { type ParsedScope, parseScope, parseSeq, parseSessionId } from "./query-schema";
 import { buildLineage, traceSessionEvent } from "./trace";
 
@@ -34,6 +41,11 @@ export interface QueryBackend {
   summary(scope: ParsedScope, sessionId: string): MaybePromise<SessionSummary | null>;
   /** The summaries of a session's forks in scope, in any order. */
   forks(scope: ParsedScope, sessionId: string): MaybePromise<SessionSummary[]>;
+  /**
+   * The summaries of the sessions in scope whose header names `sessionId` in `spawnedBy` (the
+   * sub-agents its tool calls started), in any order.
+   */
+  spawned(scope: ParsedScope, sessionId: string): MaybePromise<SessionSummary[]>;
 }
 
 /** Oldest first, then by id: the order of a lineage's children. */
@@ -63,7 +75,13 @@ export function queryEngine(backend: QueryBackend): SessionQueryEngine {
 
     async traceEvent(scope, sessionId, seq) {
       const parsedSeq = parseSeq(seq);
-      return traceSessionEvent(await engine.readSession(scope, sessionId), parsedSeq);
+      const trace = traceSessionEvent(await engine.readSession(scope, sessionId), parsedSeq);
+      if (trace.event.type !== "function_call") return trace;
+      // The sub-agents this call started live in sessions of their own (header `spawnedBy`).
+      const spawned = (await backend.spawned(parseScope(scope), trace.sessionId))
+        .filter((child) => child.spawnedBy?.seq === parsedSeq)
+        .sort(byCreation);
+      return spawned.length === 0 ? trace : { ...trace, subAgents: spawned };
     },
 
     async traceLineage(scope, sessionId) {
@@ -71,11 +89,43 @@ export function queryEngine(backend: QueryBackend): SessionQueryEngine {
       const id = parseSessionId(sessionId);
       const summary = await backend.summary(parsedScope, id);
       if (summary === null) throw new SessionNotFoundError(id);
-      return buildLineage(summary, {
+      const lineage = await buildLineage(summary, {
         summary: async (parentId) => backend.summary(parsedScope, parentId),
         children: async (parentId) => (await backend.forks(parsedScope, parentId)).sort(byCreation),
       });
+      return withSubAgents(lineage, await subAgentLinks(backend, parsedScope, summary));
     },
   };
   return engine;
+}
+
+/** Both ends of a session's sub-agent links: who started it, and whom it started. */
+async function subAgentLinks(
+  backend: QueryBackend,
+  scope: ParsedScope,
+  summary: SessionSummary,
+): Promise<{ spawnedBy?: SubAgentLink; subAgents: SubAgentLink[] }> {
+  const subAgents = (await backend.spawned(scope, summary.id))
+    .flatMap((child) =>
+      child.spawnedBy === undefined
+        ? []
+        : [{ session: child, seq: child.spawnedBy.seq, callId: child.spawnedBy.callId }],
+    )
+    .sort((a, b) => a.seq - b.seq || byCreation(a.session, b.session));
+  const ref = summary.spawnedBy;
+  if (ref === undefined || ref.sessionId === summary.id) return { subAgents };
+  const spawner = await backend.summary(scope, ref.sessionId);
+  if (spawner === null) return { subAgents };
+  return { spawnedBy: { session: spawner, seq: ref.seq, callId: ref.callId }, subAgents };
+}
+
+/** The lineage with its sub-agent links, each only when there is one. */
+function withSubAgents(
+  lineage: Lineage,
+  links: { spawnedBy?: SubAgentLink; subAgents: SubAgentLink[] },
+): Lineage {
+  const result: Lineage = { ...lineage };
+  if (links.spawnedBy !== undefined) result.spawnedBy = links.spawnedBy;
+  if (links.subAgents.length > 0) result.subAgents = links.subAgents;
+  return result;
 }

@@ -61,6 +61,23 @@ export interface SessionSummary {
   usage: UsageSummary;
   /** When `status` is `damaged`: the error code (e.g. `SEQ_GAP`) and message. */
   damage?: { code: string; message: string };
+  /** For a sub-agent: the tool call of another session that started it (the header's `spawnedBy`). */
+  spawnedBy?: SpawnRef;
+}
+
+/** A tool call that started a sub-agent session: the session, the call's seq and its `callId`. */
+export interface SpawnRef {
+  sessionId: string;
+  seq: number;
+  callId: string;
+}
+
+/** A sub-agent link: the session at the other end, and the call (seq, `callId`) that started it. */
+export interface SubAgentLink {
+  session: SessionSummary;
+  /** Seq of the `function_call` in the spawning session. */
+  seq: number;
+  callId: string;
 }
 
 /** Markers put around each matched term in a snippet. Default `«` and `»`. */
@@ -212,6 +229,11 @@ export interface EventTrace {
    * answered.
    */
   citedBy: CitingEvent[];
+  /**
+   * For a `function_call` that started sub-agents (Claude Code's Task): their sessions in scope,
+   * oldest first. Absent when there are none.
+   */
+  subAgents?: SessionSummary[];
 }
 
 /** A fork in a lineage tree. */
@@ -232,6 +254,13 @@ export interface Lineage {
   ancestors: Array<{ session: SessionSummary; forkSeq: number }>;
   /** Forks of this session, recursively, oldest first at each level. */
   descendants: LineageNode[];
+  /**
+   * For a sub-agent: the session (in scope) whose tool call started it, and that call. Absent
+   * otherwise.
+   */
+  spawnedBy?: SubAgentLink;
+  /** The sub-agents this session started (in scope), by the call's seq. Absent when none. */
+  subAgents?: SubAgentLink[];
 }
 
 /**

@@ -4,7 +4,7 @@
  * only the bytes appended since the last sync.
  */
 import type { MessageEvent, SessionEvent, SessionHeader } from "@tapedeck/session";
-import type { SessionStatus, SessionSummary } from "./query-engine";
+import type { SessionStatus, SessionSummary, SpawnRef } from "./query-engine";
 
 /** Longest title kept; longer first messages are cut with `…`. */
 export const TITLE_LENGTH = 120;
@@ -114,6 +114,13 @@ export interface Damage {
   message: string;
 }
 
+/** The header's `spawnedBy`, copied to its three fields (a header keeps unknown fields). */
+export function spawnRefOf(header: SessionHeader): SpawnRef | undefined {
+  const spawnedBy = header.spawnedBy;
+  if (spawnedBy === undefined) return undefined;
+  return { sessionId: spawnedBy.sessionId, seq: spawnedBy.seq, callId: spawnedBy.callId };
+}
+
 /** A fresh {@link SessionSummary} object. */
 export function toSummary(
   header: SessionHeader,
@@ -141,6 +148,8 @@ export function toSummary(
     },
   };
   if (damage !== null) summary.damage = { ...damage };
+  const spawnedBy = spawnRefOf(header);
+  if (spawnedBy !== undefined) summary.spawnedBy = spawnedBy;
   return summary;
 }
 
@@ -152,5 +161,6 @@ export function copySummary(summary: SessionSummary): SessionSummary {
     usage: { ...summary.usage },
   };
   if (summary.damage !== undefined) copy.damage = { ...summary.damage };
+  if (summary.spawnedBy !== undefined) copy.spawnedBy = { ...summary.spawnedBy };
   return copy;
 }

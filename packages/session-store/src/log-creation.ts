@@ -169,6 +169,15 @@ function newHeader(
     ...(fields.parent === undefined ? {} : { parent: fields.parent }),
     agent: { ...creation.agent },
     ...(options.origin === undefined ? {} : { origin: { ...options.origin } }),
+    ...(options.spawnedBy === undefined
+      ? {}
+      : {
+          spawnedBy: {
+            sessionId: options.spawnedBy.sessionId,
+            seq: options.spawnedBy.seq,
+            callId: options.spawnedBy.callId,
+          },
+        }),
   };
 }
 

@@ -5,6 +5,7 @@ import type {
   SessionEvent,
   SessionEventDraft,
   SessionHeader,
+  SpawnedByRef,
   SurfaceItem,
 } from "@tapedeck/session";
 import type { ChangeCursor } from "./journal-format";
@@ -183,6 +184,11 @@ export interface ImportedHeaderOptions {
   createdAt?: string;
   /** `origin` of the header. */
   origin?: SessionOrigin;
+  /**
+   * `spawnedBy` of the header: the tool call of another session that started this one as a
+   * sub-agent (format version 1, optional; see `architecture/session-log.md`).
+   */
+  spawnedBy?: SpawnedByRef;
   /**
    * `false`: write the new log without waiting for `fsync`; call `syncLogs` for a batch of them
    * afterwards (one concurrent flush instead of two waits per file). Default `true`.

@@ -212,6 +212,15 @@ function LineagePanel({ sessionId, onOpen, refreshKey }: Props) {
       {error !== null ? <div className="error-box">{error}</div> : null}
       {lineage !== null ? (
         <ul className="tree">
+          {lineage.spawnedBy !== undefined ? (
+            <li data-testid="spawned-by">
+              {node(
+                lineage.spawnedBy.session.id,
+                lineage.spawnedBy.session.title,
+                `(sub-agent of it, started at #${lineage.spawnedBy.seq})`,
+              )}
+            </li>
+          ) : null}
           {[...lineage.ancestors].reverse().map((ancestor) => (
             <li key={ancestor.session.id}>
               {node(
@@ -228,6 +237,15 @@ function LineagePanel({ sessionId, onOpen, refreshKey }: Props) {
             ) : (
               <div className="muted small">No forks.</div>
             )}
+            {lineage.subAgents !== undefined ? (
+              <ul className="tree" data-testid="sub-agents">
+                {lineage.subAgents.map((link) => (
+                  <li key={link.session.id}>
+                    {node(link.session.id, link.session.title, `(sub-agent from #${link.seq})`)}
+                  </li>
+                ))}
+              </ul>
+            ) : null}
           </li>
         </ul>
       ) : null}

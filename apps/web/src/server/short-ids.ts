@@ -18,7 +18,7 @@ export async function shortIdsOf(store: SessionStore, ids: Iterable<string>): Pr
   return Object.fromEntries([...new Set(ids)].map((id) => [id, short.get(id) ?? id]));
 }
 
-/** Every session id a lineage shows: the session, its ancestors and its forks. */
+/** Every session id a lineage shows: the session, its ancestors, its forks and sub-agent links. */
 export function lineageIds(lineage: Lineage): string[] {
   const ids = [lineage.session.id, ...lineage.ancestors.map((ancestor) => ancestor.session.id)];
   const walk = (nodes: Lineage["descendants"]) => {
@@ -28,6 +28,8 @@ export function lineageIds(lineage: Lineage): string[] {
     }
   };
   walk(lineage.descendants);
+  if (lineage.spawnedBy !== undefined) ids.push(lineage.spawnedBy.session.id);
+  for (const link of lineage.subAgents ?? []) ids.push(link.session.id);
   return ids;
 }
 

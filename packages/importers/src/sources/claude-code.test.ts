@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { importedSessionId } from "../ids";
 import { convertClaudeCode } from "./claude-code";
 import { fileOf, replays, typesOf } from "./test-lines";
 
@@ -257,6 +258,13 @@ describe("convertClaudeCode", () => {
     expect(typesOf(child!.events)).toEqual(["turn/start", "message", "message"]);
     const link = parent!.events.find((event) => event.type === "x-claude-code-subagent");
     expect(link).toMatchObject({ originSessionId: `${sid}/sidechain-side-1`, text: "look around" });
+    // Linked to the Task call that started it: seq 3 of the parent, its call id.
+    expect(parent!.events[2]).toMatchObject({ type: "function_call", callId: "toolu_t" });
+    expect(child!.spawnedBy).toEqual({
+      sessionId: importedSessionId(parent!.key, parent!.createdAt),
+      seq: 3,
+      callId: "toolu_t",
+    });
     replays(parent!);
     replays(child!);
   });

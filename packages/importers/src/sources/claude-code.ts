@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { DraftBuilder, isoTime } from "../draft-builder";
 import { importedSessionId } from "../ids";
+import { parseJsonLine } from "../lines";
 import type { Conversion, ConvertedSession, SkippedLine, SourceKey } from "../types";
 import {
   assistantBlock,
@@ -141,8 +142,47 @@ export function convertClaudeCode(
     if (converted === undefined) continue;
     sessions.push(tree.forkOf === undefined ? converted : { ...converted, forkOf: tree.forkOf });
   }
+  const trunk = sessions.find((session) => session.forkOf === undefined);
+  if (trunk !== undefined) linkSpawners(trunk, children);
   sessions.push(...children);
   return { sessions, skipped, entries: count };
+}
+
+/** Claude Code's tools that start a sub-agent (`Task`; `Agent` in later versions). */
+const spawningTools = new Set(["Task", "Agent"]);
+
+/**
+ * Sets each sub-agent's `spawnedBy`: the call of `parent` that started it. The sub-agent's first
+ * prompt is the call's `prompt`; parallel calls with the same prompt go in order; a sub-agent no
+ * prompt matches takes the last call not taken that was made before it started. Only calls
+ * written before the sub-agent's first entry are candidates in either case, so a file that grows
+ * links each sub-agent as before.
+ */
+function linkSpawners(parent: ConvertedSession, children: readonly ConvertedSession[]): void {
+  const parentId = importedSessionId(parent.key, parent.createdAt);
+  const calls = parent.events.flatMap((event, index) => {
+    if (event.type !== "function_call" || !spawningTools.has(event.name)) return [];
+    const input = parseArguments(event.arguments);
+    const prompt = typeof input?.prompt === "string" ? input.prompt : undefined;
+    return [{ seq: index + 1, callId: event.callId, ts: event.ts, prompt }];
+  });
+  const taken = new Set<number>();
+  const ordered = [...children].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  for (const child of ordered) {
+    const first = child.events.find((event) => event.type === "message" && event.role === "user");
+    const prompt = first !== undefined && "content" in first ? first.content : undefined;
+    const before = calls.filter((call) => !taken.has(call.seq) && call.ts <= child.createdAt);
+    const call = before.find((candidate) => candidate.prompt === prompt) ?? before.at(-1);
+    if (call === undefined) continue;
+    taken.add(call.seq);
+    child.spawnedBy = { sessionId: parentId, seq: call.seq, callId: call.callId };
+  }
+}
+
+/** A call's `arguments` (the JSON this converter wrote from the source's `input`) as an object. */
+function parseArguments(text: string): Record<string, unknown> | undefined {
+  const parsed = parseJsonLine({ text, line: 0, offset: 0 }, "");
+  return parsed.ok && isRecord(parsed.value) ? parsed.value : undefined;
 }
 
 /**

@@ -232,6 +232,14 @@ export function createMemoryQueryEngine(): MemoryQueryEngine {
         return record === null ? null : summaryOf(scope, record);
       },
       forks: (scope, id) => forksOf(scope, id).map((child) => summaryOf(scope, child)),
+      spawned: (scope, id) =>
+        [...sessions.values()]
+          .filter(
+            (record) =>
+              record.header.spawnedBy?.sessionId === id &&
+              scopeAllows(scope, record.header.workspaceId),
+          )
+          .map((record) => summaryOf(scope, record)),
     }),
 
     ingest(header, events) {

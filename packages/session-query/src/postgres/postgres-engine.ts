@@ -371,6 +371,23 @@ function postgresEngine(db: Connection): PostgresQueryEngine {
         );
         return rows.map(summaryOf);
       },
+      async spawned(scope, id) {
+        const workspaces = workspacesOf(scope);
+        const params = new Params();
+        const forks = forkCountSql(params, workspaces);
+        // The header as pushed (its line 1): a text match narrows, the parsed header decides
+        // (no cast to jsonb, which refuses some texts JSON allows).
+        const where = [
+          `strpos(s.header, '"spawnedBy"') > 0`,
+          `strpos(s.header, ${params.add(id)}) > 0`,
+        ];
+        if (workspaces !== null) where.push(`s.workspace_id = ANY(${params.add(workspaces)})`);
+        const { rows } = await db.query<SessionRow>(
+          `SELECT ${sessionColumns}, ${forks} FROM tapedeck_sessions s WHERE ${where.join(" AND ")}`,
+          params.values,
+        );
+        return rows.map(summaryOf).filter((summary) => summary.spawnedBy?.sessionId === id);
+      },
     }),
 
     push: (store, pushOptions = {}) => pushStore(db, store, pushOptions),

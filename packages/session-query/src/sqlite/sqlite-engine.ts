@@ -188,6 +188,19 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
           .all(id)
           .map(summaryOf);
       },
+      spawned(scope, id) {
+        const workspaces = workspacesOf(scope);
+        // The header as written (its line 1): a text match narrows, the parsed header decides.
+        return prepared<SummaryRow>(
+          `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s
+           WHERE instr(s.header, '"spawnedBy"') > 0 AND instr(s.header, ?) > 0${
+             workspaces === null ? "" : ` AND s.workspace IN (${workspaces.join(",")})`
+           }`,
+        )
+          .all(id)
+          .map(summaryOf)
+          .filter((summary) => summary.spawnedBy?.sessionId === id);
+      },
     }),
 
     async sync(syncOptions = {}) {

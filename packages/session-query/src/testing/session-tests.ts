@@ -120,6 +120,47 @@ export function sessionTests(context: SuiteContext): void {
       ]);
     });
 
+    it("links a sub-agent to the tool call that started it: lineage both ways, the call's trace", async () => {
+      const parent = build()
+        .turn()
+        .user("delegate the search")
+        .call("Task", { prompt: "find otters" }, "toolu_task");
+      const callSeq = parent.events.length;
+      parent.output("found two otters").end();
+      const child = build().turn().user("find otters").assistant("two otters");
+      Object.assign(child.header, {
+        spawnedBy: { sessionId: parent.header.sessionId, seq: callSeq, callId: "toolu_task" },
+      });
+      const other = conversation("unrelated", "ok");
+      await put(parent, child, other);
+
+      const childSummary = (await engine.listSessions(all)).items.find(
+        (item) => item.id === child.header.sessionId,
+      );
+      expect(childSummary?.spawnedBy).toEqual({
+        sessionId: parent.header.sessionId,
+        seq: callSeq,
+        callId: "toolu_task",
+      });
+      const up = await engine.traceLineage(all, child.header.sessionId);
+      expect(up.spawnedBy).toMatchObject({
+        session: { id: parent.header.sessionId },
+        seq: callSeq,
+        callId: "toolu_task",
+      });
+      expect(up.ancestors).toEqual([]);
+      const down = await engine.traceLineage(all, parent.header.sessionId);
+      expect(down.subAgents?.map((link) => [link.session.id, link.seq])).toEqual([
+        [child.header.sessionId, callSeq],
+      ]);
+      expect(down.spawnedBy).toBeUndefined();
+      const trace = await engine.traceEvent(all, parent.header.sessionId, callSeq);
+      expect(trace.subAgents?.map((session) => session.id)).toEqual([child.header.sessionId]);
+      const prompt = await engine.traceEvent(all, parent.header.sessionId, callSeq - 1);
+      expect(prompt.subAgents).toBeUndefined();
+      expect((await engine.traceLineage(all, other.header.sessionId)).subAgents).toBeUndefined();
+    });
+
     it("exports a fork self-contained, parent kept in the header", async () => {
       const { child } = await family();
       const text = await exportSession(engine, all, child.header.sessionId);

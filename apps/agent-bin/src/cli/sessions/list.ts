@@ -2,7 +2,11 @@ import { MAX_LIMIT, type SessionSummary, settleActiveSessions } from "@tapedeck/
 import { oneLine, type SessionsContext } from "./context";
 
 function summaryLine(summary: SessionSummary): string {
-  return `${summary.id}  ${summary.updatedAt.slice(0, 16).replace("T", " ")}  ${String(summary.turnCount).padStart(3)} ${summary.turnCount === 1 ? "turn " : "turns"}  ${summary.status.padEnd(11)}  ${oneLine(summary.title, 60)}`;
+  const spawned =
+    summary.spawnedBy === undefined
+      ? ""
+      : `  (sub-agent of ${summary.spawnedBy.sessionId} at #${summary.spawnedBy.seq})`;
+  return `${summary.id}  ${summary.updatedAt.slice(0, 16).replace("T", " ")}  ${String(summary.turnCount).padStart(3)} ${summary.turnCount === 1 ? "turn " : "turns"}  ${summary.status.padEnd(11)}  ${oneLine(summary.title, 60)}${spawned}`;
 }
 
 /** `sessions list [--all] [--json]`: every session of the scope, newest first. */

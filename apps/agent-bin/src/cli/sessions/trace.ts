@@ -49,5 +49,7 @@ export async function trace(context: SessionsContext): Promise<number> {
     io.stdout.write(
       `  cited by #${citing.seq} ${oneLine(describeEvent(citing.event), 100)} [${citationLabel(citing.via)}${citing.depth > 1 ? `, depth ${citing.depth}` : ""}]\n`,
     );
+  for (const session of trace.subAgents ?? [])
+    io.stdout.write(`  started sub-agent ${session.id} ${oneLine(session.title, 100)}\n`);
   return 0;
 }
