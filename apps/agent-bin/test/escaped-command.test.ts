@@ -53,6 +53,14 @@ describe("run_command with a child that escaped its process group (issue 27, ite
       /^Error: Command timed out after 2s and was killed\. Still running and left alone/,
     );
     expect(output).toContain(`pid ${pid} (sleep 40)`);
+    // And recorded as data: which processes of the call were left running.
+    const logs = homeLogs(attack.workspace.home);
+    const [sessionId = ""] = await logs.sessionIds();
+    const events = await logs.lines(sessionId);
+    const left = events.find((event) => event.type === "x-process/left-running");
+    expect(left).toMatchObject({ processes: [{ pid, command: "sleep 40" }] });
+    const outputAt = events.findIndex((event) => event.type === "function_call_output");
+    expect(events.indexOf(left ?? {})).toBeLessThan(outputAt);
   });
 
   it("Ctrl-C ends the run (exit 130) within seconds instead of showing Cancelling… until the child exits", async () => {

@@ -60,6 +60,7 @@ export {
   type AnyAgentTool,
   capOutput,
   DEFAULT_OUTPUT_CAP,
+  type LeftRunningProcess,
   type ToolAccess,
   type ToolContext,
   ToolError,

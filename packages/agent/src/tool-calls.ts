@@ -3,6 +3,7 @@ import {
   type ApprovalDecision,
   type ApprovalPolicy,
   type FunctionCallEvent,
+  PROCESS_LEFT_RUNNING_EVENT,
   PROCESS_START_EVENT,
 } from "@tapedeck/session";
 import type { RunCheckpoints } from "./run-checkpoints";
@@ -207,6 +208,21 @@ export async function runToolCalls(
                   runId,
                   callId: call.callId,
                   process,
+                  sourceEventSeqs: [call.seq],
+                },
+              ]);
+            },
+            onProcessesLeftRunning: async (processes) => {
+              await write([
+                {
+                  type: PROCESS_LEFT_RUNNING_EVENT,
+                  runId,
+                  callId: call.callId,
+                  // Command lines are tool output: known secrets never reach the log.
+                  processes: processes.map((entry) => ({
+                    ...entry,
+                    command: redactSecrets(entry.command, options.secrets),
+                  })),
                   sourceEventSeqs: [call.seq],
                 },
               ]);

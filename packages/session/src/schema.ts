@@ -490,6 +490,37 @@ export const processStartEventSchema = lazySchemaObject(processStartEvent);
 /** A parsed `x-process/start` event. */
 export type ProcessStartEvent = Known<z.infer<typeof processStartEventSchema>>;
 
+/** Type of the extension event that records a call's processes still running when it ended. */
+export const PROCESS_LEFT_RUNNING_EVENT = "x-process/left-running";
+
+const leftRunningProcess = lazySchema(() =>
+  z.looseObject({
+    pid: z.number().int().min(1),
+    /** Its process group id (the call's group, or another when it left with `setsid`). */
+    pgid: z.number().int().min(1),
+    /** Start time in clock ticks since boot (the boot of the call's `x-process/start`). */
+    startTicks: z.number().int().min(0),
+    /** Its command line, cut at 200 characters (untrusted text). */
+    command: z.string(),
+  }),
+);
+const processLeftRunningEvent = lazySchema(() =>
+  z.looseObject({
+    ...common(),
+    type: z.literal(PROCESS_LEFT_RUNNING_EVENT),
+    callId: z.string().min(1),
+    processes: z.array(leftRunningProcess()),
+  }),
+);
+/**
+ * `x-process/left-running`: the call `callId` (cited in `sourceEventSeqs`) ended while these of
+ * its processes still ran (a child that left the group holding the output pipes); they were left
+ * alone. Written before the call's output. An `x-` event: readers that do not know it ignore it.
+ */
+export const processLeftRunningEventSchema = lazySchemaObject(processLeftRunningEvent);
+/** A parsed `x-process/left-running` event. */
+export type ProcessLeftRunningEvent = Known<z.infer<typeof processLeftRunningEventSchema>>;
+
 /** Each known event type's schema getter (built on first use). */
 const knownEventSchemaOf = {
   "turn/start": turnStartEvent,

@@ -30,6 +30,23 @@ export interface ToolContext {
    * crash can end it. When it rejects, the tool kills the group and fails the call.
    */
   onProcessStart?: (process: ToolProcess) => Promise<void>;
+  /**
+   * A tool that stops waiting for processes it started (they hold its output open after its
+   * command ended) calls this with those still running, and waits for it before it returns: the
+   * run records them (`x-process/left-running`). A rejection loses only that record.
+   */
+  onProcessesLeftRunning?: (processes: readonly LeftRunningProcess[]) => Promise<void>;
+}
+
+/** A process of a call still running when the call ended (left alone). */
+export interface LeftRunningProcess {
+  pid: number;
+  /** Its process group id. */
+  pgid: number;
+  /** Start time in clock ticks since boot. */
+  startTicks: number;
+  /** Its command line, cut at 200 characters. */
+  command: string;
 }
 
 /**

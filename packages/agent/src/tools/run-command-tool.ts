@@ -11,7 +11,7 @@ import {
   signalGroup,
 } from "../process-group";
 import { toolEnvironment } from "../secrets";
-import { type AgentTool, ToolError } from "./agent-tool";
+import { type AgentTool, type LeftRunningProcess, ToolError } from "./agent-tool";
 
 const runCommandArgs = lazySchema(() =>
   z.object({
@@ -55,20 +55,31 @@ const KILL_GRACE_MS = 3_000;
 const LISTED_PROCESSES = 10;
 
 /**
- * The sentence about the call's processes still running when the call stopped waiting for its
- * pipes (a background child holding them, or one that left the group with `setsid`), or "".
+ * The call's processes still running when it stopped waiting for its pipes (a background child
+ * holding them, or one that left the group with `setsid`), and the sentence that names them ("").
  */
-function leftRunningNote(record: ToolProcess, marker: CallMarker): string {
-  if (record.startTicks === undefined) return "";
+function leftRunning(
+  record: ToolProcess,
+  marker: CallMarker,
+): { processes: LeftRunningProcess[]; note: string } {
+  if (record.startTicks === undefined) return { processes: [], note: "" };
   const running = markedProcesses(marker.digest, record.startTicks);
-  if (running.length === 0) return "";
+  if (running.length === 0) return { processes: [], note: "" };
   const listed = running
     .slice(0, LISTED_PROCESSES)
     .map((entry) => `pid ${entry.pid} (${entry.command})`)
     .join(", ");
   const more =
     running.length > LISTED_PROCESSES ? `, and ${running.length - LISTED_PROCESSES} more` : "";
-  return ` Still running and left alone (its output is no longer read): ${listed}${more}.`;
+  return {
+    processes: running.map(({ pid, pgrp, startTicks, command }) => ({
+      pid,
+      pgid: pgrp,
+      startTicks,
+      command,
+    })),
+    note: ` Still running and left alone (its output is no longer read): ${listed}${more}.`,
+  };
 }
 
 /** Combined output kept within a cap: the head and the tail, with a line saying what was cut. */
@@ -205,15 +216,23 @@ export function createRunCommandTool(
           clearTimeout(timer);
           clearTimeout(grace);
           context.signal.removeEventListener("abort", onAbort);
-          let note = "";
+          let left: ReturnType<typeof leftRunning> = { processes: [], note: "" };
           if (!pipesClosed) {
             child.stdout?.destroy();
             child.stderr?.destroy();
-            note = record === undefined ? "" : leftRunningNote(record, marker);
+            if (record !== undefined) left = leftRunning(record, marker);
           }
-          const result = settleOutput(outcome, exit, note, buffer.text());
-          if (result.ok) resolve(result.text);
-          else reject(new ToolError(result.text));
+          const result = settleOutput(outcome, exit, left.note, buffer.text());
+          const settle = () => {
+            if (result.ok) resolve(result.text);
+            else reject(new ToolError(result.text));
+          };
+          // Logged before the output (`x-process/left-running`); a failed write loses only that.
+          if (left.processes.length > 0 && context.onProcessesLeftRunning !== undefined) {
+            context.onProcessesLeftRunning(left.processes).then(settle, settle);
+          } else {
+            settle();
+          }
         };
         const armGrace = (ms: number) => {
           grace ??= setTimeout(() => finish(false), ms);
