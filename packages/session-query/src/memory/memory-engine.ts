@@ -41,8 +41,9 @@ export interface MemoryQueryEngine extends SessionQueryEngine {
   /**
    * Adds a session's log (header and its own events, in file order), replacing any earlier log
    * with the same id. The values are copied. Header and events are schema-validated
-   * (`EventLogCorruptError` when they are not log lines at all); invariants are checked lazily: a
-   * seq gap marks the session damaged at once, any other violation when it is read.
+   * (`EventLogCorruptError` when they are not log lines at all); every invariant is checked as it
+   * is added (a fork against its parent's prefix, when the parent was added first), and only the
+   * events before the first damage are served.
    */
   ingest(header: SessionHeader, events: readonly SessionEvent[]): void;
   /** Forgets a session (as when its log is moved to the trash). No-op for an unknown id. */
