@@ -231,6 +231,8 @@ async function pushLogEvents(
     (state !== undefined &&
       (Number(state.file_ino) !== file.ino ||
         file.size < Number(state.file_offset) ||
+        // Same size, other time: changed in place (an append always grows the file).
+        (file.size === Number(state.file_size) && file.mtime !== state.file_mtime) ||
         state.header !== local.headerText));
   if (row.header !== job.headerText || replaced) {
     if (row.source !== context.source) {
