@@ -87,6 +87,17 @@ export {
   type StartRunOptions,
   startRun,
 } from "./start-run";
+export {
+  type CompactReport,
+  coldAgeMs,
+  compactHome,
+  DEFAULT_COLD_DAYS,
+  parseDuration,
+  type StorageReport,
+  type StorageRow,
+  storageContributors,
+  storageReport,
+} from "./storage";
 export type { ReclaimOptions, StorageContributor, StorageUsage } from "./storage-contributor";
 export { describeIndexUrl, openTeamIndex, type TeamIndex } from "./team-index";
 export { sessionTitle, titleOfPrompt } from "./titles";

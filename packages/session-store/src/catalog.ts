@@ -6,6 +6,7 @@ import * as fs from "node:fs";
 import { join } from "node:path";
 import { EventLogCorruptError, parseHeaderLine, type SessionHeader } from "@tapedeck/session";
 import * as z from "zod/mini";
+import { COLD_SUFFIX, coldHeader, coldPathOf } from "./cold-log";
 import { hasErrorCode } from "./fs-util";
 import { mayBeTempName } from "./leftover-temps";
 import { sessionIdOfFileName } from "./log-names";
@@ -32,6 +33,8 @@ export const logOffsetSchema = z.pipe(
  */
 export interface LogNames {
   ids: string[];
+  /** The ids whose log is compressed only (`<id>.jsonl.zst`, no plain log beside it). */
+  cold?: ReadonlySet<string>;
   skipped: SkippedEntry[];
   temps: string[];
 }
@@ -48,7 +51,16 @@ export async function listLogNames(sessionsDir: string): Promise<LogNames> {
   const ids: string[] = [];
   const skipped: SkippedEntry[] = [];
   const temps: string[] = [];
+  const plain = new Set<string>();
+  const cold = new Set<string>();
   for (const entry of entries) {
+    const coldId = entry.name.endsWith(COLD_SUFFIX)
+      ? sessionIdOfFileName(entry.name.slice(0, -COLD_SUFFIX.length))
+      : undefined;
+    if (coldId !== undefined && entry.isFile()) {
+      cold.add(coldId);
+      continue;
+    }
     const sessionId = sessionIdOfFileName(entry.name);
     if (sessionId === undefined) {
       if (mayBeTempName(entry.name)) temps.push(entry.name);
@@ -60,9 +72,12 @@ export async function listLogNames(sessionsDir: string): Promise<LogNames> {
       continue;
     }
     ids.push(sessionId);
+    plain.add(sessionId);
   }
+  for (const id of plain) cold.delete(id);
+  ids.push(...cold);
   ids.sort();
-  return { ids, skipped, temps };
+  return { ids, skipped, temps, cold };
 }
 
 function kindOf(entry: fs.Dirent): LogEntryKind {
@@ -80,6 +95,8 @@ function kindOf(entry: fs.Dirent): LogEntryKind {
 export function catalogEntry(path: string, sessionId: string): LogEntry | null {
   let fd: number;
   try {
+    if (!fs.existsSync(path) && fs.existsSync(coldPathOf(path)))
+      return coldCatalogEntry(path, sessionId);
     // O_NONBLOCK: a FIFO put there since the listing does not hang the open.
     fd = fs.openSync(
       path,
@@ -133,6 +150,58 @@ export function catalogEntry(path: string, sessionId: string): LogEntry | null {
   }
 }
 
+/**
+ * The catalog entry of compressed log `<path>.zst`: the plain log's size (from the frame
+ * headers), the compressed file's times and inode, line 1 from the first frame only.
+ */
+export function coldCatalogEntry(path: string, sessionId: string): LogEntry | null {
+  const found = coldHeader(coldPathOf(path));
+  if (found === undefined) return null;
+  if (found === null) {
+    const stat = fs.statSync(coldPathOf(path), { throwIfNoEntry: false });
+    if (stat === undefined) return null;
+    return {
+      sessionId,
+      size: asLogOffset(stat.size),
+      modifiedAt: stat.mtime,
+      modifiedMs: stat.mtimeMs,
+      inode: stat.ino,
+      compressed: true,
+      headerError: new EventLogCorruptError("BAD_HEADER", "the compressed log cannot be read", {
+        line: 1,
+        offset: 0,
+        sessionId,
+      }),
+    };
+  }
+  const base = {
+    sessionId,
+    size: asLogOffset(found.size),
+    modifiedAt: found.stat.mtime,
+    modifiedMs: found.stat.mtimeMs,
+    inode: found.stat.ino,
+    compressed: true,
+  };
+  let header: SessionHeader;
+  try {
+    header = parseHeaderLine(found.text, { line: 1, offset: 0 });
+  } catch (error) {
+    if (!EventLogCorruptError.isInstance(error)) throw error;
+    return { ...base, headerError: error.withLocation({ sessionId }) };
+  }
+  if (header.sessionId !== sessionId) {
+    return {
+      ...base,
+      headerError: new EventLogCorruptError(
+        "BAD_HEADER",
+        `header names session ${header.sessionId}, but the file belongs to session ${sessionId}`,
+        { line: 1, offset: 0, sessionId },
+      ),
+    };
+  }
+  return { ...base, header, headerText: found.text, headerEnd: asLogOffset(found.end) };
+}
+
 /** Line 1 (without its "\n") and the offset after it; `null` when there is no whole first line. */
 function readFirstLine(fd: number): { text: string; end: number } | null {
   let size = 4096;
@@ -149,13 +218,16 @@ function readFirstLine(fd: number): { text: string; end: number } | null {
 /** Every log of a listing of the folder with its catalog entry; see `SessionStore.scan`. */
 export function scanFolder(
   sessionsDir: string,
-  { ids, skipped }: LogNames,
+  { ids, skipped, cold }: LogNames,
   warn: (path: string, message: string) => void,
 ): ScanResult {
   for (const entry of skipped) warn(join(sessionsDir, entry.name), entry.reason);
   const logs: LogEntry[] = [];
   for (const sessionId of ids) {
-    const entry = catalogEntry(join(sessionsDir, `${sessionId}.jsonl`), sessionId);
+    const path = join(sessionsDir, `${sessionId}.jsonl`);
+    const entry = cold?.has(sessionId)
+      ? coldCatalogEntry(path, sessionId)
+      : catalogEntry(path, sessionId);
     if (entry !== null) logs.push(entry);
   }
   return { logs, skipped };

@@ -6,6 +6,7 @@ import {
   normalize,
   repairItems,
   type Session,
+  SessionBusyError,
   type SessionEvent,
   type SessionEventDraft,
   type SessionHeader,
@@ -16,6 +17,7 @@ import { blobThresholdOf } from "./blob-payloads";
 import { BlobStore } from "./blob-store";
 import { catalogEntry, type LogNames, listLogNames, scanFolder } from "./catalog";
 import { type ChangeJournal, DEFAULT_JOURNAL_MAX_BYTES } from "./change-journal";
+import { compressLog, freezeLog, logExists, warmLog } from "./cold-log";
 import { InvalidOffsetError, SessionHasForksError } from "./errors";
 import { LeftoverTemps } from "./leftover-temps";
 import { acquireLock, type HeldLock, liveLockOwner, releaseLock } from "./lock";
@@ -34,6 +36,8 @@ import { readEvents } from "./read-events";
 import type {
   AppendOptions,
   ChangeSet,
+  CompactOptions,
+  CompactResult,
   Durability,
   ImportedHeaderOptions,
   LogEntry,
@@ -48,6 +52,7 @@ import type {
   SessionWriter,
 } from "./session-store";
 import { moveTornTail, moveToTrash, sidecarPathOf } from "./set-aside";
+import { emptyTrash, type StoreStorageKind, storeStorageKinds } from "./storage-kinds";
 import { FileSessionWriter } from "./writer";
 
 /** The agent written into new headers when the options name none. */
@@ -136,7 +141,7 @@ class FileSessionStore implements SessionStore {
   /** Throws `SessionNotFoundError` unless the log exists. Creates nothing. */
   private assertExists(sessionId: string): string {
     const path = this.pathOf(sessionId);
-    if (!fs.existsSync(path)) throw new SessionNotFoundError(sessionId);
+    if (!logExists(path)) throw new SessionNotFoundError(sessionId);
     return path;
   }
 
@@ -180,6 +185,8 @@ class FileSessionStore implements SessionStore {
     try {
       // Recorded before anything is appended: a reader that misses this line sees the lock file.
       this.journal.record("o", sessionId);
+      // A cold log becomes plain again before anything is appended.
+      warmLog(path, sessionId);
       const replayed = await replayLog(this.pathOfBound, sessionId);
       const fd = fs.openSync(path, "a");
       return new FileSessionWriter({
@@ -284,7 +291,7 @@ class FileSessionStore implements SessionStore {
   }
 
   hasLog(sessionId: string): boolean {
-    return fs.existsSync(this.pathOf(sessionId));
+    return logExists(this.pathOf(sessionId));
   }
 
   async changesSince(cursor?: string | null): Promise<ChangeSet> {
@@ -315,6 +322,8 @@ class FileSessionStore implements SessionStore {
     try {
       const replayed = await replayLog(this.pathOfBound, sessionId, { allowTornTail: true });
       const tail = replayed.tornTail;
+      // Only a plain log can have a torn tail (a cold one was whole when it was compressed).
+      if (tail !== undefined) warmLog(path, sessionId);
       if (tail === undefined) {
         return { sessionId, action: "none", bytesMoved: 0, size: replayed.end };
       }
@@ -357,6 +366,53 @@ class FileSessionStore implements SessionStore {
     } finally {
       releaseLock(lock);
     }
+  }
+
+  async compact(sessionId: string, options: CompactOptions = {}): Promise<CompactResult> {
+    const path = this.assertExists(sessionId);
+    if (!fs.existsSync(path))
+      return { sessionId, action: "already-compressed", before: 0, after: 0 };
+    const olderThanMs = options.olderThanMs ?? 0;
+    const age = this.now().getTime() - fs.statSync(path).mtimeMs;
+    if (age < olderThanMs) return { sessionId, action: "recent", before: 0, after: 0 };
+    if (options.dryRun) {
+      const plain = fs.readFileSync(path);
+      return {
+        sessionId,
+        action: "compressed",
+        before: plain.length,
+        after: compressLog(plain).length,
+      };
+    }
+    let lock: HeldLock;
+    try {
+      lock = this.takeLock(sessionId);
+    } catch (error) {
+      if (SessionBusyError.isInstance(error))
+        return { sessionId, action: "busy", before: 0, after: 0 };
+      throw error;
+    }
+    try {
+      // Only a log that replays whole is compressed: damage stays where repair can reach it.
+      await replayLog(this.pathOfBound, sessionId);
+      this.journal.record("r", sessionId);
+      const { before, after } = freezeLog(path);
+      return { sessionId, action: "compressed", before, after };
+    } finally {
+      releaseLock(lock);
+    }
+  }
+
+  storageKinds(): StoreStorageKind[] {
+    return storeStorageKinds({
+      sessionsDir: this.sessionsDir,
+      trashDir: this.trashDir,
+      blobs: this.blobs,
+    });
+  }
+
+  emptyTrash(options: { dryRun: boolean }): { bytes: number; files: number } {
+    return emptyTrash(this.trashDir, options);
   }
 
   async lockOwner(sessionId: string): Promise<LockOwner | undefined> {

@@ -11,6 +11,8 @@ export type {
   AppendOptions,
   ChangeScanReason,
   ChangeSet,
+  CompactOptions,
+  CompactResult,
   DamagedLogEntry,
   Durability,
   HealthyLogEntry,
@@ -29,4 +31,5 @@ export type {
   SessionWriter,
   SkippedEntry,
 } from "./session-store";
+export type { StoreStorageKind } from "./storage-kinds";
 export { defaultWorkspaceId } from "./workspace";

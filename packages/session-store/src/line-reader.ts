@@ -1,4 +1,4 @@
-import type { FileHandle } from "node:fs/promises";
+import type { LogHandle } from "./cold-log";
 
 /** One whole line of a log file (without its "\n"). */
 export interface LogLine {
@@ -40,7 +40,7 @@ const newline = 0x0a;
  * is an error.
  */
 export async function* scanLines(
-  handle: FileHandle,
+  handle: LogHandle,
   options: ScanOptions = {},
 ): AsyncGenerator<LogLine[] | TornTail> {
   const chunkSize = options.chunkSize ?? 1 << 20;
@@ -97,7 +97,7 @@ export function isTornTail(value: LogLine[] | TornTail): value is TornTail {
 /**
  * Counts the "\n" bytes in `[0, end)`: the line number at a byte offset is that count plus one.
  */
-export async function countLines(handle: FileHandle, end: number): Promise<number> {
+export async function countLines(handle: LogHandle, end: number): Promise<number> {
   const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(1 << 20, end)));
   let count = 0;
   let position = 0;
@@ -121,7 +121,7 @@ export async function countLines(handle: FileHandle, end: number): Promise<numbe
 }
 
 /** The byte just before `offset` (to check that an offset starts a line), or `undefined` at 0. */
-export async function byteBefore(handle: FileHandle, offset: number): Promise<number | undefined> {
+export async function byteBefore(handle: LogHandle, offset: number): Promise<number | undefined> {
   if (offset <= 0) return undefined;
   const buffer = Buffer.alloc(1);
   const { bytesRead } = await handle.read(buffer, 0, 1, offset - 1);

@@ -1,4 +1,3 @@
-import type { FileHandle } from "node:fs/promises";
 import {
   appendParentPrefix,
   EventLogCorruptError,
@@ -11,6 +10,7 @@ import {
 } from "@tapedeck/session";
 import { hasBlobRef, resolveBlobs } from "./blob-payloads";
 import { type BlobStore, blobsBesideLog } from "./blob-store";
+import type { LogHandle } from "./cold-log";
 import { isTornTail, type LogLine, scanLines, type TornTail } from "./line-reader";
 import { openLogFile } from "./log-not-a-file";
 
@@ -90,7 +90,7 @@ export async function readHeaderLine(
 
 /** {@link readHeaderLine} on a file that is already open (one open per read, not two). */
 export async function readHeaderOf(
-  handle: FileHandle,
+  handle: LogHandle,
   sessionId: string,
 ): Promise<{ header: SessionHeader; end: number; size: number }> {
   const size = (await handle.stat()).size;

@@ -10,6 +10,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { assertSessionId, InvalidSessionIdError } from "@tapedeck/session/core";
 import { ChangeJournal } from "./change-journal";
+import { coldPathOf, readColdLog } from "./cold-read";
 import { fileStats, hasErrorCode } from "./fs-util";
 import { type ChangeCursor, cursorOf, parseChangeCursor } from "./journal-format";
 import { isLocksTempLabel, LeftoverTemps, mayBeTempName } from "./leftover-temps";
@@ -113,7 +114,8 @@ export class LogFolder {
     try {
       fd = fs.openSync(this.pathOf(sessionId), READER_FLAGS);
     } catch (error) {
-      if (hasErrorCode(error, "ENOENT") || hasErrorCode(error, "ELOOP")) return null;
+      if (hasErrorCode(error, "ENOENT")) return coldLogReader(this.pathOf(sessionId));
+      if (hasErrorCode(error, "ELOOP")) return null;
       if (hasErrorCode(error, "ENXIO")) return null;
       throw error;
     }
@@ -199,4 +201,21 @@ export class LogFolder {
 function withFolder(cursor: ChangeCursor, folder: string): ChangeCursor {
   const parsed = parseChangeCursor(cursor);
   return parsed === null ? cursor : cursorOf(parsed.generation, parsed.offset, folder);
+}
+
+/** A {@link LogReader} over the decompressed bytes of a cold log; `null` when there is none. */
+function coldLogReader(path: string): LogReader | null {
+  const data = readColdLog(coldPathOf(path));
+  if (data === undefined) return null;
+  return {
+    readAt(offset, length) {
+      return offset + length <= data.length ? data.subarray(offset, offset + length) : null;
+    },
+    readInto(target, targetOffset, offset, length) {
+      if (offset + length > data.length) return false;
+      data.copy(target, targetOffset, offset, offset + length);
+      return true;
+    },
+    close() {},
+  };
 }

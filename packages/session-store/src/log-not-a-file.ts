@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { basename } from "node:path";
 import { SessionNotFoundError, TapedeckError } from "@tapedeck/session";
+import { coldPathOf, type LogHandle, memoryHandle, readColdLog } from "./cold-log";
 import { hasErrorCode } from "./fs-util";
 
 const marker = "tapedeck.error.LogNotAFileError";
@@ -56,12 +57,17 @@ const readFlags = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants
  * (checked on the opened descriptor, so no race between check and open) is
  * {@link LogNotAFileError}.
  */
-export async function openLogFile(path: string, sessionId: string): Promise<FileHandle> {
+export async function openLogFile(path: string, sessionId: string): Promise<LogHandle> {
   let handle: FileHandle;
   try {
     handle = await open(path, readFlags);
   } catch (error) {
-    if (hasErrorCode(error, "ENOENT")) throw new SessionNotFoundError(sessionId, { cause: error });
+    if (hasErrorCode(error, "ENOENT")) {
+      // A cold log: read decompressed, from memory.
+      const plain = readColdLog(coldPathOf(path));
+      if (plain !== undefined) return memoryHandle(plain);
+      throw new SessionNotFoundError(sessionId, { cause: error });
+    }
     if (hasErrorCode(error, "ELOOP")) throw new LogNotAFileError(sessionId, path, "symbolic link");
     if (hasErrorCode(error, "ENXIO")) throw new LogNotAFileError(sessionId, path, "socket");
     throw error;

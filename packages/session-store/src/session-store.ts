@@ -9,6 +9,7 @@ import type {
   SurfaceItem,
 } from "@tapedeck/session";
 import type { ChangeCursor } from "./journal-format";
+import type { StoreStorageKind } from "./storage-kinds";
 
 /** When the store calls `fsync`. */
 export type Durability =
@@ -16,6 +17,24 @@ export type Durability =
   | "turn"
   /** After every appended event. */
   | "every-event";
+
+/** Options of `SessionStore.compact`. */
+export interface CompactOptions {
+  /** Only a log whose last change is at least this old (ms); default 0. */
+  olderThanMs?: number;
+  /** Change nothing; report what would be done (`after`: the size it would have, compressed in memory). */
+  dryRun?: boolean;
+}
+
+/** What `SessionStore.compact` did to one log. */
+export interface CompactResult {
+  sessionId: string;
+  /** `compressed`; or why not: `recent`, `busy` (a writer holds it), `already-compressed`. */
+  action: "compressed" | "recent" | "busy" | "already-compressed";
+  /** Bytes of the plain log before, and of the compressed one after. */
+  before: number;
+  after: number;
+}
 
 /** Options of `createSessionStore`. */
 export interface SessionStoreOptions {
@@ -60,6 +79,11 @@ interface LogEntryBase {
   modifiedMs: number;
   /** The file's inode: a log replaced by another file under the same name changes it. */
   inode: number;
+  /**
+   * The log is stored compressed (cold, `tapedeck storage compact`): `size` is still the plain
+   * log's, and reads are transparent.
+   */
+  compressed?: boolean;
 }
 
 /** A log whose header line is valid. */
@@ -388,6 +412,19 @@ export interface SessionStore {
   ): Promise<{ sessionId: string; header: SessionHeader; events: SessionEvent[] }>;
   /** Moves the log to `<home>/trash/`; refused (`SESSION_HAS_FORKS`) while forks reference it. */
   delete(sessionId: string): Promise<void>;
+  /**
+   * Stores the log compressed (`<id>.jsonl.zst`) when its last append is at least
+   * `olderThanMs` old and no writer holds it; reads stay transparent and the next writer restores
+   * the plain log. A log that does not replay whole is left as it is (throws its error).
+   */
+  compact(sessionId: string, options?: CompactOptions): Promise<CompactResult>;
+  /**
+   * The kinds of data the store keeps in the home (plain logs, compressed logs, blobs, trash),
+   * each with its usage and reclaim; `tapedeck storage` lists them.
+   */
+  storageKinds(): StoreStorageKind[];
+  /** Deletes the trash for good; returns what it held (`dryRun`: what it would free). */
+  emptyTrash(options: { dryRun: boolean }): { bytes: number; files: number };
   /** The current lock holder, if any. */
   lockOwner(sessionId: string): Promise<LockOwner | undefined>;
 }

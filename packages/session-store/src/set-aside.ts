@@ -48,7 +48,9 @@ export function moveToTrash(sessionsDir: string, trashDir: string, sessionId: st
   const prefix = `${sessionId}.jsonl`;
   const related = fs
     .readdirSync(sessionsDir)
-    .filter((name) => name === prefix || name.startsWith(`${prefix}.torn-`));
+    .filter(
+      (name) => name === prefix || name === `${prefix}.zst` || name.startsWith(`${prefix}.torn-`),
+    );
   related.sort((a, b) => (a === prefix ? 1 : b === prefix ? -1 : a.localeCompare(b)));
   for (const name of related) {
     fs.renameSync(join(sessionsDir, name), freeTrashPath(trashDir, name));

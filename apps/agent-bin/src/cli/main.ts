@@ -18,13 +18,15 @@ Usage:
   tapedeck import <source> [PATH…] import Claude Code, Codex, pi, opencode sessions (import --help)
   tapedeck checkpoints ID          the workspace's files recorded at each turn and tool (checkpoints --help)
   tapedeck rewind ID@SEQ           restore the files as they were at SEQ and fork there (rewind --help)
+  tapedeck storage [compact]       bytes by kind; compress cold sessions (storage --help)
   tapedeck --version
 
 Environment: TAPEDECK_HOME (default ~/.tapedeck), TAPEDECK_MODEL (default openai:gpt-4.1-mini),
 OPENAI_API_KEY, OPENAI_BASE_URL (any OpenAI-compatible server), TAPEDECK_INDEX_URL
 (postgres://…: query and push to a team index instead of the home's own),
 TAPEDECK_STREAM_IDLE_TIMEOUT_MS (default 120000: a model stream silent this long fails),
-TAPEDECK_CHECKPOINTS=off (no checkpoints of the workspace's files).`;
+TAPEDECK_CHECKPOINTS=off (no checkpoints of the workspace's files),
+TAPEDECK_COLD_DAYS (default 7, or off: storage compact compresses sessions idle this long).`;
 
 /** The process's own Io (its stdout as {@link processStdout} writes it). */
 export function processIo(): Io {
@@ -68,6 +70,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
         return await (await import("./index-command")).indexCommand(rest, io);
       case "mcp":
         return await (await import("./mcp-command")).mcpCommand(rest, io);
+      case "storage":
+        return await (await import("./storage-command")).storageCommand(rest, io);
       case "import":
         return await (await import("./import-command")).importCommand(rest, io);
       case "checkpoints":

@@ -1,0 +1,166 @@
+/**
+ * `tapedeck storage`: the home's bytes by kind and what `compact` would save, compaction of cold
+ * sessions and reclaim of unreferenced data. Every kind is a {@link StorageContributor}; the
+ * store's own kinds come from `SessionStore.storageKinds()`.
+ */
+import * as fs from "node:fs";
+import { TapedeckError } from "@tapedeck/session";
+import type { CompactResult, SessionStore } from "@tapedeck/session-store";
+import { indexPath } from "./index-path";
+import type { StorageContributor } from "./storage-contributor";
+
+/** Days without an append after which a session is cold (compressed by `storage compact`). */
+export const DEFAULT_COLD_DAYS = 7;
+
+/**
+ * The cold age in ms from `TAPEDECK_COLD_DAYS` (days, a decimal number ≥ 0, or `off`), else
+ * {@link DEFAULT_COLD_DAYS}; `null` for `off`. Anything else is refused with one sentence.
+ */
+export function coldAgeMs(env: Readonly<Record<string, string | undefined>>): number | null {
+  const raw = env.TAPEDECK_COLD_DAYS?.trim();
+  if (raw === undefined || raw === "") return DEFAULT_COLD_DAYS * 86_400_000;
+  if (raw === "off") return null;
+  if (/^\d+(\.\d+)?$/.test(raw)) return Number(raw) * 86_400_000;
+  throw new TapedeckError(
+    "INVALID_OPTIONS",
+    `TAPEDECK_COLD_DAYS must be a number of days or "off", not ${JSON.stringify(raw)}.`,
+  );
+}
+
+/**
+ * A duration as the CLI takes it: a whole number with `d`, `h`, `m` or `s` (`7d`, `12h`); ms.
+ * Anything else is refused with one sentence.
+ */
+export function parseDuration(text: string): number {
+  const match = /^(\d+)(d|h|m|s)$/.exec(text.trim());
+  if (match === null) {
+    throw new TapedeckError(
+      "INVALID_OPTIONS",
+      `${JSON.stringify(text)} is not a duration: write a whole number and d, h, m or s (7d, 12h).`,
+    );
+  }
+  const unit = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 }[
+    match[2] as "d" | "h" | "m" | "s"
+  ];
+  return Number(match[1]) * unit;
+}
+
+/** The search index's files (database, write-ahead log, shared memory). */
+function indexContributor(home: string): StorageContributor {
+  return {
+    kind: "index",
+    async usage() {
+      let bytes = 0;
+      let files = 0;
+      for (const suffix of ["", "-wal", "-shm"]) {
+        const stat = fs.statSync(`${indexPath(home)}${suffix}`, { throwIfNoEntry: false });
+        if (stat?.isFile()) {
+          bytes += stat.size;
+          files += 1;
+        }
+      }
+      return { bytes, files };
+    },
+    async reclaim() {
+      return { bytes: 0 };
+    },
+  };
+}
+
+/**
+ * Every contributor of the home: the store's kinds, the index, then `extra` (checkpoints and
+ * other packages' data, registered by whoever owns it).
+ */
+export function storageContributors(
+  store: SessionStore,
+  extra: readonly StorageContributor[] = [],
+): StorageContributor[] {
+  return [...store.storageKinds(), indexContributor(store.home), ...extra];
+}
+
+/** One row of {@link storageReport}. */
+export interface StorageRow {
+  kind: string;
+  bytes: number;
+  files: number;
+}
+
+/** What {@link storageReport} says. */
+export interface StorageReport {
+  rows: StorageRow[];
+  /** Total bytes of every row. */
+  bytes: number;
+  /** Bytes `storage compact` would free now (cold logs compressed, unreferenced data reclaimed). */
+  compactWouldSave: number;
+  /** Sessions `compact` would compress. */
+  coldSessions: number;
+}
+
+/** The home's bytes by kind and what compact would save (computed, nothing changed). */
+export async function storageReport(
+  store: SessionStore,
+  contributors: readonly StorageContributor[],
+  options: { olderThanMs: number | null },
+): Promise<StorageReport> {
+  const rows: StorageRow[] = [];
+  for (const contributor of contributors) {
+    rows.push({ kind: contributor.kind, ...(await contributor.usage()) });
+  }
+  const compact = await compactHome(store, contributors, { ...options, dryRun: true });
+  return {
+    rows,
+    bytes: rows.reduce((sum, row) => sum + row.bytes, 0),
+    compactWouldSave: compact.saved,
+    coldSessions: compact.compressed,
+  };
+}
+
+/** What {@link compactHome} did (or, with `dryRun`, would do). */
+export interface CompactReport {
+  /** Sessions compressed. */
+  compressed: number;
+  /** Sessions left plain because a writer held them. */
+  busy: number;
+  /** Bytes freed in all: logs compressed and data reclaimed. */
+  saved: number;
+  /** Of `saved`, bytes reclaimed by the contributors (unreferenced blobs, checkpoints …). */
+  reclaimed: number;
+}
+
+/**
+ * Compresses every session whose last append is at least `olderThanMs` old (none for `null`)
+ * and no writer holds, then asks every contributor to reclaim what no live session needs.
+ */
+export async function compactHome(
+  store: SessionStore,
+  contributors: readonly StorageContributor[],
+  options: { olderThanMs: number | null; dryRun: boolean },
+): Promise<CompactReport> {
+  const report: CompactReport = { compressed: 0, busy: 0, saved: 0, reclaimed: 0 };
+  const ids = await store.sessionIds();
+  if (options.olderThanMs !== null) {
+    for (const sessionId of ids) {
+      let result: CompactResult;
+      try {
+        result = await store.compact(sessionId, {
+          olderThanMs: options.olderThanMs,
+          dryRun: options.dryRun,
+        });
+      } catch {
+        // A damaged log stays plain, where `sessions repair` and `verify` reach it.
+        continue;
+      }
+      if (result.action === "compressed") {
+        report.compressed += 1;
+        report.saved += result.before - result.after;
+      } else if (result.action === "busy") report.busy += 1;
+    }
+  }
+  const live = new Set(ids);
+  for (const contributor of contributors) {
+    const { bytes } = await contributor.reclaim(live, { dryRun: options.dryRun });
+    report.reclaimed += bytes;
+  }
+  report.saved += report.reclaimed;
+  return report;
+}

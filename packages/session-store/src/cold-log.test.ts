@@ -1,0 +1,94 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { uuidv7 } from "@tapedeck/session";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { drafts, tempDirectory } from "../test/helpers";
+import { createSessionStore, type SessionStore } from "./index";
+
+let temp: ReturnType<typeof tempDirectory>;
+let store: SessionStore;
+
+beforeEach(() => {
+  temp = tempDirectory();
+  store = createSessionStore({ home: temp.home });
+});
+afterEach(() => temp.cleanup());
+
+/** A finished session of `turns` turns with some text; its id. */
+async function finished(turns = 20): Promise<string> {
+  const { sessionId } = await store.create({ cwd: temp.root, seed: [drafts("s").system("sys")] });
+  for (let turn = 0; turn < turns; turn += 1) {
+    const run = drafts(uuidv7());
+    const [, , call] = await store.append(sessionId, [
+      run.start(),
+      run.user(`question ${turn}: what is in file ${turn}?`),
+      run.call(`c${turn}`),
+    ]);
+    await store.append(sessionId, [
+      run.output(`c${turn}`, call!.seq, `contents of file ${turn}\n`.repeat(30)),
+      run.assistant(`file ${turn} holds its contents`),
+      run.end(),
+    ]);
+  }
+  return sessionId;
+}
+
+describe("cold (compressed) logs", () => {
+  it("compact stores a log compressed; read, readSession, scan and openLogReader see the same bytes", async () => {
+    const sessionId = await finished();
+    const path = store.pathOf(sessionId);
+    const plain = readFileSync(path);
+    const entryBefore = store.entry(sessionId);
+    const before = await store.readSession(sessionId);
+    const result = await store.compact(sessionId);
+    expect(result).toMatchObject({ action: "compressed", before: plain.length });
+    expect(result.after).toBeLessThan(plain.length / 4);
+    expect(existsSync(path)).toBe(false);
+    expect(existsSync(`${path}.zst`)).toBe(true);
+    expect((await store.readSession(sessionId)).events).toEqual(before.events);
+    const lines: string[] = [];
+    for await (const read of store.read(sessionId)) lines.push(JSON.stringify(read.event));
+    expect(lines.join("\n")).toBe(plain.toString("utf8").trim().split("\n").slice(1).join("\n"));
+    const entry = store.entry(sessionId);
+    expect(entry).toMatchObject({ size: plain.length, compressed: true });
+    expect(Math.abs((entry?.modifiedMs ?? 0) - (entryBefore?.modifiedMs ?? 1e15))).toBeLessThan(1);
+    expect((await store.scan()).logs.map((log) => log.sessionId)).toEqual([sessionId]);
+    expect(await store.sessionIds()).toEqual([sessionId]);
+    const reader = store.openLogReader(sessionId);
+    expect(reader?.readAt(0, plain.length)?.equals(plain)).toBe(true);
+    reader?.close();
+  });
+
+  it("a writer restores the plain log first and appends to it", async () => {
+    const sessionId = await finished(2);
+    const plain = readFileSync(store.pathOf(sessionId));
+    await store.compact(sessionId);
+    const run = drafts(uuidv7());
+    await store.append(sessionId, [run.start(), run.user("more"), run.end()]);
+    expect(existsSync(`${store.pathOf(sessionId)}.zst`)).toBe(false);
+    const after = readFileSync(store.pathOf(sessionId));
+    expect(after.subarray(0, plain.length).equals(plain)).toBe(true);
+    expect((await store.readSession(sessionId)).lastSeq).toBeGreaterThan(0);
+  });
+
+  it("compact skips a recent log and a log a writer holds", async () => {
+    const sessionId = await finished(1);
+    expect((await store.compact(sessionId, { olderThanMs: 60_000 })).action).toBe("recent");
+    const writer = await store.openWriter(sessionId);
+    expect((await store.compact(sessionId)).action).toBe("busy");
+    await writer.close();
+    expect(statSync(store.pathOf(sessionId)).isFile()).toBe(true);
+  });
+
+  it("a fork of a compressed parent reads, and delete moves the compressed log to the trash", async () => {
+    const parentId = await finished(2);
+    await store.compact(parentId);
+    const fork = await store.fork(parentId);
+    expect((await store.readSession(fork.sessionId)).events.length).toBeGreaterThan(5);
+    await store.delete(fork.sessionId);
+    const child = await finished(1);
+    await store.compact(child);
+    await store.delete(child);
+    expect(store.hasLog(child)).toBe(false);
+    expect(existsSync(`${temp.home}/trash/${child}.jsonl.zst`)).toBe(true);
+  });
+});

@@ -1,0 +1,189 @@
+/**
+ * Cold logs: a session with no writer and no append for a while is kept zstd-compressed as
+ * `<id>.jsonl.zst` beside where its plain log was (two frames: the header line, then the rest, so
+ * a listing reads the header without decompressing the log). Readers see the plain bytes; a
+ * writer first restores the plain log ({@link warmLog}). A crash at any point leaves a whole
+ * plain log, a whole compressed one, or both with the same bytes (the plain one is then read and
+ * the compressed one removed by the next compaction or writer). See architecture/storage.md.
+ */
+import * as fs from "node:fs";
+import { dirname } from "node:path";
+import { SessionNotFoundError } from "@tapedeck/session";
+import { COLD_SUFFIX, coldPathOf, readColdLog } from "./cold-read";
+import {
+  createFileExclusive,
+  fsyncDirectory,
+  hasErrorCode,
+  removeFile,
+  tempPathBeside,
+  writeTemp,
+} from "./fs-util";
+import { compressBytes, decompressBytes, firstFrame } from "./zstd";
+
+export { COLD_SUFFIX, coldPathOf, readColdLog };
+
+/** What the line readers need of an open log: a real file or a decompressed one in memory. */
+export interface LogHandle {
+  read(
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position: number,
+  ): Promise<{ bytesRead: number }>;
+  stat(): Promise<{ size: number }>;
+  close(): Promise<void>;
+}
+
+/** A decompressed log served from memory. */
+export function memoryHandle(data: Buffer): LogHandle {
+  return {
+    async read(buffer, offset, length, position) {
+      const end = Math.min(data.length, position + length);
+      const bytesRead = Math.max(0, end - position);
+      if (bytesRead > 0) data.copy(buffer, offset, position, end);
+      return { bytesRead };
+    },
+    async stat() {
+      return { size: data.length };
+    },
+    async close() {},
+  };
+}
+
+/** Whether session `sessionId` has a log at plain path `path`, plain or compressed. */
+export function logExists(path: string): boolean {
+  return fs.existsSync(path) || fs.existsSync(coldPathOf(path));
+}
+
+/**
+ * Line 1 of compressed log `coldPath` and the plain log's size, from its first bytes only:
+ * `undefined` when the file is gone, `null` when it cannot be read that way (damaged).
+ */
+export function coldHeader(
+  coldPath: string,
+): { stat: fs.Stats; text: string; end: number; size: number } | undefined | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(
+      coldPath,
+      fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK,
+    );
+  } catch (error) {
+    if (["ENOENT", "ELOOP", "ENXIO"].some((code) => hasErrorCode(error, code))) return undefined;
+    throw error;
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) return undefined;
+    const head = Buffer.allocUnsafe(Math.min(stat.size, 1 << 16));
+    const read = fs.readSync(fd, head, 0, head.length, 0);
+    let bytes = head.subarray(0, read);
+    let frame = firstFrame(bytes);
+    if (frame === undefined && read < stat.size) {
+      bytes = fs.readFileSync(coldPath);
+      frame = firstFrame(bytes);
+    }
+    if (frame === undefined) return null;
+    const text = decompressBytes(bytes.subarray(0, frame.end)).toString("utf8");
+    if (!text.endsWith("\n")) return null;
+    let size = frame.contentSize;
+    if (frame.end < stat.size) {
+      if (bytes.length < frame.end + 32) {
+        const more = Buffer.allocUnsafe(32);
+        const got = fs.readSync(fd, more, 0, 32, frame.end);
+        bytes = Buffer.concat([bytes.subarray(0, frame.end), more.subarray(0, got)]);
+      }
+      const rest = firstFrameSize(bytes.subarray(frame.end));
+      if (rest === undefined) return null;
+      size += rest;
+    }
+    return { stat, text: text.slice(0, -1), end: frame.contentSize, size };
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The content size in the header of the frame at the start of `data` (no block walk needed). */
+function firstFrameSize(data: Uint8Array): number | undefined {
+  // firstFrame walks the blocks too; for the size alone a header is enough, so give it a stub
+  // block after the header when the data stops there.
+  const frame = firstFrame(data);
+  if (frame !== undefined) return frame.contentSize;
+  const descriptor = data[4];
+  if (descriptor === undefined) return undefined;
+  const singleSegment = (descriptor >> 5) & 1;
+  const sizeBytes = [singleSegment ? 1 : 0, 2, 4, 8][descriptor >> 6] ?? 0;
+  const headerEnd = 5 + (singleSegment ? 0 : 1) + ([0, 1, 2, 4][descriptor & 3] ?? 0) + sizeBytes;
+  if (data.length < headerEnd) return undefined;
+  const stub = Buffer.concat([Buffer.from(data.subarray(0, headerEnd)), Buffer.from([1, 0, 0])]);
+  return firstFrame(stub)?.contentSize;
+}
+
+/** The compressed form of plain log bytes: the header line's frame, then the rest's. */
+export function compressLog(plain: Buffer): Buffer {
+  const newline = plain.indexOf(0x0a);
+  const headerEnd = newline === -1 ? plain.length : newline + 1;
+  const frames = [compressBytes(plain.subarray(0, headerEnd))];
+  if (headerEnd < plain.length) frames.push(compressBytes(plain.subarray(headerEnd)));
+  return Buffer.concat(frames);
+}
+
+/**
+ * Replaces plain log `path` by its compressed form, keeping its times: the compressed file is
+ * written whole (temp, fsync, link, directory fsync) and checked to decompress to the same bytes
+ * before the plain log is removed. The caller holds the session's lock. Returns the bytes before
+ * and after.
+ */
+export function freezeLog(path: string): { before: number; after: number } {
+  const cold = coldPathOf(path);
+  // A compressed copy left by a crash is older than or equal to the plain log: replace it.
+  removeFile(cold);
+  const plain = fs.readFileSync(path);
+  const stat = fs.statSync(path);
+  const compressed = compressLog(plain);
+  if (!decompressBytes(compressed).equals(plain)) {
+    throw new Error(`compressing ${path} did not round-trip; the log is left plain`);
+  }
+  const temp = tempPathBeside(cold);
+  writeTemp(temp, compressed, true);
+  try {
+    fs.utimesSync(temp, stat.atimeMs / 1000, stat.mtimeMs / 1000);
+    fs.linkSync(temp, cold);
+  } finally {
+    removeFile(temp);
+  }
+  fsyncDirectory(dirname(path));
+  removeFile(path);
+  fsyncDirectory(dirname(path));
+  return { before: plain.length, after: compressed.length };
+}
+
+/**
+ * Makes sure plain log `path` exists before a writer appends: a compressed log is restored
+ * (plain written whole and fsynced, then the compressed one removed); a compressed copy beside a
+ * plain log (a crash's leftover) is removed. The caller holds the session's lock.
+ *
+ * @throws SessionNotFoundError when neither exists.
+ */
+export function warmLog(path: string, sessionId: string): void {
+  const cold = coldPathOf(path);
+  if (fs.existsSync(path)) {
+    if (fs.existsSync(cold)) {
+      removeFile(cold);
+      fsyncDirectory(dirname(path));
+    }
+    return;
+  }
+  const plain = readColdLog(cold);
+  if (plain === undefined) throw new SessionNotFoundError(sessionId);
+  try {
+    createFileExclusive(path, plain);
+  } catch (error) {
+    // Restored meanwhile by another process (which held no lock: never by a writer): as good.
+    if (!hasErrorCode(error, "EEXIST")) throw error;
+  }
+  removeFile(cold);
+  fsyncDirectory(dirname(path));
+}

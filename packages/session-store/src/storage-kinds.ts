@@ -1,0 +1,151 @@
+/**
+ * What the store keeps in the home, by kind, for `tapedeck storage`: plain logs, compressed
+ * (cold) logs, blobs and the trash. Each kind is a `StorageContributor` of `@tapedeck/host`
+ * (declared here structurally: the store does not depend on host). Only the store lists its
+ * folders (architecture/session-store.md, "Nothing outside the store lists the folder").
+ */
+import * as fs from "node:fs";
+import { join } from "node:path";
+import type { BlobStore } from "./blob-store";
+import { COLD_SUFFIX } from "./cold-log";
+import { readColdLog } from "./cold-read";
+import { hasErrorCode, parseTempName, processAlive } from "./fs-util";
+import { sessionIdOfFileName } from "./log-names";
+
+/** One kind of stored data; structurally `StorageContributor` of `@tapedeck/host`. */
+export interface StoreStorageKind {
+  readonly kind: string;
+  usage(): Promise<{ bytes: number; files: number }>;
+  reclaim(live: ReadonlySet<string>, options: { dryRun: boolean }): Promise<{ bytes: number }>;
+}
+
+interface FileInfo {
+  name: string;
+  path: string;
+  bytes: number;
+}
+
+function filesIn(folder: string): FileInfo[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(folder);
+  } catch (error) {
+    if (hasErrorCode(error, "ENOENT")) return [];
+    throw error;
+  }
+  const files: FileInfo[] = [];
+  for (const name of names) {
+    const path = join(folder, name);
+    const stat = fs.lstatSync(path, { throwIfNoEntry: false });
+    if (stat?.isFile()) files.push({ name, path, bytes: stat.size });
+  }
+  return files;
+}
+
+function total(files: readonly FileInfo[]): { bytes: number; files: number } {
+  return { bytes: files.reduce((sum, file) => sum + file.bytes, 0), files: files.length };
+}
+
+const blobNamePattern = /"blob":"([0-9a-f]{64})"/g;
+
+/** The blob hashes a log's text names (its raw lines: references are never resolved here). */
+function blobsNamedIn(text: string, into: Set<string>): void {
+  if (!text.includes('"blob":"')) return;
+  for (const match of text.matchAll(blobNamePattern)) into.add(match[1] as string);
+}
+
+/**
+ * The blobs any log in `sessionsDir` or `trashDir` names (a session in the trash may be
+ * restored with `mv`, so its blobs stay until the trash is emptied).
+ */
+export function referencedBlobs(sessionsDir: string, trashDir: string): Set<string> {
+  const named = new Set<string>();
+  for (const folder of [sessionsDir, trashDir]) {
+    for (const file of filesIn(folder)) {
+      if (file.name.startsWith(".")) continue;
+      if (file.name.endsWith(COLD_SUFFIX)) {
+        const plain = readColdLog(file.path);
+        if (plain !== undefined) blobsNamedIn(plain.toString("utf8"), named);
+      } else if (file.name.includes(".jsonl")) {
+        blobsNamedIn(fs.readFileSync(file.path, "utf8"), named);
+      }
+    }
+  }
+  return named;
+}
+
+const TEMP_AGE_MS = 60 * 60 * 1000;
+
+/** The store's kinds of data in a home (see the file's comment). */
+export function storeStorageKinds(paths: {
+  sessionsDir: string;
+  trashDir: string;
+  blobs: BlobStore;
+}): StoreStorageKind[] {
+  const { sessionsDir, trashDir, blobs } = paths;
+  const logs = (cold: boolean) =>
+    filesIn(sessionsDir).filter((file) =>
+      cold
+        ? file.name.endsWith(COLD_SUFFIX) &&
+          sessionIdOfFileName(file.name.slice(0, -COLD_SUFFIX.length)) !== undefined
+        : sessionIdOfFileName(file.name) !== undefined,
+    );
+  const nothing = async () => ({ bytes: 0 });
+  return [
+    { kind: "plain logs", usage: async () => total(logs(false)), reclaim: nothing },
+    { kind: "compressed logs", usage: async () => total(logs(true)), reclaim: nothing },
+    {
+      kind: "blobs",
+      usage: async () => {
+        const found = blobs.list();
+        return { bytes: found.reduce((sum, blob) => sum + blob.bytes, 0), files: found.length };
+      },
+      // Unreferenced blobs, and temp files of a blob write a killed process left.
+      reclaim: async (_live, options) => {
+        const named = referencedBlobs(sessionsDir, trashDir);
+        let bytes = 0;
+        for (const blob of blobs.list()) {
+          const orphan = blob.temp
+            ? leftoverTemp(blob.path)
+            : !named.has(blob.hash) && olderThan(blob.path, TEMP_AGE_MS);
+          if (!orphan) continue;
+          bytes += blob.bytes;
+          if (!options.dryRun) blobs.remove(blob.path);
+        }
+        return { bytes };
+      },
+    },
+    {
+      kind: "trash",
+      usage: async () => total(filesIn(trashDir)),
+      // Only `storage --empty-trash` frees the trash (see emptyTrash).
+      reclaim: nothing,
+    },
+  ];
+}
+
+/**
+ * A blob younger than an hour is kept even when no log names it yet: a writer puts the blob
+ * before it writes the line that names it.
+ */
+function olderThan(path: string, ageMs: number): boolean {
+  const stat = fs.statSync(path, { throwIfNoEntry: false });
+  return stat !== undefined && Date.now() - stat.mtimeMs >= ageMs;
+}
+
+function leftoverTemp(path: string): boolean {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const parsed = parseTempName(name);
+  if (parsed !== undefined && !processAlive(parsed.pid)) return true;
+  return olderThan(path, TEMP_AGE_MS);
+}
+
+/** Removes every file in the trash; returns the bytes freed (or, with `dryRun`, that would be). */
+export function emptyTrash(
+  trashDir: string,
+  options: { dryRun: boolean },
+): { bytes: number; files: number } {
+  const files = filesIn(trashDir);
+  if (!options.dryRun) for (const file of files) fs.unlinkSync(file.path);
+  return total(files);
+}
