@@ -46,12 +46,21 @@ async function verify(sessionId: string): Promise<{ session: Session; repaired: 
   }
 }
 
-/** seq → digest of its line exactly as it sits in the file. */
+/**
+ * seq → digest of its line exactly as it sits in the file or, for a line whose payload went to a
+ * blob (the large outputs), of the event as read back with the blob resolved: the bytes the
+ * writer was handed.
+ */
 async function lineDigests(sessionId: string): Promise<Map<number, string>> {
   const bytes = readFileSync(store.pathOf(sessionId));
   const digests = new Map<number, string>();
   for await (const entry of store.read(sessionId)) {
-    digests.set(entry.event.seq, digestOf(bytes.subarray(entry.offset, entry.end - 1)));
+    const line = bytes.subarray(entry.offset, entry.end - 1);
+    const inBlob = line.includes('"outputBlob":');
+    digests.set(
+      entry.event.seq,
+      digestOf(inBlob ? Buffer.from(JSON.stringify(entry.event)) : line),
+    );
   }
   return digests;
 }
