@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { SurfaceItem } from "@tapedeck/session";
+import { matchSurface, type SurfaceItem } from "@tapedeck/session";
 import type { LlmRequest, ToolDefinition } from "./llm-provider";
 
 /**
@@ -31,21 +31,22 @@ export function normalizeRequestInput(
 }
 
 function normalizeItem(item: SurfaceItem): NormalizedItem {
-  switch (item.type) {
-    case "message":
-      return { type: "message", role: item.role, content: item.content };
-    case "function_call":
-      return {
-        type: "function_call",
-        callId: item.callId,
-        name: item.name,
-        arguments: item.arguments,
-      };
-    case "function_call_output":
-      return { type: "function_call_output", callId: item.callId, output: item.output };
-    case "compaction":
-      return { type: "compaction", summary: item.summary };
-  }
+  return matchSurface<SurfaceItem, NormalizedItem>(item, {
+    message: (message) => ({ type: "message", role: message.role, content: message.content }),
+    function_call: (call) => ({
+      type: "function_call",
+      callId: call.callId,
+      name: call.name,
+      arguments: call.arguments,
+    }),
+    // No `isError`: digests recorded in logs must not change.
+    function_call_output: (output) => ({
+      type: "function_call_output",
+      callId: output.callId,
+      output: output.output,
+    }),
+    compaction: (compaction) => ({ type: "compaction", summary: compaction.summary }),
+  });
 }
 
 /**

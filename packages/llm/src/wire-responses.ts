@@ -1,4 +1,4 @@
-import { lazySchema, type SurfaceItem } from "@tapedeck/session";
+import { lazySchema, matchSurface, type SurfaceItem } from "@tapedeck/session";
 import { z } from "zod";
 import { compactionMessage, compactionSummary } from "./compaction";
 import { LlmError } from "./errors";
@@ -25,21 +25,25 @@ export function toResponsesInput(input: readonly SurfaceItem[]): ResponsesInputI
 }
 
 function toResponsesItem(item: SurfaceItem): ResponsesInputItem {
-  switch (item.type) {
-    case "message":
-      return { type: "message", role: item.role, content: item.content };
-    case "function_call":
-      return {
-        type: "function_call",
-        call_id: item.callId,
-        name: item.name,
-        arguments: item.arguments,
-      };
-    case "function_call_output":
-      return { type: "function_call_output", call_id: item.callId, output: item.output };
-    case "compaction":
-      return { type: "message", role: "user", content: compactionMessage(item.summary) };
-  }
+  return matchSurface<SurfaceItem, ResponsesInputItem>(item, {
+    message: (message) => ({ type: "message", role: message.role, content: message.content }),
+    function_call: (call) => ({
+      type: "function_call",
+      call_id: call.callId,
+      name: call.name,
+      arguments: call.arguments,
+    }),
+    function_call_output: (output) => ({
+      type: "function_call_output",
+      call_id: output.callId,
+      output: output.output,
+    }),
+    compaction: (compaction) => ({
+      type: "message",
+      role: "user",
+      content: compactionMessage(compaction.summary),
+    }),
+  });
 }
 
 /** Tool definitions in the Responses API's shape (`strict: false`: schemas are not rewritten). */

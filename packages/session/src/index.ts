@@ -126,9 +126,12 @@ export {
   type FunctionCallOutputItem,
   isSurfaceEvent,
   type MessageItem,
+  matchSurface,
+  type SurfaceCases,
   type SurfaceEntry,
   type SurfaceEvent,
   type SurfaceItem,
+  type SurfaceType,
   toSurfaceItem,
 } from "./surface";
 export {

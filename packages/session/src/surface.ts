@@ -61,26 +61,42 @@ export function isSurfaceEvent(event: SessionEvent): event is SurfaceEvent {
   );
 }
 
+/** The four surface types: what a surface item or a surface event can be. */
+export type SurfaceType = SurfaceItem["type"];
+
+/**
+ * One function per surface type, each given the value narrowed to that type. What every mapping
+ * of surface items (or surface events) writes instead of its own `switch`: the set of types is
+ * fixed here, so a type added to the surface is a type error in every mapping at once.
+ */
+export type SurfaceCases<Value extends { type: SurfaceType }, Result> = {
+  [Type in SurfaceType]: (value: Extract<Value, { type: Type }>) => Result;
+};
+
+/** Maps a surface item or surface event through the case of its type. */
+export function matchSurface<Value extends { type: SurfaceType }, Result>(
+  value: Value,
+  cases: SurfaceCases<Value, Result>,
+): Result {
+  return (cases[value.type] as (value: Value) => Result)(value);
+}
+
 /** The model-visible item of a surface event (volatile fields dropped). */
 export function toSurfaceItem(event: SurfaceEvent): SurfaceItem {
-  switch (event.type) {
-    case "message":
-      return { type: "message", role: event.role, content: event.content };
-    case "function_call":
-      return {
-        type: "function_call",
-        callId: event.callId,
-        name: event.name,
-        arguments: event.arguments,
-      };
-    case "function_call_output":
-      return {
-        type: "function_call_output",
-        callId: event.callId,
-        output: event.output,
-        isError: event.isError,
-      };
-    case "compaction":
-      return { type: "compaction", summary: event.summary };
-  }
+  return matchSurface<SurfaceEvent, SurfaceItem>(event, {
+    message: (message) => ({ type: "message", role: message.role, content: message.content }),
+    function_call: (call) => ({
+      type: "function_call",
+      callId: call.callId,
+      name: call.name,
+      arguments: call.arguments,
+    }),
+    function_call_output: (output) => ({
+      type: "function_call_output",
+      callId: output.callId,
+      output: output.output,
+      isError: output.isError,
+    }),
+    compaction: (compaction) => ({ type: "compaction", summary: compaction.summary }),
+  });
 }
