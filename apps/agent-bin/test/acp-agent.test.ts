@@ -255,8 +255,9 @@ describe("ACP agent (in-process)", () => {
       cwd: h.cwd,
       mcpServers: [],
     });
-    // The scripted turns ran in `auto`: a loaded session answers with its last turn's mode.
-    expect(loaded.modes?.currentModeId).toBe("auto");
+    // The scripted turns ran in `auto`, but not in this home (the log was placed here): a log
+    // cannot bring its `auto`, the session opens in `ask`.
+    expect(loaded.modes?.currentModeId).toBe("ask");
     expect(loaded.configOptions?.[0]).toMatchObject({ id: "model" });
     const kinds = h.updates.map((notification) => notification.update.sessionUpdate);
     // usage_update after each model call, as the live turn sent it (one projection of the log).
@@ -450,7 +451,8 @@ describe("ACP agent (in-process)", () => {
       sessionId: log.header.sessionId,
       cwd: h.cwd,
     });
-    expect(resumed.modes?.currentModeId).toBe("auto");
+    // Its turn ran in `auto` elsewhere (the log was placed here): it opens in `ask`.
+    expect(resumed.modes?.currentModeId).toBe("ask");
     expect(
       h.updates.filter(
         (notification) => notification.update.sessionUpdate !== "available_commands_update",

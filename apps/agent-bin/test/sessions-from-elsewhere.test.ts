@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { hostileFixtureText } from "@tapedeck/fixtures";
+import { hostileFixturePath, hostileFixtureText } from "@tapedeck/fixtures";
 import { homeLogs, spawnAcp } from "@tapedeck/test-harness";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { hostileModel } from "./hostile";
@@ -102,5 +102,100 @@ describe("recorded MCP servers of a log from elsewhere", () => {
     );
     // Started again, without the process's OPENAI_API_KEY (the config of this run named none).
     expect(await started()).toBe("start sk-given-in-the-config-0123\nstart no-key\n");
+  });
+});
+
+describe("where and how a session from elsewhere works", () => {
+  it("an imported export opens over ACP in ask (its last turn said auto), and its first prompt says where it works", async () => {
+    const model = await hostileModel([
+      { toolCalls: [{ name: "run_command", arguments: { command: "touch RAN" } }] },
+      { text: "done" },
+    ]);
+    await importHostileExport(model);
+    const [sessionId = ""] = await homeLogs(model.workspace.home).sessionIds();
+    const agent = spawnAcp(model.env, model.workspace.cwd, "reject");
+    onTestFinished(() => agent.close());
+    await agent.agent.request(acp.methods.agent.initialize, {
+      protocolVersion: 1,
+      clientCapabilities: {},
+    });
+    const loaded = await agent.agent.request(acp.methods.agent.session.load, {
+      sessionId,
+      cwd: model.workspace.cwd,
+      mcpServers: [],
+    });
+    expect(loaded.modes?.currentModeId).toBe("ask");
+    await agent.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "hello" }],
+    });
+    // run_command asked (and was rejected): it did not run under the log's `auto`.
+    expect(agent.permissions.map((request) => request.toolCall.title)).toEqual(["Run touch RAN"]);
+    expect(existsSync(path.join(model.workspace.cwd, "RAN"))).toBe(false);
+    const said = agent.updates
+      .map(({ update }) => update)
+      .filter((update) => update.sessionUpdate === "agent_message_chunk")
+      .map((update) => (update.content.type === "text" ? update.content.text : ""))
+      .join("");
+    expect(said).toContain(
+      `Session ${sessionId} was imported from tapedeck: it will work in ${model.workspace.cwd}.`,
+    );
+  });
+
+  it("run -c says once where an imported session will work", async () => {
+    const model = await hostileModel([{ text: "one" }, { text: "two" }]);
+    await importHostileExport(model);
+    const [sessionId = ""] = await homeLogs(model.workspace.home).sessionIds();
+    const notice = `tapedeck: Session ${sessionId} was imported from tapedeck: it will work in ${model.workspace.cwd}.\n`;
+    const first = await model.cli(["run", "-c", "hello"]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain(notice);
+    const second = await model.cli(["run", "-c", "again"]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).not.toContain("it will work in");
+  });
+
+  it("import refuses a Claude Code session whose cwd is the root or relative, in one sentence each", async () => {
+    const model = await hostileModel([]);
+    const result = await model.cli([
+      "import",
+      "claude-code",
+      hostileFixturePath("claude-code-projects"),
+    ]);
+    const output = result.stdout + result.stderr;
+    expect(output).toContain(
+      'session bbbbbbbb-2222-4222-8222-000000000001 not imported: its directory "/" is the filesystem root',
+    );
+    expect(output).toContain(
+      'session bbbbbbbb-2222-4222-8222-000000000002 not imported: its directory "../../.." is a relative path',
+    );
+    expect(await homeLogs(model.workspace.home).sessionIds()).toEqual([]);
+  });
+
+  it("run -r refuses a log that records the root as its directory, in one sentence", async () => {
+    const model = await hostileModel([{ text: "never" }]);
+    const file = path.join(model.workspace.root, "export.jsonl");
+    await writeFile(
+      file,
+      hostileFixtureText("tapedeck-export-mcp", {
+        __CWD__: model.workspace.cwd,
+        __MODEL__: "openai-chat:scripted",
+      }),
+    );
+    expect((await model.cli(["import", "tapedeck", file])).code).toBe(0);
+    const [sessionId = ""] = await homeLogs(model.workspace.home).sessionIds();
+    // A log placed in the home by hand (sent by someone) says its directory is the root.
+    const logFile = path.join(model.workspace.home, "sessions", `${sessionId}.jsonl`);
+    const text = await readFile(logFile, "utf8");
+    await writeFile(
+      logFile,
+      text.replace(`"cwd":${JSON.stringify(model.workspace.cwd)}`, '"cwd":"/"'),
+    );
+    const result = await model.cli(["run", "-r", sessionId, "read /etc"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `Session ${sessionId} records the directory "/", which is the filesystem root; it will not work there: choose a directory explicitly with --cwd DIR.`,
+    );
+    expect(model.server.requests()).toEqual([]);
   });
 });

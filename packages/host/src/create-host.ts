@@ -12,12 +12,12 @@ import type { Session } from "@tapedeck/session";
 import { createSessionQueryTool, type SessionQueryEngine } from "@tapedeck/session-query";
 import { ModelNotConfiguredError } from "./errors";
 import { assertHomeWritable } from "./home-access";
-import { mcpTrustLedger } from "./mcp-trust";
 import { listModels } from "./models";
 import { openSession } from "./open-session";
 import { createQueryHost, type QueryHost, type QueryHostOptions } from "./query-host";
 import { mcpSettingsFromEnv } from "./run-mcp";
 import { setSessionGoal } from "./session-goal";
+import { type SessionTrustLedger, sessionTrustLedger } from "./session-trust";
 import { type PreparedRun, type StartRunOptions, startRun } from "./start-run";
 import { copyFromTeamIndex } from "./team-copy";
 import { workspaceCheckpointer } from "./workspace-checkpoints";
@@ -38,6 +38,8 @@ export interface HostOptions extends QueryHostOptions {
  */
 export interface Host extends QueryHost {
   config: AgentConfig;
+  /** What this home knows of its sessions that their logs cannot prove (`session-trust.ts`). */
+  trust: SessionTrustLedger;
   /** The pending approvals of this process's runs (surfaces that answer asynchronously). */
   approvals: ApprovalBroker;
   /** @throws ModelNotConfiguredError when no provider can be built (no key, bad model id). */
@@ -86,16 +88,18 @@ export function createHost(options: HostOptions): Host {
   };
   const toolsFor = (workspace: { cwd: string; workspaceId: string }) =>
     standardTools(engine, workspace.workspaceId);
+  const trust = sessionTrustLedger(store.home);
   // Recorded MCP lists this home trusts, and those approved in this process (asked once each).
   const mcp = {
     ...mcpSettingsFromEnv(env, options.warn),
-    trust: mcpTrustLedger(store.home),
+    trust,
     approved: new Set<string>(),
   };
   return {
     ...base,
     config,
     approvals: createApprovalBroker(),
+    trust,
     providerFor,
     toolsFor,
     assertWritable: () => assertHomeWritable(store.home),
@@ -119,6 +123,7 @@ export function createHost(options: HostOptions): Host {
           toolsFor,
           mcp,
           checkpointerFor: (cwd) => workspaceCheckpointer(store.home, cwd, env),
+          trust,
         },
         run,
       );

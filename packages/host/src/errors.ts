@@ -1,4 +1,5 @@
 import { TapedeckError } from "@tapedeck/session";
+import { unsafeCwdReason } from "@tapedeck/session-store/folder";
 
 const has = (error: unknown, marker: string): boolean =>
   typeof error === "object" &&
@@ -70,6 +71,33 @@ export class SessionCwdMissingError extends TapedeckError {
 
   static override isInstance(error: unknown): error is SessionCwdMissingError {
     return has(error, cwdMissingMarker);
+  }
+}
+
+const unsafeCwdMarker = "tapedeck.error.UnsafeSessionCwdError";
+const unsafeCwdSymbol = Symbol.for(unsafeCwdMarker);
+
+/**
+ * A session records a working directory no run may adopt from a log: a relative path (it would
+ * be resolved against wherever the run starts), the filesystem root, or none.
+ */
+export class UnsafeSessionCwdError extends TapedeckError {
+  readonly [unsafeCwdSymbol] = true;
+  readonly sessionId: string;
+  readonly cwd: string;
+
+  constructor(sessionId: string, cwd: string) {
+    super(
+      "UNSAFE_SESSION_CWD",
+      `Session ${sessionId} records the directory ${JSON.stringify(cwd)}, ${unsafeCwdReason(cwd) ?? "which a log cannot choose"}; it will not work there: choose a directory explicitly with --cwd DIR.`,
+    );
+    this.name = "UnsafeSessionCwdError";
+    this.sessionId = sessionId;
+    this.cwd = cwd;
+  }
+
+  static override isInstance(error: unknown): error is UnsafeSessionCwdError {
+    return has(error, unsafeCwdMarker);
   }
 }
 

@@ -13,6 +13,7 @@ export {
   ModelNotConfiguredError,
   NoSessionToContinueError,
   SessionCwdMissingError,
+  UnsafeSessionCwdError,
 } from "./errors";
 export { assertHomeWritable, homeReadOnly } from "./home-access";
 export { toIndexDriverError } from "./index-driver";
@@ -28,7 +29,6 @@ export {
   recordedServersDigest,
   serversFromRecord,
 } from "./mcp/server-config";
-export { type McpTrustLedger, mcpTrustLedger } from "./mcp-trust";
 export {
   coalesce,
   createMemoryIndex,
@@ -78,6 +78,7 @@ export {
   sessionIdsOnDisk,
   shortIds,
 } from "./session-ids";
+export { type SessionTrustLedger, sessionTrustLedger } from "./session-trust";
 export { parseSlashCommand, SLASH_COMMANDS, type SlashCommand } from "./slash-commands";
 export {
   type PreparedRun,

@@ -1,6 +1,7 @@
 import { repairInterruptedRun } from "@tapedeck/agent";
 import { EventLogCorruptError, normalize, type Session, SessionBusyError } from "@tapedeck/session";
 import type { SessionStore, SessionWriter } from "@tapedeck/session-store";
+import type { SessionTrustLedger } from "./session-trust";
 
 /**
  * Opens a session for a surface: a torn tail is moved aside, and when its last run was cut off
@@ -38,14 +39,24 @@ export async function openSession(store: SessionStore, sessionId: string): Promi
   }
 }
 
-/** The approval mode and model a session's last turn ran with (what a reload restores). */
+/**
+ * The approval mode and model a session's last turn ran with (what a reload restores). A log is
+ * data: an imported session (header `origin`) opens in `ask`, and `auto` is restored only when this
+ * home ran the session under `auto` (`trust`: the home's `approval auto` entry); otherwise `ask`.
+ */
 export function lastTurnSettings(
-  session: Session,
+  session: Pick<Session, "sessionId" | "header" | "events">,
+  trust?: SessionTrustLedger,
 ): { approval: "ask" | "auto" | "deny"; model: string } | undefined {
+  const imported = (session.header as { origin?: unknown }).origin !== undefined;
   for (let index = session.events.length - 1; index >= 0; index -= 1) {
     const event = session.events[index];
     if (event?.type === "turn/start") {
-      return { approval: event.policy.approval, model: event.model };
+      const recorded = event.policy.approval;
+      const ownAuto =
+        recorded === "auto" && trust?.has([session.sessionId], "approval auto") === true;
+      const approval = imported || (recorded === "auto" && !ownAuto) ? "ask" : recorded;
+      return { approval, model: event.model };
     }
   }
   return undefined;

@@ -3,7 +3,7 @@
  * (ACP `mcpServers`, `--mcp-config`) replace the session's list; without them the servers last
  * recorded in the log (`x-mcp/servers`) connect again, so a resumed or forked session gets its
  * tools back, but only a list this home recorded from the person's own configuration
- * (`mcpTrustLedger`), and only after the person approved it for this run (`start-run.ts`). The
+ * (`sessionTrustLedger`), and only after the person approved it for this run (`start-run.ts`). The
  * MCP SDK is imported only when there is a server to connect.
  */
 import type { AnyAgentTool, InitializedRun } from "@tapedeck/agent";
@@ -17,8 +17,8 @@ import {
   sameAsRecorded,
   serversFromRecord,
 } from "./mcp/server-config";
-import type { McpTrustLedger } from "./mcp-trust";
 import type { Warn } from "./query-index";
+import type { SessionTrustLedger } from "./session-trust";
 
 /** How the host connects MCP servers. */
 export interface McpSettings {
@@ -28,7 +28,7 @@ export interface McpSettings {
    * The home's record of lists the person configured. Without it no recorded list ever starts
    * again (a surface must give its servers each time).
    */
-  trust?: McpTrustLedger;
+  trust?: SessionTrustLedger;
   /** Recorded lists approved in this process (`sessionId digest`): asked once, not every prompt. */
   approved?: Set<string>;
   warn?: Warn;
@@ -97,14 +97,17 @@ export async function serversOfRun(
       ]);
     }
     if (given.length > 0) {
-      settings.trust?.add(initialized.sessionId, recordedServersDigest(recordedServers(given)));
+      settings.trust?.add(
+        initialized.sessionId,
+        `mcp ${recordedServersDigest(recordedServers(given))}`,
+      );
     }
     return { servers: [...given] };
   }
   const recorded = lastRecordedServers(events);
   if (recorded.length === 0) return { servers: [] };
   const digest = recordedServersDigest(recorded);
-  if (settings.trust?.has(lineage(initialized), digest) !== true) {
+  if (settings.trust?.has(lineage(initialized), `mcp ${digest}`) !== true) {
     (settings.warn ?? ((text: string) => process.stderr.write(text)))(
       `tapedeck: not starting the MCP servers recorded in session ${initialized.sessionId} (${recorded.map((server) => server.name).join(", ")}): this home did not record them from your configuration (the log may come from elsewhere). Give them again with --mcp-config FILE (ACP: mcpServers) to use them.\n`,
     );

@@ -11,9 +11,15 @@ import {
   type WorkspaceFs,
 } from "@tapedeck/agent";
 import type { LlmProvider } from "@tapedeck/llm";
-import { type ApprovalPolicy, type SessionEvent, TapedeckError, uuidv7 } from "@tapedeck/session";
-import { defaultWorkspaceId, type SessionStore } from "@tapedeck/session-store";
-import { NoSessionToContinueError, SessionCwdMissingError } from "./errors";
+import {
+  type ApprovalPolicy,
+  type SessionEvent,
+  TapedeckError,
+  toVisibleText,
+  uuidv7,
+} from "@tapedeck/session";
+import { defaultWorkspaceId, type SessionStore, unsafeCwdReason } from "@tapedeck/session-store";
+import { NoSessionToContinueError, SessionCwdMissingError, UnsafeSessionCwdError } from "./errors";
 import type { McpServerConfig } from "./mcp/server-config";
 import { approveRecordedServers, recordedServersRequest } from "./recorded-servers-approval";
 import { runEventProjection } from "./run-event-projection";
@@ -25,6 +31,7 @@ import {
   perRunConnector,
   serversOfRun,
 } from "./run-mcp";
+import type { SessionTrustLedger } from "./session-trust";
 import { parseSlashCommand, type SlashCommand } from "./slash-commands";
 
 /** Which session a run works on: a new one (none of these), a resumed one, the latest, a fork. */
@@ -70,6 +77,8 @@ export interface RunHost {
   mcp?: McpSettings;
   /** The checkpointer of runs working in `cwd` (absent or undefined: checkpoints off). */
   checkpointerFor?: (cwd: string) => WorkspaceCheckpointer | undefined;
+  /** What this home knows of its sessions (`session-trust.ts`); without it every log is foreign. */
+  trust?: SessionTrustLedger;
 }
 
 /** How a surface takes part in a run: events out, approvals in, cancellation. */
@@ -118,6 +127,12 @@ export interface PreparedRun {
   mcpServers: McpServerConfig[];
   /** The slash command this input was, if any. */
   command?: SlashCommand;
+  /**
+   * Said once, before the first run of a session this home never ran (imported, copied from a
+   * team index, or sent): which directory it will work in. Surfaces show it (CLI stderr, ACP
+   * message, viewer banner).
+   */
+  placeNotice?: string;
   run(handlers?: RunHandlers): Promise<RunResult>;
 }
 
@@ -152,6 +167,10 @@ async function placeOf(
     return { cwd, workspaceId: defaultWorkspaceId(cwd) };
   }
   const header = await store.readHeader(existing);
+  // A log cannot choose a relative path, the root or no directory at all.
+  if (options.cwd === undefined && unsafeCwdReason(header.cwd) !== undefined) {
+    throw new UnsafeSessionCwdError(existing, header.cwd);
+  }
   const cwd = options.cwd ?? header.cwd;
   if (!isDirectory(cwd)) throw new SessionCwdMissingError(existing, cwd);
   return { cwd, workspaceId: header.workspaceId };
@@ -211,6 +230,34 @@ function runEvents(
       finished.splice(0).forEach(deliver);
     },
   };
+}
+
+/**
+ * Records in the home what this run proves (`ran`; `approval auto` when it runs under `auto`) and
+ * returns the notice for the first run of a session from elsewhere: one this home never ran.
+ */
+async function noteTrust(
+  host: RunHost,
+  initialized: InitializedRun,
+  earlier: string | undefined,
+  run: { cwd: string; policy: ApprovalPolicy },
+): Promise<string | undefined> {
+  const trust = host.trust;
+  if (trust === undefined) return undefined;
+  // A fork made here (ACP session/fork) of a session run here is not foreign.
+  const parent = initialized.session.header.parent?.sessionId;
+  const foreign =
+    earlier !== undefined &&
+    !trust.has(parent === undefined ? [earlier] : [earlier, parent], "ran");
+  trust.add(initialized.sessionId, "ran");
+  if (run.policy.approval === "auto") trust.add(initialized.sessionId, "approval auto");
+  if (!foreign) return undefined;
+  const origin = (initialized.session.header as { origin?: { tool?: unknown } }).origin;
+  const from =
+    typeof origin?.tool === "string"
+      ? `was imported from ${toVisibleText(origin.tool).text}`
+      : "has not run in this home before";
+  return `Session ${earlier} ${from}: it will work in ${toVisibleText(run.cwd).text}.`;
 }
 
 /**
@@ -320,6 +367,10 @@ export async function startRun(host: RunHost, options: StartRunOptions): Promise
     model,
     ...(checkpointer === undefined ? {} : { checkpointer }),
   });
+  const placeNotice = await noteTrust(host, initialized, existing ?? options.forkFrom?.sessionId, {
+    cwd: place.cwd,
+    policy,
+  });
   const goal = command?.name === "goal" ? command.goal : options.goal;
   if (goal !== undefined) {
     await initialized.writer
@@ -346,6 +397,7 @@ export async function startRun(host: RunHost, options: StartRunOptions): Promise
     model,
     policy,
     ...(command === undefined ? {} : { command }),
+    ...(placeNotice === undefined ? {} : { placeNotice }),
     mcpServers: mcpPlan.servers,
     run: async ({ connectMcp, onEvent, onCommit, onNotice, approve, ...handlers } = {}) => {
       // Completed with the MCP tools before the model's first call (the projection reads it then).

@@ -5,6 +5,7 @@
 import { resolve } from "node:path";
 import { defaultWorkspaceId, type SessionStore } from "@tapedeck/session-store";
 import { BackgroundSync } from "./background-sync";
+import { withSafeCwd } from "./header-rules";
 import type { ImportUnit } from "./locate";
 import type { ConvertedSession, SkippedLine, SourceKey } from "./types";
 import { type SessionOutcome, writeConverted } from "./write-session";
@@ -39,8 +40,9 @@ export function convertInto(unit: ImportUnit, report: FileReport): ConvertedSess
   try {
     const conversion = unit.convert();
     report.entries = conversion.entries;
-    report.skipped = conversion.skipped;
-    return conversion.sessions.filter(hasTurn);
+    const safe = withSafeCwd(conversion.sessions.filter(hasTurn));
+    report.skipped = [...conversion.skipped, ...safe.skipped];
+    return safe.sessions;
   } catch (error) {
     report.error = describe(error);
     return undefined;

@@ -6,4 +6,5 @@
  */
 export { makeDirectories } from "./fs-util";
 export { defaultHome, type JournalChanges, LogFolder } from "./log-folder";
+export { unsafeCwdReason } from "./session-cwd";
 export { defaultWorkspaceId } from "./workspace";

@@ -7,6 +7,7 @@ export { type ChangeCursor, changeCursorSchema } from "./journal-format";
 export { LineEncoder } from "./line-encoder";
 export { defaultHome, type JournalChanges, LogFolder } from "./log-folder";
 export { type LogEntryKind, LogNotAFileError, logEntryKind } from "./log-not-a-file";
+export { unsafeCwdReason } from "./session-cwd";
 export type {
   AppendOptions,
   ChangeScanReason,

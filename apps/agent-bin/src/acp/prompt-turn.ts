@@ -99,6 +99,13 @@ export async function promptTurn(
     ...(state.mcpServers === undefined ? {} : { mcpServers: state.mcpServers }),
   });
   const live = liveUpdates(context, prepared, send);
+  if (prepared.placeNotice !== undefined) {
+    send({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: `${prepared.placeNotice}\n\n` },
+      messageId: `${prepared.runId}-place`,
+    });
+  }
   if (!prepared.resumed && prepared.command === undefined) {
     const title = titleOfPrompt(input);
     if (title !== undefined) send({ sessionUpdate: "session_info_update", title });

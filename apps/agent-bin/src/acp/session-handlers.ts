@@ -2,6 +2,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { DEFAULT_SYSTEM_PROMPT } from "@tapedeck/agent";
 import { acpUpdatesOfLog, checkModelId, lastTurnSettings, sessionTitle } from "@tapedeck/host";
 import { type Session, uuidv7 } from "@tapedeck/session";
+import { unsafeCwdReason } from "@tapedeck/session-store/folder";
 import {
   type AgentContext,
   advertiseCommands,
@@ -31,6 +32,8 @@ export async function newSession(context: AgentContext, params: acp.NewSessionRe
     cwd: params.cwd,
     seed: [{ type: "message", runId: sessionId, role: "system", content: DEFAULT_SYSTEM_PROMPT }],
   });
+  // Made here: its first prompt is not a session from elsewhere (`trust`, `ran`).
+  context.host.trust.add(created.sessionId, "ran");
   const state = register(context, created.sessionId, {
     cwd: params.cwd,
     mode: "ask",
@@ -49,7 +52,11 @@ async function openStored(context: AgentContext, sessionId: string, editorCwd: s
   checkCwd(editorCwd);
   const session = await context.host.openSession(sessionId);
   const state = register(context, sessionId, {
-    cwd: isDirectory(session.header.cwd) ? session.header.cwd : editorCwd,
+    // A log cannot choose a relative path or the root: the editor's cwd then, as when it is gone.
+    cwd:
+      unsafeCwdReason(session.header.cwd) === undefined && isDirectory(session.header.cwd)
+        ? session.header.cwd
+        : editorCwd,
     ...storedSettings(context, sessionId, session),
   });
   return { session, state };
@@ -66,7 +73,7 @@ function storedSettings(
   session: Session,
 ): Pick<SessionState, "mode" | "model"> {
   const existing = context.sessions.get(sessionId);
-  const last = lastTurnSettings(session);
+  const last = lastTurnSettings(session, context.host.trust);
   return {
     mode: existing?.mode ?? last?.approval ?? "ask",
     model: existing?.model ?? last?.model ?? context.host.config.model,

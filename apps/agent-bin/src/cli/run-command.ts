@@ -149,6 +149,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       throw error;
     });
   const json = values.json === true;
+  if (prepared.placeNotice !== undefined) io.stderr.write(`tapedeck: ${prepared.placeNotice}\n`);
   const printer = runPrinter(io, json);
   let result: Awaited<ReturnType<typeof prepared.run>>;
   try {

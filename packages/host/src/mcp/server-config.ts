@@ -208,7 +208,7 @@ export type { RecordedServer };
 /**
  * The servers of the log's last `x-mcp/servers` record, as recorded (`[]` when there is none, when
  * it lists none, or when it does not parse). A log is data: these start only when this home
- * recorded the same list from the person's own configuration (`mcpTrustLedger`), and after the
+ * recorded the same list from the person's own configuration (`sessionTrustLedger`), and after the
  * person approved them for this run.
  */
 export function lastRecordedServers(events: readonly SessionEvent[]): RecordedServer[] {
