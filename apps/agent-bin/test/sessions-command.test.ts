@@ -1,4 +1,4 @@
-import { appendFile, readdir, readFile, utimes, writeFile } from "node:fs/promises";
+import { appendFile, readdir, readFile, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createHost } from "@tapedeck/host";
 import { eventLogBuilder } from "@tapedeck/session/testing";
@@ -153,6 +153,14 @@ describe("tapedeck sessions", () => {
       .map((line) => JSON.parse(line) as { type?: string; seq?: number; parent?: unknown });
     expect(lines[0]).toMatchObject({ type: "session", parent: { sessionId: PARENT, seq: 7 } });
     expect(lines[1]).toMatchObject({ seq: 1 });
+  });
+
+  it("export -o writes a private file (0600, as the home's logs), also over an existing 0644 file", async () => {
+    const file = path.join(workspace.root, "private.jsonl");
+    await writeFile(file, "old\n", { mode: 0o644 });
+    expect((await cli(["sessions", "export", CHILD, "-o", file])).code).toBe(0);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(await readFile(file, "utf8")).toContain('"type":"session"');
   });
 
   it("verify passes clean logs and exits 1 with code, line and offset on damage", async () => {

@@ -213,7 +213,8 @@ export function writeTemp(
  * Replaces `path` with exactly `data`, all or nothing: a temp file beside it is written, fsynced
  * and renamed over it; on failure (a full disk) the temp file is removed and `path` is untouched,
  * and a disk fault is a `StorageFaultError` naming `path` ("disk full (ENOSPC) writing PATH").
- * `mode` applies to a new file, through the umask (exports: `0o666`, like any file a user writes).
+ * `mode` applies to the new file, through the umask (default `0o600`, as the home's logs; exports
+ * too, since they hold the same text).
  */
 export function writeFileAtomically(path: string, data: Uint8Array | string, mode = 0o600): void {
   const temp = tempPathBeside(path);

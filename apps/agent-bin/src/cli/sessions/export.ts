@@ -15,8 +15,9 @@ export async function exportCommand(context: SessionsContext): Promise<number> {
       ? await exportHtml(store, engine, fullScope, sessionId, remote(sessionId))
       : await exportSession(engine, fullScope, sessionId);
   if (values.output !== undefined) {
-    // All or nothing: a full disk leaves neither a half export nor a temp file.
-    writeFileAtomically(path.resolve(io.cwd, values.output), text, 0o666);
+    // All or nothing: a full disk leaves neither a half export nor a temp file. Private (0600)
+    // like the home's logs: an export holds the same code, command output and prompts.
+    writeFileAtomically(path.resolve(io.cwd, values.output), text, 0o600);
     io.stderr.write(`Exported ${sessionId} to ${values.output}\n`);
   } else {
     io.stdout.write(text);
