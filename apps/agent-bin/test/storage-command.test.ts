@@ -1,0 +1,114 @@
+import { existsSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
+import path from "node:path";
+import { agentScript, cliContext } from "@tapedeck/test-harness";
+import { describe, expect, it } from "vitest";
+
+/** 150 kB of varied text: over the 64 KiB blob threshold, and compressible. */
+const bigText = Array.from(
+  { length: 6000 },
+  (_, index) => `row ${index}: ${(index * 7919).toString(36)} value=${index % 97}`,
+).join("\n");
+
+/**
+ * Two turns: write big.txt (150 kB of call arguments: the agent caps a tool's output at 32,000
+ * characters, so its large payloads are arguments and imported outputs), then a second question.
+ */
+function readBigScript() {
+  return agentScript()
+    .user("read it")
+    .toolCall("write_file", { path: "big.txt", content: bigText })
+    .toolResult(`Wrote ${bigText.length} bytes to big.txt.`)
+    .text("Read.")
+    .end()
+    .user("again")
+    .text("Again.")
+    .end()
+    .build();
+}
+
+function sessionFiles(home: string): string[] {
+  return readdirSync(path.join(home, "sessions")).filter((name) => !name.startsWith("."));
+}
+
+function blobFiles(home: string): string[] {
+  const root = path.join(home, "blobs", "sha256");
+  if (!existsSync(root)) return [];
+  return readdirSync(root).flatMap((prefix) =>
+    readdirSync(path.join(root, prefix)).map((name) => path.join(root, prefix, name)),
+  );
+}
+
+describe("tapedeck storage", () => {
+  it("a compacted session (blob + compressed log) shows, searches, exports, verifies, and resumes with byte-identical model input (strict replay)", async () => {
+    const { cli, server, workspace } = await cliContext(readBigScript());
+    const first = await cli(["run", "--approve", "read it"]);
+    expect(first).toMatchObject({ code: 0, stdout: "Read.\n" });
+    const sessionId = /session (\S+) · completed/.exec(first.stderr)?.[1] ?? "";
+    const logPath = path.join(workspace.home, "sessions", `${sessionId}.jsonl`);
+    // The complete call's arguments went to a blob: its line holds a reference, not 150 kB (the
+    // streamed chunks before it stay, one event each, for token-exact replay).
+    const callLine = readFileSync(logPath, "utf8")
+      .split("\n")
+      .find((line) => line.includes('"type":"function_call"'));
+    expect(callLine).toContain('"argumentsBlob":');
+    expect(callLine?.length).toBeLessThan(5000);
+    expect(blobFiles(workspace.home)).toHaveLength(1);
+    const exportedBefore = path.join(workspace.root, "before.jsonl");
+    expect((await cli(["sessions", "export", sessionId, "-o", exportedBefore])).code).toBe(0);
+
+    const report = await cli(["storage"]);
+    expect(report.stdout).toMatch(/^plain logs +\S+ \S+ +1 files$/m);
+    expect(report.stdout).toMatch(/^blobs +\S+ \S+ +1 files$/m);
+    const compacted = await cli(["storage", "compact", "--older-than", "0s"]);
+    expect(compacted).toMatchObject({ code: 0 });
+    expect(compacted.stdout).toMatch(/^Compressed 1 session and reclaimed 0 B: /);
+    expect(sessionFiles(workspace.home)).toEqual([`${sessionId}.jsonl.zst`]);
+    expect((await cli(["storage"])).stdout).toMatch(/^compressed logs +\S+ \S+ +1 files$/m);
+
+    expect(await cli(["sessions", "verify", "--all"])).toMatchObject({ code: 0 });
+    const search = await cli(["sessions", "search", "--all", "value=96"]);
+    expect(search.stdout).toContain(sessionId);
+    expect((await cli(["sessions", "show", sessionId])).stdout).toContain("write_file");
+    const exportedAfter = path.join(workspace.root, "after.jsonl");
+    expect((await cli(["sessions", "export", sessionId, "-o", exportedAfter])).code).toBe(0);
+    const exported = readFileSync(exportedAfter, "utf8");
+    expect(exported).toBe(readFileSync(exportedBefore, "utf8"));
+    expect(exported).toContain(
+      JSON.stringify(JSON.stringify({ path: "big.txt", content: bigText })),
+    );
+    expect(exported).not.toContain("argumentsBlob");
+
+    // The replay server matches requests strictly: the resumed run sends the 150 kB arguments
+    // exactly as the model wrote them.
+    const resumed = await cli(["run", "-c", "again"]);
+    expect(resumed).toMatchObject({ code: 0, stdout: "Again.\n" });
+    expect(server?.failures()).toEqual([]);
+    server?.assertAllConsumed();
+    // The writer restored a plain log and appended to it.
+    expect(sessionFiles(workspace.home)).toEqual([`${sessionId}.jsonl`]);
+  });
+
+  it("a missing blob is a BLOB_MISSING error naming the event, and the log is left as it is", async () => {
+    const { cli, workspace } = await cliContext(readBigScript());
+    const first = await cli(["run", "--approve", "read it"]);
+    const sessionId = /session (\S+) · completed/.exec(first.stderr)?.[1] ?? "";
+    const logPath = path.join(workspace.home, "sessions", `${sessionId}.jsonl`);
+    const log = readFileSync(logPath);
+    unlinkSync(blobFiles(workspace.home)[0]!);
+    const verify = await cli(["sessions", "verify", sessionId]);
+    expect(verify.code).not.toBe(0);
+    expect(`${verify.stdout}${verify.stderr}`).toMatch(/BLOB_MISSING.*event \d+ \(function_call\)/);
+    expect(readFileSync(logPath).equals(log)).toBe(true);
+  });
+
+  it("storage --empty-trash frees the trash and says how much; bad durations are one sentence", async () => {
+    const { cli } = await cliContext();
+    expect(await cli(["storage", "--empty-trash"])).toMatchObject({
+      code: 0,
+      stdout: "Freed 0 B (0 files) from the trash.\n",
+    });
+    const bad = await cli(["storage", "compact", "--older-than", "soon"]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('"soon" is not a duration');
+  });
+});
