@@ -3,8 +3,8 @@
  * frame of the payload's bytes. Written temp + rename (durable when the log that references a
  * blob is fsynced: {@link BlobStore.flush} runs first), verified by hash on every read.
  */
-import { createHash } from "node:crypto";
 import * as fs from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import {
   fileStats,
@@ -32,8 +32,16 @@ export class BlobReadError extends Error {
   }
 }
 
-/** The sha256 of `data` in lowercase hex. */
+/** Node's own `require`, for a built-in loaded on first use. */
+const requireBuiltin = createRequire(import.meta.url);
+
+/**
+ * The sha256 of `data` in lowercase hex. `node:crypto` is loaded on the first call: only a
+ * command that writes or reads a blob needs it, and reading commands that meet no blob
+ * (`tapedeck sessions search`, `list`) then never load it.
+ */
 export function sha256Hex(data: Uint8Array): string {
+  const { createHash } = requireBuiltin("node:crypto") as typeof import("node:crypto");
   return createHash("sha256").update(data).digest("hex");
 }
 
