@@ -1,4 +1,5 @@
 import { hash } from "node:crypto";
+import { layoutUuidv7 } from "@tapedeck/session/core";
 import type { SourceKey } from "./types";
 
 /**
@@ -13,19 +14,7 @@ export function importedSessionId(key: SourceKey, createdAt: string, generation 
   const millis = Number.isFinite(parsed) && parsed >= 0 ? parsed : 0;
   // One-shot `hash` (no Hash object per call): the same SHA-256 as before, so ids do not change.
   const digest = hash("sha256", `${key.tool}\u0000${key.sessionId}\u0000${generation}`, "buffer");
-  const bytes = new Uint8Array(16);
-  const high = Math.floor(millis / 2 ** 16);
-  bytes[0] = (high >>> 24) & 0xff;
-  bytes[1] = (high >>> 16) & 0xff;
-  bytes[2] = (high >>> 8) & 0xff;
-  bytes[3] = high & 0xff;
-  bytes[4] = (millis >>> 8) & 0xff;
-  bytes[5] = millis & 0xff;
-  for (let index = 6; index < 16; index += 1) bytes[index] = digest[index]!;
-  bytes[6] = 0x70 | (bytes[6]! & 0x0f);
-  bytes[8] = 0x80 | (bytes[8]! & 0x3f);
-  const hex = Buffer.from(bytes).toString("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return layoutUuidv7(millis, new Uint8Array(digest.buffer, digest.byteOffset, 16));
 }
 
 /**

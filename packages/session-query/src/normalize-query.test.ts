@@ -2,7 +2,15 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodeCursor, queryDigest } from "./cursor";
 import { InvalidQueryError } from "./errors";
-import { eventPosition, type NormalizedEventQuery, normalizeEventQuery } from "./normalize-query";
+import {
+  eventPosition,
+  type NormalizedEventQuery,
+  normalizeEventQuery,
+  normalizeSessionQuery,
+  sessionCursor,
+  sessionPage,
+} from "./normalize-query";
+import type { SessionSummary } from "./query-engine";
 
 /** The digest as cursors were first tied to queries: `queryDigest` of the query's identity. */
 function identityDigest(query: NormalizedEventQuery): string {
@@ -67,5 +75,24 @@ describe("eventPosition", () => {
       expect(InvalidQueryError.isInstance(error)).toBe(true);
       expect((error as Error).message).toContain("different ordering");
     }
+  });
+});
+
+describe("sessionPage", () => {
+  const query = normalizeSessionQuery({ limit: 2, orderBy: "createdAt" }, false);
+  const row = (id: string, createdAt: string) => ({ id, createdAt });
+  const summaryOf = (r: { id: string; createdAt: string }) =>
+    ({ id: r.id, createdAt: r.createdAt, updatedAt: "2026-12-02T00:00:00.000Z" }) as SessionSummary;
+
+  it("shows the limit, and a cursor after the last shown session only when a row past it was read", () => {
+    const rows = [
+      row("a", "2026-12-01T03:00:00.000Z"),
+      row("b", "2026-12-01T02:00:00.000Z"),
+      row("c", "2026-12-01T01:00:00.000Z"),
+    ];
+    const page = sessionPage(query, rows, summaryOf);
+    expect(page.items.map((item) => item.id)).toEqual(["a", "b"]);
+    expect(page.nextCursor).toBe(sessionCursor(query, "2026-12-01T02:00:00.000Z", "b"));
+    expect(sessionPage(query, rows.slice(0, 2), summaryOf).nextCursor).toBeNull();
   });
 });

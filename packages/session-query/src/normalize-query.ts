@@ -10,9 +10,11 @@ import { InvalidQueryError } from "./errors";
 import type {
   EventOrder,
   HighlightMarkers,
+  Page,
   PrefixMatching,
   SessionOrder,
   SessionStatus,
+  SessionSummary,
 } from "./query-engine";
 import { fastEventQuery } from "./query-fast-path";
 import {
@@ -173,6 +175,28 @@ export function sessionPosition(query: NormalizedSessionQuery): [string, string]
 /** A session cursor after `time`/`id`. */
 export function sessionCursor(query: NormalizedSessionQuery, time: string, id: string): string {
   return encodeCursor("sessions", query.digest, [time, id]);
+}
+
+/**
+ * A page of a session listing from the rows a backend read (each made a summary by `summaryOf`): `query.limit + 1` at most, in page
+ * order; the one past the limit is not shown and only says that a next page exists, whose cursor
+ * is the last shown session's time (created or updated, as the query orders) and id.
+ */
+export function sessionPage<Row>(
+  query: NormalizedSessionQuery,
+  rows: readonly Row[],
+  summaryOf: (row: Row) => SessionSummary,
+): Page<SessionSummary> {
+  const items = rows.slice(0, query.limit).map(summaryOf);
+  const last = items[items.length - 1];
+  const time = query.orderBy === "createdAt" ? last?.createdAt : last?.updatedAt;
+  return {
+    items,
+    nextCursor:
+      rows.length > query.limit && last !== undefined && time !== undefined
+        ? sessionCursor(query, time, last.id)
+        : null,
+  };
 }
 
 /**

@@ -16,7 +16,7 @@ export {
   type TapedeckErrorOptions,
 } from "./errors";
 export { isKnownEventType, KNOWN_EVENT_TYPES, MESSAGE_ROLES } from "./event-types";
-export { assertSessionId, isSessionId } from "./ids";
+export { assertSessionId, isSessionId, layoutUuidv7 } from "./ids";
 export { lazySchema, lazySchemaObject } from "./lazy-schema";
 export { StorageFaultError, toStorageFault } from "./storage-fault";
 export { toVisibleText } from "./visible-text";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InvalidSessionIdError } from "./errors";
-import { assertSessionId, isSessionId, uuidv7 } from "./ids";
+import { assertSessionId, isSessionId, layoutUuidv7, uuidv7 } from "./ids";
 
 describe("session ids", () => {
   it("creates time-ordered UUIDv7s, even within one millisecond", () => {
@@ -20,5 +20,15 @@ describe("session ids", () => {
   ])("rejects %j before any path is built", (value) => {
     expect(isSessionId(value)).toBe(false);
     expect(() => assertSessionId(value)).toThrow(InvalidSessionIdError);
+  });
+});
+
+describe("layoutUuidv7", () => {
+  it("puts the milliseconds in the first 48 bits, sets version 7 and the variant, keeps the rest", () => {
+    const bytes = new Uint8Array(16).fill(0xff);
+    const id = layoutUuidv7(0x0193_b6e2_7c1a, bytes);
+    expect(id).toBe("0193b6e2-7c1a-7fff-bfff-ffffffffffff");
+    expect(isSessionId(id)).toBe(true);
+    expect(layoutUuidv7(0, new Uint8Array(16))).toBe("00000000-0000-7000-8000-000000000000");
   });
 });

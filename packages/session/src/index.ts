@@ -15,7 +15,7 @@ export {
 } from "./errors";
 export { isKnownEventType, KNOWN_EVENT_TYPES, MESSAGE_ROLES } from "./event-types";
 export { compileFastCheck, type FastCheck } from "./fast-check";
-export { assertSessionId, isSessionId, uuidv7 } from "./ids";
+export { assertSessionId, isSessionId, layoutUuidv7, uuidv7 } from "./ids";
 export { sessionLogJsonSchema } from "./json-schema";
 export { lazySchema, lazySchemaObject } from "./lazy-schema";
 export { type ReplayLogTextOptions, replayLogText } from "./log-text";

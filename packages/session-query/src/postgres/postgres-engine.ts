@@ -20,7 +20,7 @@ import {
   eventPosition,
   type NormalizedEventQuery,
   type NormalizedSessionQuery,
-  sessionCursor,
+  sessionPage,
   sessionPosition,
 } from "../normalize-query";
 import { queryEngine } from "../query-backend";
@@ -192,16 +192,7 @@ function postgresEngine(db: Connection): PostgresQueryEngine {
        ORDER BY s.${field} DESC, s.session_id DESC LIMIT ${query.limit + 1}`,
       params.values,
     );
-    const items = rows.slice(0, query.limit).map(summaryOf);
-    const last = items[items.length - 1];
-    const time = query.orderBy === "createdAt" ? last?.createdAt : last?.updatedAt;
-    return {
-      items,
-      nextCursor:
-        rows.length > query.limit && last !== undefined && time !== undefined
-          ? sessionCursor(query, time, last.id)
-          : null,
-    };
+    return sessionPage(query, rows, summaryOf);
   };
 
   const searchEvents = async (

@@ -8,7 +8,7 @@ import type { Session } from "@tapedeck/session";
 import { EventLogCorruptError, SessionNotFoundError } from "@tapedeck/session/core";
 import Database from "better-sqlite3";
 import { ftsMatch } from "../fts-query";
-import { type NormalizedSessionQuery, sessionCursor, sessionPosition } from "../normalize-query";
+import { type NormalizedSessionQuery, sessionPage, sessionPosition } from "../normalize-query";
 import { queryEngine } from "../query-backend";
 import type { Page, SessionQueryEngine, SessionSummary } from "../query-engine";
 import type { ParsedScope } from "../query-schema";
@@ -143,16 +143,7 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
        ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
        ORDER BY s.${field} DESC, s.session_id DESC LIMIT ${query.limit + 1}`,
     ).all(...params);
-    const items = rows.slice(0, query.limit).map(summaryOf);
-    const last = items[items.length - 1];
-    const time = query.orderBy === "createdAt" ? last?.createdAt : last?.updatedAt;
-    return {
-      items,
-      nextCursor:
-        rows.length > query.limit && last !== undefined && time !== undefined
-          ? sessionCursor(query, time, last.id)
-          : null,
-    };
+    return sessionPage(query, rows, summaryOf);
   };
 
   const searchEvents = createEventSearch(reads, hitCache);
