@@ -1,4 +1,11 @@
-import { readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  readdirSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { EventLogCorruptError, uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -110,5 +117,34 @@ describe("blobs", () => {
     const error = await readError(store.readSession(sessionId));
     expect(error.code).toBe("BLOB_CORRUPT");
     expect(error.seq).toBe(seq);
+  });
+
+  it("reclaim removes a blob no log names once it is an hour old, and keeps named and young ones", async () => {
+    await sessionWithOutput(bigOutput("kept"));
+    const { sessionId } = await sessionWithOutput(bigOutput("dropped"));
+    const [first, second] = blobFiles();
+    const old = new Date(Date.now() - 2 * 3600_000);
+    for (const path of [first!, second!]) utimesSync(path, old, old);
+    // The second session goes for good: its blob is named by no log, not even in the trash.
+    await store.delete(sessionId);
+    const blobs = store.storageKinds().find((kind) => kind.kind === "blobs")!;
+    const live = new Set(await store.sessionIds());
+    const dry = await blobs.reclaim(live, { dryRun: true });
+    expect(dry.bytes).toBe(0);
+    store.emptyTrash({ dryRun: false });
+    const wouldFree = await blobs.reclaim(live, { dryRun: true });
+    expect(wouldFree.bytes).toBeGreaterThan(0);
+    expect(blobFiles()).toHaveLength(2);
+    expect(await blobs.reclaim(live, { dryRun: false })).toEqual(wouldFree);
+    expect(blobFiles()).toHaveLength(1);
+    await store.readSession((await store.sessionIds())[0]!);
+    // A young unnamed blob (a writer between its blob and its line) is kept.
+    await sessionWithOutput(bigOutput("young"));
+    const young = await store.sessionIds();
+    await store.delete(young.at(-1)!);
+    store.emptyTrash({ dryRun: false });
+    expect((await blobs.reclaim(new Set(await store.sessionIds()), { dryRun: false })).bytes).toBe(
+      0,
+    );
   });
 });

@@ -8,6 +8,8 @@
  *   hold   <home> <sessionId>               open a writer, "locked", wait for a stdin line, append
  *   try    <home> <sessionId>               one append: "ok" or "busy <owner pid>"
  *   hammer <home> <sessionId> <name> <n>    after "go" on stdin, n one-shot appends, retrying on busy
+ *   cycle  <home> <sessionId>               forever: compact the log (cold), then append one event
+ *                                           (which restores it plain): "ok <seq> <digest>" per append
  */
 import { createHash, randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
@@ -108,6 +110,18 @@ async function crash(durability: Durability): Promise<void> {
   }
 }
 
+async function cycle(): Promise<void> {
+  const store = createSessionStore({ home: home! });
+  report("ready");
+  for (let index = 0; ; index += 1) {
+    await store.compact(sessionId!);
+    const [event] = await store.append(sessionId!, [
+      { type: "x-cycle", runId: "cycle", index, pad: randomBytes(64).toString("hex") },
+    ]);
+    report(`ok ${event!.seq} ${digest(event!)}`);
+  }
+}
+
 async function hold(): Promise<void> {
   const store = createSessionStore({ home: home! });
   const writer = await store.openWriter(sessionId!);
@@ -155,6 +169,9 @@ switch (mode) {
     break;
   case "hold":
     await hold();
+    break;
+  case "cycle":
+    await cycle();
     break;
   case "try":
     await attempt();
