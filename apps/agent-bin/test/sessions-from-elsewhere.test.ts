@@ -3,8 +3,9 @@
  * never start; the person's own recorded servers start again only after asking, without
  * Tapedeck's own secrets.
  */
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { cp, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { hostileFixturePath, hostileFixtureText } from "@tapedeck/fixtures";
@@ -197,5 +198,28 @@ describe("where and how a session from elsewhere works", () => {
       `Session ${sessionId} records the directory "/", which is the filesystem root; it will not work there: choose a directory explicitly with --cwd DIR.`,
     );
     expect(model.server.requests()).toEqual([]);
+  });
+});
+
+describe("opencode storage from elsewhere", () => {
+  it("import reads only regular files inside storage/: a ../ message id and a FIFO are refused in a sentence, without hanging", async () => {
+    const model = await hostileModel([]);
+    const data = path.join(model.workspace.root, "opencode");
+    await cp(hostileFixturePath("opencode-storage"), data, { recursive: true });
+    const messages = path.join(data, "storage", "message", "ses_18684d584ffe1JuGPUt8v6Igr8");
+    execFileSync("mkfifo", [path.join(messages, "msg_zzzz_fifo.json")]);
+    const result = await model.cli(["import", "opencode", path.join(data, "storage")], {
+      timeoutMs: 15_000,
+    });
+    const output = result.stdout + result.stderr;
+    expect(result.code, output).toBe(0);
+    expect(output).toContain(
+      'a message id with / or .. ("../../outside") names no file inside the storage folder; not read',
+    );
+    expect(output).toContain("not a regular file (not read)");
+    const logs = homeLogs(model.workspace.home);
+    const ids = await logs.sessionIds();
+    expect(ids).toHaveLength(1);
+    expect(await logs.text(ids[0] ?? "")).not.toContain("GCLOUD-SECRET");
   });
 });

@@ -3,11 +3,12 @@
  * `storage/message/<ses>/<msg>.json`, `storage/part/<msg>/<prt>.json`, assembled into the
  * `opencode export` shape so one converter reads both.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseJsonDocument } from "../lines";
 import type { SkippedLine } from "../types";
 import { isRecord } from "./common";
+import { type ConfinedFolder, childOf, confinedFolder } from "./confined-read";
 
 /** The storage directory under `root` (`root` itself, or `root/storage`), if there is one. */
 export function opencodeStorageDir(root: string): string | undefined {
@@ -30,23 +31,38 @@ export function opencodeStorageSessions(storage: string): string[] {
   return files.sort();
 }
 
-/** One session of a storage directory as an export document; damaged files are skipped. */
+/**
+ * One session of a storage directory as an export document; damaged files are skipped. Reads stay
+ * inside `storage` (`confinedFolder`): an id with `/` or `..` is refused, as are links leading out
+ * and files that are not regular (a FIFO is refused without waiting).
+ */
 export function readOpencodeStorageSession(
   storage: string,
   sessionFile: string,
   skipped: SkippedLine[],
 ): unknown {
-  const info = readJson(sessionFile, skipped);
+  const folder = confinedFolder(storage);
+  const info = readJson(folder, sessionFile, skipped);
   if (!isRecord(info) || typeof info.id !== "string") return info;
   const messages: { info: unknown; parts: unknown[] }[] = [];
-  const messageDir = join(storage, "message", info.id);
-  for (const name of safeList(messageDir).filter((file) => file.endsWith(".json"))) {
-    const message = readJson(join(messageDir, name), skipped);
+  const messageDir = childOf(join(storage, "message"), info.id);
+  if (messageDir === undefined) {
+    skipped.push(badId(sessionFile, "session", info.id));
+    return { info, messages };
+  }
+  for (const name of folder.list(messageDir).filter((file) => file.endsWith(".json"))) {
+    const messageFile = join(messageDir, name);
+    const message = readJson(folder, messageFile, skipped);
     if (!isRecord(message) || typeof message.id !== "string") continue;
-    const partDir = join(storage, "part", message.id);
-    const parts = safeList(partDir)
+    const partDir = childOf(join(storage, "part"), message.id);
+    if (partDir === undefined) {
+      skipped.push(badId(messageFile, "message", message.id));
+      continue;
+    }
+    const parts = folder
+      .list(partDir)
       .filter((file) => file.endsWith(".json"))
-      .map((file) => readJson(join(partDir, file), skipped))
+      .map((file) => readJson(folder, join(partDir, file), skipped))
       .filter((part) => part !== undefined);
     messages.push({ info: message, parts });
   }
@@ -54,15 +70,22 @@ export function readOpencodeStorageSession(
   return { info, messages };
 }
 
-function readJson(path: string, skipped: SkippedLine[]): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    skipped.push({ path, line: 0, offset: 0, reason: "unreadable" });
+function badId(path: string, what: string, id: string): SkippedLine {
+  return {
+    path,
+    line: 0,
+    offset: 0,
+    reason: `a ${what} id with / or .. (${JSON.stringify(id)}) names no file inside the storage folder; not read`,
+  };
+}
+
+function readJson(folder: ConfinedFolder, path: string, skipped: SkippedLine[]): unknown {
+  const read = folder.read(path);
+  if (!("text" in read)) {
+    skipped.push({ path, line: 0, offset: 0, reason: read.reason });
     return undefined;
   }
-  const parsed = parseJsonDocument(text, path);
+  const parsed = parseJsonDocument(read.text, path);
   if (!parsed.ok) {
     skipped.push(parsed.skipped);
     return undefined;
