@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, unlinkSync, utimesSync } from "node:fs";
 import path from "node:path";
+import { createSessionStore } from "@tapedeck/session-store";
 import { agentScript, cliContext } from "@tapedeck/test-harness";
 import { describe, expect, it } from "vitest";
 
@@ -110,5 +111,31 @@ describe("tapedeck storage", () => {
     const bad = await cli(["storage", "compact", "--older-than", "soon"]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('"soon" is not a duration');
+  });
+
+  it("storage prune moves old sessions to the trash, keeps a kept fork's parent, and --empty-trash frees them", async () => {
+    const { cli, workspace } = await cliContext();
+    const store = createSessionStore({ home: workspace.home });
+    const seed = [{ type: "message" as const, runId: "r", role: "user" as const, content: "hi" }];
+    const parent = (await store.create({ cwd: workspace.cwd, seed })).sessionId;
+    const fork = (await store.fork(parent)).sessionId;
+    const alone = (await store.create({ cwd: workspace.cwd, seed })).sessionId;
+    const old = new Date(Date.now() - 40 * 86_400_000);
+    for (const id of [parent, alone]) utimesSync(store.pathOf(id), old, old);
+    expect(await cli(["storage", "prune"])).toMatchObject({ code: 2 });
+    const dry = await cli(["storage", "prune", "--older-than", "30d", "--dry-run"]);
+    expect(dry.stdout).toMatch(/^Would move 1 session \(/);
+    expect(sessionFiles(workspace.home).sort()).toHaveLength(3);
+    const pruned = await cli(["storage", "prune", "--older-than", "30d"]);
+    expect(pruned.code).toBe(0);
+    expect(pruned.stdout).toMatch(/^Moved 1 session \(\S+ \S+\) to the trash/);
+    expect(pruned.stdout).toContain("1 older session(s) kept: forks that stay read them.");
+    expect(sessionFiles(workspace.home).sort()).toEqual(
+      [`${parent}.jsonl`, `${fork}.jsonl`].sort(),
+    );
+    expect(readdirSync(path.join(workspace.home, "trash"))).toEqual([`${alone}.jsonl`]);
+    const emptied = await cli(["storage", "--empty-trash"]);
+    expect(emptied.stdout).toMatch(/^Freed \d+(\.\d)? (B|kB) \(1 files\) from the trash\.$/m);
+    expect(readdirSync(path.join(workspace.home, "trash"))).toEqual([]);
   });
 });

@@ -164,3 +164,78 @@ export async function compactHome(
   report.saved += report.reclaimed;
   return report;
 }
+
+/** What {@link pruneHome} did (or, with `dryRun`, would do). */
+export interface PruneReport {
+  /** Sessions moved to the trash. */
+  moved: string[];
+  /** Their logs' bytes (uncompressed size). */
+  bytes: number;
+  /** Old sessions kept because a fork that stays reads them. */
+  keptForForks: number;
+  /** Old sessions a writer held, left in place. */
+  busy: number;
+}
+
+/**
+ * Moves every session last changed at least `olderThanMs` ago to the trash, never deleting:
+ * a session a kept fork reads (its parent, recursively) stays, forks go before their parents,
+ * and a session a writer holds is left alone.
+ */
+export async function pruneHome(
+  store: SessionStore,
+  options: { olderThanMs: number; dryRun: boolean; now?: number },
+): Promise<PruneReport> {
+  const now = options.now ?? Date.now();
+  const { logs } = await store.scan();
+  const parentOf = new Map<string, string>();
+  const old = new Set<string>();
+  const sizeOf = new Map<string, number>();
+  for (const log of logs) {
+    const parent = "header" in log ? log.header?.parent?.sessionId : undefined;
+    if (parent !== undefined) parentOf.set(log.sessionId, parent);
+    if (now - log.modifiedMs >= options.olderThanMs) old.add(log.sessionId);
+    sizeOf.set(log.sessionId, log.size);
+  }
+  // A session that stays keeps its whole fork chain.
+  let keptForForks = 0;
+  for (const log of logs) {
+    if (old.has(log.sessionId)) continue;
+    for (
+      let parent = parentOf.get(log.sessionId);
+      parent !== undefined;
+      parent = parentOf.get(parent)
+    ) {
+      if (old.delete(parent)) keptForForks += 1;
+    }
+  }
+  const report: PruneReport = { moved: [], bytes: 0, keptForForks, busy: 0 };
+  // Forks first: `delete` refuses a session that still has forks.
+  const depth = (id: string): number => {
+    let count = 0;
+    for (
+      let parent = parentOf.get(id);
+      parent !== undefined && count < logs.length;
+      parent = parentOf.get(parent)
+    )
+      count += 1;
+    return count;
+  };
+  const order = [...old].sort((a, b) => depth(b) - depth(a));
+  for (const sessionId of order) {
+    if (!options.dryRun) {
+      try {
+        await store.delete(sessionId);
+      } catch (error) {
+        if (TapedeckError.isInstance(error) && error.code === "SESSION_BUSY") {
+          report.busy += 1;
+          continue;
+        }
+        throw error;
+      }
+    }
+    report.moved.push(sessionId);
+    report.bytes += sizeOf.get(sessionId) ?? 0;
+  }
+  return report;
+}

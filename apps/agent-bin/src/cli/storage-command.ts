@@ -4,6 +4,7 @@ import {
   compactHome,
   createHost,
   parseDuration,
+  pruneHome,
   storageContributors,
   storageReport,
 } from "@tapedeck/host";
@@ -15,6 +16,9 @@ const USAGE = `Usage:
                                                 compress sessions idle for DUR (default
                                                 TAPEDECK_COLD_DAYS, 7d) and reclaim blobs no
                                                 session names
+  tapedeck storage prune --older-than DUR [--dry-run]
+                                                move sessions idle for DUR to the trash (a
+                                                fork's parents stay while the fork does)
   tapedeck storage --empty-trash [--dry-run]    delete the trash for good (the only command
                                                 that frees it)`;
 
@@ -47,7 +51,7 @@ export async function storageCommand(argv: string[], io: Io): Promise<number> {
     return 0;
   }
   const [action, ...extra] = positionals;
-  if (extra.length > 0 || (action !== undefined && action !== "compact")) {
+  if (extra.length > 0 || (action !== undefined && action !== "compact" && action !== "prune")) {
     throw new CliUsageError(
       `unknown storage command ${JSON.stringify(positionals.join(" "))}.\n\n${USAGE}`,
     );
@@ -64,6 +68,29 @@ export async function storageCommand(argv: string[], io: Io): Promise<number> {
       io.stdout.write(
         `${dryRun ? "Would free" : "Freed"} ${formatBytes(freed.bytes)} (${freed.files} files) from the trash.\n`,
       );
+      return 0;
+    }
+    if (action === "prune") {
+      if (values["older-than"] === undefined) {
+        throw new CliUsageError("storage prune needs --older-than DUR (for example 90d).");
+      }
+      if (!dryRun) host.assertWritable();
+      const report = await pruneHome(host.store, {
+        olderThanMs: parseDuration(values["older-than"]),
+        dryRun,
+      });
+      const count = `${report.moved.length} session${report.moved.length === 1 ? "" : "s"}`;
+      io.stdout.write(
+        `${dryRun ? "Would move" : "Moved"} ${count} (${formatBytes(report.bytes)}) to the trash; \`tapedeck storage --empty-trash\` frees the space for good.\n`,
+      );
+      if (report.keptForForks > 0) {
+        io.stdout.write(
+          `${report.keptForForks} older session(s) kept: forks that stay read them.\n`,
+        );
+      }
+      if (report.busy > 0) {
+        io.stdout.write(`${report.busy} session(s) in use by a writer were left as they are.\n`);
+      }
       return 0;
     }
     if (action === "compact") {
