@@ -1,0 +1,270 @@
+/**
+ * `pnpm bench` for issue #30 (storage): bytes on disk after `compact` for an output/image-heavy
+ * home and a text-only one, readSession of a compressed large log against a bare parse of the
+ * plain file, resume (writer open) of a cold log against a plain one, and a 1 MB tool output
+ * written to a blob against appending it inline.
+ *
+ * TAPEDECK_BENCH_EVENTS (default 100000) sets the size of the large log;
+ * TAPEDECK_BENCH_STORAGE_SESSIONS (default 40) the sessions of each generated home.
+ */
+import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { isolateBenchTmpdir, printTable, sample } from "@tapedeck/bench";
+import { type SessionEventDraft, uuidv7 } from "@tapedeck/session";
+import { createSessionStore, type SessionStore } from "../src/index";
+
+const largeEvents = Number(process.env.TAPEDECK_BENCH_EVENTS ?? 100_000);
+const sessions = Number(process.env.TAPEDECK_BENCH_STORAGE_SESSIONS ?? 40);
+const root = isolateBenchTmpdir("tapedeck-storage-bench-");
+
+function median(values: readonly number[]): number {
+  return values[Math.floor(values.length / 2)] ?? Number.NaN;
+}
+
+/** Bytes of every file under `path`. */
+function bytesUnder(path: string): number {
+  let total = 0;
+  let entries: import("node:fs").Dirent[];
+  try {
+    entries = readdirSync(path, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    const child = join(path, entry.name);
+    total += entry.isDirectory() ? bytesUnder(child) : statSync(child).size;
+  }
+  return total;
+}
+
+/** Log-like text of about `bytes` bytes (build output, file listings: compressible as real ones). */
+function outputText(bytes: number, seed: number): string {
+  const lines: string[] = [];
+  let length = 0;
+  for (let index = 0; length < bytes; index += 1) {
+    const line = `[${seed}:${index}] src/module-${(index * 31 + seed) % 997}/file-${index % 113}.ts:${(index * 7) % 400} ${index % 3 === 0 ? "warning" : "info"} ${(index * 2654435761 + seed).toString(36)} done in ${(index % 97) / 10}ms`;
+    lines.push(line);
+    length += line.length + 1;
+  }
+  return lines.join("\n");
+}
+
+/** A base64 "screenshot": mostly flat regions (as UI screenshots are), a few noisy ones. */
+function screenshot(seed: number, bytes: number): string {
+  const raw = Buffer.alloc(bytes);
+  for (let index = 0; index < bytes; index += 1) {
+    raw[index] =
+      index % 4096 < 300 ? (index * 2654435761 + seed) & 0xff : (seed + (index >> 12)) & 0xff;
+  }
+  return `data:image/png;base64,${raw.toString("base64")}`;
+}
+
+/** Something that appends: a store (one-shot) or an open writer. */
+type Appender = (drafts: SessionEventDraft[]) => Promise<{ seq: number }[]>;
+
+/** Appends one turn: a question, a call, its output (the payload), an answer. */
+async function appendTurn(append: Appender, payload: string, prompt: string): Promise<void> {
+  const runId = uuidv7();
+  const callId = `call_${runId}`;
+  const opened = await append([
+    {
+      type: "turn/start",
+      runId,
+      policy: { approval: "auto" },
+      model: "openai:gpt-4.1-mini",
+      resumed: false,
+    },
+    { type: "message", runId, role: "user", content: prompt },
+    { type: "function_call", runId, callId, name: "run_command", arguments: '{"command":"make"}' },
+  ]);
+  await append([
+    {
+      type: "function_call_output",
+      runId,
+      callId,
+      output: payload,
+      isError: false,
+      sourceEventSeqs: [opened[2]!.seq],
+    },
+    { type: "message", runId, role: "assistant", content: `Done: ${prompt.slice(0, 60)}` },
+    { type: "turn/end", runId, status: "completed" },
+  ]);
+}
+
+/** Writes a home; returns its bytes before and after `compact` (every log cold). */
+async function homeRatio(name: string, payloads: (session: number, turn: number) => string) {
+  const plain = createSessionStore({
+    home: join(root, `${name}-plain`),
+    blobThreshold: Number.POSITIVE_INFINITY,
+  });
+  const compacted = createSessionStore({ home: join(root, `${name}-blobs`) });
+  for (let session = 0; session < sessions; session += 1) {
+    const ids: string[] = [];
+    for (const store of [plain, compacted]) {
+      ids.push(
+        (
+          await store.create({
+            cwd: root,
+            seed: [
+              {
+                type: "message",
+                runId: "seed",
+                role: "system",
+                content: "You are a coding agent.",
+              },
+            ],
+          })
+        ).sessionId,
+      );
+    }
+    for (let index = 0; index < 6; index += 1) {
+      const payload = payloads(session, index);
+      const prompt = `Task ${session}.${index}: run the build and tell me what failed in module ${index}.`;
+      await appendTurn((drafts) => plain.append(ids[0]!, drafts), payload, prompt);
+      await appendTurn((drafts) => compacted.append(ids[1]!, drafts), payload, prompt);
+    }
+  }
+  const before = bytesUnder(join(root, `${name}-plain`, "sessions"));
+  for (const id of await compacted.sessionIds()) await compacted.compact(id);
+  const after =
+    bytesUnder(join(root, `${name}-blobs`, "sessions")) +
+    bytesUnder(join(root, `${name}-blobs`, "blobs"));
+  return { before, after };
+}
+
+async function main(): Promise<void> {
+  // 1. Bytes on disk after compact.
+  const heavy = await homeRatio("heavy", (session, index) =>
+    index % 3 === 2
+      ? screenshot(session % 5, 200_000 + ((session * 7919 + index) % 5) * 100_000)
+      : outputText(100_000 + ((session * 31 + index * 17) % 20) * 95_000, session * 10 + index),
+  );
+  const text = await homeRatio("text", (session, index) =>
+    outputText(2_000 + ((session + index) % 7) * 1_000, session * 10 + index),
+  );
+  printTable(`Bytes on disk after compact (${sessions} sessions of 6 turns each)`, [
+    {
+      name: "output/image-heavy home",
+      value: heavy.after,
+      unit: "B",
+      better: "lower",
+      baseline: heavy.before,
+      baselineName: "plain logs",
+      goal: "≤ 0.15× (ratio ≥ 6.67)",
+    },
+    {
+      name: "text-only home",
+      value: text.after,
+      unit: "B",
+      better: "lower",
+      baseline: text.before,
+      baselineName: "plain logs",
+      goal: "≤ 0.35× (ratio ≥ 2.86)",
+    },
+  ]);
+
+  // 2. readSession of a compressed large log against a bare parse of the plain file.
+  const store = createSessionStore({ home: join(root, "large") });
+  const sessionId = await largeSession(store, largeEvents);
+  const path = store.pathOf(sessionId);
+  const bare = await sample(5, () => {
+    const parsed: unknown[] = [];
+    for (const line of readFileSync(path, "utf8").split("\n"))
+      if (line !== "") parsed.push(JSON.parse(line));
+    return parsed.length;
+  });
+  const plainRead = await sample(5, () => store.readSession(sessionId));
+  const plainOpen = await sample(3, async () => (await store.openWriter(sessionId)).close());
+  await store.compact(sessionId);
+  const coldRead = await sample(5, () => store.readSession(sessionId));
+  const coldOpen: number[] = [];
+  for (let run = 0; run < 3; run += 1) {
+    await store.compact(sessionId);
+    const started = performance.now();
+    await (await store.openWriter(sessionId)).close();
+    coldOpen.push(performance.now() - started);
+  }
+  coldOpen.sort((a, b) => a - b);
+  printTable(`Cold (compressed) large log (${largeEvents} events)`, [
+    {
+      name: "readSession of the compressed log",
+      value: median(coldRead),
+      unit: "ms",
+      better: "lower",
+      baseline: median(bare),
+      baselineName: "readFile + split + JSON.parse, plain",
+      goal: "≥ 0.5×",
+    },
+    {
+      name: "readSession of the plain log",
+      value: median(plainRead),
+      unit: "ms",
+      better: "lower",
+      baseline: median(bare),
+      baselineName: "readFile + split + JSON.parse, plain",
+    },
+    {
+      name: "resume (writer open + close) of the cold log",
+      value: median(coldOpen),
+      unit: "ms",
+      better: "lower",
+      baseline: median(plainOpen),
+      baselineName: "the plain log",
+      goal: "≥ 0.5× (≤ 2× the time)",
+    },
+  ]);
+
+  // 3. A 1 MB tool output to a blob against appending it inline.
+  const inline = createSessionStore({
+    home: join(root, "inline"),
+    blobThreshold: Number.POSITIVE_INFINITY,
+  });
+  const blobbed = createSessionStore({ home: join(root, "blobbed") });
+  const outputs = Array.from({ length: 10 }, (_, index) => outputText(1 << 20, 1000 + index));
+  const appendOne = async (target: SessionStore, output: string) => {
+    const { sessionId: id } = await target.create({ cwd: root });
+    const writer = await target.openWriter(id);
+    const started = performance.now();
+    await appendTurn((drafts) => writer.append(drafts), output, "build");
+    const took = performance.now() - started;
+    await writer.close();
+    return took;
+  };
+  const inlineTimes: number[] = [];
+  const blobTimes: number[] = [];
+  for (const output of outputs) {
+    inlineTimes.push(await appendOne(inline, output));
+    blobTimes.push(await appendOne(blobbed, output));
+  }
+  inlineTimes.sort((a, b) => a - b);
+  blobTimes.sort((a, b) => a - b);
+  printTable("A 1 MB tool output (one turn appended, fsync at turn/end; median of 10)", [
+    {
+      name: "output to a blob",
+      value: median(blobTimes),
+      unit: "ms",
+      better: "lower",
+      baseline: median(inlineTimes),
+      baselineName: "inline in the log",
+      goal: "≥ 1×",
+    },
+  ]);
+}
+
+/** A log of about `events` events of small text turns. */
+async function largeSession(target: SessionStore, events: number): Promise<string> {
+  const { sessionId } = await target.create({ cwd: root });
+  const writer = await target.openWriter(sessionId);
+  for (let count = 0; count < events; count += 6) {
+    const prompt = `Question ${count}: what does file ${count % 500} do?`;
+    await appendTurn((drafts) => writer.append(drafts), outputText(400, count), prompt);
+  }
+  await writer.close();
+  return sessionId;
+}
+
+try {
+  await main();
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}
