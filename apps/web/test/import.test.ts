@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { scriptedProvider } from "@tapedeck/agent/testing";
+import { setAutoImport } from "@tapedeck/host";
 import { createSessionStore } from "@tapedeck/session-store";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp, createMemoryIndex, type WebApp } from "../src/server/index";
@@ -106,6 +107,34 @@ describe("Import in the viewer", () => {
       subAgents?: Array<{ session: { id: string }; seq: number }>;
     };
     expect(down.subAgents).toMatchObject([{ session: { id: child.id }, seq: 3 }]);
+  });
+
+  it("imports new sessions by itself while the home's auto import is on, and they appear in the list", async () => {
+    root = mkdtempSync(path.join(tmpdir(), "tapedeck-web-auto-"));
+    const userHome = path.join(root, "user");
+    const store = createSessionStore({ home: path.join(root, "tapedeck") });
+    const start = (autoImportIntervalMs: number) =>
+      createApp({
+        store,
+        index: createMemoryIndex(store),
+        agent: { model: "openai:gpt-4.1-mini", provider: () => scriptedProvider([]), cwd: root },
+        importEnvironment: { HOME: userHome },
+        autoImportIntervalMs,
+      });
+    const listed = async (app: WebApp["app"]) =>
+      ((await (await app.request("/api/sessions")).json()) as { items: unknown[] }).items.length;
+    // Off by default: nothing is imported.
+    cpSync(path.join(samples, "claude-code"), path.join(userHome, ".claude", "projects"), {
+      recursive: true,
+    });
+    web = start(20);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await listed(web.app)).toBe(0);
+    await web.close();
+    setAutoImport(store.home, true);
+    web = start(20);
+    const app = web.app;
+    await expect.poll(() => listed(app), { timeout: 10_000 }).toBe(1);
   });
 
   it("refuses a source it does not offer and a body with unknown fields", async () => {

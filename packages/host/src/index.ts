@@ -6,6 +6,7 @@ export {
   joinTextChunks,
   visibleStrings,
 } from "./acp-projection";
+export { importStateDir, isAutoImportOn, setAutoImport } from "./auto-import-setting";
 export { createHost, type Host, type HostOptions, standardTools } from "./create-host";
 export {
   AmbiguousSessionIdError,

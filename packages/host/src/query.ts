@@ -5,6 +5,7 @@
  * module it re-exports.
  */
 
+export { importStateDir, isAutoImportOn, setAutoImport } from "./auto-import-setting";
 export { indexPath } from "./index-path";
 export { createQueryHost, type QueryHost, type QueryHostOptions } from "./query-host";
 export type { Warn } from "./query-index";

@@ -11,6 +11,7 @@ import { existsSync } from "node:fs";
 import type { EventHit, EventSearchQuery, Page, QueryScope } from "@tapedeck/session-query";
 import { createSqliteQueryEngine, type IndexedStore } from "@tapedeck/session-query/sqlite";
 import { defaultHome, LogFolder } from "@tapedeck/session-store/folder";
+import { isAutoImportOn } from "./auto-import-setting";
 import { homeReadOnly } from "./home-access";
 import { indexPath, teamIndexUrl } from "./index-path";
 
@@ -44,6 +45,8 @@ export async function searchFreshIndex(
   const folder = new LogFolder(options.home ?? defaultHome(options.env));
   const file = indexPath(folder.home);
   if (!existsSync(file) || homeReadOnly(folder.home) !== undefined) return null;
+  // Auto import runs before every `sessions` command: this bundle cannot import, the host can.
+  if (isAutoImportOn(folder.home)) return null;
   // The store's side of a sync that finds nothing to do: the journal's answer, when it names no
   // change; anything a sync with work would ask for sends the search to the host.
   const store: IndexedStore = {

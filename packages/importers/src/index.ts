@@ -2,6 +2,12 @@ export { DraftBuilder, isoTime } from "./draft-builder";
 export { NotAFileError } from "./errors";
 export { importedRunId, importedSessionId } from "./ids";
 export {
+  type ImportChangedOptions,
+  type ImportChangedResult,
+  importChanged,
+  WATCHED_SOURCES,
+} from "./import-changed";
+export {
   type FileReport,
   type ImportOptions,
   type ImportProgress,

@@ -3,13 +3,14 @@
  * home. Imported lazily by the CLI so other commands do not load the importers.
  */
 import { parseArgs } from "node:util";
-import { createHost } from "@tapedeck/host";
+import { createHost, importStateDir, setAutoImport } from "@tapedeck/host";
 import {
   defaultLocations,
   type FileReport,
   type ImportProgress,
   type ImportSource,
   type ImportSummary,
+  importChanged,
   importSessions,
   importSources,
   type SkippedLine,
@@ -18,6 +19,8 @@ import { toVisibleText } from "@tapedeck/session/core";
 import { CliUsageError, type Io } from "./io";
 
 export const IMPORT_USAGE = `Usage: tapedeck import <source> [PATH…] [--dry-run] [--json]
+       tapedeck import --watch [--interval SECONDS]
+       tapedeck import --auto on|off
 
 Imports another agent's sessions so that search, trace, continue and fork work on them.
 Importing again appends only what is new; a source that was rewritten becomes a fork.
@@ -30,7 +33,11 @@ Sources and their default folders:
   tapedeck      files written by \`tapedeck sessions export\` (PATH required)
 
   --dry-run     read and compare everything, write nothing
-  --json        print the summary as JSON`;
+  --json        print the summary as JSON
+  --watch       keep importing new and grown Claude Code, Codex and pi sessions from their
+                default folders (only changed files are read) until interrupted
+  --interval    seconds between looks with --watch (default 2)
+  --auto on|off whether the viewer and \`tapedeck sessions …\` import them first (default off)`;
 
 /** Skipped lines listed per file before "… and N more". */
 const SKIPS_SHOWN = 5;
@@ -45,12 +52,17 @@ export async function importCommand(argv: string[], io: Io): Promise<number> {
       "dry-run": { type: "boolean" },
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
+      watch: { type: "boolean" },
+      interval: { type: "string" },
+      auto: { type: "string" },
     },
   });
   if (values.help) {
     io.stdout.write(`${IMPORT_USAGE}\n`);
     return 0;
   }
+  if (values.auto !== undefined) return autoCommand(values.auto, positionals, io);
+  if (values.watch === true) return watchCommand(values.interval, positionals, io);
   const [source, ...paths] = positionals;
   if (source === undefined || !(importSources as readonly string[]).includes(source)) {
     throw new CliUsageError(
@@ -189,4 +201,74 @@ function progressWriter(io: Io): { update(progress: ImportProgress): void; done(
 
 function megabytes(bytes: number): string {
   return (bytes / 1024 / 1024).toFixed(1);
+}
+
+/** `tapedeck import --auto on|off`. */
+function autoCommand(value: string, positionals: string[], io: Io): number {
+  if ((value !== "on" && value !== "off") || positionals.length > 0) {
+    throw new CliUsageError(`import --auto takes on or off, nothing else.\n\n${IMPORT_USAGE}`);
+  }
+  const host = createHost({ env: io.env, warn: (text) => io.stderr.write(text) });
+  try {
+    host.assertWritable();
+    setAutoImport(host.store.home, value === "on");
+  } finally {
+    host.engine.close();
+  }
+  io.stdout.write(
+    value === "on"
+      ? "Auto import on: the viewer and `tapedeck sessions` commands first import new and grown Claude Code, Codex and pi sessions.\n"
+      : "Auto import off.\n",
+  );
+  return 0;
+}
+
+/** `tapedeck import --watch`: a look every interval until SIGINT or SIGTERM. */
+async function watchCommand(
+  interval: string | undefined,
+  positionals: string[],
+  io: Io,
+): Promise<number> {
+  const seconds = interval === undefined ? 2 : Number(interval);
+  if (!Number.isFinite(seconds) || seconds <= 0 || positionals.length > 0) {
+    throw new CliUsageError(
+      `import --watch takes no source or path, and --interval a number of seconds.\n\n${IMPORT_USAGE}`,
+    );
+  }
+  const host = createHost({ env: io.env, warn: (text) => io.stderr.write(text) });
+  let stopping = false;
+  let wake: (() => void) | undefined;
+  const stop = () => {
+    stopping = true;
+    wake?.();
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  try {
+    host.assertWritable();
+    io.stderr.write(
+      `tapedeck: watching Claude Code, Codex and pi sessions every ${seconds} s (Ctrl-C stops)\n`,
+    );
+    while (!stopping) {
+      const look = await importChanged({
+        store: host.store,
+        stateDir: importStateDir(host.store.home),
+        env: io.env,
+      });
+      for (const summary of look.summaries) io.stdout.write(report(summary));
+      if (stopping) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, seconds * 1000);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    return 0;
+  } finally {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+    host.engine.close();
+  }
 }

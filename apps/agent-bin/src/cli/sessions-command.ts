@@ -1,4 +1,4 @@
-import { createQueryHost } from "@tapedeck/host/query";
+import { createQueryHost, importStateDir, isAutoImportOn } from "@tapedeck/host/query";
 import { CliUsageError, type Io } from "./io";
 import { parseSessionsArgs, sessionsScope } from "./sessions/args";
 import type { SessionsContext, SessionsHandler } from "./sessions/context";
@@ -48,7 +48,28 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
     );
   }
   const { values, positionals } = parseSessionsArgs(rest);
-  return (await load())(sessionsContext(command, values, positionals, io));
+  const context = sessionsContext(command, values, positionals, io);
+  if (isAutoImportOn(context.store.home)) await autoImport(context);
+  return (await load())(context);
+}
+
+/**
+ * The home's auto import (`tapedeck import --auto on`): new and grown sessions of other agents
+ * are imported before the command answers. Loaded only when on; a failure is a warning.
+ */
+async function autoImport(context: SessionsContext): Promise<void> {
+  const { importChanged } = await import("@tapedeck/importers");
+  try {
+    await importChanged({
+      store: context.store,
+      stateDir: importStateDir(context.store.home),
+      env: context.io.env,
+    });
+  } catch (error) {
+    context.io.stderr.write(
+      `tapedeck: warning: auto import failed: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+  }
 }
 
 /** The host and helpers every subcommand shares. */

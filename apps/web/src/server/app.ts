@@ -7,6 +7,7 @@ import { streamSSE } from "hono/streaming";
 import type { AnswerOf } from "../shared/api-contract";
 import { registerAgentRoutes } from "./agent-routes";
 import { DEFAULT_RUN_IDLE_MS, type RunsHost, ServerRuns } from "./agent-runs";
+import { startAutoImport } from "./auto-import";
 import { loadDemoSessions } from "./demo";
 import { toHttpError } from "./http-errors";
 import { apiGuard, hostGuard } from "./http-guard";
@@ -59,6 +60,8 @@ export interface AppOptions {
   liveIntervalMs?: number;
   /** Where "Import" looks for other agents' sessions (`HOME`, `CLAUDE_CONFIG_DIR`, …); default the process's. */
   importEnvironment?: Readonly<Record<string, string | undefined>>;
+  /** Milliseconds between the auto import's looks (when the home's setting is on); default 2 s. */
+  autoImportIntervalMs?: number;
 }
 
 /** The Hono app plus what the process needs to run and stop it. */
@@ -189,6 +192,11 @@ export function createApp(options: AppOptions): WebApp {
 
   registerAgentRoutes(app, { runs });
   registerImportRoutes(app, { store, index, env: options.importEnvironment ?? process.env });
+  const stopAutoImport = startAutoImport(
+    store,
+    options.importEnvironment ?? process.env,
+    options.autoImportIntervalMs,
+  );
 
   app.all("/api/*", (c) =>
     c.json({ error: { code: "NOT_FOUND", message: "No such endpoint." } }, 404),
@@ -204,6 +212,7 @@ export function createApp(options: AppOptions): WebApp {
     runs,
     async close() {
       live.stop();
+      await stopAutoImport();
       runs.cancelAll();
       await runs.settled();
       runtime.close();

@@ -1,0 +1,69 @@
+/**
+ * Continuous import over the built binary: `tapedeck import --auto on` makes every
+ * `tapedeck sessions …` command import new and grown Claude Code, Codex and pi sessions first
+ * (off by default, off again with `--auto off`), and `tapedeck import --watch` imports them as
+ * they appear until interrupted.
+ */
+import { appendFileSync, cpSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { cliContext } from "@tapedeck/test-harness";
+import { describe, expect, it } from "vitest";
+
+const samples = fileURLToPath(
+  new URL("../../../packages/importers/__fixtures__/samples", import.meta.url),
+);
+
+describe("continuous import", () => {
+  it("imports before a sessions command while auto import is on, and not when off", async () => {
+    const { workspace, cli } = await cliContext();
+    // HOME is the workspace root (see binaryEnv).
+    cpSync(path.join(samples, "pi"), path.join(workspace.root, ".pi", "agent", "sessions"), {
+      recursive: true,
+    });
+    const count = async () => {
+      const list = await cli(["sessions", "list", "--all", "--json"]);
+      expect(list.code, list.stderr).toBe(0);
+      return (JSON.parse(list.stdout) as unknown[]).length;
+    };
+    expect(await count()).toBe(0);
+    const on = await cli(["import", "--auto", "on"]);
+    expect(on.stdout).toContain("Auto import on");
+    expect(await count()).toBe(1);
+    cpSync(path.join(samples, "claude-code"), path.join(workspace.root, ".claude", "projects"), {
+      recursive: true,
+    });
+    const search = await cli(["sessions", "search", "--all", "phx.server"]);
+    expect(search.stdout).toContain("phx.server");
+    expect(await count()).toBe(2);
+    expect((await cli(["import", "--auto", "off"])).stdout).toContain("Auto import off");
+    cpSync(path.join(samples, "codex"), path.join(workspace.root, ".codex", "sessions"), {
+      recursive: true,
+    });
+    expect(await count()).toBe(2);
+    expect((await cli(["import", "--auto", "maybe"])).code).toBe(2);
+  });
+
+  it("watches the default folders and imports a session that grows, until interrupted", async () => {
+    const { workspace, cli } = await cliContext();
+    const folder = path.join(workspace.root, ".claude", "projects");
+    cpSync(path.join(samples, "claude-code"), folder, { recursive: true });
+    const project = path.join(folder, readdirSync(folder)[0]!);
+    const file = path.join(project, readdirSync(project)[0]!);
+    const lastLine = readFileSync(file, "utf8").trimEnd().split("\n").at(-1)!;
+    let grown = false;
+    const watched = await cli(["import", "--watch", "--interval", "0.2"], (stderr, child) => {
+      if (!grown && stderr.includes("watching")) {
+        grown = true;
+        // After the first look: the session grows by one line; a later look appends it.
+        setTimeout(() => {
+          appendFileSync(file, `${lastLine.replace(/"uuid":"[^"]+"/u, '"uuid":"grown-1"')}\n`);
+          setTimeout(() => child.kill("SIGINT"), 2500);
+        }, 1000);
+      }
+    });
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(watched.stdout).toContain("sessions: 1 created, 0 appended, 0 forked, 0 unchanged");
+    expect(watched.stdout).toContain("sessions: 0 created, 1 appended, 0 forked, 0 unchanged");
+  });
+});

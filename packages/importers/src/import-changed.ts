@@ -1,0 +1,98 @@
+/**
+ * Continuous import: every look imports only the source files that are new or changed since the
+ * last one (`source-watch.ts`), so a look where nothing changed costs a few `stat`s and a grown
+ * session is read again alone. What `tapedeck import --watch` runs in a loop and what the viewer
+ * and `tapedeck sessions …` run first when the home's auto import is on.
+ */
+import { join } from "node:path";
+import type { SessionStore } from "@tapedeck/session-store";
+import { type ImportSummary, importSessions } from "./import-run";
+import { defaultLocations, type ImportEnvironment } from "./locate";
+import {
+  type LookResult,
+  loadWatchState,
+  lookForChanges,
+  recordSeen,
+  saveWatchState,
+} from "./source-watch";
+import type { ImportSource } from "./types";
+
+/**
+ * The sources continuous import follows: those whose sessions are append-only files. opencode
+ * keeps its sessions in a database (and before it, one JSON file per message and part), so it is
+ * imported by `tapedeck import opencode` only.
+ */
+export const WATCHED_SOURCES = ["claude-code", "codex", "pi"] as const satisfies ImportSource[];
+
+/** Options of {@link importChanged}. */
+export interface ImportChangedOptions {
+  store: SessionStore;
+  /** Folder holding the per-source state files (the home's `import/`). */
+  stateDir: string;
+  /** Sources to look at; default {@link WATCHED_SOURCES}. */
+  sources?: readonly ImportSource[];
+  /** For the default folders; default `process.env`. */
+  env?: ImportEnvironment;
+  /** The clock, for tests. */
+  now?: number;
+}
+
+/** What one look did, per source that had something new. */
+export interface ImportChangedResult {
+  /** Imports run (sources where files changed). */
+  summaries: ImportSummary[];
+  /** Files statted over all sources. */
+  statted: number;
+}
+
+/**
+ * Looks at each source's default folders and imports what changed; remembers what it saw in
+ * `stateDir/<source>.json`. A file whose import failed (unreadable) is not remembered, so the
+ * next look tries it again. Never throws for source content (as `importSessions`).
+ */
+export async function importChanged(options: ImportChangedOptions): Promise<ImportChangedResult> {
+  const summaries: ImportSummary[] = [];
+  let statted = 0;
+  for (const source of options.sources ?? WATCHED_SOURCES) {
+    const statePath = join(options.stateDir, `${source}.json`);
+    const state = loadWatchState(statePath);
+    const look = lookForChanges(
+      source,
+      defaultLocations(source, options.env),
+      state,
+      options.now ?? Date.now(),
+    );
+    statted += look.statted;
+    if (look.changed.length > 0) {
+      const summary = await importSessions({
+        store: options.store,
+        source,
+        paths: look.changed,
+        workers: 0,
+      });
+      summaries.push(summary);
+      recordSeen(state, withoutFailed(look, summary));
+      saveWatchState(statePath, state);
+    } else if (look.dirty) {
+      saveWatchState(statePath, state);
+    }
+  }
+  return { summaries, statted };
+}
+
+/** The files seen, less those of units that could not be read (tried again next look). */
+function withoutFailed(look: LookResult, summary: ImportSummary): LookResult["seen"] {
+  const failed = new Set(
+    summary.files.filter((file) => file.error !== undefined).map((f) => f.path),
+  );
+  if (failed.size === 0) return look.seen;
+  const kept = new Map(look.seen);
+  for (const path of kept.keys()) {
+    if (
+      failed.has(path) ||
+      [...failed].some((unit) => path.startsWith(unit.replace(/\.jsonl$/, "/")))
+    )
+      kept.delete(path);
+  }
+  return kept;
+}

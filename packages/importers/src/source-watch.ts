@@ -1,0 +1,185 @@
+/**
+ * Which source files changed since the last look, without reading them: the state of each source
+ * folder (its files' size, mtime and inode, its folders' mtime) is kept in a small JSON file in
+ * the home, and a look stats folders always, files that changed lately ("hot") always, and the
+ * others ("cold") a few at a time. Tools append to their transcripts (the folder's mtime does not
+ * move) and create new ones (it does), so a new session is seen at once, a growing one at once,
+ * and a session grown after a long rest within a few looks.
+ */
+import {
+  type Dirent,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { z } from "zod";
+import type { ImportSource } from "./types";
+
+/** A file changed within this long is hot: statted at every look. */
+export const HOT_MS = 24 * 60 * 60 * 1000;
+/** Cold files statted per look (round robin), so a resumed old session is seen within a few. */
+export const COLD_PER_LOOK = 64;
+
+const fileStateSchema = z.object({
+  size: z.number(),
+  mtimeMs: z.number(),
+  ino: z.number(),
+});
+type FileState = z.infer<typeof fileStateSchema>;
+
+const watchStateSchema = z.object({
+  version: z.literal(1),
+  /** Folder path → mtime (ms) when its entries were last listed. */
+  dirs: z.record(z.string(), z.number()),
+  /** Source file path → what it was when last imported. */
+  files: z.record(z.string(), fileStateSchema),
+});
+/** What is remembered about one source's folders between looks. */
+export type WatchState = z.infer<typeof watchStateSchema>;
+
+/** A state with nothing seen yet. */
+export function emptyWatchState(): WatchState {
+  return { version: 1, dirs: {}, files: {} };
+}
+
+/** Reads a saved state; a missing or damaged file is a fresh start (everything is looked at). */
+export function loadWatchState(path: string): WatchState {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return emptyWatchState();
+  }
+  try {
+    const parsed = watchStateSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : emptyWatchState();
+  } catch {
+    return emptyWatchState();
+  }
+}
+
+/** Writes the state through a temp file and a rename (a crash leaves the old one or the new). */
+export function saveWatchState(path: string, state: WatchState): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSync(temp, JSON.stringify(state));
+  renameSync(temp, path);
+}
+
+/** What one look found. */
+export interface LookResult {
+  /** Source files to import (new or changed), each a unit's main file. */
+  changed: string[];
+  /** The files now known with what they were when seen (recorded once imported). */
+  seen: Map<string, FileState>;
+  /** Files statted in this look (for tests and measurements). */
+  statted: number;
+  /** True when the state changed (a folder listed again): worth saving even with nothing new. */
+  dirty: boolean;
+}
+
+/**
+ * Looks at `roots` (a source's folders) against `state`: lists a folder again only when its
+ * mtime moved, stats hot files and {@link COLD_PER_LOOK} cold ones (a slice that moves with the
+ * clock). `now` is the clock (tests).
+ * Claude Code's `<id>/subagents/agent-*.jsonl` count as their parent transcript `<id>.jsonl`.
+ */
+export function lookForChanges(
+  source: ImportSource,
+  roots: readonly string[],
+  state: WatchState,
+  now = Date.now(),
+): LookResult {
+  const changed = new Set<string>();
+  const seen = new Map<string, FileState>();
+  let statted = 0;
+  let dirty = false;
+  const statFile = (path: string): void => {
+    statted += 1;
+    let current: FileState;
+    try {
+      const stats = statSync(path);
+      current = { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino };
+    } catch {
+      return;
+    }
+    const known = state.files[path];
+    if (
+      known === undefined ||
+      known.size !== current.size ||
+      known.mtimeMs !== current.mtimeMs ||
+      known.ino !== current.ino
+    ) {
+      changed.add(unitPathOf(source, path));
+      seen.set(path, current);
+    }
+  };
+  const listed = new Set<string>();
+  const walk = (dir: string, depth: number): void => {
+    if (depth > 8) return;
+    let mtime: number;
+    try {
+      mtime = statSync(dir).mtimeMs;
+    } catch {
+      return;
+    }
+    if (state.dirs[dir] === mtime && depth > 0 && !hasSubfolders(state, dir)) return;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    if (state.dirs[dir] !== mtime) dirty = true;
+    state.dirs[dir] = mtime;
+    for (const entry of entries) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path, depth + 1);
+      else if (isSourceFile(source, entry.name) && state.files[path] === undefined) {
+        listed.add(path);
+        statFile(path);
+      }
+    }
+  };
+  for (const root of roots) walk(root, 0);
+  // Known files: the hot ones every look, the cold ones a slice at a time.
+  const known = Object.keys(state.files);
+  const cold: string[] = [];
+  for (const path of known) {
+    if (listed.has(path)) continue;
+    if (now - state.files[path]!.mtimeMs < HOT_MS) statFile(path);
+    else cold.push(path);
+  }
+  // The slice moves with the clock (one step a second), so no cursor has to be written back.
+  const count = Math.min(COLD_PER_LOOK, cold.length);
+  const start = cold.length === 0 ? 0 : (Math.floor(now / 1000) * COLD_PER_LOOK) % cold.length;
+  for (let index = 0; index < count; index += 1) statFile(cold[(start + index) % cold.length]!);
+  return { changed: [...changed], seen, statted, dirty };
+}
+
+/** Records what a look saw, once the files it found changed are imported. */
+export function recordSeen(state: WatchState, seen: ReadonlyMap<string, FileState>): void {
+  for (const [path, file] of seen) state.files[path] = file;
+}
+
+/** True when a folder held folders when last listed (they are walked whatever its mtime). */
+function hasSubfolders(state: WatchState, dir: string): boolean {
+  const prefix = `${dir}/`;
+  for (const known in state.dirs) if (known.startsWith(prefix)) return true;
+  return false;
+}
+
+function isSourceFile(source: ImportSource, name: string): boolean {
+  if (source === "opencode") return name === "opencode.db" || name.endsWith(".json");
+  return name.endsWith(".jsonl") || (source === "codex" && name.endsWith(".jsonl.zst"));
+}
+
+/** The file a unit is read from: a Claude Code sub-agent's is its parent transcript. */
+function unitPathOf(source: ImportSource, path: string): string {
+  if (source !== "claude-code" || basename(dirname(path)) !== "subagents") return path;
+  return `${dirname(dirname(path))}.jsonl`;
+}
