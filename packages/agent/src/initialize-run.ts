@@ -5,6 +5,7 @@ import {
   type SessionEvent,
   type SessionEventDraft,
   type SurfaceItem,
+  TapedeckError,
   uuidv7,
 } from "@tapedeck/session";
 import type { SessionStore, SessionWriter } from "@tapedeck/session-store";
@@ -118,7 +119,10 @@ async function openWriterRepairingTail(
 export async function initializeRun(options: InitializeRunOptions): Promise<InitializedRun> {
   const { store } = options;
   if (options.sessionId !== undefined && options.forkFrom !== undefined) {
-    throw new Error("initializeRun: give either sessionId (resume) or forkFrom (fork), not both");
+    throw new TapedeckError(
+      "INVALID_RUN_OPTIONS",
+      "initializeRun: give either sessionId (resume) or forkFrom (fork), not both.",
+    );
   }
   const systemPrompt = options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
   let runId = options.runId ?? uuidv7();

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { INTERRUPTED_OUTPUT, SessionNotFoundError, uuidv7 } from "@tapedeck/session";
+import { INTERRUPTED_OUTPUT, SessionNotFoundError, TapedeckError, uuidv7 } from "@tapedeck/session";
 import { beforeEach, describe, expect, it } from "vitest";
 import { initializeRunIn, type Sandbox, sandbox } from "./helpers";
 
@@ -34,6 +34,19 @@ async function interruptedSession(): Promise<string> {
 }
 
 describe("initializeRun", () => {
+  it("refuses a resume and a fork at once with a coded TapedeckError, writing nothing", async () => {
+    const first = await initializeRunIn(box, "hi");
+    await first.writer.close();
+    const both = initializeRunIn(box, "again", {
+      sessionId: first.sessionId,
+      forkFrom: { sessionId: first.sessionId },
+    });
+    await expect(both).rejects.toSatisfy(
+      (error: unknown) => TapedeckError.isInstance(error) && error.code === "INVALID_RUN_OPTIONS",
+    );
+    expect(await box.store.list()).toHaveLength(1);
+  });
+
   it("new: creates the file with header, seed, turn/start and the user message", async () => {
     const run = await initializeRunIn(box, "hello");
     await run.writer.close();

@@ -8,6 +8,7 @@
  * reading host (`@tapedeck/host/query`), which does all of that, and answers the same query.
  */
 import { existsSync } from "node:fs";
+import { TapedeckError } from "@tapedeck/session/core";
 import type { EventHit, EventSearchQuery, Page, QueryScope } from "@tapedeck/session-query";
 import { createSqliteQueryEngine, type IndexedStore } from "@tapedeck/session-query/sqlite";
 import { defaultHome, LogFolder } from "@tapedeck/session-store/folder";
@@ -24,10 +25,14 @@ export interface FreshSearchOptions {
 }
 
 /** Thrown inside {@link searchFreshIndex} when the index needs a sync: the host answers instead. */
-class IndexNotFresh extends Error {}
+class IndexNotFresh extends TapedeckError {
+  constructor() {
+    super("INDEX_NOT_FRESH", "The index needs a sync.");
+  }
+}
 
 const notFresh = (): never => {
-  throw new IndexNotFresh("the index needs a sync");
+  throw new IndexNotFresh();
 };
 
 /**

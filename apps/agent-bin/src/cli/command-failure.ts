@@ -1,4 +1,5 @@
 /** How the CLI reports a command that failed (shared by `main` and the ACP bundle). */
+import { getSystemErrorMap } from "node:util";
 import { TapedeckError } from "@tapedeck/session/core";
 import { CliUsageError, type Io } from "./io";
 
@@ -13,25 +14,24 @@ const SYSCALL_VERBS: Record<string, string> = {
   write: "write",
 };
 
+/** libuv's description of an error code (`ENOENT` → `no such file or directory`), else the code. */
+function systemErrorDescription(code: string): string {
+  for (const [name, description] of getSystemErrorMap().values()) {
+    if (name === code) return description;
+  }
+  return code;
+}
+
 /**
  * A file-system error (ENOENT, EACCES, ENOTDIR, EISDIR, EEXIST, ENOSPC…) as one sentence naming
  * the path, e.g. `cannot open /x/out.jsonl: no such file or directory.`; `undefined` for others.
  */
 export function systemErrorMessage(error: unknown): string | undefined {
-  const { code, syscall, path, message } = error as {
-    code?: unknown;
-    syscall?: unknown;
-    path?: unknown;
-    message?: unknown;
-  };
+  const { code, syscall, path } = error as { code?: unknown; syscall?: unknown; path?: unknown };
   if (typeof code !== "string" || !/^E[A-Z]+$/.test(code) || typeof syscall !== "string") {
     return undefined;
   }
-  // Node's message is "<CODE>: <description>, <syscall> '<path>'".
-  const description =
-    typeof message === "string" && message.startsWith(`${code}: `)
-      ? (message.slice(code.length + 2).split(`, ${syscall}`)[0] ?? code)
-      : code;
+  const description = systemErrorDescription(code);
   const target = typeof path === "string" ? ` ${path}` : "";
   return `cannot ${SYSCALL_VERBS[syscall] ?? syscall}${target}: ${description}.`;
 }
