@@ -221,6 +221,7 @@ export const api = {
     }),
   cancel: (runId: string) => request("POST /api/agent/cancel/:runId", { params: { runId } }),
   importSources: () => request("GET /api/import/sources"),
+  storage: () => request("GET /api/storage"),
   exportUrl: (id: string) => urlOf("GET /api/sessions/:id/export", { params: { id } }),
   exportHtmlUrl: (id: string) => urlOf("GET /api/sessions/:id/export/html", { params: { id } }),
 };

@@ -7,6 +7,7 @@ import { ImportPanel } from "./import-panel";
 import { FINISHED_STATUSES } from "./run-state";
 import { SessionList } from "./session-list";
 import { SessionPage } from "./session-page";
+import { StoragePanel } from "./storage-panel";
 import { useTheme } from "./theme";
 import { type Route, readRoute, writeRoute } from "./url";
 
@@ -115,6 +116,7 @@ export function App() {
         </div>
         <CurrentRunCard run={agent.run} onOpen={open} />
         <ImportPanel onImported={() => setListKey((key) => key + 1)} />
+        <StoragePanel />
         <SessionList
           selected={route.session}
           refreshKey={listKey}

@@ -17,6 +17,7 @@ import { registerPage } from "./page";
 import { registerSessionRoutes } from "./session-routes";
 import { addSessionStreamRoute } from "./session-stream";
 import { sseMessage } from "./sse-message";
+import { registerStorageRoutes } from "./storage-routes";
 
 /** How the server reaches a model; the host is built from these unless one is given. */
 export interface AgentModelOptions {
@@ -197,6 +198,7 @@ export function createApp(options: AppOptions): WebApp {
     options.importEnvironment ?? process.env,
     options.autoImportIntervalMs,
   );
+  registerStorageRoutes(app, { store, env: process.env });
 
   app.all("/api/*", (c) =>
     c.json({ error: { code: "NOT_FOUND", message: "No such endpoint." } }, 404),

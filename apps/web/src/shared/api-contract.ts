@@ -10,7 +10,7 @@
  * (which the client does not import; the server's tests compare them with the registered routes).
  * See `architecture/web.md` ("The client is typed from the server").
  */
-import type { RunEvent } from "@tapedeck/host";
+import type { RunEvent, StorageReport } from "@tapedeck/host";
 import type { SessionViewData } from "@tapedeck/html-export/render";
 import type { ImportProgress, ImportSummary } from "@tapedeck/importers";
 import type { EventHit, EventTrace, Lineage, Page } from "@tapedeck/session-query";
@@ -54,6 +54,7 @@ export const apiRoutes = [
   "POST /api/agent",
   "GET /api/import/sources",
   "POST /api/import/:source",
+  "GET /api/storage",
 ] as const;
 
 export type { ErrorBody };
@@ -161,6 +162,7 @@ export interface ApiContract {
     answer: { text: string };
   };
   "GET /api/import/sources": { answer: { items: ImportSourceListing[] } };
+  "GET /api/storage": { answer: StorageReport };
   "POST /api/import/:source": {
     params: { source: ViewerSource };
     body: ImportBody;

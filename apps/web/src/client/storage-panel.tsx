@@ -1,0 +1,62 @@
+/**
+ * "Storage": the home's bytes by kind and what `tapedeck storage compact` would save, the same
+ * figures the CLI prints. Self-contained: its own request, its own state.
+ */
+import { useState } from "react";
+import type { AnswerOf } from "../shared/api-contract";
+import { api } from "./api";
+
+type Report = AnswerOf<"GET /api/storage">;
+
+function size(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  if (bytes < 1e6) return `${(bytes / 1e3).toFixed(1)} kB`;
+  if (bytes < 1e9) return `${(bytes / 1e6).toFixed(1)} MB`;
+  return `${(bytes / 1e9).toFixed(2)} GB`;
+}
+
+/** A button that opens the storage figures. */
+export function StoragePanel() {
+  const [report, setReport] = useState<Report | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+
+  const load = async () => {
+    setMessage(null);
+    try {
+      setReport(await api.storage());
+    } catch (caught) {
+      setMessage(caught instanceof Error ? caught.message : String(caught));
+    }
+  };
+
+  return (
+    <section className="storage-panel" data-testid="storage-panel">
+      <button type="button" onClick={() => void load()}>
+        Storage
+      </button>
+      {message !== null && <p role="alert">{message}</p>}
+      {report !== null && (
+        <table>
+          <tbody>
+            {report.rows.map((row) => (
+              <tr key={row.kind}>
+                <th scope="row">{row.kind}</th>
+                <td>{size(row.bytes)}</td>
+                <td>{row.files} files</td>
+              </tr>
+            ))}
+            <tr>
+              <th scope="row">total</th>
+              <td>{size(report.bytes)}</td>
+              <td />
+            </tr>
+          </tbody>
+          <caption>
+            `tapedeck storage compact` would save {size(report.compactWouldSave)} (
+            {report.coldSessions} cold session{report.coldSessions === 1 ? "" : "s"})
+          </caption>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,46 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { scriptedProvider } from "@tapedeck/agent/testing";
+import { createSessionStore } from "@tapedeck/session-store";
+import { afterEach, describe, expect, it } from "vitest";
+import { createApp, createMemoryIndex, type WebApp } from "../src/server/index";
+
+let root: string;
+let web: WebApp | undefined;
+
+afterEach(() => {
+  web?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe("Storage in the viewer", () => {
+  it("GET /api/storage gives the bytes by kind that tapedeck storage prints, compressed logs included", async () => {
+    root = mkdtempSync(path.join(tmpdir(), "tapedeck-web-storage-"));
+    const store = createSessionStore({ home: path.join(root, "tapedeck") });
+    const seed = [{ type: "message" as const, runId: "r", role: "user" as const, content: "hi" }];
+    const hot = await store.create({ cwd: root, seed });
+    const cold = await store.create({ cwd: root, seed });
+    await store.compact(cold.sessionId);
+    web = createApp({
+      store,
+      index: createMemoryIndex(store),
+      agent: { model: "openai:gpt-4.1-mini", provider: () => scriptedProvider([]), cwd: root },
+    });
+    const response = await web.app.request("/api/storage");
+    expect(response.status).toBe(200);
+    const report = (await response.json()) as {
+      rows: { kind: string; bytes: number; files: number }[];
+      bytes: number;
+      compactWouldSave: number;
+    };
+    const byKind = Object.fromEntries(report.rows.map((row) => [row.kind, row]));
+    expect(byKind["plain logs"]).toMatchObject({ files: 1 });
+    expect(byKind["plain logs"]?.bytes).toBe(
+      (await store.scan()).logs.find((log) => log.sessionId === hot.sessionId)?.size,
+    );
+    expect(byKind["compressed logs"]).toMatchObject({ files: 1 });
+    expect(Object.keys(byKind)).toEqual(expect.arrayContaining(["blobs", "trash", "index"]));
+    expect(report.bytes).toBe(report.rows.reduce((sum, row) => sum + row.bytes, 0));
+  });
+});
