@@ -135,136 +135,15 @@ export function outputItems(
  */
 export function responsesStreamPlan(call: RecordedCall, echo: EchoFields): StreamPlan {
   let sequence = 0;
-  const frame = (data: Record<string, unknown> & { type: string }) =>
+  const frame: Frame = (data) =>
     `event: ${data.type}\ndata: ${JSON.stringify({ ...data, sequence_number: sequence++ })}\n\n`;
   const { outcome } = call;
-  const finalItems = outcome.type === "response" ? outcome.items : [];
   const inProgress = responseObject(call, echo, { status: "in_progress", output: [] });
   const head =
     frame({ type: "response.created", response: inProgress }) +
     frame({ type: "response.in_progress", response: inProgress });
-
-  // Each output item opens at its first chunk and closes right after its last one.
-  const keyOf = (index: number) => {
-    const delta = call.chunks[index]!.delta;
-    return isToolCallDelta(delta) ? delta.callId : "";
-  };
-  const lastChunk = new Map<string, number>();
-  for (let index = 0; index < call.chunks.length; index += 1) lastChunk.set(keyOf(index), index);
-  const opened = new Map<string, { outputIndex: number; text: string; name: string }>();
-  const done: OutputItem[] = [];
-  const messageId = `msg_${call.requestId}`;
-  const nameOf = (callId: string) => {
-    for (const chunk of call.chunks) {
-      if (
-        isToolCallDelta(chunk.delta) &&
-        chunk.delta.callId === callId &&
-        chunk.delta.name !== undefined
-      ) {
-        return chunk.delta.name;
-      }
-    }
-    const item = finalItems.find(
-      (candidate) => candidate.type === "function_call" && candidate.callId === callId,
-    );
-    return item?.type === "function_call" ? item.name : "";
-  };
-
-  const chunk = (index: number): string => {
-    const key = keyOf(index);
-    let frames = "";
-    let state = opened.get(key);
-    const { delta } = call.chunks[index]!;
-    if (state === undefined) {
-      state = {
-        outputIndex: opened.size,
-        text: "",
-        name: isToolCallDelta(delta) ? nameOf(delta.callId) : "",
-      };
-      opened.set(key, state);
-      if (isToolCallDelta(delta)) {
-        frames += frame({
-          type: "response.output_item.added",
-          output_index: state.outputIndex,
-          item: callItem(delta.callId, state.name, "", "in_progress"),
-        });
-      } else {
-        frames += frame({
-          type: "response.output_item.added",
-          output_index: state.outputIndex,
-          item: messageItem(messageId, "", "in_progress"),
-        });
-        frames += frame({
-          type: "response.content_part.added",
-          item_id: messageId,
-          output_index: state.outputIndex,
-          content_index: 0,
-          part: { type: "output_text", text: "", annotations: [] },
-        });
-      }
-    }
-    if (isToolCallDelta(delta)) {
-      state.text += delta.arguments;
-      frames += frame({
-        type: "response.function_call_arguments.delta",
-        item_id: `fc_${delta.callId}`,
-        output_index: state.outputIndex,
-        delta: delta.arguments,
-      });
-      if (lastChunk.get(key) === index) {
-        frames += frame({
-          type: "response.function_call_arguments.done",
-          item_id: `fc_${delta.callId}`,
-          output_index: state.outputIndex,
-          name: state.name,
-          arguments: state.text,
-        });
-        const item = callItem(delta.callId, state.name, state.text, "completed");
-        done[state.outputIndex] = item;
-        frames += frame({
-          type: "response.output_item.done",
-          output_index: state.outputIndex,
-          item,
-        });
-      }
-    } else {
-      state.text += delta.text;
-      frames += frame({
-        type: "response.output_text.delta",
-        item_id: messageId,
-        output_index: state.outputIndex,
-        content_index: 0,
-        delta: delta.text,
-        logprobs: [],
-      });
-      if (lastChunk.get(key) === index) {
-        const text = state.text;
-        frames += frame({
-          type: "response.output_text.done",
-          item_id: messageId,
-          output_index: state.outputIndex,
-          content_index: 0,
-          text,
-          logprobs: [],
-        });
-        frames += frame({
-          type: "response.content_part.done",
-          item_id: messageId,
-          output_index: state.outputIndex,
-          content_index: 0,
-          part: { type: "output_text", text, annotations: [] },
-        });
-        const item = messageItem(messageId, text, "completed");
-        done[state.outputIndex] = item;
-        frames += frame({
-          type: "response.output_item.done",
-          output_index: state.outputIndex,
-          item,
-        });
-      }
-    }
-    return frames;
-  };
+  const plan = planState(call, frame);
+  const chunk = (index: number) => chunkFrames(plan, index);
   const count = call.chunks.length;
 
   if (outcome.type === "cancelled" || outcome.type === "dropped") {
@@ -277,52 +156,213 @@ export function responsesStreamPlan(call: RecordedCall, echo: EchoFields): Strea
     const failedTail = () => {
       const failed = responseObject(call, echo, {
         status: "failed",
-        output: done.filter(Boolean),
+        output: plan.done.filter(Boolean),
         error,
       });
       return frame({ type: "response.failed", response: failed });
     };
     return { head, count, chunk, tail: failedTail };
   }
-  const completedTail = (): string => {
-    // Items the log has but the chunks never streamed still appear, whole.
-    let tail = "";
-    const output = [...done.filter(Boolean)];
-    for (const item of outputItems(call, finalItems)) {
-      const key = item.type === "message" ? "" : String(item.call_id);
-      if (opened.has(key)) continue;
-      const outputIndex = output.length;
-      tail += frame({
-        type: "response.output_item.added",
-        output_index: outputIndex,
-        item: { ...item, status: "in_progress" },
-      });
-      tail += frame({ type: "response.output_item.done", output_index: outputIndex, item });
-      output.push(item);
-    }
-    if (outcome.refusal !== undefined) {
-      tail += refusalFrames(frame, `msg_${call.requestId}_refusal`, output.length, outcome.refusal);
-      output.push(refusalItem(`msg_${call.requestId}_refusal`, outcome.refusal, "completed"));
-    }
-    const incomplete =
-      outcome.finishReason === "length"
-        ? "max_output_tokens"
-        : outcome.finishReason === "error"
-          ? "content_filter"
-          : undefined;
-    const final = responseObject(call, echo, {
-      status: incomplete === undefined ? "completed" : "incomplete",
-      output,
-      usage: outcome.usage,
-      ...(incomplete === undefined ? {} : { incomplete }),
-    });
-    tail += frame({
-      type: incomplete === undefined ? "response.completed" : "response.incomplete",
-      response: final,
-    });
-    return tail;
+  return { head, count, chunk, tail: () => completedTail(plan, echo, outcome) };
+}
+
+/** Writes one SSE frame, numbering it in the stream. */
+type Frame = (data: Record<string, unknown> & { type: string }) => string;
+
+/** An output item opened by its first chunk: its place in `output` and what streamed so far. */
+interface OpenItem {
+  outputIndex: number;
+  text: string;
+  name: string;
+}
+
+/** What the frames of one streamed response share. */
+interface PlanState {
+  call: RecordedCall;
+  frame: Frame;
+  messageId: string;
+  /** Output item key (a call id, or `""` for the message) → the index of its last chunk. */
+  lastChunk: Map<string, number>;
+  opened: Map<string, OpenItem>;
+  /** Items closed so far, at their output index. */
+  done: OutputItem[];
+}
+
+function planState(call: RecordedCall, frame: Frame): PlanState {
+  const lastChunk = new Map<string, number>();
+  for (let index = 0; index < call.chunks.length; index += 1) {
+    lastChunk.set(chunkKey(call, index), index);
+  }
+  return {
+    call,
+    frame,
+    messageId: `msg_${call.requestId}`,
+    lastChunk,
+    opened: new Map(),
+    done: [],
   };
-  return { head, count, chunk, tail: completedTail };
+}
+
+/** Each output item opens at its first chunk and closes right after its last one. */
+function chunkKey(call: RecordedCall, index: number): string {
+  const delta = call.chunks[index]!.delta;
+  return isToolCallDelta(delta) ? delta.callId : "";
+}
+
+/** A call's name: from its first chunk that names it, else from the final items. */
+function callName(call: RecordedCall, callId: string): string {
+  for (const chunk of call.chunks) {
+    if (isToolCallDelta(chunk.delta) && chunk.delta.callId === callId) {
+      if (chunk.delta.name !== undefined) return chunk.delta.name;
+    }
+  }
+  const finalItems = call.outcome.type === "response" ? call.outcome.items : [];
+  const item = finalItems.find(
+    (candidate) => candidate.type === "function_call" && candidate.callId === callId,
+  );
+  return item?.type === "function_call" ? item.name : "";
+}
+
+/** The frames of chunk `index`: its item's opening when it is the first, the delta, the close. */
+function chunkFrames(plan: PlanState, index: number): string {
+  const { call, frame, messageId, opened } = plan;
+  const key = chunkKey(call, index);
+  const { delta } = call.chunks[index]!;
+  const last = plan.lastChunk.get(key) === index;
+  let frames = "";
+  let item = opened.get(key);
+  if (item === undefined) {
+    const name = isToolCallDelta(delta) ? callName(call, delta.callId) : "";
+    item = { outputIndex: opened.size, text: "", name };
+    opened.set(key, item);
+    if (isToolCallDelta(delta)) {
+      frames += frame({
+        type: "response.output_item.added",
+        output_index: item.outputIndex,
+        item: callItem(delta.callId, item.name, "", "in_progress"),
+      });
+    } else {
+      frames += frame({
+        type: "response.output_item.added",
+        output_index: item.outputIndex,
+        item: messageItem(messageId, "", "in_progress"),
+      });
+      frames += frame({
+        type: "response.content_part.added",
+        item_id: messageId,
+        output_index: item.outputIndex,
+        content_index: 0,
+        part: { type: "output_text", text: "", annotations: [] },
+      });
+    }
+  }
+  return isToolCallDelta(delta)
+    ? frames + callDeltaFrames(plan, item, delta.callId, delta.arguments, last)
+    : frames + textDeltaFrames(plan, item, delta.text, last);
+}
+
+/** A tool call's arguments fragment, and the call's close after its last one. */
+function callDeltaFrames(
+  plan: PlanState,
+  open: OpenItem,
+  callId: string,
+  fragment: string,
+  last: boolean,
+): string {
+  const { frame } = plan;
+  open.text += fragment;
+  let frames = frame({
+    type: "response.function_call_arguments.delta",
+    item_id: `fc_${callId}`,
+    output_index: open.outputIndex,
+    delta: fragment,
+  });
+  if (!last) return frames;
+  frames += frame({
+    type: "response.function_call_arguments.done",
+    item_id: `fc_${callId}`,
+    output_index: open.outputIndex,
+    name: open.name,
+    arguments: open.text,
+  });
+  const item = callItem(callId, open.name, open.text, "completed");
+  plan.done[open.outputIndex] = item;
+  return (
+    frames + frame({ type: "response.output_item.done", output_index: open.outputIndex, item })
+  );
+}
+
+/** A text fragment of the message, and the message's close after its last one. */
+function textDeltaFrames(plan: PlanState, open: OpenItem, fragment: string, last: boolean): string {
+  const { frame, messageId } = plan;
+  open.text += fragment;
+  let frames = frame({
+    type: "response.output_text.delta",
+    item_id: messageId,
+    output_index: open.outputIndex,
+    content_index: 0,
+    delta: fragment,
+    logprobs: [],
+  });
+  if (!last) return frames;
+  const text = open.text;
+  const where = { item_id: messageId, output_index: open.outputIndex, content_index: 0 };
+  frames += frame({ type: "response.output_text.done", ...where, text, logprobs: [] });
+  frames += frame({
+    type: "response.content_part.done",
+    ...where,
+    part: { type: "output_text", text, annotations: [] },
+  });
+  const item = messageItem(messageId, text, "completed");
+  plan.done[open.outputIndex] = item;
+  return (
+    frames + frame({ type: "response.output_item.done", output_index: open.outputIndex, item })
+  );
+}
+
+/** The frames after the last chunk of a response the model finished (completed or incomplete). */
+function completedTail(
+  plan: PlanState,
+  echo: EchoFields,
+  outcome: Extract<RecordedCall["outcome"], { type: "response" }>,
+): string {
+  const { call, frame, opened } = plan;
+  // Items the log has but the chunks never streamed still appear, whole.
+  let tail = "";
+  const output = [...plan.done.filter(Boolean)];
+  for (const item of outputItems(call, outcome.items)) {
+    const key = item.type === "message" ? "" : String(item.call_id);
+    if (opened.has(key)) continue;
+    const outputIndex = output.length;
+    tail += frame({
+      type: "response.output_item.added",
+      output_index: outputIndex,
+      item: { ...item, status: "in_progress" },
+    });
+    tail += frame({ type: "response.output_item.done", output_index: outputIndex, item });
+    output.push(item);
+  }
+  if (outcome.refusal !== undefined) {
+    tail += refusalFrames(frame, `msg_${call.requestId}_refusal`, output.length, outcome.refusal);
+    output.push(refusalItem(`msg_${call.requestId}_refusal`, outcome.refusal, "completed"));
+  }
+  const incomplete =
+    outcome.finishReason === "length"
+      ? "max_output_tokens"
+      : outcome.finishReason === "error"
+        ? "content_filter"
+        : undefined;
+  const final = responseObject(call, echo, {
+    status: incomplete === undefined ? "completed" : "incomplete",
+    output,
+    usage: outcome.usage,
+    ...(incomplete === undefined ? {} : { incomplete }),
+  });
+  tail += frame({
+    type: incomplete === undefined ? "response.completed" : "response.incomplete",
+    response: final,
+  });
+  return tail;
 }
 
 /**
