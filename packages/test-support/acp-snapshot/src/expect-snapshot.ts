@@ -28,6 +28,13 @@ export function toScenarioSnapshot(result: ScenarioResult): ScenarioSnapshot {
       ...(version === undefined ? {} : { "<VERSION>": version }),
     },
   });
+  // Every session that has a log is named `<SESSION n>`, numbered in the order its id first
+  // appears on the wire, even where it first appears as another kind of id (a fork's first run
+  // id is its session id; a fork made by the CLI is first printed): two logs must never share
+  // a number, or they would share a snapshot file.
+  for (const id of idsInOrder(result)) {
+    if (result.logs.has(id)) normalizer.claim(id, "SESSION");
+  }
   const wire = result.wire.map((entry) =>
     entry.from === "cli"
       ? normalizer.normalize({
@@ -65,6 +72,14 @@ export function toScenarioSnapshot(result: ScenarioResult): ScenarioSnapshot {
       lines: normalized,
     }));
   return { wire, logs };
+}
+
+/** The UUIDs of the wire in order of first appearance, then the logs' own ids. */
+function idsInOrder(result: ScenarioResult): string[] {
+  const pattern = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+  const text = result.wire.map((entry) => JSON.stringify(entry)).join("\n");
+  const ids = [...text.matchAll(pattern)].map((match) => match[0].toLowerCase());
+  return [...new Set([...ids, ...[...result.logs.keys()].map((id) => id.toLowerCase())])];
 }
 
 /**

@@ -58,6 +58,11 @@ export interface Normalizer {
   normalize<T>(value: T): T;
   /** The placeholder given to an id so far, if any. */
   placeholderOf(id: string): string | undefined;
+  /**
+   * Names `id` in the `kind` family now (`"SESSION"`), unless it has a name already: for ids
+   * known to be sessions before they are met under a key that says so (a fork the CLI prints).
+   */
+  claim(id: string, kind: string): string;
 }
 
 /** Creates a normaliser with fresh numbering. */
@@ -117,5 +122,6 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
   return {
     normalize: <T>(value: T) => visit(value, undefined) as T,
     placeholderOf: (id) => names.get(id.toLowerCase()),
+    claim: nameFor,
   };
 }
