@@ -2,6 +2,8 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import * as unstable from "@agentclientprotocol/sdk/unstable";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -210,6 +212,29 @@ describe("checkpoints and rewind over the real binary", () => {
     } finally {
       await client.close();
     }
+  });
+
+  it("ACP session/fork restores the files when the client asks (_meta tapedeck/restoreFiles)", async () => {
+    const context = await twoTurnSession();
+    const { cwd, sessionId, starts } = context;
+    const spawned = context.acp();
+    await spawned.agent.request(acp.methods.agent.initialize, {
+      protocolVersion: 1,
+      clientCapabilities: {},
+    });
+    const seq = starts[1]?.seq ?? 0;
+    const fork = (await spawned.agent.request(unstable.methods.agent.session.fork, {
+      sessionId,
+      cwd,
+      mcpServers: [],
+      _meta: { "tapedeck/restoreFiles": true, "tapedeck/forkAtSeq": seq },
+    })) as unstable.ForkSessionResponse;
+    expect(readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("one\n");
+    expect(readFileSync(path.join(cwd, "tracked.txt"), "utf8")).toBe("tracked\n");
+    expect(fork._meta?.["tapedeck/restoredFiles"]).toMatchObject({ checkpointSeq: seq });
+    expect((await context.logs.lines(fork.sessionId))[0]).toMatchObject({
+      parent: { sessionId, seq },
+    });
   });
 
   it("TAPEDECK_CHECKPOINTS=off records no checkpoint", async () => {

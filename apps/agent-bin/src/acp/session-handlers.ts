@@ -1,8 +1,15 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { DEFAULT_SYSTEM_PROMPT } from "@tapedeck/agent";
-import { acpUpdatesOfLog, checkModelId, lastTurnSettings, sessionTitle } from "@tapedeck/host";
+import {
+  acpUpdatesOfLog,
+  checkModelId,
+  lastTurnSettings,
+  rewindSession,
+  sessionTitle,
+} from "@tapedeck/host";
 import { type Session, uuidv7 } from "@tapedeck/session";
 import { unsafeCwdReason } from "@tapedeck/session-store/folder";
+import { z } from "zod";
 import {
   type AgentContext,
   advertiseCommands,
@@ -133,7 +140,25 @@ export async function resumeSession(
  */
 export async function forkSession(context: AgentContext, params: acp.ForkSessionRequest) {
   checkCwd(params.cwd);
-  const fork = await context.host.store.fork(params.sessionId, { cwd: params.cwd });
+  const options = forkMetaSchema.safeParse(params._meta ?? {});
+  if (!options.success) {
+    throw acp.RequestError.invalidParams(params._meta, "invalid tapedeck _meta of session/fork");
+  }
+  const atSeq = options.data["tapedeck/forkAtSeq"];
+  // Files first: a refusal (hand edits) leaves no fork behind.
+  const restored =
+    options.data["tapedeck/restoreFiles"] === true
+      ? await rewindSession(context.host.store, {
+          sessionId: params.sessionId,
+          ...(atSeq === undefined ? {} : { seq: atSeq }),
+          filesOnly: true,
+          force: options.data["tapedeck/overwriteHandEdits"] === true,
+        })
+      : undefined;
+  const fork = await context.host.store.fork(params.sessionId, {
+    cwd: params.cwd,
+    ...(atSeq === undefined ? {} : { atSeq }),
+  });
   // In a new connection too (as `session/load` does): a fork never runs less restricted, or on
   // another model, than its parent's last turn.
   const replayed = await context.host.store.readSession(fork.sessionId);
@@ -143,8 +168,30 @@ export async function forkSession(context: AgentContext, params: acp.ForkSession
   });
   useMcp(context, state, params.mcpServers);
   const settings = await sessionSettings(context, state);
-  return { sessionId: fork.sessionId, ...settings };
+  return {
+    sessionId: fork.sessionId,
+    ...settings,
+    ...(restored === undefined
+      ? {}
+      : {
+          _meta: {
+            "tapedeck/restoredFiles": {
+              checkpoint: restored.checkpoint,
+              checkpointSeq: restored.checkpointSeq,
+              changes: restored.changes,
+              undo: restored.undo,
+            },
+          },
+        }),
+  };
 }
+
+/** Tapedeck's own `_meta` fields of `session/fork` (architecture/acp-mapping.md). */
+const forkMetaSchema = z.looseObject({
+  "tapedeck/restoreFiles": z.boolean().optional(),
+  "tapedeck/forkAtSeq": z.number().int().min(0).optional(),
+  "tapedeck/overwriteHandEdits": z.boolean().optional(),
+});
 
 /** `session/list`: from the index, newest first, optionally of one cwd; cursor = offset. */
 export async function listSessions(context: AgentContext, params: acp.ListSessionsRequest) {
