@@ -1,6 +1,6 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import * as unstable from "@agentclientprotocol/sdk/unstable";
@@ -235,6 +235,68 @@ describe("checkpoints and rewind over the real binary", () => {
     expect((await context.logs.lines(fork.sessionId))[0]).toMatchObject({
       parent: { sessionId, seq },
     });
+  });
+
+  it("kill -9 during a rewind leaves each file old or new, and a checkpoint to undo to", async () => {
+    const FILES = 300;
+    const fill = (word: string) =>
+      `mkdir -p many && for i in $(seq ${FILES}); do head -c 40000 /dev/zero | tr '\\0' ${word.charAt(0)} > many/f$i; done`;
+    const context = await cliContext(
+      agentScript()
+        .user("old")
+        .toolCall("run_command", { command: fill("o") })
+        .toolResult("exit code 0\n")
+        .text("ok")
+        .user("new")
+        .toolCall("run_command", { command: fill("n") })
+        .toolResult("exit code 0\n")
+        .text("ok")
+        .end()
+        .build(),
+      { match: "off" },
+    );
+    const { cwd, home } = context.workspace;
+    expect((await context.cli(["run", "--approve", "old"])).code).toBe(0);
+    expect((await context.cli(["run", "--approve", "-c", "new"])).code).toBe(0);
+    const [sessionId = ""] = await context.logs.sessionIds();
+    const lines = (await context.logs.lines(sessionId)) as LogLine[];
+    const second = lines.filter((line) => line.type === "turn/start")[1]?.seq ?? 0;
+    /** The rewind journal holds a whole line: the undo checkpoint is recorded. */
+    const journal = () => {
+      const root = path.join(home, "checkpoints");
+      return readdirSync(root).some((dir) => {
+        const file = path.join(root, dir, "rewinds.jsonl");
+        return existsSync(file) && readFileSync(file, "utf8").endsWith("\n");
+      });
+    };
+    const child = spawn(
+      process.execPath,
+      [tapedeckBinary(), "rewind", `${sessionId}@${second}`, "--files-only"],
+      { cwd, env: context.env, stdio: "ignore" },
+    );
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if (journal() || child.exitCode !== null) {
+          clearInterval(poll);
+          child.kill("SIGKILL");
+          resolve();
+        }
+      }, 1);
+    });
+    await exited;
+    const whole = (char: string) => char.repeat(40000);
+    for (let index = 1; index <= FILES; index += 1) {
+      const content = readFileSync(path.join(cwd, "many", `f${index}`), "utf8");
+      expect([whole("o"), whole("n")]).toContain(content);
+    }
+    expect(journal()).toBe(true);
+    const undo = await context.cli(["rewind", "--undo"]);
+    expect(undo.stderr).toBe("");
+    expect(undo.code).toBe(0);
+    for (let index = 1; index <= FILES; index += 1) {
+      expect(readFileSync(path.join(cwd, "many", `f${index}`), "utf8")).toBe(whole("n"));
+    }
   });
 
   it("TAPEDECK_CHECKPOINTS=off records no checkpoint", async () => {

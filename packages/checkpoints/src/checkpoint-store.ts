@@ -17,6 +17,8 @@ import {
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** Paths a checkpoint may hold; a workspace with more is not checkpointed. */
 export const DEFAULT_MAX_FILES = 200_000;
+/** A private index lock older than this was left by a killed process. */
+const STALE_LOCK_MS = 60_000;
 /** Changes listed in a log record; the rest are counted in `more`. */
 export const LISTED_CHANGES = 200;
 
@@ -149,14 +151,18 @@ export class CheckpointStore {
       add.push(relative);
     }
     if (add.length > 0) {
-      await runGit(this.place, ["update-index", "-z", "--add", "--remove", "--stdin"], {
-        input: `${add.join("\0")}\0`,
-      });
+      await this.withIndexLock(() =>
+        runGit(this.place, ["update-index", "-z", "--add", "--remove", "--stdin"], {
+          input: `${add.join("\0")}\0`,
+        }),
+      );
     }
     if (omitted.length > 0) {
-      await runGit(this.place, ["update-index", "-z", "--force-remove", "--stdin"], {
-        input: `${omitted.map((entry) => entry.path).join("\0")}\0`,
-      });
+      await this.withIndexLock(() =>
+        runGit(this.place, ["update-index", "-z", "--force-remove", "--stdin"], {
+          input: `${omitted.map((entry) => entry.path).join("\0")}\0`,
+        }),
+      );
     }
     const tree = (await runGit(this.place, ["write-tree"])).stdout.toString("utf8").trim();
     const previous =
@@ -183,6 +189,28 @@ export class CheckpointStore {
       await keepBorrowedObjects(this.place.gitDir, this.workspace.userObjects, changes);
     }
     return { id, tree, changes, omitted };
+  }
+
+  /**
+   * Runs an index-writing git command; while another process (a second run in this workspace)
+   * holds the private index's lock, waits and retries (up to ~5 s). A lock older than a minute
+   * is a killed process's and is removed.
+   */
+  private async withIndexLock<T>(command: () => Promise<T>): Promise<T> {
+    const lock = `${this.place.indexFile}.lock`;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await command();
+      } catch (error) {
+        if (!String((error as Error).message).includes("index.lock") || attempt >= 100) throw error;
+        const info = await lstat(lock).catch(() => undefined);
+        if (info !== undefined && Date.now() - info.mtimeMs > STALE_LOCK_MS) {
+          await rm(lock, { force: true });
+        } else {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
+    }
   }
 
   /** The tree of a checkpoint, or undefined when this store does not hold it. */
