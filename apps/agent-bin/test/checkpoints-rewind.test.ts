@@ -113,6 +113,9 @@ describe("checkpoints and rewind over the real binary", () => {
     );
     expect(changed).toHaveLength(5);
     expect(changed.some((change) => change.path.endsWith(".log"))).toBe(false);
+    const storage = await cli(["storage"]);
+    expect(storage.code).toBe(0);
+    expect(storage.stdout).toMatch(/^checkpoints +[1-9][0-9.]* [kKM]?i?B +[1-9]/m);
     const listed = await cli(["checkpoints", sessionId]);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain("write_file");

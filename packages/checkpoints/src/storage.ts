@@ -81,11 +81,11 @@ async function reclaimStore(
     const { stdout } = await runGit(place, ["rev-parse", ref]);
     if (!keptUndo.has(stdout.toString("utf8").trim())) dead.push(ref);
   }
-  if (dead.length > 0) {
-    await runGit(place, ["update-ref", "--stdin"], {
-      input: dead.map((ref) => `delete ${ref}\n`).join(""),
-    });
-  }
+  // Everything still referenced: nothing to reclaim (packing alone is not reclaiming).
+  if (dead.length === 0) return 0;
+  await runGit(place, ["update-ref", "--stdin"], {
+    input: dead.map((ref) => `delete ${ref}\n`).join(""),
+  });
   // A run taking a checkpoint right now writes objects before its ref: an hour's grace.
   await runGit(place, ["reflog", "expire", "--expire=now", "--all"], { bare: true });
   await runGit(place, ["gc", "--quiet", "--prune=1.hour.ago"], { bare: true });

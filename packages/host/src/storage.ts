@@ -8,6 +8,7 @@ import { TapedeckError } from "@tapedeck/session";
 import type { CompactResult, SessionStore } from "@tapedeck/session-store";
 import { indexPath } from "./index-path";
 import type { StorageContributor } from "./storage-contributor";
+import { checkpointsContributor } from "./workspace-checkpoints";
 
 /** Days without an append after which a session is cold (compressed by `storage compact`). */
 export const DEFAULT_COLD_DAYS = 7;
@@ -75,7 +76,12 @@ export function storageContributors(
   store: SessionStore,
   extra: readonly StorageContributor[] = [],
 ): StorageContributor[] {
-  return [...store.storageKinds(), indexContributor(store.home), ...extra];
+  return [
+    ...store.storageKinds(),
+    indexContributor(store.home),
+    checkpointsContributor(store.home),
+    ...extra,
+  ];
 }
 
 /** One row of {@link storageReport}. */
