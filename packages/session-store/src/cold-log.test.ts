@@ -91,4 +91,17 @@ describe("cold (compressed) logs", () => {
     expect(store.hasLog(child)).toBe(false);
     expect(existsSync(`${temp.home}/trash/${child}.jsonl.zst`)).toBe(true);
   });
+
+  it("creating a session under the id of a compressed log is SESSION_EXISTS and leaves the log", async () => {
+    const sessionId = await finished(1);
+    await store.compact(sessionId);
+    const before = await store.readSession(sessionId);
+    const error = await store.create({ cwd: temp.root, sessionId }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toMatchObject({ code: "SESSION_EXISTS" });
+    expect(existsSync(store.pathOf(sessionId))).toBe(false);
+    expect((await store.readSession(sessionId)).events).toEqual(before.events);
+  });
 });

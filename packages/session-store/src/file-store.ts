@@ -374,7 +374,10 @@ class FileSessionStore implements SessionStore {
       return { sessionId, action: "already-compressed", before: 0, after: 0 };
     const olderThanMs = options.olderThanMs ?? 0;
     const age = this.now().getTime() - fs.statSync(path).mtimeMs;
-    if (age < olderThanMs) return { sessionId, action: "recent", before: 0, after: 0 };
+    // Without an age limit every log qualifies: a file's mtime can run a little ahead of Date.now().
+    if (olderThanMs > 0 && age < olderThanMs) {
+      return { sessionId, action: "recent", before: 0, after: 0 };
+    }
     if (options.dryRun) {
       const plain = fs.readFileSync(path);
       return {

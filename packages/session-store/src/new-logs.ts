@@ -10,6 +10,7 @@
  */
 import * as fs from "node:fs";
 import { TapedeckError } from "@tapedeck/session";
+import { coldPathOf } from "./cold-read";
 import {
   closeAsync,
   createFileExclusive,
@@ -71,6 +72,10 @@ export class NewLogs {
    */
   write(sessionId: string, data: Uint8Array, durable = true): void {
     const path = this.pathOf(sessionId);
+    // A cold log holds the id too: a plain log beside it would hide it (and be taken for newer).
+    if (fs.existsSync(coldPathOf(path))) {
+      throw new TapedeckError("SESSION_EXISTS", `session ${sessionId} already exists`);
+    }
     let fd: number | undefined;
     try {
       fd = this.create(path, data, durable);
