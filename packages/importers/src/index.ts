@@ -36,6 +36,7 @@ export {
 export { convertClaudeCode } from "./sources/claude-code";
 export { convertCodex } from "./sources/codex";
 export type { SourceFile } from "./sources/common";
+export { convertGemini, geminiChatSchema } from "./sources/gemini";
 export { convertOpencode, opencodeExportSchema } from "./sources/opencode";
 export { convertPi } from "./sources/pi";
 export { convertTapedeckExport } from "./sources/tapedeck";

@@ -10,6 +10,7 @@ import { parseJsonDocument, readSourceBytes, splitLines } from "./lines";
 import { convertClaudeCode } from "./sources/claude-code";
 import { convertCodex } from "./sources/codex";
 import type { SourceFile } from "./sources/common";
+import { convertGemini } from "./sources/gemini";
 import { convertOpencode } from "./sources/opencode";
 import {
   opencodeDatabase,
@@ -52,6 +53,8 @@ export function defaultLocations(
       return [join(or("PI_CODING_AGENT_DIR", join(home, ".pi", "agent")), "sessions")];
     case "opencode":
       return [join(or("XDG_DATA_HOME", join(home, ".local", "share")), "opencode")];
+    case "gemini":
+      return [join(home, ".gemini", "tmp")];
     case "tapedeck":
       return [];
   }
@@ -185,6 +188,9 @@ function matches(source: ImportSource, file: string): boolean {
       return file.endsWith(".jsonl");
     case "opencode":
       return file.endsWith(".json");
+    case "gemini":
+      // Saved chats only: `<project hash>/chats/session-*.json`.
+      return file.endsWith(".json") && basename(dirname(file)) === "chats";
   }
 }
 
@@ -222,13 +228,16 @@ function fileUnitOf(source: ImportSource, path: string, options: FindOptions): I
     case "tapedeck":
       return { path, bytes, convert: () => withSplitSkips(convertTapedeckExport(lines(path))) };
     case "opencode":
+    case "gemini":
       return {
         path,
         bytes,
         convert: () => {
           const parsed = parseJsonDocument(readFileSync(path, "utf8"), path);
           if (!parsed.ok) return { sessions: [], skipped: [parsed.skipped], entries: 0 };
-          return convertOpencode(parsed.value, path);
+          return source === "gemini"
+            ? convertGemini(parsed.value, path)
+            : convertOpencode(parsed.value, path);
         },
       };
   }

@@ -1,7 +1,14 @@
 import type { SessionEventDraft } from "@tapedeck/session";
 
 /** The tools `tapedeck import` reads. */
-export const importSources = ["claude-code", "codex", "pi", "opencode", "tapedeck"] as const;
+export const importSources = [
+  "claude-code",
+  "codex",
+  "pi",
+  "opencode",
+  "gemini",
+  "tapedeck",
+] as const;
 /** One of {@link importSources}. */
 export type ImportSource = (typeof importSources)[number];
 
