@@ -149,7 +149,8 @@ describe("ACP agent (in-process)", () => {
       toolCall: {
         toolCallId: "w1",
         kind: "edit",
-        title: "Write out.txt",
+        // The change is shown, not only the path.
+        title: 'Write out.txt: content "hello"',
         locations: [{ path: path.join(h.cwd, "out.txt") }],
       },
     });

@@ -5,7 +5,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { hostileFixturePath, hostileFixtureText } from "@tapedeck/fixtures";
@@ -221,5 +221,30 @@ describe("opencode storage from elsewhere", () => {
     const ids = await logs.sessionIds();
     expect(ids).toHaveLength(1);
     expect(await logs.text(ids[0] ?? "")).not.toContain("GCLOUD-SECRET");
+  });
+});
+
+describe("writes a person must see", () => {
+  it("a write inside .git/ asks even under --approve (refused without a terminal), and the prompt shows the change", async () => {
+    const config = "[core]\n\tfsmonitor = touch PWNED\n";
+    const write = { name: "write_file", arguments: { path: ".git/config", content: config } };
+    const model = await hostileModel([
+      { toolCalls: [write] },
+      { text: "done" },
+      { toolCalls: [{ ...write, id: "call_again" }] },
+      { text: "done" },
+    ]);
+    await mkdir(path.join(model.workspace.cwd, ".git"), { recursive: true });
+    const gitConfig = path.join(model.workspace.cwd, ".git", "config");
+    const auto = await model.cli(["run", "--approve", "set up git"]);
+    expect(auto.code, auto.stderr).toBe(0);
+    expect(existsSync(gitConfig)).toBe(false);
+    expect(auto.stderr).toContain(
+      'Write .git/config (inside .git/, where a change can make git run programs (hooks, core.fsmonitor)): content "[core]\\n\\tfsmonitor = touch PWNED\\n": needs approval, but there is no terminal to ask; rejected.',
+    );
+    const asked = await model.cli(["run", "-c", "again"], { terminal: { answer: "n" } });
+    expect(asked.code, asked.stdout).toBe(0);
+    expect(asked.stdout).toContain('content "[core]\\n\\tfsmonitor = touch PWNED\\n"? [y]es');
+    expect(existsSync(gitConfig)).toBe(false);
   });
 });

@@ -8,6 +8,7 @@ import {
 } from "@tapedeck/session";
 import type { RunCheckpoints } from "./run-checkpoints";
 import { type KnownSecret, redactSecrets } from "./secrets";
+import { GIT_METADATA_NOTE, isGitMetadataPath } from "./sensitive-paths";
 import { type AnyAgentTool, capOutput } from "./tools/agent-tool";
 import { toolTitle } from "./tools/tool-title";
 import { type Approver, RunCancelled, type TurnContext } from "./turn-context";
@@ -61,6 +62,23 @@ function errorText(message: string): string {
 }
 
 /**
+ * The approval's title: the tool's, with the change it makes when it has one to show
+ * (`describeChange`: an edit's old and new text, a write's content), hidden characters visible,
+ * and a note when it writes inside `.git/`.
+ */
+function titleOf(
+  tool: AnyAgentTool,
+  input: unknown,
+  sensitive: boolean,
+): { title: string; hiddenCharacters: boolean } {
+  const change = tool.describeChange?.(input);
+  const shown = toolTitle(
+    `${tool.title(input)}${sensitive ? ` (${GIT_METADATA_NOTE})` : ""}${change === undefined ? "" : `: ${change}`}`,
+  );
+  return shown;
+}
+
+/**
  * Authorizes the calls of one model response in order (approval events written and synced before
  * a person is asked), then runs the authorized ones in parallel; every call gets exactly one
  * output citing it. Bad arguments, unknown tools, refusals and tool failures become error outputs.
@@ -107,11 +125,14 @@ export async function runToolCalls(
     input: unknown,
   ): Promise<string | undefined> => {
     if (tool.access === "read") return undefined;
-    if (options.policy.approval === "auto") return undefined;
+    const locations = tool.locations(input).map((location) => path.resolve(options.cwd, location));
+    // A write inside .git/ can make git run programs: a person decides, even under auto.
+    const sensitive = locations.some(isGitMetadataPath);
+    if (options.policy.approval === "auto" && !sensitive) return undefined;
     if (options.policy.approval === "deny") {
       return `${call.name} was not run: this session is read-only (approval policy "deny").`;
     }
-    if (alwaysAllowed.has(tool.name)) return undefined;
+    if (alwaysAllowed.has(tool.name) && !sensitive) return undefined;
     const decisionOptions: ApprovalDecision[] = ["allow_once", "allow_always", "reject"];
     await write([
       { type: "approval/request", runId, callId: call.callId, options: decisionOptions },
@@ -136,9 +157,9 @@ export async function runToolCalls(
             callId: call.callId,
             name: call.name,
             input,
-            ...toolTitle(tool.title(input)),
+            ...titleOf(tool, input, sensitive),
             kind: tool.kind,
-            locations: tool.locations(input).map((location) => path.resolve(options.cwd, location)),
+            locations,
             options: decisionOptions,
           },
           signal,

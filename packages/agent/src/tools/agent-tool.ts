@@ -71,6 +71,11 @@ export interface AgentTool<Args = unknown> {
   /** Workspace-relative paths the call touches, for "follow along" in editors. */
   locations(args: Args): string[];
   /**
+   * The change a write makes, shown whole in its approval after the title (an edit's old and new
+   * text, a write's content); hidden characters are made visible by the caller.
+   */
+  describeChange?(args: Args): string;
+  /**
    * Runs the call. Returns the output text (the caller caps it). Throw to report an error output;
    * the error's message becomes the output.
    */

@@ -88,6 +88,7 @@ export const writeFileTool: AgentTool<z.infer<ReturnType<typeof writeFileArgs>>>
   },
   title: (args) => `Write ${args.path}`,
   locations: (args) => [args.path],
+  describeChange: (args) => `content ${JSON.stringify(args.content)}`,
   async execute(args, context) {
     const absolute = await confine(context, args.path);
     const existing = await stat(absolute).catch(() => undefined);
@@ -132,6 +133,8 @@ export const editFileTool: AgentTool<z.infer<ReturnType<typeof editFileArgs>>> =
   },
   title: (args) => `Edit ${args.path}`,
   locations: (args) => [args.path],
+  describeChange: (args) =>
+    `replace ${JSON.stringify(args.oldText)} with ${JSON.stringify(args.newText)}`,
   async execute(args, context) {
     const { absolute, text } = await readWorkspaceText(context, args.path);
     const count = countOccurrences(text, args.oldText);

@@ -4,7 +4,9 @@ import { exampleServer } from "./mcp-tool-call";
 
 /**
  * A session that used an MCP server, loaded by a new agent process with no `mcpServers`: the MCP
- * call replays like any tool call, and the next prompt reconnects the server recorded in the log.
+ * call replays like any tool call, and the next prompt reconnects the server recorded in the log
+ * (this home recorded it from the editor's list) once the person allows it (one permission
+ * request showing the command).
  */
 export const scenario = defineScenario({
   name: "mcp-load-session",
@@ -17,7 +19,10 @@ export const scenario = defineScenario({
     { step: "restart" },
     { step: "initialize" },
     { step: "loadSession" },
-    { step: "prompt", text: "Echo again." },
+    { step: "prompt", text: "Echo again.", wait: false },
+    { step: "waitFor", kind: "permission" },
+    { step: "respondPermission", option: "allow_once" },
+    { step: "waitFor", kind: "stop" },
   ],
 });
 
