@@ -63,7 +63,9 @@ describe("a full disk (the home on a 64 KB tmpfs)", () => {
     const last = errors.at(-1) ?? "";
     expect(last).toMatch(
       new RegExp(
-        `^tapedeck: disk full \\(ENOSPC\\) writing ${workspace.home}/sessions/[0-9a-f-]{36}\\.jsonl$`,
+        // Whichever file of the home fills the disk first (the log, the blob of the 100 KB
+        // answer, the session's trust record) is the one named.
+        `^tapedeck: disk full \\(ENOSPC\\) writing ${workspace.home}/(sessions/[0-9a-f-]{36}\\.jsonl|blobs/sha256/[0-9a-f]{2}/[0-9a-f]{62}\\.zst|trust/[0-9a-f-]{36})$`,
       ),
     );
     expect(result.stderr).not.toMatch(/earlier write|at .*\.mjs|Error:|SqliteError/);

@@ -12,7 +12,7 @@
  */
 import { appendFileSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { isSessionId } from "@tapedeck/session";
+import { isSessionId, toStorageFault } from "@tapedeck/session";
 import { makeDirectories } from "@tapedeck/session-store/folder";
 
 /** The home-side record of what a person chose for a session. */
@@ -43,8 +43,13 @@ export function sessionTrustLedger(home: string): SessionTrustLedger {
     add: (sessionId, entry) => {
       const file = fileOf(sessionId);
       if (file === undefined || entriesOf(sessionId).includes(entry)) return;
-      makeDirectories(folder);
-      appendFileSync(file, `${entry}\n`, { mode: 0o600 });
+      try {
+        makeDirectories(folder);
+        appendFileSync(file, `${entry}\n`, { mode: 0o600 });
+      } catch (error) {
+        // A full disk or a read-only home is one sentence naming the file, as for a log.
+        throw toStorageFault(error, { path: file, home }) ?? error;
+      }
     },
   };
 }

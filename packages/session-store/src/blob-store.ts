@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import {
+  faultWriting,
   fileStats,
   fsyncDirectory,
   hasErrorCode,
@@ -77,10 +78,15 @@ export class BlobStore {
     const path = this.pathOf(hash);
     if (fileStats(path) !== undefined) return hash;
     const folder = dirname(path);
-    makeDirectories(folder);
-    const temp = tempPathIn(folder, "blob");
-    writeTemp(temp, compressBytes(data), false);
-    fs.renameSync(temp, path);
+    try {
+      makeDirectories(folder);
+      const temp = tempPathIn(folder, "blob");
+      writeTemp(temp, compressBytes(data), false);
+      fs.renameSync(temp, path);
+    } catch (error) {
+      // A full disk is one sentence naming the blob, as for a log (`disk full (ENOSPC) …`).
+      throw faultWriting(error, path, dirname(this.root));
+    }
     this.unsynced.add(path);
     return hash;
   }
