@@ -42,10 +42,14 @@ afterEach(async () => {
 });
 
 /**
- * Bytes of the bundle (`dist/*.mjs`) a reading command may load: ≈ 450 KB today (zod ≈ 290 KB,
- * the session, store, query and host code). The agent and the model clients alone add ≈ 100 KB.
+ * Bytes of the bundle (`dist/*.mjs`) a reading command may load: ≈ 513 KB today (zod ≈ 293 KB,
+ * the session, store, query and host code). It was ≈ 496 KB before wave 3 added what a list
+ * needs: the index's invariant check of appended bytes (≈ 7 KB), compressed cold logs and blob
+ * references in the store (≈ 12 KB), sub-agent links. The agent and the model clients alone add
+ * ≈ 100 KB, so the budget still catches them; the time this costs is the `sessions list` row of
+ * the speed bench.
  */
-const BUNDLE_BUDGET = 500_000;
+const BUNDLE_BUDGET = 525_000;
 
 /**
  * Runs `tapedeck …args` and returns the URLs of every module it loaded, in order, then Node's
