@@ -164,4 +164,30 @@ describe("CheckpointStore", () => {
     expect(plan.handEdited).toEqual(["a.txt"]);
     expect(readFileSync(path.join(root, "a.txt"), "utf8")).toBe("person\n");
   });
+
+  it("writes commits and refs git itself reads back: fsck clean, parents chained, ref moved", async () => {
+    const { home, root } = repo();
+    const store = await openCheckpointStore({ home, cwd: root });
+    const ref = "refs/tapedeck/sessions/s1";
+    const first = await store.take({ ref });
+    writeFileSync(path.join(root, "a.txt"), "checked by git\n");
+    const second = await store.take({ ref, previous: first.id });
+    const same = await store.take({ ref, previous: second.id });
+    expect(same.id).toBe(second.id);
+    const inStore = (...args: string[]) =>
+      execFileSync("git", [`--git-dir=${store.place.gitDir}`, ...args], {
+        encoding: "utf8",
+        env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" },
+      }).trim();
+    expect(inStore("rev-parse", ref)).toBe(second.id);
+    expect(inStore("rev-parse", `${second.id}^`)).toBe(first.id);
+    expect(inStore("rev-parse", `${second.id}^{tree}`)).toBe(second.tree);
+    expect(inStore("cat-file", "-t", second.id)).toBe("commit");
+    expect(inStore("for-each-ref", "--format=%(refname)", "refs/tapedeck/")).toBe(ref);
+    // fsck reads every object the store holds and checks each commit's format
+    execFileSync("git", [`--git-dir=${store.place.gitDir}`, "fsck", "--strict", "--no-dangling"], {
+      stdio: "pipe",
+    });
+    expect(readFileSync(path.join(root, "a.txt"), "utf8")).toBe("checked by git\n");
+  });
 });

@@ -5,7 +5,8 @@ import type { CheckpointChange, CheckpointRecord } from "@tapedeck/session";
 import { CheckpointError } from "./errors";
 import { type GitPlace, runGit, splitNul } from "./git";
 import { keepBorrowedObjects } from "./keep-borrowed";
-import { type TreeChange, treeChanges } from "./tree-diff";
+import { checkpointCommitBody, setRef, writeLooseObject } from "./loose-objects";
+import { indexChanges, type TreeChange, treeChanges } from "./tree-diff";
 import {
   type CheckpointWorkspace,
   findWorkspace,
@@ -121,35 +122,78 @@ export class CheckpointStore {
   }
 
   private async takeNow(options: { ref: string; previous?: string }): Promise<TakenCheckpoint> {
-    const listed = await runGit(this.place, [
-      "ls-files",
-      "-z",
-      "--modified",
-      "--deleted",
-      "--others",
-      "--exclude-standard",
+    // The parent's tree is looked up while git lists the workspace.
+    const [listed, previousTree] = await Promise.all([
+      runGit(this.place, [
+        "ls-files",
+        "-z",
+        "--modified",
+        "--deleted",
+        "--others",
+        "--exclude-standard",
+      ]),
+      options.previous === undefined ? undefined : this.treeOf(options.previous),
     ]);
-    const paths = [...new Set(splitNul(listed.stdout))].filter((entry) => !entry.endsWith("/"));
+    const previous = previousTree === undefined ? undefined : options.previous;
+    const { add, omitted } = await this.sortBySize(splitNul(listed.stdout));
+    await this.updateIndex(add, omitted);
+    // The tree and the changes against the parent's tree are both read from the new index.
+    const [written, changes] = await Promise.all([
+      runGit(this.place, ["write-tree"]),
+      previousTree === undefined ? [] : indexChanges(this.place, previousTree, true),
+    ]);
+    const tree = written.stdout.toString("utf8").trim();
+    let id: string;
+    if (previous !== undefined && previousTree === tree) {
+      id = previous;
+    } else {
+      const body = checkpointCommitBody(tree, previous, new Date());
+      id = await writeLooseObject(this.place.gitDir, "commit", body, tree.length);
+    }
+    await Promise.all([
+      setRef(this.place, options.ref, id),
+      this.workspace.userObjects !== undefined && changes.length > 0
+        ? keepBorrowedObjects(this.place.gitDir, this.workspace.userObjects, changes)
+        : undefined,
+    ]);
+    this.trees.set(id, tree);
+    return { id, tree, changes, omitted };
+  }
+
+  /** Splits listed paths into those to record and those left out for their size. */
+  private async sortBySize(
+    listed: readonly string[],
+  ): Promise<{ add: string[]; omitted: TakenCheckpoint["omitted"] }> {
+    const paths = [...new Set(listed)].filter((entry) => !entry.endsWith("/"));
     if (paths.length > this.maxFiles) {
       throw new CheckpointError(
         "TOO_MANY_FILES",
         `the workspace has more than ${this.maxFiles} files to record`,
       );
     }
+    const sizes = await Promise.all(
+      paths.map((relative) =>
+        lstat(path.join(this.workspace.root, relative)).then(
+          (stat) => (stat.isFile() ? stat.size : 0),
+          () => 0, // gone: update-index --remove drops it
+        ),
+      ),
+    );
     const add: string[] = [];
     const omitted: TakenCheckpoint["omitted"] = [];
-    for (const relative of paths) {
-      try {
-        const stat = await lstat(path.join(this.workspace.root, relative));
-        if (stat.isFile() && stat.size > this.maxFileBytes) {
-          omitted.push({ path: relative, reason: "too-large", bytes: stat.size });
-          continue;
-        }
-      } catch {
-        // gone: update-index --remove drops it
-      }
-      add.push(relative);
+    for (const [index, relative] of paths.entries()) {
+      const bytes = sizes[index] ?? 0;
+      if (bytes > this.maxFileBytes) omitted.push({ path: relative, reason: "too-large", bytes });
+      else add.push(relative);
     }
+    return { add, omitted };
+  }
+
+  /** Records `add` in the private index and drops `omitted` from it. */
+  private async updateIndex(
+    add: readonly string[],
+    omitted: TakenCheckpoint["omitted"],
+  ): Promise<void> {
     if (add.length > 0) {
       await this.withIndexLock(() =>
         runGit(this.place, ["update-index", "-z", "--add", "--remove", "--stdin"], {
@@ -164,31 +208,6 @@ export class CheckpointStore {
         }),
       );
     }
-    const tree = (await runGit(this.place, ["write-tree"])).stdout.toString("utf8").trim();
-    const previous =
-      options.previous === undefined ? undefined : await this.treeOf(options.previous);
-    let id: string;
-    if (previous !== undefined && previous === tree && options.previous !== undefined) {
-      id = options.previous;
-    } else {
-      const parents =
-        previous === undefined || options.previous === undefined ? [] : ["-p", options.previous];
-      id = (
-        await runGit(this.place, ["commit-tree", tree, ...parents], {
-          input: "tapedeck checkpoint\n",
-        })
-      ).stdout
-        .toString("utf8")
-        .trim();
-    }
-    await runGit(this.place, ["update-ref", options.ref, id]);
-    this.trees.set(id, tree);
-    const changes =
-      previous === undefined ? [] : await treeChanges(this.place, previous, tree, true);
-    if (this.workspace.userObjects !== undefined && changes.length > 0) {
-      await keepBorrowedObjects(this.place.gitDir, this.workspace.userObjects, changes);
-    }
-    return { id, tree, changes, omitted };
   }
 
   /**

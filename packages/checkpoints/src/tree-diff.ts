@@ -35,7 +35,32 @@ export async function treeChanges(
     from,
     to,
   ]);
-  const parts = splitNul(result.stdout);
+  return parseRawDiff(result.stdout);
+}
+
+/**
+ * What the private index holds that differs from tree `from` (`git diff-index --cached`), as
+ * {@link TreeChange}s: the same list {@link treeChanges} gives against the index's tree, without
+ * waiting for that tree to be written.
+ */
+export async function indexChanges(
+  place: GitPlace,
+  from: string,
+  renames: boolean,
+): Promise<TreeChange[]> {
+  const result = await runGit(place, [
+    "diff-index",
+    "--cached",
+    "-z",
+    renames ? "-M" : "--no-renames",
+    from,
+  ]);
+  return parseRawDiff(result.stdout);
+}
+
+/** Parses `git diff-* -z` raw output. */
+function parseRawDiff(output: Buffer): TreeChange[] {
+  const parts = splitNul(output);
   const changes: TreeChange[] = [];
   for (let index = 0; index < parts.length; ) {
     const meta = parts[index++] ?? "";
