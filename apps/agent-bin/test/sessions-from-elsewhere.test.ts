@@ -248,3 +248,65 @@ describe("writes a person must see", () => {
     expect(existsSync(gitConfig)).toBe(false);
   });
 });
+
+describe("what an MCP config leaves in the log", () => {
+  it("x-mcp/servers keeps names, not secrets: no URL userinfo, query values, path or arg tokens", async () => {
+    const model = await hostileModel([{ text: "ok" }]);
+    const config = path.join(model.workspace.root, "mcp.json");
+    await writeFile(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          remote: {
+            type: "http",
+            url: "http://alice:pw-0123456789@127.0.0.1:9/mcp/Abc123Def456Ghi789Jkl012?api_key=qv-secret-value&team=x",
+            headers: { Authorization: "Bearer header-secret-0123" },
+          },
+          local: {
+            command: "true",
+            args: [
+              "--token",
+              "plain-flag-secret",
+              "--api-key=eq-secret-9",
+              "ghp_abcdefghijklmnop123456",
+            ],
+          },
+        },
+      }),
+    );
+    const result = await model.cli(["run", "--mcp-config", config, "hi"]);
+    expect(result.code, result.stderr).toBe(0);
+    const [sessionId = ""] = await homeLogs(model.workspace.home).sessionIds();
+    const text = await homeLogs(model.workspace.home).text(sessionId);
+    for (const secret of [
+      "alice",
+      "pw-0123456789",
+      "Abc123Def456Ghi789Jkl012",
+      "qv-secret-value",
+      "header-secret",
+      "plain-flag-secret",
+      "eq-secret-9",
+      "ghp_abcdef",
+    ]) {
+      expect(text).not.toContain(secret);
+    }
+    const record = (await homeLogs(model.workspace.home).lines(sessionId)).find(
+      (event) => event.type === "x-mcp/servers",
+    );
+    expect(record?.servers).toEqual([
+      {
+        transport: "http",
+        name: "remote",
+        url: "http://127.0.0.1:9/mcp/[redacted]?api_key=[redacted]&team=[redacted]",
+        headerNames: ["Authorization"],
+      },
+      {
+        transport: "stdio",
+        name: "local",
+        command: "true",
+        args: ["--token", "[redacted]", "--api-key=[redacted]", "[redacted]"],
+        envNames: [],
+      },
+    ]);
+  });
+});

@@ -9,6 +9,7 @@ import { WITHHELD_VARIABLES } from "@tapedeck/agent";
 import type { SessionEvent } from "@tapedeck/session";
 import { lazySchema, TapedeckError } from "@tapedeck/session";
 import { z } from "zod";
+import { redactArgs, redactUrl, wasRedacted } from "./redact-config";
 
 /** Names become part of `mcp__<server>__<tool>`: letters, digits, `_` and `-`. */
 const serverNameSchema = lazySchema(() =>
@@ -182,7 +183,10 @@ const recordedServerSchema = lazySchema(() =>
 );
 type RecordedServer = z.output<ReturnType<typeof recordedServerSchema>>;
 
-/** The `servers` payload of an `x-mcp/servers` event for `servers`. */
+/**
+ * The `servers` payload of an `x-mcp/servers` event for `servers`: names of variables and
+ * headers, URLs and args with their secrets taken out (`redact-config.ts`).
+ */
 export function recordedServers(servers: readonly McpServerConfig[]): RecordedServer[] {
   return servers.map((server) =>
     server.transport === "stdio"
@@ -190,13 +194,13 @@ export function recordedServers(servers: readonly McpServerConfig[]): RecordedSe
           transport: "stdio",
           name: server.name,
           command: server.command,
-          args: server.args,
+          args: redactArgs(server.args),
           envNames: Object.keys(server.env).sort(),
         }
       : {
           transport: "http",
           name: server.name,
-          url: server.url,
+          url: redactUrl(server.url),
           headerNames: Object.keys(server.headers).sort(),
         },
   );
@@ -238,30 +242,35 @@ export function recordedServersDigest(servers: readonly RecordedServer[]): strin
  * (the resuming process's environment) when set there, except Tapedeck's own secrets
  * (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, `TAPEDECK_WEB_TOKEN`, `TAPEDECK_INDEX_URL`), which go only
  * to a server whose configuration names them in this run. Headers cannot be rebuilt: an HTTP
- * server that needs them must be given again.
+ * server that needs them must be given again, as must a server whose URL or args had a secret
+ * taken out when recorded (it is left out).
  */
 export function serversFromRecord(
   recorded: readonly RecordedServer[],
   env: Record<string, string | undefined>,
 ): McpServerConfig[] {
-  return recorded.map((server) => {
-    if (server.transport === "http") {
-      return { transport: "http", name: server.name, url: server.url, headers: {} };
-    }
-    const serverEnv: Record<string, string> = {};
-    for (const name of server.envNames) {
-      if ((WITHHELD_VARIABLES as readonly string[]).includes(name)) continue;
-      const value = env[name];
-      if (value !== undefined) serverEnv[name] = value;
-    }
-    return {
-      transport: "stdio",
-      name: server.name,
-      command: server.command,
-      args: server.args,
-      env: serverEnv,
-    };
-  });
+  return recorded
+    .map((server): McpServerConfig | undefined => {
+      // A secret was taken out when it was recorded: only the person's config can give it again.
+      if (wasRedacted(server.transport === "http" ? [server.url] : server.args)) return undefined;
+      if (server.transport === "http") {
+        return { transport: "http", name: server.name, url: server.url, headers: {} };
+      }
+      const serverEnv: Record<string, string> = {};
+      for (const name of server.envNames) {
+        if ((WITHHELD_VARIABLES as readonly string[]).includes(name)) continue;
+        const value = env[name];
+        if (value !== undefined) serverEnv[name] = value;
+      }
+      return {
+        transport: "stdio",
+        name: server.name,
+        command: server.command,
+        args: server.args,
+        env: serverEnv,
+      };
+    })
+    .filter((server) => server !== undefined);
 }
 
 /** True when the log's last record already says `servers` (no new event needed). */
