@@ -9,6 +9,7 @@ export {
   type TakenCheckpoint,
 } from "./checkpoint-store";
 export { CheckpointError } from "./errors";
+export { type CheckpointFile, DEFAULT_MAX_SHOWN_BYTES, fileAt } from "./file-at";
 export { checkpointAt, type LoggedCheckpoint, loggedCheckpoints } from "./log-checkpoints";
 export { RESTORE_TEMP_SUFFIX, type RestoreResult } from "./restore-files";
 export {

@@ -1,3 +1,4 @@
+export type { CheckpointFile } from "@tapedeck/checkpoints";
 export {
   type AcpProjectionOptions,
   acpProjection,
@@ -7,6 +8,7 @@ export {
   visibleStrings,
 } from "./acp-projection";
 export { importStateDir, isAutoImportOn, setAutoImport } from "./auto-import-setting";
+export { type CheckpointFileChange, checkpointFileChange } from "./checkpoint-file";
 export { createHost, type Host, type HostOptions, standardTools } from "./create-host";
 export {
   AmbiguousSessionIdError,

@@ -125,7 +125,11 @@ async function agentBaseline(
 }
 
 /** Opens the checkpoint store of a session's recorded cwd (or the caller's, without a session). */
-async function storeOfCwd(home: string, cwd: string, sessionId?: string): Promise<CheckpointStore> {
+export async function storeOfCwd(
+  home: string,
+  cwd: string,
+  sessionId?: string,
+): Promise<CheckpointStore> {
   if (!existsSync(cwd)) {
     if (sessionId !== undefined) throw new SessionCwdMissingError(sessionId, cwd);
     throw new TapedeckError("CWD_MISSING", `${cwd} is not an existing directory.`);

@@ -10,6 +10,7 @@ import type {
   AnswerOf,
   ApiRoute,
   ArgsOf,
+  BodyOf,
   ErrorBody,
   EventsOf,
   FileRoute,
@@ -209,6 +210,15 @@ export const api = {
     request("GET /api/short-ids", { query: { ids: ids.join(",") } }),
   fork: (id: string, seq: number) =>
     request("POST /api/sessions/:id/fork", { params: { id }, body: { seq } }),
+  /** A changed file at event `seq`'s checkpoint and at the one before (for its diff). */
+  checkpointFile: (id: string, seq: number, path: string) =>
+    request("GET /api/sessions/:id/checkpoints/:seq/file", {
+      params: { id, seq },
+      query: { path },
+    }),
+  /** Restores files (and forks, unless `filesOnly`) to event `seq`; `dryRun` previews. */
+  rewind: (id: string, body: BodyOf<"POST /api/sessions/:id/rewind">) =>
+    request("POST /api/sessions/:id/rewind", { params: { id }, body }),
   setGoal: (id: string, goal: string | null) =>
     request("PUT /api/sessions/:id/goal", { params: { id }, body: { goal } }),
   loadDemo: () => request("POST /api/demo"),

@@ -8,6 +8,7 @@ import type { AnswerOf } from "../shared/api-contract";
 import { registerAgentRoutes } from "./agent-routes";
 import { DEFAULT_RUN_IDLE_MS, type RunsHost, ServerRuns } from "./agent-runs";
 import { startAutoImport } from "./auto-import";
+import { registerCheckpointRoutes } from "./checkpoint-routes";
 import { loadDemoSessions } from "./demo";
 import { toHttpError } from "./http-errors";
 import { apiGuard, hostGuard } from "./http-guard";
@@ -139,6 +140,7 @@ export function createApp(options: AppOptions): WebApp {
   );
 
   const firstPage = registerSessionRoutes(app, { store, index });
+  registerCheckpointRoutes(app, { store, index });
 
   app.post("/api/demo", async (c) => {
     if (options.demoLogs === undefined) {

@@ -1,3 +1,4 @@
+import { HandEditsError } from "@tapedeck/host";
 import {
   EventLogCorruptError,
   InvalidSessionIdError,
@@ -78,7 +79,7 @@ export function toHttpError(error: unknown): {
   if (SessionNotFoundError.isInstance(error) || EventNotFoundError.isInstance(error)) {
     return { status: 404, body: { error: { code: error.code, message: error.message } } };
   }
-  if (SessionBusyError.isInstance(error)) {
+  if (SessionBusyError.isInstance(error) || HandEditsError.isInstance(error)) {
     return { status: 409, body: { error: { code: error.code, message: error.message } } };
   }
   if (EventLogCorruptError.isInstance(error)) {

@@ -84,6 +84,20 @@ export const seqSchema = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTE
 /** `POST /api/sessions/:id/fork` body. */
 export const forkBodySchema = z.strictObject({ seq: z.number().int().min(0).optional() });
 
+/** `POST /api/sessions/:id/rewind`: the event to rewind to and how. */
+export const rewindBodySchema = z.strictObject({
+  seq: z.number().int().min(0),
+  filesOnly: z.boolean().optional(),
+  dryRun: z.boolean().optional(),
+  force: z.boolean().optional(),
+});
+
+/** `GET /api/sessions/:id/checkpoints/:seq/file`: the workspace-relative path. */
+export const checkpointFileQuerySchema = z.object({
+  path: z.string().min(1).max(4096),
+  token: z.string().optional(),
+});
+
 const policySchema = z.enum(["ask", "auto", "deny"]);
 
 /** `POST /api/agent/stream` body. */

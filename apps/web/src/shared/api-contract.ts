@@ -10,7 +10,7 @@
  * (which the client does not import; the server's tests compare them with the registered routes).
  * See `architecture/web.md` ("The client is typed from the server").
  */
-import type { RunEvent, StorageReport } from "@tapedeck/host";
+import type { CheckpointFileChange, RewindReport, RunEvent, StorageReport } from "@tapedeck/host";
 import type { SessionViewData } from "@tapedeck/html-export/render";
 import type { ImportProgress, ImportSummary } from "@tapedeck/importers";
 import type { EventHit, EventTrace, Lineage, Page } from "@tapedeck/session-query";
@@ -43,6 +43,8 @@ export const apiRoutes = [
   "GET /api/sessions/:id/export/html",
   "PUT /api/sessions/:id/goal",
   "POST /api/sessions/:id/fork",
+  "GET /api/sessions/:id/checkpoints/:seq/file",
+  "POST /api/sessions/:id/rewind",
   "POST /api/demo",
   "GET /api/live",
   "GET /api/agent/runs",
@@ -139,6 +141,14 @@ export interface ApiContract {
   "POST /api/sessions/:id/fork": {
     body: z.input<typeof schemas.forkBodySchema>;
     answer: ForkAnswer;
+  };
+  "GET /api/sessions/:id/checkpoints/:seq/file": {
+    query: UrlQuery<typeof schemas.checkpointFileQuerySchema>;
+    answer: CheckpointFileChange;
+  };
+  "POST /api/sessions/:id/rewind": {
+    body: z.input<typeof schemas.rewindBodySchema>;
+    answer: RewindReport;
   };
   "POST /api/demo": { answer: DemoReport };
   "GET /api/live": { events: { ready: Record<string, never>; changes: { changes: LiveChange[] } } };
