@@ -91,37 +91,30 @@ async function commitFile(staged: StagedFile): Promise<void> {
   await rename(staged.temp, staged.target);
 }
 
-/** Runs `task` over `items`, `width` at a time. */
-async function inBatches<T, R>(
-  items: readonly T[],
-  width: number,
-  task: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = [];
-  for (let start = 0; start < items.length; start += width) {
-    results.push(...(await Promise.all(items.slice(start, start + width).map(task))));
-  }
-  return results;
-}
-
 /**
  * Puts the files of `changes` (from the current state to the target) into the target state:
  * deletions first, then each written file via temp + fsync + rename. Files no change names
  * (ignored, too large, unchanged) are never touched. Submodule entries are skipped.
+ * `journaled` (the undo entry being made durable) is awaited before the first workspace change:
+ * the blobs are read meanwhile.
  */
 export async function restoreFiles(
   store: CheckpointStore,
   changes: readonly TreeChange[],
+  journaled: Promise<void> = Promise.resolve(),
 ): Promise<RestoreResult> {
   const root = store.workspace.root;
   const result: RestoreResult = { written: [], deleted: [] };
   const writes = changes.filter(
     (change) => change.change !== "deleted" && change.newMode !== "160000",
   );
-  const blobs = await readBlobs(
-    store.place,
-    writes.map((change) => change.newBlob),
-  );
+  const [blobs] = await Promise.all([
+    readBlobs(
+      store.place,
+      writes.map((change) => change.newBlob),
+    ),
+    journaled,
+  ]);
   for (const change of changes) {
     if (change.change !== "deleted" || change.oldMode === "160000") continue;
     const file = path.join(root, change.path);
@@ -129,23 +122,40 @@ export async function restoreFiles(
     result.deleted.push(change.path);
     await removeEmptyParents(root, file);
   }
-  for (const change of writes) await ensureFolder(root, path.dirname(path.join(root, change.path)));
+  const folders = [...new Set(writes.map((change) => path.dirname(path.join(root, change.path))))];
+  await Promise.all(folders.map((dir) => ensureFolder(root, dir)));
   // Every new version is durable in its temp file before the first rename: a crash at any point
   // leaves each file old or new (and temp files named *.tapedeck-restore.tmp, never recorded).
-  const staged = await inBatches(writes, 32, (change) =>
-    stageFile(
-      path.join(root, change.path),
-      change.newMode,
-      blobs.get(change.newBlob) ?? Buffer.alloc(0),
-    ),
+  // The temps are written and fsynced side by side, then renamed side by side.
+  const staged = await stageAll(
+    writes.map((change) => ({
+      target: path.join(root, change.path),
+      mode: change.newMode,
+      content: blobs.get(change.newBlob) ?? Buffer.alloc(0),
+    })),
   );
-  try {
-    for (const [index, file] of staged.entries()) {
-      await commitFile(file);
-      result.written.push(writes[index]?.path ?? "");
-    }
-  } finally {
+  const renames = await Promise.allSettled(staged.map((file) => commitFile(file)));
+  const failed = renames.find((entry) => entry.status === "rejected");
+  if (failed !== undefined) {
     await Promise.all(staged.map((file) => rm(file.temp, { force: true })));
+    throw failed.reason;
   }
+  result.written = writes.map((change) => change.path);
   return result;
+}
+
+/** Stages every file at once; when one fails, the temps already written are removed. */
+async function stageAll(
+  files: readonly { target: string; mode: string; content: Buffer }[],
+): Promise<StagedFile[]> {
+  const settled = await Promise.allSettled(
+    files.map((file) => stageFile(file.target, file.mode, file.content)),
+  );
+  const staged = settled.flatMap((entry) => (entry.status === "fulfilled" ? [entry.value] : []));
+  const failed = settled.find((entry) => entry.status === "rejected");
+  if (failed !== undefined) {
+    await Promise.all(staged.map((file) => rm(file.temp, { force: true })));
+    throw failed.reason;
+  }
+  return staged;
 }

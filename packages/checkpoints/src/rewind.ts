@@ -45,7 +45,7 @@ export async function planRestore(
 
 /**
  * Applies a plan: journals the undo checkpoint (fsynced) before the first file changes, then
- * restores file by file (temp + rename). Returns the journal entry.
+ * restores the files (temps written and fsynced, then renamed). Returns the journal entry.
  */
 export async function applyRestore(
   store: CheckpointStore,
@@ -58,8 +58,10 @@ export async function applyRestore(
     target: plan.target,
     ...details,
   };
-  await appendRewind(store, entry);
-  const result = await store.serialize(() => restoreFiles(store, plan.changes));
+  // The blobs are read while the entry is made durable; no file changes before it is.
+  const journaled = appendRewind(store, entry);
+  journaled.catch(() => undefined);
+  const result = await store.serialize(() => restoreFiles(store, plan.changes, journaled));
   return { ...entry, ...result };
 }
 
