@@ -118,10 +118,35 @@ export class CheckpointStore {
    * parent and what `changes` compare with; `ref` names the session keeping it alive.
    */
   take(options: { ref: string; previous?: string }): Promise<TakenCheckpoint> {
-    return this.serialize(() => this.takeNow(options));
+    return this.serialize(async () => (await this.takeNow(options, [])).taken);
   }
 
-  private async takeNow(options: { ref: string; previous?: string }): Promise<TakenCheckpoint> {
+  /**
+   * {@link take}, plus the changes between the new checkpoint and each of `compare` (checkpoint
+   * ids of this store, no renames): `toward` lists what turns the new checkpoint into the other,
+   * `from` what turned the other into the new one. Read from the new index while its tree is
+   * written, in the same round of processes.
+   */
+  takeComparing(
+    options: { ref: string; previous?: string },
+    compare: readonly { id: string; direction: "toward" | "from" }[],
+  ): Promise<{ taken: TakenCheckpoint; compared: TreeChange[][] }> {
+    return this.serialize(async () => {
+      const trees = await Promise.all(compare.map((entry) => this.requireTree(entry.id)));
+      return this.takeNow(
+        options,
+        compare.map((entry, index) => ({
+          tree: trees[index] ?? "",
+          reverse: entry.direction === "toward",
+        })),
+      );
+    });
+  }
+
+  private async takeNow(
+    options: { ref: string; previous?: string },
+    compare: readonly { tree: string; reverse: boolean }[],
+  ): Promise<{ taken: TakenCheckpoint; compared: TreeChange[][] }> {
     // The parent's tree is looked up while git lists the workspace.
     const [listed, previousTree] = await Promise.all([
       runGit(this.place, [
@@ -138,9 +163,10 @@ export class CheckpointStore {
     const { add, omitted } = await this.sortBySize(splitNul(listed.stdout));
     await this.updateIndex(add, omitted);
     // The tree and the changes against the parent's tree are both read from the new index.
-    const [written, changes] = await Promise.all([
+    const [written, changes, ...compared] = await Promise.all([
       runGit(this.place, ["write-tree"]),
       previousTree === undefined ? [] : indexChanges(this.place, previousTree, true),
+      ...compare.map((entry) => indexChanges(this.place, entry.tree, false, entry.reverse)),
     ]);
     const tree = written.stdout.toString("utf8").trim();
     let id: string;
@@ -157,7 +183,7 @@ export class CheckpointStore {
         : undefined,
     ]);
     this.trees.set(id, tree);
-    return { id, tree, changes, omitted };
+    return { taken: { id, tree, changes, omitted }, compared };
   }
 
   /** Splits listed paths into those to record and those left out for their size. */

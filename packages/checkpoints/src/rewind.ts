@@ -32,12 +32,21 @@ export async function planRestore(
   options: PlanRestoreOptions,
 ): Promise<RestorePlan> {
   await store.requireTree(options.target);
-  const current = await store.take({ ref: `refs/tapedeck/undo/${Date.now()}` });
-  const changes = await store.changesBetween(current.id, options.target, false);
+  const agentLatest =
+    options.agentLatest !== undefined && (await store.treeOf(options.agentLatest)) !== undefined
+      ? options.agentLatest
+      : undefined;
+  const { taken: current, compared } = await store.takeComparing(
+    { ref: `refs/tapedeck/undo/${Date.now()}` },
+    [
+      { id: options.target, direction: "toward" },
+      ...(agentLatest === undefined ? [] : [{ id: agentLatest, direction: "from" as const }]),
+    ],
+  );
+  const changes = compared[0] ?? [];
   let handEdited: string[] = [];
-  if (options.agentLatest !== undefined && (await store.treeOf(options.agentLatest))) {
-    const since = await store.changesBetween(options.agentLatest, current.id, false);
-    const touched = new Set(since.map((change) => change.path));
+  if (agentLatest !== undefined) {
+    const touched = new Set((compared[1] ?? []).map((change) => change.path));
     handEdited = changes.map((change) => change.path).filter((file) => touched.has(file));
   }
   return { current, target: options.target, changes, handEdited };

@@ -41,18 +41,20 @@ export async function treeChanges(
 /**
  * What the private index holds that differs from tree `from` (`git diff-index --cached`), as
  * {@link TreeChange}s: the same list {@link treeChanges} gives against the index's tree, without
- * waiting for that tree to be written.
+ * waiting for that tree to be written. With `reverse`, from the index to `from`.
  */
 export async function indexChanges(
   place: GitPlace,
   from: string,
   renames: boolean,
+  reverse = false,
 ): Promise<TreeChange[]> {
   const result = await runGit(place, [
     "diff-index",
     "--cached",
     "-z",
     renames ? "-M" : "--no-renames",
+    ...(reverse ? ["-R"] : []),
     from,
   ]);
   return parseRawDiff(result.stdout);
