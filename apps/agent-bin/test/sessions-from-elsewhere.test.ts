@@ -3,13 +3,13 @@
  * never start; the person's own recorded servers start again only after asking, without
  * Tapedeck's own secrets.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { hostileFixturePath, hostileFixtureText } from "@tapedeck/fixtures";
-import { homeLogs, spawnAcp } from "@tapedeck/test-harness";
+import { homeLogs, spawnAcp, tapedeckBinary } from "@tapedeck/test-harness";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { hostileModel } from "./hostile";
 
@@ -308,5 +308,34 @@ describe("what an MCP config leaves in the log", () => {
         envNames: [],
       },
     ]);
+  });
+});
+
+/** One zstd frame of `count` RLE blocks of 128 KiB of "0": 4 bytes each on disk, one long line. */
+function zstdBomb(count: number): Buffer {
+  const blocks: Buffer[] = [Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x58])];
+  for (let index = 0; index < count; index += 1) {
+    const value = ((128 * 1024) << 3) | (1 << 1) | (index === count - 1 ? 1 : 0);
+    blocks.push(Buffer.from([value & 0xff, (value >> 8) & 0xff, (value >> 16) & 0xff, 0x30]));
+  }
+  return Buffer.concat(blocks);
+}
+
+describe("a Codex .jsonl.zst bomb", () => {
+  it("decompresses as a stream: 8 KB expanding to 256 MiB keeps the import's peak RSS bounded", async () => {
+    const model = await hostileModel([]);
+    const sessions = path.join(model.workspace.root, "codex");
+    await mkdir(sessions, { recursive: true });
+    await writeFile(path.join(sessions, "rollout-bomb.jsonl.zst"), zstdBomb(2048));
+    // GNU time prints the child's peak resident set (KiB) as the last line of stderr.
+    const measured = spawnSync(
+      "/usr/bin/time",
+      ["-f", "%M", process.execPath, tapedeckBinary(), "import", "codex", sessions],
+      { cwd: model.workspace.cwd, env: model.env, encoding: "utf8", timeout: 60_000 },
+    );
+    const peakKiB = Number(measured.stderr.trim().split("\n").at(-1));
+    expect(measured.stdout + measured.stderr).toContain("line too long (268435456 bytes)");
+    expect(peakKiB).toBeGreaterThan(0);
+    expect(peakKiB).toBeLessThan(200 * 1024);
   });
 });

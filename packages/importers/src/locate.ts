@@ -25,6 +25,7 @@ import {
 import { convertPi } from "./sources/pi";
 import { convertTapedeckExport } from "./sources/tapedeck";
 import type { Conversion, ImportSource, SkippedLine } from "./types";
+import { zstdLines } from "./zstd-lines";
 
 /** Environment variables the default locations read. */
 export type ImportEnvironment = Readonly<Record<string, string | undefined>>;
@@ -202,7 +203,10 @@ function fileUnit(source: ImportSource, path: string, options: FindOptions): Imp
 function fileUnitOf(source: ImportSource, path: string, options: FindOptions): ImportUnit {
   const bytes = sizeOf(path);
   const lines = (file: string): SourceFile => {
-    const split = splitLines(readSourceBytes(file), { path: file, ...options });
+    // A .zst decompresses as a stream, line by line: memory never holds the whole file.
+    const split = file.endsWith(".zst")
+      ? zstdLines(file, { path: file, ...options })
+      : splitLines(readSourceBytes(file), { path: file, ...options });
     skippedBySplit.push(...split.skipped);
     return { path: file, lines: split.lines };
   };
