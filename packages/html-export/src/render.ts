@@ -5,6 +5,8 @@
  * React server renderer); the root entry adds the file renderer.
  */
 
+export { diffLines, type FileChange } from "./render/diff";
+export { DiffView } from "./render/diff-view";
 export { STYLES } from "./render/styles";
 export { preview, Row, type RowLinks, SeqLink } from "./render/timeline-row";
 export { TokenChart } from "./render/token-chart";

@@ -227,6 +227,8 @@ export function SessionPage({
           following={following}
           earlier={data.hasEarlier ? data.firstSeq - 1 : 0}
           onLoadEarlier={() => loadEarlier()}
+          sessionId={sessionId}
+          onOpen={onOpen}
         />
         {panel !== "closed" ? (
           <SidePanel

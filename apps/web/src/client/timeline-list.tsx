@@ -4,6 +4,7 @@ import type { TimelineRow } from "@tapedeck/html-export/render";
 import { Row, type RowLinks } from "@tapedeck/html-export/render";
 import type { SessionEvent } from "@tapedeck/session";
 import { useEffect, useLayoutEffect, useRef } from "react";
+import { TurnFiles, turnCheckpoints } from "./turn-files";
 
 /** What {@link Timeline} shows. */
 export interface TimelineProps {
@@ -15,6 +16,10 @@ export interface TimelineProps {
   /** Events before the first one held (0: the session from its start). */
   earlier: number;
   onLoadEarlier(): void;
+  /** The session shown: turns list their changed files and offer restore / rewind. */
+  sessionId?: string;
+  /** Opens a session (the fork a rewind made). */
+  onOpen?(sessionId: string): void;
 }
 
 /** A row's height before it is measured. */
@@ -53,6 +58,8 @@ export function Timeline({
   following,
   earlier,
   onLoadEarlier,
+  sessionId,
+  onOpen,
 }: TimelineProps) {
   const parent = useRef<HTMLDivElement>(null);
   // A session longer than its first page opens at its newest rows (scroll up for earlier ones),
@@ -201,6 +208,13 @@ export function Timeline({
                 }}
               >
                 <Row row={row} bySeq={bySeq} selected={selected} links={links} />
+                {row.kind === "turn" && sessionId !== undefined && onOpen !== undefined ? (
+                  <TurnFiles
+                    sessionId={sessionId}
+                    checkpoints={turnCheckpoints(rows, item.index)}
+                    onOpen={onOpen}
+                  />
+                ) : null}
               </div>
             );
           })}

@@ -209,4 +209,28 @@ export const SESSION_STYLES = `.main {
   padding-left: 18px;
   overflow-wrap: anywhere;
 }
+.turn-files {
+  margin: 0 12px 6px 28px;
+  font-size: 0.9em;
+}
+.turn-files ul {
+  margin: 2px 0;
+  padding-left: 0;
+  list-style: none;
+}
+.turn-files .link-button {
+  background: none;
+  border: none;
+  padding: 1px 0;
+  color: inherit;
+  cursor: pointer;
+  text-align: left;
+}
+.rewind-preview {
+  margin: 6px 0;
+  padding: 8px 10px;
+  border: 1px solid var(--line);
+  border-radius: 6px;
+  background: var(--panel);
+}
 `;
