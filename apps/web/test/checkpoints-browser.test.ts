@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { scriptedProvider } from "@tapedeck/agent/testing";
 import { describe, expect, it } from "vitest";
-import { setupBrowserSuite } from "./browser-harness";
+import { ARTIFACTS, setupBrowserSuite } from "./browser-harness";
 import { collect } from "./sse";
 
 const command = "sed -i s/one/two/ a.txt && echo fresh > new.txt";
@@ -92,6 +92,8 @@ describe("checkpoints in the viewer", () => {
     await expect.poll(() => preview.innerText().catch(() => "")).toContain("modified a.txt");
     expect(await preview.innerText()).toContain("deleted new.txt");
     expect(await first.getByTestId("rewind-hand-edits").innerText()).toContain("a.txt");
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, "checkpoints.png") });
     const confirm = first.getByTestId("rewind-confirm");
     expect(await confirm.isDisabled()).toBe(true);
     expect(readFileSync(path.join(work, "a.txt"), "utf8")).toBe("hand\n");

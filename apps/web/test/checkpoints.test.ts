@@ -46,7 +46,8 @@ async function twoTurnViewer(token?: string) {
   git(cwd, "add", "-A");
   git(cwd, "commit", "-qm", "init");
   const store = createSessionStore({ home });
-  const command = "sed -i s/one/two/ a.txt && echo fresh > new.txt && printf 'x\\000y' > bin.dat";
+  const command =
+    "sed -i s/one/two/ a.txt && echo fresh > new.txt && printf 'x\\000y' > bin.dat && head -c 300000 /dev/zero | tr '\\000' a > big.txt";
   const provider = scriptedProvider([
     {
       calls: [{ callId: "c1", name: "write_file", arguments: { path: "a.txt", content: "one\n" } }],
@@ -88,7 +89,7 @@ async function twoTurnViewer(token?: string) {
 }
 
 describe("checkpoints in the viewer (the server's real host, git workspace)", () => {
-  it("gives a changed file's two versions: text, binary and added; refuses bad paths and events", async () => {
+  it("gives a changed file's two versions: text, binary, too large and added; refuses bad paths and events", async () => {
     const { app, sessionId, outputs } = await twoTurnViewer();
     const first = outputs[0]?.seq ?? -1;
     const second = outputs[1]?.seq ?? -1;
@@ -119,6 +120,9 @@ describe("checkpoints in the viewer (the server's real host, git workspace)", ()
       before: { kind: "absent" },
       after: { kind: "binary", bytes: 3 },
     });
+    expect(await (await file(second, "big.txt")).json()).toMatchObject({
+      after: { kind: "too-large", bytes: 300000 },
+    });
     const outside = await file(second, "../etc/passwd");
     expect(outside.status).toBe(400);
     expect(await outside.json()).toMatchObject({ error: { code: "BAD_PATH" } });
@@ -139,6 +143,7 @@ describe("checkpoints in the viewer (the server's real host, git workspace)", ()
       handEdited: string[];
     };
     expect(plan.changes.map((change) => `${change.change} ${change.path}`).sort()).toEqual([
+      "deleted big.txt",
       "deleted bin.dat",
       "deleted new.txt",
       "modified a.txt",

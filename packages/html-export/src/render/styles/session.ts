@@ -226,6 +226,10 @@ export const SESSION_STYLES = `.main {
   cursor: pointer;
   text-align: left;
 }
+.rewind-preview label {
+  display: block;
+  margin-top: 4px;
+}
 .rewind-preview {
   margin: 6px 0;
   padding: 8px 10px;
