@@ -87,6 +87,8 @@ describe("tapedeck import: paths, damage, messages", () => {
       parentUuid: null,
       sessionId: "evil\u001b]0;owned\u0007",
       timestamp: "2026-01-02T10:00:00.000Z",
+      // An absolute directory of its own: a session naming none (or `/`) is not imported.
+      cwd: workspace.cwd,
       message: { role: "user", content: "hello" },
     };
     writeFileSync(path.join(dir, "red\u001b[31m.jsonl"), `${JSON.stringify(entry)}\ngarbage\n`);
@@ -109,6 +111,8 @@ describe("tapedeck import: paths, damage, messages", () => {
       parentUuid: null,
       sessionId: `id\n${forged}`,
       timestamp: "2026-01-02T10:00:00.000Z",
+      // An absolute directory of its own: a session naming none (or `/`) is not imported.
+      cwd: workspace.cwd,
       message: { role: "user", content: "hello" },
     };
     writeFileSync(path.join(dir, `a\n${forged}.jsonl`), `${JSON.stringify(entry)}\n`);
