@@ -1,4 +1,5 @@
 import path from "node:path";
+import { approvalTitle } from "./approval-title";
 import { argumentsForDisplay } from "./tool-calls";
 import type { AnyAgentTool, ToolKind } from "./tools/agent-tool";
 import { type ToolTitle, toolTitle } from "./tools/tool-title";
@@ -37,4 +38,22 @@ export function describeToolCall(
     locations: tool.locations(parsed.data).map((location) => path.resolve(cwd, location)),
     recognised: true,
   };
+}
+
+/**
+ * The approval title of a logged `function_call` (see `approvalTitle`: the change a write makes,
+ * the `.git/` note), or `undefined` when the tool is unknown or the arguments do not fit its
+ * schema (the call's own title stands). What the viewer's card shows, live or reloaded, is what
+ * the terminal and the editor asked.
+ */
+export function describeApproval(
+  call: { name: string; arguments: string },
+  tools: ReadonlyMap<string, AnyAgentTool>,
+  cwd: string,
+): ToolTitle | undefined {
+  const tool = tools.get(call.name);
+  const parsed = tool?.argsSchema.safeParse(argumentsForDisplay(call.arguments));
+  if (tool === undefined || parsed === undefined || !parsed.success) return undefined;
+  const locations = tool.locations(parsed.data).map((location) => path.resolve(cwd, location));
+  return approvalTitle(tool, parsed.data, locations);
 }

@@ -3,7 +3,11 @@ export {
   createApprovalBroker,
   type PendingApproval,
 } from "./approval-broker";
-export { describeToolCall, type ToolCallDescription } from "./call-description";
+export {
+  describeApproval,
+  describeToolCall,
+  type ToolCallDescription,
+} from "./call-description";
 export { EmptySummaryError } from "./compact-turn";
 export { COMPACTION_INSTRUCTIONS, estimateTokens, selectCompaction } from "./compaction";
 export {

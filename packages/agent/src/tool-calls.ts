@@ -6,11 +6,11 @@ import {
   PROCESS_LEFT_RUNNING_EVENT,
   PROCESS_START_EVENT,
 } from "@tapedeck/session";
+import { approvalTitle } from "./approval-title";
 import type { RunCheckpoints } from "./run-checkpoints";
 import { type KnownSecret, redactSecrets } from "./secrets";
-import { GIT_METADATA_NOTE, isGitMetadataPath } from "./sensitive-paths";
+import { isGitMetadataPath } from "./sensitive-paths";
 import { type AnyAgentTool, capOutput } from "./tools/agent-tool";
-import { toolTitle } from "./tools/tool-title";
 import { type Approver, RunCancelled, type TurnContext } from "./turn-context";
 import type { WorkspaceFs } from "./workspace-fs";
 
@@ -59,23 +59,6 @@ export function argumentsForDisplay(text: string): unknown {
 
 function errorText(message: string): string {
   return message.startsWith("Error") ? message : `Error: ${message}`;
-}
-
-/**
- * The approval's title: the tool's, with the change it makes when it has one to show
- * (`describeChange`: an edit's old and new text, a write's content), hidden characters visible,
- * and a note when it writes inside `.git/`.
- */
-function titleOf(
-  tool: AnyAgentTool,
-  input: unknown,
-  sensitive: boolean,
-): { title: string; hiddenCharacters: boolean } {
-  const change = tool.describeChange?.(input);
-  const shown = toolTitle(
-    `${tool.title(input)}${sensitive ? ` (${GIT_METADATA_NOTE})` : ""}${change === undefined ? "" : `: ${change}`}`,
-  );
-  return shown;
 }
 
 /**
@@ -157,7 +140,7 @@ export async function runToolCalls(
             callId: call.callId,
             name: call.name,
             input,
-            ...titleOf(tool, input, sensitive),
+            ...approvalTitle(tool, input, locations),
             kind: tool.kind,
             locations,
             options: decisionOptions,

@@ -73,9 +73,15 @@ describe("runEventProjection: a finished session's log gives what the live run d
       { text: "Done." },
     ];
     const space = await workspace(scriptedProvider(steps));
+    const asked: string[] = [];
     const { result, live } = await space.run(
       { input: "write it", policy: { approval: "ask" } },
-      { approve: async (request) => (request.name === "write_file" ? "allow_once" : "reject") },
+      {
+        approve: async (request) => {
+          asked.push(request.title);
+          return request.name === "write_file" ? "allow_once" : "reject";
+        },
+      },
     );
     expect(logged(live).map((event) => event.type)).toEqual([
       "run_started",
@@ -113,12 +119,10 @@ describe("runEventProjection: a finished session's log gives what the live run d
     ]);
     // The allowed calls run in parallel: their results come in either order.
     expect(live.slice(13, 15).map(step).sort()).toEqual(["tool_result c1", "tool_result c3"]);
+    // The card shows what the person was asked: a write with the content it writes.
+    expect(asked).toEqual([expect.stringMatching(/^Write a\.txt: .*A/s), "Run echo hi"]);
     expect(live.filter((event) => event.type === "approval_request")).toEqual([
-      expect.objectContaining({
-        name: "write_file",
-        title: "Write a.txt",
-        hiddenCharacters: false,
-      }),
+      expect.objectContaining({ name: "write_file", title: asked[0], hiddenCharacters: false }),
       expect.objectContaining({ name: "run_command", title: "Run echo hi" }),
     ]);
     expect(await space.projected(result.sessionId)).toEqual(logged(live));

@@ -1,4 +1,10 @@
-import { type AnyAgentTool, addUsage, describeToolCall, type StopReason } from "@tapedeck/agent";
+import {
+  type AnyAgentTool,
+  addUsage,
+  describeApproval,
+  describeToolCall,
+  type StopReason,
+} from "@tapedeck/agent";
 import {
   type ModelResponseEvent,
   normalizeErrorCode,
@@ -27,6 +33,8 @@ interface KnownCall {
   name: string;
   title: string;
   hiddenCharacters: boolean;
+  /** What its approval asks (the change a write makes), when the tool is known. */
+  approval: { title: string; hiddenCharacters: boolean } | undefined;
 }
 
 /** What the projection remembers of the turn so far: enough to say why it stopped. */
@@ -134,7 +142,12 @@ export function runEventProjection(
       case "function_call": {
         tools ??= new Map(options.tools.map((tool) => [tool.name, tool]));
         const { recognised: _, ...description } = describeToolCall(event, tools, options.cwd);
-        calls.set(event.callId, { name: event.name, ...description });
+        calls.set(event.callId, {
+          name: event.name,
+          title: description.title,
+          hiddenCharacters: description.hiddenCharacters,
+          approval: describeApproval(event, tools, options.cwd),
+        });
         turn.callsAfterResponse = true;
         return [
           { type: "tool_call", runId, callId: event.callId, name: event.name, ...description },
@@ -148,8 +161,8 @@ export function runEventProjection(
             runId,
             callId: event.callId,
             name: call?.name ?? "",
-            title: call?.title ?? event.callId,
-            hiddenCharacters: call?.hiddenCharacters ?? false,
+            title: call?.approval?.title ?? call?.title ?? event.callId,
+            hiddenCharacters: call?.approval?.hiddenCharacters ?? call?.hiddenCharacters ?? false,
             options: event.options,
           },
         ];
