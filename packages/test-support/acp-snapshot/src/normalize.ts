@@ -41,7 +41,11 @@ const volatileStringKeys = new Map([
   ["marker", "<MARKER>"],
 ]);
 
-/** A checkpoint id (a commit of the private store, which embeds a time): `<CHECKPOINT n>`. */
+/**
+ * A checkpoint id (a commit of the private store, which embeds a time in seconds): `<CHECKPOINT>`,
+ * not numbered, since two checkpoints of the same tree made in the same second share an id and
+ * in two seconds do not (numbering them made snapshots depend on the clock).
+ */
 const checkpointIdPattern = /^[0-9a-f]{40}$/;
 
 /** Options of {@link createNormalizer}. */
@@ -87,7 +91,7 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
 
   const normalizeString = (text: string, key: string | undefined): string => {
     const kind = key === undefined ? undefined : keyKinds[key];
-    if (checkpointIdPattern.test(text)) return nameFor(text, "CHECKPOINT");
+    if (checkpointIdPattern.test(text)) return "<CHECKPOINT>";
     if (kind !== undefined && !uuidPattern.test(text)) {
       uuidPattern.lastIndex = 0;
       // Non-UUID ids under id keys (e.g. "call_abc123" from a model) still get numbered.
