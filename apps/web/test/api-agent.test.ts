@@ -51,6 +51,10 @@ describe("agent API", () => {
     );
     const started = JSON.parse(events[0]?.data ?? "{}");
     expect(started).toMatchObject({ sessionId: api.seeded.english, resumed: true });
+    // A seeded log never ran in this home: its first run here says where it will work.
+    expect(started.notice).toBe(
+      `Session ${api.seeded.english} has not run in this home before: it will work in ${api.seeded.work}.`,
+    );
     const sent = provider.requests[0]?.input.map((item) =>
       item.type === "message" ? item.content : item.type,
     );

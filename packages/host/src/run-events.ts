@@ -19,6 +19,11 @@ export type LoggedRunEvent =
       resumed: boolean;
       policy: ApprovalPolicy;
       model: string;
+      /**
+       * Live only (no log event records it): on the first run of a session this home never ran
+       * (imported, copied from a team index, sent), which directory it will work in.
+       */
+      notice?: string;
     }
   | {
       type: "text_delta";

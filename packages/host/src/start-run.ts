@@ -233,6 +233,18 @@ function runEvents(
 }
 
 /**
+ * `onEvent` with the place notice (see `PreparedRun.placeNotice`) on the run's `run_started`, so
+ * a surface that shows only run events (the viewer) says where a session from elsewhere works.
+ */
+function withPlaceNotice(
+  onEvent: ((event: RunEvent) => void) | undefined,
+  notice: string | undefined,
+): ((event: RunEvent) => void) | undefined {
+  if (onEvent === undefined || notice === undefined) return onEvent;
+  return (event) => onEvent(event.type === "run_started" ? { ...event, notice } : event);
+}
+
+/**
  * Records in the home what this run proves (`ran`; `approval auto` when it runs under `auto`) and
  * returns the notice for the first run of a session from elsewhere: one this home never ran.
  */
@@ -402,7 +414,11 @@ export async function startRun(host: RunHost, options: StartRunOptions): Promise
     run: async ({ connectMcp, onEvent, onCommit, onNotice, approve, ...handlers } = {}) => {
       // Completed with the MCP tools before the model's first call (the projection reads it then).
       const tools = host.toolsFor(place);
-      const events = runEvents(initialized, { tools, cwd: place.cwd }, onEvent);
+      const events = runEvents(
+        initialized,
+        { tools, cwd: place.cwd },
+        withPlaceNotice(onEvent, placeNotice),
+      );
       const servers =
         compactOnly || goalOnly
           ? []

@@ -124,6 +124,11 @@ export function Composer({
       )}
       {run !== null ? (
         <div className="live-run" data-testid="live-run">
+          {run.notice !== null ? (
+            <div className="small run-notice" data-testid="run-notice">
+              {toVisibleText(run.notice).text}
+            </div>
+          ) : null}
           {run.text !== "" ? <LongText text={run.text} limit={4000} className="live-text" /> : null}
           {run.tools.map((tool) => (
             <div key={tool.callId} className="small">

@@ -52,6 +52,24 @@ function finished(status: "completed" | "cancelled"): RunStreamEvent {
 }
 
 describe("run state from the event stream", () => {
+  it("keeps the notice of a session from elsewhere's first run (where it will work)", () => {
+    const notice = "Session s1 has not run in this home before: it will work in /w.";
+    const withNotice: RunStreamEvent = {
+      event: "run_started",
+      data: {
+        type: "run_started",
+        runId,
+        sessionId: "s1",
+        resumed: true,
+        policy: { approval: "ask" },
+        model: "m",
+        notice,
+      },
+    };
+    expect(fold([withNotice]).notice).toBe(notice);
+    expect(fold([started]).notice).toBeNull();
+  });
+
   it("ends completed after Deny when the model answers (nothing sets running after the end)", () => {
     const run = fold([
       started,

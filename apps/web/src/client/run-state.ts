@@ -18,6 +18,8 @@ export interface RunState {
   tools: Array<{ callId: string; name: string; title: string; state: string; output?: string }>;
   approvals: Array<{ callId: string; name: string; title: string; hiddenCharacters: boolean }>;
   error: string | null;
+  /** Where a session from elsewhere works, said on its first run here (`run_started`). */
+  notice: string | null;
   /** Set by the page while a Cancel is in flight; cleared by the stream's `run_finished`. */
   cancelling: boolean;
 }
@@ -43,6 +45,7 @@ export function startingRun(continuing: string | null): RunState {
     tools: [],
     approvals: [],
     error: null,
+    notice: null,
     cancelling: false,
   };
 }
@@ -56,8 +59,8 @@ export function applyRunEvent(run: RunState, message: RunStreamEvent): RunState 
   if (FINISHED_STATUSES.has(run.status) && message.event !== "run_started") return run;
   switch (message.event) {
     case "run_started": {
-      const { runId, sessionId, resumed } = message.data;
-      return { ...run, runId, sessionId, resumed, status: "running" };
+      const { runId, sessionId, resumed, notice } = message.data;
+      return { ...run, runId, sessionId, resumed, status: "running", notice: notice ?? null };
     }
     case "text_delta":
       return { ...run, text: run.text + message.data.text };
