@@ -9,9 +9,10 @@ import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { hostileFixturePath, hostileFixtureText } from "@tapedeck/fixtures";
-import { homeLogs, spawnAcp, tapedeckBinary } from "@tapedeck/test-harness";
+import { homeLogs, readSseEvents, spawnAcp, tapedeckBinary } from "@tapedeck/test-harness";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { hostileModel } from "./hostile";
+import { serveWeb } from "./web-server";
 
 /** The hostile export, imported with `tapedeck import tapedeck`; returns the imported id. */
 async function importHostileExport(model: Awaited<ReturnType<typeof hostileModel>>) {
@@ -40,6 +41,30 @@ describe("recorded MCP servers of a log from elsewhere", () => {
     expect(pwned(model.workspace.cwd)).toBe(false);
     expect(result.stderr).toContain("not starting the MCP servers recorded in session");
     expect(result.stderr).toContain("this home did not record them from your configuration");
+  });
+
+  it("an imported export's server never starts when the viewer continues it, which says where it works", async () => {
+    const model = await hostileModel([{ text: "hello back" }]);
+    await importHostileExport(model);
+    const [sessionId = ""] = await homeLogs(model.workspace.home).sessionIds();
+    const http = await serveWeb(model);
+    const response = await fetch(`${http.url}/api/agent/stream`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: "hello", sessionId, policy: "ask" }),
+    });
+    expect(response.status).toBe(200);
+    const events: Record<string, unknown>[] = [];
+    for await (const message of readSseEvents(response.body ?? new ReadableStream())) {
+      events.push(JSON.parse(message.data) as Record<string, unknown>);
+    }
+    expect(events.map((event) => event.type)).not.toContain("approval_request");
+    expect(events.at(-1)).toMatchObject({ type: "run_finished", status: "completed" });
+    expect(events[0]).toMatchObject({
+      type: "run_started",
+      notice: `Session ${sessionId} was imported from tapedeck: it will work in ${model.workspace.cwd}.`,
+    });
+    expect(pwned(model.workspace.cwd)).toBe(false);
   });
 
   it("an imported export's server never starts over ACP session/load with empty mcpServers", async () => {
