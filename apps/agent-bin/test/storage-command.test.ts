@@ -27,8 +27,10 @@ function readBigScript() {
     .build();
 }
 
-function sessionFiles(home: string): string[] {
-  return readdirSync(path.join(home, "sessions")).filter((name) => !name.startsWith("."));
+/** Each log of the home as the store keeps it: `<id>.jsonl`, or `<id>.jsonl.zst` compressed. */
+async function sessionFiles(home: string): Promise<string[]> {
+  const { logs } = await createSessionStore({ home }).scan();
+  return logs.map((log) => `${log.sessionId}.jsonl${log.compressed === true ? ".zst" : ""}`);
 }
 
 function blobFiles(home: string): string[] {
@@ -63,7 +65,7 @@ describe("tapedeck storage", () => {
     const compacted = await cli(["storage", "compact", "--older-than", "0s"]);
     expect(compacted).toMatchObject({ code: 0 });
     expect(compacted.stdout).toMatch(/^Compressed 1 session and reclaimed 0 B: /);
-    expect(sessionFiles(workspace.home)).toEqual([`${sessionId}.jsonl.zst`]);
+    expect(await sessionFiles(workspace.home)).toEqual([`${sessionId}.jsonl.zst`]);
     expect((await cli(["storage"])).stdout).toMatch(/^compressed logs +\S+ \S+ +1 files$/m);
 
     expect(await cli(["sessions", "verify", "--all"])).toMatchObject({ code: 0 });
@@ -86,7 +88,7 @@ describe("tapedeck storage", () => {
     expect(server?.failures()).toEqual([]);
     server?.assertAllConsumed();
     // The writer restored a plain log and appended to it.
-    expect(sessionFiles(workspace.home)).toEqual([`${sessionId}.jsonl`]);
+    expect(await sessionFiles(workspace.home)).toEqual([`${sessionId}.jsonl`]);
   });
 
   it("a missing blob is a BLOB_MISSING error naming the event, and the log is left as it is", async () => {
@@ -125,12 +127,12 @@ describe("tapedeck storage", () => {
     expect(await cli(["storage", "prune"])).toMatchObject({ code: 2 });
     const dry = await cli(["storage", "prune", "--older-than", "30d", "--dry-run"]);
     expect(dry.stdout).toMatch(/^Would move 1 session \(/);
-    expect(sessionFiles(workspace.home).sort()).toHaveLength(3);
+    expect((await sessionFiles(workspace.home)).sort()).toHaveLength(3);
     const pruned = await cli(["storage", "prune", "--older-than", "30d"]);
     expect(pruned.code).toBe(0);
     expect(pruned.stdout).toMatch(/^Moved 1 session \(\S+ \S+\) to the trash/);
     expect(pruned.stdout).toContain("1 older session(s) kept: forks that stay read them.");
-    expect(sessionFiles(workspace.home).sort()).toEqual(
+    expect((await sessionFiles(workspace.home)).sort()).toEqual(
       [`${parent}.jsonl`, `${fork}.jsonl`].sort(),
     );
     expect(readdirSync(path.join(workspace.home, "trash"))).toEqual([`${alone}.jsonl`]);
