@@ -90,7 +90,10 @@ describe("the viewer's run error", () => {
     const error = events.find((event) => event.event === "error");
     expect(error).toMatchObject({ code: "STORAGE_FAULT" });
     expect(String(error?.message)).toMatch(
-      new RegExp(`^disk full \\(ENOSPC\\) writing ${home}/sessions/[0-9a-f-]{36}\\.jsonl$`),
+      // The first file of the home the run writes: the log, or the session's trust record.
+      new RegExp(
+        `^disk full \\(ENOSPC\\) writing ${home}/(sessions/[0-9a-f-]{36}\\.jsonl|trust/[0-9a-f-]{36})$`,
+      ),
     );
     const names = readdirSync(home, { recursive: true }) as string[];
     expect(names.filter((name) => name.endsWith(".tmp"))).toEqual([]);
