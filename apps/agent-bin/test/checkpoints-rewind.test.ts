@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -7,7 +7,7 @@ import * as unstable from "@agentclientprotocol/sdk/unstable";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { agentScript, cliContext, tapedeckBinary } from "@tapedeck/test-harness";
+import { agentScript, cliContext, git, tapedeckBinary } from "@tapedeck/test-harness";
 import { describe, expect, it } from "vitest";
 
 const EDIT_COMMAND =
@@ -26,20 +26,6 @@ function twoTurns() {
     .text("ok2")
     .end()
     .build();
-}
-
-function git(cwd: string, ...args: string[]): void {
-  execFileSync("git", args, {
-    cwd,
-    stdio: "ignore",
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: "t",
-      GIT_AUTHOR_EMAIL: "t@t",
-      GIT_COMMITTER_NAME: "t",
-      GIT_COMMITTER_EMAIL: "t@t",
-    },
-  });
 }
 
 /** A git repository with three committed files and an ignored one. */

@@ -1,9 +1,8 @@
-import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { scriptedProvider } from "@tapedeck/agent/testing";
 import { createSessionStore } from "@tapedeck/session-store";
-import { testTempDir } from "@tapedeck/test-harness";
+import { git, testTempDir } from "@tapedeck/test-harness";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp, createMemoryIndex, type WebApp } from "../src/server/index";
 import { collect } from "./sse";
@@ -13,20 +12,6 @@ afterEach(async () => {
   await web?.close();
   web = undefined;
 });
-
-function git(cwd: string, ...args: string[]): void {
-  execFileSync("git", args, {
-    cwd,
-    stdio: "ignore",
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: "t",
-      GIT_AUTHOR_EMAIL: "t@t",
-      GIT_COMMITTER_NAME: "t",
-      GIT_COMMITTER_EMAIL: "t@t",
-    },
-  });
-}
 
 const json = (body: unknown, headers: Record<string, string> = {}) => ({
   method: "POST",

@@ -11,24 +11,10 @@ import {
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
-import { testTempDir } from "@tapedeck/test-temp";
+import { git, testTempDir } from "@tapedeck/test-temp";
 import { describe, expect, it } from "vitest";
 import { openCheckpointStore } from "./checkpoint-store";
 import { applyRestore, lastRewind, planRestore } from "./rewind";
-
-function git(cwd: string, ...args: string[]): void {
-  execFileSync("git", args, {
-    cwd,
-    stdio: "ignore",
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: "t",
-      GIT_AUTHOR_EMAIL: "t@t",
-      GIT_COMMITTER_NAME: "t",
-      GIT_COMMITTER_EMAIL: "t@t",
-    },
-  });
-}
 
 /** sha256 of every file under `dir` with its mode, by relative path. */
 function hashTree(dir: string): Record<string, string> {

@@ -127,24 +127,7 @@ export function catalogEntry(path: string, sessionId: string): LogEntry | null {
         ),
       };
     }
-    let header: SessionHeader;
-    try {
-      header = parseHeaderLine(line.text, { line: 1, offset: 0 });
-    } catch (error) {
-      if (!EventLogCorruptError.isInstance(error)) throw error;
-      return { ...base, headerError: error.withLocation({ sessionId }) };
-    }
-    if (header.sessionId !== sessionId) {
-      return {
-        ...base,
-        headerError: new EventLogCorruptError(
-          "BAD_HEADER",
-          `header names session ${header.sessionId}, but the file belongs to session ${sessionId}`,
-          { line: 1, offset: 0, sessionId },
-        ),
-      };
-    }
-    return { ...base, header, headerText: line.text, headerEnd: asLogOffset(line.end) };
+    return withHeader(base, line);
   } finally {
     fs.closeSync(fd);
   }
@@ -182,9 +165,25 @@ export function coldCatalogEntry(path: string, sessionId: string): LogEntry | nu
     inode: found.stat.ino,
     compressed: true,
   };
+  return withHeader(base, found);
+}
+
+/**
+ * The entry of a log (plain or compressed) whose line 1 is `line`: its parsed header, or why the
+ * header is refused (not a header; names another session than the file's).
+ */
+function withHeader<Base extends { sessionId: string }>(
+  base: Base,
+  line: { text: string; end: number },
+): Base &
+  (
+    | { header: SessionHeader; headerText: string; headerEnd: LogOffset }
+    | { headerError: EventLogCorruptError }
+  ) {
+  const { sessionId } = base;
   let header: SessionHeader;
   try {
-    header = parseHeaderLine(found.text, { line: 1, offset: 0 });
+    header = parseHeaderLine(line.text, { line: 1, offset: 0 });
   } catch (error) {
     if (!EventLogCorruptError.isInstance(error)) throw error;
     return { ...base, headerError: error.withLocation({ sessionId }) };
@@ -199,7 +198,7 @@ export function coldCatalogEntry(path: string, sessionId: string): LogEntry | nu
       ),
     };
   }
-  return { ...base, header, headerText: found.text, headerEnd: asLogOffset(found.end) };
+  return { ...base, header, headerText: line.text, headerEnd: asLogOffset(line.end) };
 }
 
 /** Line 1 (without its "\n") and the offset after it; `null` when there is no whole first line. */

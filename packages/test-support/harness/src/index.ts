@@ -1,4 +1,5 @@
 export {
+  git,
   type TempWorkspace,
   tempWorkspace,
   testTempDir,
