@@ -79,24 +79,46 @@ export async function buildClient(): Promise<string> {
   return outDir;
 }
 
-/** Launches headless Chromium. */
-export function launchChromium(): Promise<Browser> {
+/**
+ * Launches headless Chromium with a temp folder of its own (`TMPDIR`), removed when the browser
+ * closes: Chromium keeps scratch files there (`.org.chromium.Chromium.*`) and a browser closed
+ * while it writes one leaves it behind, which the run's temp guard rightly reports.
+ */
+export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium; pnpm test's preflight does) or set TAPEDECK_CHROMIUM.`,
     );
   }
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--no-first-run",
-    ],
-  });
+  const scratch = mkdtempSync(path.join(tmpdir(), "tapedeck-chromium-"));
+  const removeScratch = () => rmSync(scratch, { recursive: true, force: true });
+  let browser: Browser;
+  try {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      env: { ...process.env, TMPDIR: scratch },
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+      ],
+    });
+  } catch (error) {
+    removeScratch();
+    throw error;
+  }
+  const close = browser.close.bind(browser);
+  browser.close = async (options) => {
+    try {
+      await close(options);
+    } finally {
+      removeScratch();
+    }
+  };
+  return browser;
 }
 
 /** What {@link serveHome} takes. */
