@@ -10,7 +10,8 @@ import {
   type SessionEvent,
   TapedeckError,
 } from "@tapedeck/session";
-import { BlobReadError, type BlobStore, sha256Hex } from "./blob-store";
+import { type BlobStore, sha256Hex } from "./blob-store";
+import { BlobReadError } from "./errors";
 
 /** Payloads of at least this many UTF-8 bytes go to blobs (measured: architecture/storage.md). */
 export const DEFAULT_BLOB_THRESHOLD = 64 * 1024;
@@ -115,9 +116,9 @@ export function resolveBlobs(
   try {
     data = blobs.get(ref.blob);
   } catch (error) {
-    if (!(error instanceof BlobReadError)) throw error;
+    if (!BlobReadError.isInstance(error)) throw error;
     throw new EventLogCorruptError(
-      error.reason === "missing" ? "BLOB_MISSING" : "BLOB_CORRUPT",
+      error.code,
       `the ${field} of event ${event.seq} (${event.type}) is in ${error.message}`,
       { ...location, seq: event.seq, cause: error },
     );

@@ -6,6 +6,7 @@
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { BlobReadError, InvalidBlobHashError } from "./errors";
 import {
   faultWriting,
   fileStats,
@@ -20,18 +21,6 @@ import { compressBytes, decompressBytes } from "./zstd";
 
 const CODEC_SUFFIX = ".zst";
 const hashPattern = /^[0-9a-f]{64}$/;
-
-/** Why a blob could not be read: it is not there, or its bytes do not hash to its name. */
-export class BlobReadError extends Error {
-  constructor(
-    readonly reason: "missing" | "corrupt",
-    readonly hash: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = "BlobReadError";
-  }
-}
 
 /** Node's own `require`, for a built-in loaded on first use. */
 const requireBuiltin = createRequire(import.meta.url);
@@ -66,7 +55,7 @@ export class BlobStore {
 
   /** The file of the blob `hash`. */
   pathOf(hash: string): string {
-    if (!hashPattern.test(hash)) throw new Error(`not a sha256: ${hash}`);
+    if (!hashPattern.test(hash)) throw new InvalidBlobHashError(hash);
     return join(this.dir, hash.slice(0, 2), `${hash.slice(2)}${CODEC_SUFFIX}`);
   }
 
@@ -111,7 +100,7 @@ export class BlobStore {
   /**
    * The exact bytes of blob `hash`, checked against it.
    *
-   * @throws {@link BlobReadError} `missing` or `corrupt` (a file that does not decompress, or
+   * @throws {@link BlobReadError} `BLOB_MISSING` or `BLOB_CORRUPT` (a file that does not decompress, or
    *   whose bytes hash to another name).
    */
   get(hash: string): Buffer {
@@ -122,7 +111,7 @@ export class BlobStore {
     } catch (error) {
       if (hasErrorCode(error, "ENOENT")) {
         throw new BlobReadError(
-          "missing",
+          "BLOB_MISSING",
           hash,
           `blob ${hash} is missing (blobs/sha256/${hash.slice(0, 2)}/…)`,
         );
@@ -133,11 +122,11 @@ export class BlobStore {
     try {
       data = decompressBytes(stored);
     } catch {
-      throw new BlobReadError("corrupt", hash, `blob ${hash} is damaged (not a zstd frame)`);
+      throw new BlobReadError("BLOB_CORRUPT", hash, `blob ${hash} is damaged (not a zstd frame)`);
     }
     if (sha256Hex(data) !== hash) {
       throw new BlobReadError(
-        "corrupt",
+        "BLOB_CORRUPT",
         hash,
         `blob ${hash} is damaged (its bytes hash to another name)`,
       );

@@ -7,10 +7,16 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { EventLogCorruptError, uuidv7 } from "@tapedeck/session";
+import { EventLogCorruptError, TapedeckError, uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { drafts, tempDirectory } from "../test/helpers";
-import { createSessionStore, type SessionStore } from "./index";
+import { BlobStore } from "./blob-store";
+import {
+  BlobReadError,
+  createSessionStore,
+  InvalidBlobHashError,
+  type SessionStore,
+} from "./index";
 import { compressBytes } from "./zstd";
 
 let temp: ReturnType<typeof tempDirectory>;
@@ -117,6 +123,27 @@ describe("blobs", () => {
     const error = await readError(store.readSession(sessionId));
     expect(error.code).toBe("BLOB_CORRUPT");
     expect(error.seq).toBe(seq);
+  });
+
+  it("the blob store's own errors are Tapedeck errors with codes: a missing blob, a name that is no sha256", () => {
+    const blobs = new BlobStore(temp.home);
+    const missing = "0".repeat(64);
+    const caught = (read: () => unknown) => {
+      try {
+        read();
+      } catch (error) {
+        return error;
+      }
+      throw new Error("the read succeeded");
+    };
+    const absent = caught(() => blobs.get(missing));
+    expect(BlobReadError.isInstance(absent) && TapedeckError.isInstance(absent)).toBe(true);
+    expect(absent).toMatchObject({ code: "BLOB_MISSING", hash: missing });
+    const badName = caught(() => blobs.get("../../etc/passwd"));
+    expect(InvalidBlobHashError.isInstance(badName) && TapedeckError.isInstance(badName)).toBe(
+      true,
+    );
+    expect(badName).toMatchObject({ code: "INVALID_BLOB_HASH" });
   });
 
   it("reclaim removes a blob no log names once it is an hour old, and keeps named and young ones", async () => {

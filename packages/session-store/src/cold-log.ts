@@ -10,6 +10,7 @@ import * as fs from "node:fs";
 import { dirname } from "node:path";
 import { SessionNotFoundError } from "@tapedeck/session";
 import { COLD_SUFFIX, coldPathOf, readColdLog } from "./cold-read";
+import { LogCompressionError } from "./errors";
 import {
   createFileExclusive,
   fsyncDirectory,
@@ -144,7 +145,7 @@ export function freezeLog(path: string): { before: number; after: number } {
   const stat = fs.statSync(path);
   const compressed = compressLog(plain);
   if (!decompressBytes(compressed).equals(plain)) {
-    throw new Error(`compressing ${path} did not round-trip; the log is left plain`);
+    throw new LogCompressionError(path);
   }
   const temp = tempPathBeside(cold);
   writeTemp(temp, compressed, true);

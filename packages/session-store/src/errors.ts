@@ -68,3 +68,65 @@ export class InvalidForkPointError extends TapedeckError {
     return TapedeckError.hasMarker(error, forkPointMarker);
   }
 }
+
+const blobReadMarker = "tapedeck.error.BlobReadError";
+const blobReadSymbol = Symbol.for(blobReadMarker);
+
+/**
+ * A blob could not be read (code `BLOB_MISSING` or `BLOB_CORRUPT`): it is not there, it does not
+ * decompress, or its bytes hash to another name. A log reader turns it into an
+ * `EventLogCorruptError` with the same code that names the event.
+ */
+export class BlobReadError extends TapedeckError {
+  readonly [blobReadSymbol] = true;
+  declare readonly code: "BLOB_MISSING" | "BLOB_CORRUPT";
+  /** The blob's name (its sha256). */
+  readonly hash: string;
+
+  constructor(code: "BLOB_MISSING" | "BLOB_CORRUPT", hash: string, message: string) {
+    super(code, message);
+    this.name = "BlobReadError";
+    this.hash = hash;
+  }
+
+  static override isInstance(error: unknown): error is BlobReadError {
+    return TapedeckError.hasMarker(error, blobReadMarker);
+  }
+}
+
+const blobHashMarker = "tapedeck.error.InvalidBlobHashError";
+const blobHashSymbol = Symbol.for(blobHashMarker);
+
+/** A blob was named by something that is not a lowercase sha256 in hex (code `INVALID_BLOB_HASH`). */
+export class InvalidBlobHashError extends TapedeckError {
+  readonly [blobHashSymbol] = true;
+
+  constructor(hash: string) {
+    super("INVALID_BLOB_HASH", `${JSON.stringify(hash)} is not a blob name (a sha256 in hex).`);
+    this.name = "InvalidBlobHashError";
+  }
+
+  static override isInstance(error: unknown): error is InvalidBlobHashError {
+    return TapedeckError.hasMarker(error, blobHashMarker);
+  }
+}
+
+const compressMarker = "tapedeck.error.LogCompressionError";
+const compressSymbol = Symbol.for(compressMarker);
+
+/**
+ * Compressing a log gave bytes that do not decompress to the log (code `COMPRESSION_MISMATCH`):
+ * the plain log is left as it was.
+ */
+export class LogCompressionError extends TapedeckError {
+  readonly [compressSymbol] = true;
+
+  constructor(path: string) {
+    super("COMPRESSION_MISMATCH", `Compressing ${path} did not round-trip; the log is left plain.`);
+    this.name = "LogCompressionError";
+  }
+
+  static override isInstance(error: unknown): error is LogCompressionError {
+    return TapedeckError.hasMarker(error, compressMarker);
+  }
+}

@@ -1,6 +1,13 @@
 export { logOffsetSchema } from "./catalog";
 export { JOURNAL_FILE } from "./change-journal";
-export { InvalidForkPointError, InvalidOffsetError, SessionHasForksError } from "./errors";
+export {
+  BlobReadError,
+  InvalidBlobHashError,
+  InvalidForkPointError,
+  InvalidOffsetError,
+  LogCompressionError,
+  SessionHasForksError,
+} from "./errors";
 export { createSessionStore, defaultAgent } from "./file-store";
 export { fileStats, makeDirectories, writeFileAtomically } from "./fs-util";
 export { type ChangeCursor, changeCursorSchema } from "./journal-format";

@@ -57,12 +57,9 @@ export async function indexCommand(argv: string[], io: Io): Promise<number> {
       `${values.rebuild ? "Rebuilt" : "Updated"} ${indexPath(host.store.home)} in ${Date.now() - started} ms: ${report.sessionsAdded} added, ${report.sessionsUpdated} updated, ${report.sessionsRemoved} removed, ${report.eventsIndexed} events indexed.\n`,
     );
     for (const damaged of report.damaged) {
-      // A log error's message starts with its code already ("SEQ_GAP at session …").
-      const what = damaged.message.startsWith(damaged.code)
-        ? damaged.message
-        : `${damaged.code}: ${damaged.message}`;
+      // The message is the log error's own, which starts with its code ("SEQ_GAP at session …").
       io.stdout.write(
-        `Damaged: session ${damaged.sessionId} is indexed only up to its first damage (${what}); \`tapedeck sessions verify ${damaged.sessionId}\` shows it.\n`,
+        `Damaged: session ${damaged.sessionId} is indexed only up to its first damage (${damaged.message}); \`tapedeck sessions verify ${damaged.sessionId}\` shows it.\n`,
       );
     }
     const { databaseBytes, walBytes } = engine.footprint();

@@ -26,7 +26,8 @@ export interface SyncReport {
   eventsIndexed: number;
   /**
    * Sessions found damaged by this sync (a torn tail, which a live writer may still complete, is
-   * not listed): indexed up to the damage, listed with status `damaged`.
+   * not listed): indexed up to the damage, listed with status `damaged`. `code` and `message` are
+   * the `EventLogCorruptError`'s: the message names the code and where ("SEQ_GAP at session …").
    */
   damaged: { sessionId: string; code: string; message: string }[];
 }
