@@ -63,9 +63,15 @@ describe("Import in the viewer", () => {
     const summary = JSON.parse(events[1]!.data) as { counts: Record<string, number> };
     expect(summary.counts).toMatchObject({ created: 1 });
     const list = (await (await app.request("/api/sessions")).json()) as {
-      items: Array<{ id: string }>;
+      items: Array<{ id: string; status: string }>;
     };
     expect(list.items).toHaveLength(1);
+    // Its last turn is the other tool's, left open as the source may grow: not "interrupted".
+    expect(list.items[0]?.status).toBe("imported");
+    const filtered = (await (await app.request("/api/sessions?status=imported")).json()) as {
+      items: Array<{ id: string }>;
+    };
+    expect(filtered.items.map((item) => item.id)).toEqual([list.items[0]!.id]);
     const view = (await (await app.request(`/api/sessions/${list.items[0]!.id}`)).json()) as {
       header: { origin?: unknown };
     };

@@ -45,10 +45,10 @@ export type {
   TracedEvent,
   UsageSummary,
 } from "./query-engine";
-export { citationLabel } from "./query-engine";
+export { citationLabel, SESSION_STATUSES } from "./query-engine";
 export { DEFAULT_LIMIT, MAX_LIMIT } from "./query-schema";
 export { snippet } from "./snippet";
-export { promptOf, TITLE_LENGTH, titleOf } from "./summary";
+export { IMPORTED_RUN_PREFIX, promptOf, TITLE_LENGTH, titleOf } from "./summary";
 export {
   eventText,
   MIN_PREFIX_LENGTH,

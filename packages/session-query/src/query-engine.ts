@@ -25,9 +25,21 @@ export interface Page<T> {
  * - `active`: a turn is open (a run is writing, or one crashed mid-turn and resume will repair it);
  * - `completed`: no turn is open and the last turn ended `completed` (or there was no turn yet);
  * - `interrupted`: no turn is open and the last turn ended `interrupted`, `cancelled` or `failed`;
+ * - `imported`: the last turn is open and was written by `tapedeck import` (the other tool's
+ *   session as far as it was read: its source may still grow, and a later import appends to it;
+ *   a run that continues it closes that turn first, as for `interrupted`);
  * - `damaged`: the log breaks the format or an invariant; it cannot be read or exported.
  */
-export type SessionStatus = "active" | "completed" | "interrupted" | "damaged";
+export type SessionStatus = "active" | "completed" | "interrupted" | "imported" | "damaged";
+
+/** Every {@link SessionStatus}, for schemas and filters. */
+export const SESSION_STATUSES = [
+  "active",
+  "completed",
+  "interrupted",
+  "imported",
+  "damaged",
+] as const satisfies readonly SessionStatus[];
 
 /** Token totals over a session's own `model/response` events. */
 export interface UsageSummary {

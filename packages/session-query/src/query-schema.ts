@@ -9,6 +9,7 @@
 import { isKnownEventType, isSessionId, lazySchema, MESSAGE_ROLES } from "@tapedeck/session/core";
 import * as z from "zod/mini";
 import { InvalidQueryError } from "./errors";
+import { SESSION_STATUSES } from "./query-engine";
 import { fastScope } from "./query-fast-path";
 import {
   EVENT_ORDERS,
@@ -96,7 +97,7 @@ export const eventSearchQuerySchema = lazySchema(() => {
 export const listSessionsOptionsSchema = lazySchema(() =>
   z.strictObject({
     orderBy: z.optional(z.enum(["updatedAt", "createdAt"])),
-    status: z.optional(z.enum(["active", "completed", "interrupted", "damaged"])),
+    status: z.optional(z.enum(SESSION_STATUSES)),
     limit: z.optional(fields().limit),
     cursor: z.optional(z.string().check(z.maxLength(MAX_CURSOR_LENGTH))),
   }),

@@ -6,6 +6,12 @@
 import type { MessageEvent, SessionEvent, SessionHeader } from "@tapedeck/session";
 import type { SessionStatus, SessionSummary, SpawnRef } from "./query-engine";
 
+/**
+ * How the run ids `tapedeck import` writes begin (`@tapedeck/importers`' `importedRunId`): a turn
+ * opened under one is the other tool's, not a Tapedeck run's.
+ */
+export const IMPORTED_RUN_PREFIX = "import-";
+
 /** Longest title kept; longer first messages are cut with `…`. */
 export const TITLE_LENGTH = 120;
 
@@ -18,6 +24,11 @@ export interface SessionAggregate {
   /** seq of the last event (`parent.seq` for a fork without events, else 0). */
   lastSeq: number;
   turnOpen: boolean;
+  /**
+   * True when the open turn was written by an import (its run id is an importer's, `import-…`):
+   * the session then lists as `imported`, not `active`. Absent in aggregates stored before.
+   */
+  turnImported?: boolean;
   lastTurnStatus: string | null;
   /** The first user message in full (the title is cut from it). */
   firstPrompt: string | null;
@@ -53,6 +64,7 @@ export function addEvent(aggregate: SessionAggregate, event: SessionEvent): void
     case "turn/start":
       aggregate.turnCount += 1;
       aggregate.turnOpen = true;
+      aggregate.turnImported = event.runId.startsWith(IMPORTED_RUN_PREFIX);
       aggregate.model = event.model;
       break;
     case "turn/end":
@@ -101,7 +113,7 @@ export function titleOf(firstPrompt: string | null): string | null {
 /** The status the aggregate (and any recorded damage) implies. */
 export function statusOf(aggregate: SessionAggregate, damaged: boolean): SessionStatus {
   if (damaged) return "damaged";
-  if (aggregate.turnOpen) return "active";
+  if (aggregate.turnOpen) return aggregate.turnImported === true ? "imported" : "active";
   if (aggregate.lastTurnStatus === null || aggregate.lastTurnStatus === "completed") {
     return "completed";
   }

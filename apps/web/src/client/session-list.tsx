@@ -168,6 +168,7 @@ export function SessionList({ selected, refreshKey, onOpen, onEmpty }: Props) {
             <option value="active">active</option>
             <option value="completed">completed</option>
             <option value="interrupted">interrupted</option>
+            <option value="imported">imported</option>
             <option value="damaged">damaged</option>
           </select>
         )}

@@ -1,4 +1,5 @@
 import { isSessionId, KNOWN_EVENT_TYPES } from "@tapedeck/session";
+import { SESSION_STATUSES } from "@tapedeck/session-query";
 import { z } from "zod";
 import { INPUT_LIMIT } from "../shared/limits";
 
@@ -26,7 +27,7 @@ export const sessionsQuerySchema = z.strictObject({
   q: z.string().max(2000).optional(),
   prefix: prefix.optional(),
   workspace: z.string().min(1).max(4096).optional(),
-  status: z.enum(["active", "completed", "interrupted", "damaged"]).optional(),
+  status: z.enum(SESSION_STATUSES).optional(),
   orderBy: z.enum(["updatedAt", "createdAt"]).optional(),
   since: isoTime.optional(),
   until: isoTime.optional(),

@@ -18,9 +18,12 @@ import type Database from "better-sqlite3";
  * Bump when the layout changes; an index with another version is rebuilt. Version 4 negated the
  * full-text rowids (versions 2 and 3 are rebuilt: their full-text index is in the other order);
  * version 5 keeps each session's invariant state (`session_invariants`), so appended bytes are
- * checked against every invariant (older indexes are rebuilt: they have no state to go on from).
+ * checked against every invariant (older indexes are rebuilt: they have no state to go on from);
+ * version 6 tells an imported session's open turn from a running one (`imported`, the
+ * aggregate's `turnImported`; older indexes are rebuilt so imported sessions stop listing as
+ * `active`).
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** Keys per millisecond in an event id. */
 export const KEYS_PER_MS = 1024;

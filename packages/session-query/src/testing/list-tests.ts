@@ -100,6 +100,19 @@ export function listTests(context: SuiteContext): void {
       expect(onlyActive.items.map((s) => s.id)).toEqual([active.header.sessionId]);
     });
 
+    it("reports an imported session's open turn as imported, and a Tapedeck run's after it as active", async () => {
+      const imported = build().turn({ runId: "import-0123456789abcdef01234567" }).user("asked");
+      imported.assistant("answered");
+      const continued = build().turn({ runId: "import-76543210fedcba9876543210" }).user("asked");
+      continued.end("interrupted").turn().user("continued here");
+      await put(imported, continued);
+      const byId = new Map((await engine.listSessions(all)).items.map((s) => [s.id, s]));
+      expect(byId.get(imported.header.sessionId)?.status).toBe("imported");
+      expect(byId.get(continued.header.sessionId)?.status).toBe("active");
+      const onlyImported = await engine.listSessions(all, { status: "imported" });
+      expect(onlyImported.items.map((s) => s.id)).toEqual([imported.header.sessionId]);
+    });
+
     it("orders newest first by updatedAt, or by createdAt", async () => {
       const first = conversation("first", "a");
       const second = conversation("second", "b");
