@@ -1,4 +1,3 @@
-import { createRequire } from "node:module";
 import path from "node:path";
 import { defineConfig, type Options } from "tsup";
 import { acpSchemasOnUse } from "./build/schemas-on-use";
@@ -168,20 +167,6 @@ const cli: Options = {
   },
 };
 
-/**
- * `import-worker.mjs`: the entry of `tapedeck import`'s worker threads (see
- * `import-pool.ts` of `@tapedeck/importers`, which finds it next to the bundle's chunks). A bundle
- * of its own, without splitting, so the CLI's chunks stay as they are.
- */
-const importWorker: Options = {
-  ...cli,
-  // The importers package's public `./import-worker` entry.
-  entry: {
-    "import-worker": createRequire(__filename).resolve("@tapedeck/importers/import-worker"),
-  },
-  splitting: false,
-};
-
 /** A CommonJS bundle of its own, run through the V8 code cache (`fresh-search.cjs`, `acp.cjs`). */
 const cjsApart: Options = {
   ...cli,
@@ -234,4 +219,4 @@ const acpBundle: Options = {
   esbuildPlugins: [zodEnglishOnly, sqliteBundled, acpSchemasOnUse],
 };
 
-export default defineConfig([cli, importWorker, freshSearch, acpBundle, launcher]);
+export default defineConfig([cli, freshSearch, acpBundle, launcher]);

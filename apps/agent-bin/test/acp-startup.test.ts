@@ -149,9 +149,7 @@ describe("tapedeck acp start-up", () => {
     for (const marker of [IMPORTERS, VIEWER]) {
       expect(loaded.filter((file) => marker.test(readFileSync(file, "utf8")))).toEqual([]);
     }
-    expect(
-      loaded.filter((file) => /\/(?:import-command|import-worker|export)-?/.test(file)),
-    ).toEqual([]);
+    expect(loaded.filter((file) => /\/(?:import-command|export)-?/.test(file))).toEqual([]);
   });
 
   it("evaluates acp.cjs without the host's runtime: no node:crypto, child_process or worker_threads", () => {

@@ -7,14 +7,10 @@
  * The corpus is generated (deterministic, `corpus.ts`) in the shape of real transcripts.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { availableParallelism, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { percentile, printTable, sample, time } from "@tapedeck/bench";
 import { createSessionStore } from "@tapedeck/session-store";
-import { build } from "tsup";
-import type { WorkerEntry } from "../src/import-pool";
-import { defaultWorkerCount } from "../src/import-run";
 import { type ImportSource, importSessions } from "../src/index";
 import { writeCorpus } from "./corpus";
 
@@ -64,30 +60,6 @@ function parseOnly(files: readonly string[]): number {
   return count;
 }
 
-/**
- * The worker bundled as the CLI bundles it (`apps/agent-bin/tsup.config.ts`): under tsx the
- * default entry would load every module through tsx's transform, a start-up no user pays.
- */
-async function bundledWorker(): Promise<WorkerEntry> {
-  // Under node_modules (ignored everywhere), where the bundle still finds better-sqlite3.
-  const outDir = fileURLToPath(new URL("../node_modules/.cache/import-bench", import.meta.url));
-  await build({
-    entry: { "import-worker": fileURLToPath(new URL("../src/import-worker.ts", import.meta.url)) },
-    outDir,
-    format: ["esm"],
-    outExtension: () => ({ js: ".mjs" }),
-    platform: "node",
-    target: "node20",
-    noExternal: [/^(?!better-sqlite3$)/],
-    external: ["better-sqlite3"],
-    splitting: false,
-    silent: true,
-    config: false,
-  });
-  return { url: new URL(`file://${join(outDir, "import-worker.mjs")}`) };
-}
-const workerEntry = await bundledWorker();
-
 const corpus = join(root, "corpus");
 writeCorpus(corpus, SESSIONS);
 
@@ -103,61 +75,36 @@ for (const source of ["claude-code", "codex", "pi", "opencode"] as ImportSource[
   const baselineCpu: number[] = [];
   const ours: number[] = [];
   const oursCpu: number[] = [];
-  const other: number[] = [];
-  let workers = 0;
-  // The other way to run it: on workers when the default runs on this thread, or on this thread
-  // alone when the default uses workers (the importer's own rule decides which).
-  const bytes = files.reduce((sum, file) => sum + statSync(file).size, 0);
-  const pooledByDefault = defaultWorkerCount(bytes, files.length) > 0;
-  const otherWorkers = pooledByDefault ? 0 : Math.max(1, availableParallelism() - 1);
-  let otherRan = 0;
   const measureBaseline = async () => {
     const start = process.cpuUsage();
     baseline.push(await time(() => parseOnly(files)));
     baselineCpu.push(cpuMs(start));
   };
-  /** The default import (on worker threads when big enough), or the other way. */
-  const measureImport = async (run: number, theOther = false) => {
-    const home = join(root, `home-${source}-${run}${theOther ? "-other" : ""}`);
+  const measureImport = async (run: number) => {
+    const home = join(root, `home-${source}-${run}`);
     const start = process.cpuUsage();
     let summary: Awaited<ReturnType<typeof importSessions>> | undefined;
     const took = await time(async () => {
-      summary = await importSessions({
-        store: createSessionStore({ home }),
-        source,
-        paths: [dir],
-        workerEntry,
-        ...(theOther ? { workers: otherWorkers } : {}),
-      });
+      summary = await importSessions({ store: createSessionStore({ home }), source, paths: [dir] });
     });
     if (summary?.counts.created !== SESSIONS)
       throw new Error(`${source}: ${JSON.stringify(summary?.counts)}`);
-    if (theOther) {
-      other.push(took);
-      otherRan = summary.workers;
-      return;
-    }
     ours.push(took);
-    // Every thread's CPU time: the workers' too.
     oursCpu.push(cpuMs(start));
-    workers = summary.workers;
   };
   for (let run = 0; run < PAIRS; run += 1) {
     if (run % 2 === 0) {
       await measureBaseline();
       await measureImport(run);
-      await measureImport(run, true);
     } else {
-      await measureImport(run, true);
       await measureImport(run);
       await measureBaseline();
     }
   }
-  other.sort((a, b) => a - b);
   baseline.sort((a, b) => a - b);
   ours.sort((a, b) => a - b);
   rows.push({
-    name: `${source}: import ${SESSIONS} sessions (${megabytes.toFixed(1)} MB), ${workers} workers + this thread`,
+    name: `${source}: import ${SESSIONS} sessions (${megabytes.toFixed(1)} MB)`,
     value: megabytes / (percentile(ours, 50) / 1000),
     unit: "MB/s",
     baseline: megabytes / (percentile(baseline, 50) / 1000),
@@ -165,16 +112,7 @@ for (const source of ["claude-code", "codex", "pi", "opencode"] as ImportSource[
     better: "higher" as const,
     goal: "≥ 0.3×",
   });
-  rows.push({
-    name: `${source}: import with workers: ${otherWorkers} (${otherRan} started) + this thread`,
-    value: megabytes / (percentile(other, 50) / 1000),
-    unit: "MB/s",
-    baseline: megabytes / (percentile(baseline, 50) / 1000),
-    baselineName,
-    better: "higher" as const,
-  });
-  // CPU time of all threads: what the import costs without the waits for fsync (and for other
-  // processes); worker threads add their start-up and the messages, never save CPU.
+  // CPU time: what the import costs without the waits for fsync (and for other processes).
   rows.push({
     name: `${source}: import, CPU time only`,
     value: megabytes / (median(oursCpu) / 1000),
@@ -186,7 +124,7 @@ for (const source of ["claude-code", "codex", "pi", "opencode"] as ImportSource[
   // Re-import of an unchanged folder: what a scheduled `tapedeck import` costs.
   const home = join(root, `home-${source}-0`);
   const again = await sample(3, () =>
-    importSessions({ store: createSessionStore({ home }), source, paths: [dir], workerEntry }),
+    importSessions({ store: createSessionStore({ home }), source, paths: [dir] }),
   );
   rows.push({
     name: `${source}: re-import, nothing new`,

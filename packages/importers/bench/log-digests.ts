@@ -2,7 +2,7 @@
  * Proof that a change to the import's hot path leaves its output alone: imports the bench corpus
  * (`corpus.ts`) and the sample transcripts through every path a log can be written by (create,
  * append of a grown source, fork of a rewritten one, a fork by reference of a pi branch, an
- * unchanged re-import, a dry run, a worker thread) and prints the sha256 of every log produced,
+ * unchanged re-import, a dry run) and prints the sha256 of every log produced,
  * with the import summaries (temp paths replaced by `<root>`).
  *
  * Run it before and after a change and compare the two outputs:
@@ -64,13 +64,12 @@ async function run(
   home: string,
   source: ImportSource,
   dir: string,
-  extra: { dryRun?: boolean; workers?: number; thisThread?: boolean } = {},
+  extra: { dryRun?: boolean } = {},
 ): Promise<void> {
   const summary = await importSessions({
     store: createSessionStore({ home }),
     source,
     paths: [dir],
-    workers: 0,
     ...extra,
   });
   output[name] = {
@@ -124,10 +123,6 @@ for (const source of sources) {
     const name = `${source} ${label}`;
     await run(`${name}: import`, join(root, `${name}-fresh`), source, original);
     await run(`${name}: dry run`, join(root, `${name}-dry`), source, original, { dryRun: true });
-    await run(`${name}: worker`, join(root, `${name}-worker`), source, original, {
-      workers: 1,
-      thisThread: false,
-    });
     // A source that grew, then was rewritten: append, unchanged, fork.
     const copy = join(root, `${name}-copy`);
     const home = join(root, `${name}-grown`);

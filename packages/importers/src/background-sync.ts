@@ -1,4 +1,4 @@
-/** Flushing new logs in batches while an import goes on (the main thread's or a worker's). */
+/** Flushing new logs in batches while an import goes on. */
 import type { SessionStore } from "@tapedeck/session-store";
 
 /** New logs flushed to disk together (their `fsync`s run at once on the thread pool). */

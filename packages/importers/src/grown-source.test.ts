@@ -103,21 +103,16 @@ describe.each(Object.keys(sources) as LineSource[])("a growing %s source", (sour
     // The whole file alone: the sessions it makes.
     writeFileSync(target, bytes);
     const alone = createSessionStore({ home: join(root, "alone") });
-    await importSessions({ store: alone, source, paths: [join(root, "source")], workers: 0 });
+    await importSessions({ store: alone, source, paths: [join(root, "source")] });
     const expected = await logs(alone);
     for (const [index, end] of lineEnds.entries()) {
       const home = join(root, `home-${index}`);
       const store = createSessionStore({ home });
       writeFileSync(target, bytes.subarray(0, end));
-      await importSessions({ store, source, paths: [join(root, "source")], workers: 0 });
+      await importSessions({ store, source, paths: [join(root, "source")] });
       const before = await logs(store);
       writeFileSync(target, bytes);
-      const after = await importSessions({
-        store,
-        source,
-        paths: [join(root, "source")],
-        workers: 0,
-      });
+      const after = await importSessions({ store, source, paths: [join(root, "source")] });
       const actions = after.files.flatMap((file) => file.sessions.map((s) => s.action));
       expect(actions, `after line ${index + 1}`).not.toContain("forked");
       const now = await logs(store);

@@ -68,7 +68,6 @@ export async function importChanged(options: ImportChangedOptions): Promise<Impo
         store: options.store,
         source,
         paths: look.changed,
-        workers: 0,
       });
       summaries.push(summary);
       recordSeen(state, withoutFailed(look, summary));

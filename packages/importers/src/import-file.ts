@@ -1,6 +1,5 @@
 /**
- * One file of an import: convert it, then write its sessions in order. The one rule for the
- * main thread and for import workers, so both produce the same sessions and the same report.
+ * One file of an import: convert it, then write its sessions in order.
  */
 import { resolve } from "node:path";
 import { defaultWorkspaceId, type SessionStore } from "@tapedeck/session-store";
@@ -69,7 +68,7 @@ export function keysOf(sessions: readonly ConvertedSession[]): string[] {
 }
 
 /**
- * Writes the sessions of one import run into one store (a thread's own): new logs are flushed in
+ * Writes the sessions of one import run into one store: new logs are flushed in
  * the background, and it knows which source sessions this run has written, so a fork of one not
  * written yet waits for the end of the run.
  */

@@ -1,34 +1,11 @@
 /** One `tapedeck import <source> [PATH…]`: find, convert and write every file, with a report. */
-import { availableParallelism } from "node:os";
 import type { SessionStore } from "@tapedeck/session-store";
 import { convertInto, describe, type FileReport, RunWriter, reportOf } from "./import-file";
-import {
-  defaultWorkerEntry,
-  importOnWorkers,
-  type PoolFile,
-  type WorkerEntry,
-} from "./import-pool";
 import { defaultLocations, findUnits, type ImportEnvironment, type ImportUnit } from "./locate";
 import type { ConvertedSession, ImportSource } from "./types";
 import type { SessionOutcome } from "./write-session";
 
 export type { FileReport } from "./import-file";
-
-/**
- * Below this many bytes of source an import runs on the calling thread: a worker's start-up
- * (≈ 60–70 ms of CPU for the bundle) and its cold code cost more than it saves (measured at
- * 11 MB: +80–90 ms of CPU, slower; see the package README).
- */
-export const WORKER_MIN_BYTES = 32 * 1024 * 1024;
-/**
- * Below this many cores an import runs on the calling thread: on an idle 2-core machine a pool of
- * this thread + 1 worker imported 50–65 MB no faster than one thread (the bench, 1 Dec 2026: Codex
- * 0.25× against 0.24×, pi 0.21× against 0.21×) for ≈ 30 % more CPU, the calling thread still
- * converting ≈ 80 % of the files while the worker started cold.
- */
-export const WORKER_MIN_CORES = 4;
-/** Workers at most, whatever the cores (each holds one file's sessions in memory). */
-const MAX_WORKERS = 3;
 
 /** Progress after each file. */
 export interface ImportProgress {
@@ -55,8 +32,6 @@ export interface ImportSummary {
   skipped: number;
   /** True when no file yielded a single entry: the command fails. */
   nothingRead: boolean;
-  /** Worker threads the files were imported on; 0: the calling thread alone. */
-  workers: number;
 }
 
 /** Options of {@link importSessions}. */
@@ -73,27 +48,12 @@ export interface ImportOptions {
   maxLineBytes?: number;
   /** Called after each file. */
   onProgress?: (progress: ImportProgress) => void;
-  /**
-   * Worker threads to import on, besides this thread (which takes files too). Default:
-   * `$TAPEDECK_IMPORT_WORKERS` of `env` when set, else one per core but one (at most 3) when the
-   * sources total at least {@link WORKER_MIN_BYTES} on {@link WORKER_MIN_CORES} cores or more. 0: this thread only. The sessions written
-   * and the summary are the same either way.
-   */
-  workers?: number;
-  /**
-   * With workers: whether this thread takes files too. Default true, or false when
-   * `$TAPEDECK_IMPORT_THIS_THREAD` of `env` is `0` (tests and measurements of the workers alone).
-   */
-  thisThread?: boolean;
-  /** The worker's entry; default the one next to this module (tests name another). */
-  workerEntry?: WorkerEntry;
 }
 
 /**
  * Imports every session found under the paths. Damage inside a file is skipped and reported;
  * a file that cannot be read is reported with `error`; nothing here throws for source content.
  * Sessions that fork another source session are written after it (when it is in the same run).
- * Big imports run on worker threads ({@link ImportOptions.workers}) with the same result.
  */
 export async function importSessions(options: ImportOptions): Promise<ImportSummary> {
   const paths = [...(options.paths ?? defaultLocations(options.source, options.env))];
@@ -130,36 +90,10 @@ export async function importSessions(options: ImportOptions): Promise<ImportSumm
     await new Promise((resolve) => setImmediate(resolve));
   };
 
-  const workers = workerCount(options, units, bytesTotal);
-  const entry = workers > 0 ? (options.workerEntry ?? defaultWorkerEntry()) : undefined;
-  let here = units.map((unit, index) => ({ unit, report: files[index]! }));
-  let started = 0;
-  if (entry !== undefined) {
-    // Units without a spec (a path that could not be read) only report their error.
-    const pooled: PoolFile[] = [];
-    for (const file of here) {
-      if (file.unit.spec === undefined) await importHere(file.unit, file.report);
-      else pooled.push(file as PoolFile);
-    }
-    const result = await importOnWorkers({
-      store: options.store,
-      dryRun,
-      files: pooled,
-      workers,
-      entry,
-      written: run.written,
-      onDone: (file) => progress(file.report),
-      thisThread:
-        options.thisThread ?? (options.env ?? process.env).TAPEDECK_IMPORT_THIS_THREAD !== "0",
-    });
-    deferred.push(...result.later);
-    here = result.notStarted;
-    started = result.started;
-  }
-  for (const { unit, report } of here) await importHere(unit, report);
+  for (const [index, unit] of units.entries()) await importHere(unit, files[index]!);
   // Forks of sessions written above: their parents reach the disk first.
   await run.finish();
-  for (const { report, sessions } of sortByFile(deferred, files)) {
+  for (const { report, sessions } of deferred) {
     for (const converted of sessions) {
       try {
         await run.write(report, converted);
@@ -184,37 +118,5 @@ export async function importSessions(options: ImportOptions): Promise<ImportSumm
     newEvents,
     skipped: files.reduce((sum, file) => sum + file.skipped.length, 0),
     nothingRead: files.every((file) => file.entries === 0),
-    workers: started,
   };
-}
-
-/** Workers for this import (see {@link ImportOptions.workers}); 0: none. */
-function workerCount(options: ImportOptions, units: readonly ImportUnit[], bytes: number): number {
-  const files = units.filter((unit) => unit.spec !== undefined).length;
-  const named =
-    options.workers ?? workersFromEnv((options.env ?? process.env).TAPEDECK_IMPORT_WORKERS);
-  // Each worker is a V8 heap of its own: never more than the cores, whatever was asked.
-  if (named !== undefined) return Math.min(named, files, availableParallelism());
-  return defaultWorkerCount(bytes, files);
-}
-
-/**
- * Workers an import of `files` files totalling `bytes` uses when none are named: none below
- * {@link WORKER_MIN_BYTES} or {@link WORKER_MIN_CORES}, else one per core but one (at most 3).
- */
-export function defaultWorkerCount(bytes: number, files: number): number {
-  if (bytes < WORKER_MIN_BYTES || availableParallelism() < WORKER_MIN_CORES) return 0;
-  return Math.min(availableParallelism() - 1, MAX_WORKERS, files - 1);
-}
-
-function workersFromEnv(value: string | undefined): number | undefined {
-  if (value === undefined || value.trim() === "") return undefined;
-  const count = Number(value);
-  return Number.isInteger(count) && count >= 0 ? count : undefined;
-}
-
-/** Deferred forks in file order, whichever thread finished its file first. */
-function sortByFile<T extends { report: FileReport }>(items: T[], files: FileReport[]): T[] {
-  const order = new Map(files.map((file, index) => [file, index]));
-  return [...items].sort((a, b) => order.get(a.report)! - order.get(b.report)!);
 }

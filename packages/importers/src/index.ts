@@ -13,8 +13,6 @@ export {
   type ImportProgress,
   type ImportSummary,
   importSessions,
-  WORKER_MIN_BYTES,
-  WORKER_MIN_CORES,
 } from "./import-run";
 export {
   DEFAULT_MAX_LINE_BYTES,

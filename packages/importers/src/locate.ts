@@ -68,29 +68,6 @@ export interface ImportUnit {
   bytes: number;
   /** Reads and converts it; throws only when the file cannot be read at all. */
   convert(): Conversion;
-  /**
-   * How to find this unit again in another thread ({@link unitFromSpec}); absent for a path that
-   * could not be read, whose `convert` only throws.
-   */
-  spec?: UnitSpec;
-}
-
-/** Plain data naming one {@link ImportUnit}, so an import worker can rebuild it. */
-export type UnitSpec =
-  | { kind: "file"; source: ImportSource; path: string; options: FindOptions }
-  | { kind: "database"; database: string; id: string; bytes: number }
-  | { kind: "storage"; storage: string; file: string };
-
-/** The unit `spec` names (in an import worker: the same conversion as in the main thread). */
-export function unitFromSpec(spec: UnitSpec): ImportUnit {
-  switch (spec.kind) {
-    case "file":
-      return fileUnit(spec.source, spec.path, spec.options);
-    case "database":
-      return databaseUnit(spec.database, { id: spec.id, bytes: spec.bytes });
-    case "storage":
-      return storageUnit(spec.storage, spec.file);
-  }
 }
 
 /** Options of {@link findUnits}. */
@@ -196,11 +173,6 @@ function matches(source: ImportSource, file: string): boolean {
 }
 
 function fileUnit(source: ImportSource, path: string, options: FindOptions): ImportUnit {
-  const unit = fileUnitOf(source, path, options);
-  return { ...unit, spec: { kind: "file", source, path, options: { ...options } } };
-}
-
-function fileUnitOf(source: ImportSource, path: string, options: FindOptions): ImportUnit {
   const bytes = sizeOf(path);
   const lines = (file: string): SourceFile => {
     // A .zst decompresses as a stream, line by line: memory never holds the whole file.
@@ -275,7 +247,6 @@ function databaseUnit(database: string, session: { id: string; bytes: number }):
       const conversion = convertOpencode(document, `${database}#${session.id}`);
       return { ...conversion, skipped: [...skipped, ...conversion.skipped] };
     },
-    spec: { kind: "database", database, id: session.id, bytes: session.bytes },
   };
 }
 
@@ -289,7 +260,6 @@ function storageUnit(storage: string, sessionFile: string): ImportUnit {
       const conversion = convertOpencode(document, sessionFile);
       return { ...conversion, skipped: [...skipped, ...conversion.skipped] };
     },
-    spec: { kind: "storage", storage, file: sessionFile },
   };
 }
 

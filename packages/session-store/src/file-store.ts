@@ -16,7 +16,7 @@ import {
 import { blobThresholdOf } from "./blob-payloads";
 import { BlobStore } from "./blob-store";
 import { catalogEntry, type LogNames, listLogNames, scanFolder } from "./catalog";
-import { type ChangeJournal, DEFAULT_JOURNAL_MAX_BYTES } from "./change-journal";
+import type { ChangeJournal } from "./change-journal";
 import { compressLog, freezeLog, logExists, warmLog } from "./cold-log";
 import { InvalidOffsetError, SessionHasForksError } from "./errors";
 import { LeftoverTemps } from "./leftover-temps";
@@ -69,7 +69,6 @@ export function createSessionStore(options: SessionStoreOptions = {}): SessionSt
 class FileSessionStore implements SessionStore {
   readonly home: string;
   readonly sessionsDir: string;
-  readonly threadOptions: SessionStore["threadOptions"];
   private readonly locksDir: string;
   private readonly trashDir: string;
   private readonly durability: Durability;
@@ -111,12 +110,6 @@ class FileSessionStore implements SessionStore {
       journal: this.journal,
       newLogs: this.newLogs,
       payloads: { blobs: this.blobs, threshold: blobThresholdOf(options.blobThreshold) },
-    };
-    this.threadOptions = {
-      home: this.home,
-      durability: this.durability,
-      agent: { ...this.agent },
-      journalMaxBytes: options.journalMaxBytes ?? DEFAULT_JOURNAL_MAX_BYTES,
     };
   }
 

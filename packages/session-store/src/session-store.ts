@@ -285,13 +285,6 @@ export interface SessionWriter {
 export interface SessionStore {
   /** Root directory. */
   readonly home: string;
-  /**
-   * The options another thread (an import worker) opens this home with, so the logs it writes
-   * are the ones this store would write (same agent in headers, durability, journal size).
-   */
-  readonly threadOptions: Required<
-    Pick<SessionStoreOptions, "home" | "durability" | "agent" | "journalMaxBytes">
-  >;
   /** Directory of the logs (`<home>/sessions`). */
   readonly sessionsDir: string;
   /** Path of a session's log. Throws `InvalidSessionIdError` for a non-UUID. */
