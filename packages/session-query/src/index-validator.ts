@@ -1,15 +1,23 @@
 import {
   EventLogCorruptError,
+  emptyInvariantState,
+  type InvariantSnapshot,
+  type InvariantState,
+  invariantError,
+  invariantSnapshot,
+  isInvariantViolation,
   type LogLocation,
+  restoreInvariantState,
   type SessionEvent,
   type SessionHeader,
+  stepInvariants,
 } from "@tapedeck/session";
-import { type InvariantSnapshot, InvariantState } from "./invariant-state";
 import type { Damage, SessionAggregate } from "./summary";
 
 /**
  * Checks events while they are indexed, recording the first damage: every invariant, as a replay
- * of the whole log would check it, from an {@link InvariantState} the index keeps between syncs
+ * of the whole log checks it (the same `stepInvariants` `Session` uses, issue #28), from an
+ * {@link InvariantState} the index keeps between syncs
  * (appended bytes) or builds (a log read from its first event; a fork from its parent's prefix).
  * Without a state (an index older than the kept state, a fork whose parent cannot be read) only
  * seq continuity is checked here, and the rest when the session is read.
@@ -47,10 +55,10 @@ export class IndexValidator {
     }
     const state =
       header.parent === undefined
-        ? InvariantState.empty(header.sessionId)
+        ? emptyInvariantState()
         : prefix === undefined || prefix === null
           ? null
-          : InvariantState.restore(header.sessionId, prefix.snapshot());
+          : copyState(prefix);
     return new IndexValidator(header, { lastSeq, state, damage: null });
   }
 
@@ -69,10 +77,10 @@ export class IndexValidator {
       stored.damage_code === null || stored.damage_code === "TORN_TAIL"
         ? null
         : { code: stored.damage_code, message: stored.damage_message ?? "" };
-    const state = InvariantState.restore(header.sessionId, snapshot);
+    const state = restoreInvariantState(snapshot);
     return new IndexValidator(header, {
       lastSeq: aggregate.lastSeq,
-      state: state !== null && state.lastSeq === aggregate.lastSeq ? state : null,
+      state: state !== null && state.last === aggregate.lastSeq ? state : null,
       damage,
     });
   }
@@ -88,7 +96,7 @@ export class IndexValidator {
    * invariant is broken, or without a state.
    */
   snapshot(): InvariantSnapshot | null {
-    return this.state === null ? null : this.state.snapshot();
+    return this.state === null ? null : invariantSnapshot(this.state);
   }
 
   /** Checks one event (in file order). */
@@ -97,10 +105,9 @@ export class IndexValidator {
     this.lastSeq = event.seq;
     if (this.damage !== null) return;
     if (this.state !== null) {
-      try {
-        this.state.append(event, location);
-      } catch (error) {
-        if (!EventLogCorruptError.isInstance(error)) throw error;
+      const next = stepInvariants(this.state, event);
+      if (isInvariantViolation(next)) {
+        const error = invariantError(next, event, this.header.sessionId, location);
         this.damage = { code: error.code, message: error.message };
         this.state = null;
       }
@@ -136,23 +143,30 @@ export async function forkPrefixState(
   depth = 0,
 ): Promise<InvariantState | EventLogCorruptError | null> {
   const parent = header.parent;
-  if (parent === undefined) return InvariantState.empty(header.sessionId);
+  if (parent === undefined) return emptyInvariantState();
   const parentHeader = headerOf(parent.sessionId);
   if (parentHeader === undefined || depth > 1000) return null;
-  const base = await forkPrefixState(parentHeader, headerOf, ownEvents, depth + 1);
-  if (base === null || EventLogCorruptError.isInstance(base)) return base;
-  const state = InvariantState.restore(parent.sessionId, base.snapshot()) as InvariantState;
+  const state = await forkPrefixState(parentHeader, headerOf, ownEvents, depth + 1);
+  if (state === null || EventLogCorruptError.isInstance(state)) return state;
   try {
     for await (const read of ownEvents(parent.sessionId)) {
       if (read.event.seq > parent.seq) break;
-      const location: LogLocation = {};
-      if (read.line !== undefined) location.line = read.line;
-      if (read.offset !== undefined) location.offset = read.offset;
-      state.append(read.event, location);
+      const next = stepInvariants(state, read.event);
+      if (isInvariantViolation(next)) {
+        const location: LogLocation = {};
+        if (read.line !== undefined) location.line = read.line;
+        if (read.offset !== undefined) location.offset = read.offset;
+        return invariantError(next, read.event, parent.sessionId, location);
+      }
     }
   } catch (error) {
     if (EventLogCorruptError.isInstance(error)) return error;
     return null;
   }
   return state;
+}
+
+/** A copy of `state` the copy's owner may advance (a fork's prefix state may be shared). */
+function copyState(state: InvariantState): InvariantState {
+  return restoreInvariantState(invariantSnapshot(state)) as InvariantState;
 }

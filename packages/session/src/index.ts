@@ -16,6 +16,17 @@ export {
 export { isKnownEventType, KNOWN_EVENT_TYPES, MESSAGE_ROLES } from "./event-types";
 export { compileFastCheck, type FastCheck } from "./fast-check";
 export { assertSessionId, isSessionId, layoutUuidv7, uuidv7 } from "./ids";
+export {
+  emptyInvariantState,
+  type InvariantSnapshot,
+  type InvariantState,
+  type InvariantViolation,
+  invariantError,
+  invariantSnapshot,
+  isInvariantViolation,
+  restoreInvariantState,
+  stepInvariants,
+} from "./invariants";
 export { sessionLogJsonSchema } from "./json-schema";
 export { lazySchema, lazySchemaObject } from "./lazy-schema";
 export { type ReplayLogTextOptions, replayLogText } from "./log-text";

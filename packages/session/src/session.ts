@@ -1,4 +1,10 @@
-import { EventLogCorruptError, type EventLogErrorCode, type LogLocation } from "./errors";
+import { EventLogCorruptError, type LogLocation } from "./errors";
+import {
+  emptyInvariantState,
+  invariantError,
+  isInvariantViolation,
+  stepInvariants,
+} from "./invariants";
 import {
   type ApprovalPolicy,
   logSchemaOf,
@@ -9,7 +15,7 @@ import {
   type TurnStartEvent,
   type Usage,
 } from "./schema";
-import { isSurfaceEvent, type SurfaceEntry, type SurfaceItem } from "./surface";
+import type { SurfaceEntry, SurfaceItem } from "./surface";
 import { SurfaceState } from "./surface-state";
 
 /** The turn that has started and not ended yet. */
@@ -49,34 +55,24 @@ export interface UsageTotals {
   cachedInputTokens: number;
 }
 
-/** Types that may only stand inside an open turn (invariant 3). */
-const turnScoped = new Set<string>([
-  "model/request",
-  "model/response",
-  "assistant/chunk",
-  "function_call",
-  "function_call_output",
-  "approval/request",
-  "approval/decision",
-]);
-
 /**
  * A session replayed from its events, with the same state the live run had. Pure: no model, no
- * tools, no I/O. `append` checks the seven invariants of the log format and either applies the
- * event or throws `EventLogCorruptError`, leaving the session unchanged.
+ * tools, no I/O. `append` checks the seven invariants of the log format (`stepInvariants`, the
+ * state machine the index keeps too) and either applies the event or throws
+ * `EventLogCorruptError`, leaving the session unchanged.
  */
 export class Session {
   readonly header: SessionHeader;
   private readonly log: SessionEvent[] = [];
-  private readonly surfaceState = new SurfaceState();
   private turn: OpenTurn | null = null;
   private readonly pending = new Map<string, PendingCall>();
   private readonly approvals = new Map<string, PendingApproval>();
-  private readonly callSeqs = new Map<string, number>();
+  /** What the seven invariants look at (the same state machine the index keeps). */
+  private readonly invariants = emptyInvariantState();
+  private readonly surfaceState = new SurfaceState(this.invariants.visible);
   private currentGoal: string | null = null;
   private readonly totals: UsageTotals = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 };
   private turns = 0;
-  private last = 0;
 
   private constructor(header: SessionHeader) {
     this.header = header;
@@ -144,7 +140,7 @@ export class Session {
 
   /** seq of the last event (0 for an empty session, `parent.seq` for a fork with no events). */
   get lastSeq(): number {
-    return this.last;
+    return this.invariants.last;
   }
 
   /** Token totals over every model response. */
@@ -174,7 +170,7 @@ export class Session {
 
   /** seq of the `function_call` with this call id, if any. */
   callSeq(callId: string): number | undefined {
-    return this.callSeqs.get(callId);
+    return this.invariants.calls.get(callId);
   }
 
   /** True when the event with this seq is on the surface now. */
@@ -189,145 +185,15 @@ export class Session {
    * @throws EventLogCorruptError on any invariant violation; the session is left unchanged.
    */
   append(event: SessionEvent, location: LogLocation = {}): void {
-    this.check(event, location);
+    const next = stepInvariants(this.invariants, event);
+    if (isInvariantViolation(next)) {
+      throw invariantError(next, event, this.header.sessionId, location);
+    }
     this.apply(event);
-  }
-
-  private fail(
-    code: EventLogErrorCode,
-    detail: string,
-    event: SessionEvent,
-    location: LogLocation,
-  ): never {
-    throw new EventLogCorruptError(code, detail, {
-      ...location,
-      seq: event.seq,
-      sessionId: this.header.sessionId,
-    });
-  }
-
-  private check(event: SessionEvent, location: LogLocation): void {
-    const { seq } = event;
-    if (seq !== this.last + 1) {
-      this.fail(
-        "SEQ_GAP",
-        `expected seq ${this.last + 1} after seq ${this.last}, found seq ${seq}`,
-        event,
-        location,
-      );
-    }
-    if (event.sourceEventSeqs !== undefined) {
-      for (const source of event.sourceEventSeqs) {
-        if (source >= seq) {
-          this.fail(
-            "BAD_SOURCE",
-            `sourceEventSeqs cites seq ${source}, which is not earlier than ${seq}`,
-            event,
-            location,
-          );
-        }
-      }
-    }
-    this.checkTurn(event, location);
-    if (event.type === "function_call") {
-      if (this.callSeqs.has(event.callId)) {
-        this.fail(
-          "DUPLICATE_CALL_ID",
-          `callId ${JSON.stringify(event.callId)} was already used by the function_call at seq ${this.callSeqs.get(event.callId)}`,
-          event,
-          location,
-        );
-      }
-    } else if (event.type === "function_call_output") {
-      const callSeq = this.callSeqs.get(event.callId);
-      if (callSeq === undefined) {
-        this.fail(
-          "ORPHAN_OUTPUT",
-          `output for callId ${JSON.stringify(event.callId)}, which no earlier function_call has`,
-          event,
-          location,
-        );
-      }
-      if (!this.pending.has(event.callId)) {
-        this.fail(
-          "DUPLICATE_OUTPUT",
-          `callId ${JSON.stringify(event.callId)} (seq ${callSeq}) already has an output`,
-          event,
-          location,
-        );
-      }
-      if (!event.sourceEventSeqs?.includes(callSeq)) {
-        this.fail(
-          "BAD_SOURCE",
-          `sourceEventSeqs must cite the function_call at seq ${callSeq}`,
-          event,
-          location,
-        );
-      }
-    }
-    this.checkReplace(event, location);
-  }
-
-  private checkTurn(event: SessionEvent, location: LogLocation): void {
-    if (event.type === "turn/start") {
-      if (this.turn !== null) {
-        this.fail(
-          "TURN_NESTING",
-          `turn/start while the turn started at seq ${this.turn.seq} is still open`,
-          event,
-          location,
-        );
-      }
-    } else if (event.type === "turn/end") {
-      if (this.turn === null)
-        this.fail("TURN_NESTING", "turn/end with no open turn", event, location);
-      if (this.pending.size > 0) {
-        const calls = [...this.pending.values()].map((call) => `${call.callId} (seq ${call.seq})`);
-        this.fail(
-          "TURN_NESTING",
-          `turn/end while function calls have no output: ${calls.join(", ")}`,
-          event,
-          location,
-        );
-      }
-    } else if (turnScoped.has(event.type) && this.turn === null) {
-      this.fail(
-        "TURN_NESTING",
-        `${event.type} outside a turn (no open turn/start)`,
-        event,
-        location,
-      );
-    }
-  }
-
-  private checkReplace(event: SessionEvent, location: LogLocation): void {
-    const { replaces, surfaceOp } = event;
-    if (replaces === undefined && surfaceOp === undefined) return;
-    if (!isSurfaceEvent(event) || surfaceOp !== "replace" || replaces === undefined) {
-      this.fail(
-        "BAD_REPLACE",
-        'replaces and surfaceOp:"replace" go together, on surface items only',
-        event,
-        location,
-      );
-    }
-    const seen = new Set<number>();
-    for (const target of replaces) {
-      if (target >= event.seq || !this.surfaceState.isVisible(target) || seen.has(target)) {
-        this.fail(
-          "BAD_REPLACE",
-          `replaces seq ${target}, which is ${target >= event.seq ? "not earlier" : seen.has(target) ? "listed twice" : "not visible on the surface"}`,
-          event,
-          location,
-        );
-      }
-      seen.add(target);
-    }
   }
 
   private apply(event: SessionEvent): void {
     this.log.push(event);
-    this.last = event.seq;
     this.surfaceState.apply(event);
     switch (event.type) {
       case "turn/start":
@@ -338,7 +204,6 @@ export class Session {
         this.turn = null;
         break;
       case "function_call":
-        this.callSeqs.set(event.callId, event.seq);
         this.pending.set(event.callId, {
           callId: event.callId,
           name: event.name,

@@ -1,4 +1,5 @@
 import type { SessionEvent } from "./schema";
+import { SeqFlags } from "./seq-flags";
 import { isSurfaceEvent, type SurfaceEntry, type SurfaceEvent, toSurfaceItem } from "./surface";
 
 /**
@@ -8,11 +9,15 @@ import { isSurfaceEvent, type SurfaceEntry, type SurfaceEvent, toSurfaceItem } f
  */
 export class SurfaceState {
   private visibleEvents: SurfaceEvent[] = [];
-  /** visibility flag per seq (1 = on the surface now). */
-  private flags = new Uint8Array(1024);
   private entries: SurfaceEntry[] | undefined = [];
   readonly replacedBy = new Map<number, number>();
   readonly replacedEventSeqs = new Map<number, number[]>();
+
+  /**
+   * @param visible the seqs on the surface now, kept up to date here; `Session` passes its
+   * invariant state's (which holds the same seqs), so the two share one set.
+   */
+  constructor(private readonly visible = new SeqFlags()) {}
 
   /** The visible items, oldest first. */
   get surface(): readonly SurfaceEntry[] {
@@ -27,7 +32,7 @@ export class SurfaceState {
 
   /** True when the event with this seq is currently on the surface. */
   isVisible(seq: number): boolean {
-    return seq < this.flags.length && this.flags[seq] === 1;
+    return this.visible.has(seq);
   }
 
   /** Seqs of the visible items, in order. */
@@ -39,7 +44,7 @@ export class SurfaceState {
   apply(event: SessionEvent): void {
     if (!isSurfaceEvent(event)) return;
     this.entries = undefined;
-    this.setFlag(event.seq, 1);
+    this.visible.add(event.seq);
     if (event.surfaceOp !== "replace" || event.replaces === undefined) {
       this.visibleEvents.push(event);
       return;
@@ -53,7 +58,7 @@ export class SurfaceState {
           next.push(event);
           placed = true;
         }
-        this.setFlag(existing.seq, 0);
+        this.visible.delete(existing.seq);
         this.replacedBy.set(existing.seq, event.seq);
       } else {
         next.push(existing);
@@ -62,16 +67,5 @@ export class SurfaceState {
     if (!placed) next.push(event);
     this.visibleEvents = next;
     this.replacedEventSeqs.set(event.seq, [...event.replaces]);
-  }
-
-  private setFlag(seq: number, value: 0 | 1): void {
-    if (seq >= this.flags.length) {
-      let size = this.flags.length * 2;
-      while (size <= seq) size *= 2;
-      const grown = new Uint8Array(size);
-      grown.set(this.flags);
-      this.flags = grown;
-    }
-    this.flags[seq] = value;
   }
 }

@@ -5,6 +5,10 @@
 import {
   analyzeEventLog,
   EventLogCorruptError,
+  emptyInvariantState,
+  type InvariantState,
+  invariantError,
+  isInvariantViolation,
   parseEvent,
   parseHeader,
   replayEvents,
@@ -12,9 +16,9 @@ import {
   type SessionEvent,
   type SessionHeader,
   SessionNotFoundError,
+  stepInvariants,
 } from "@tapedeck/session";
 import { IndexValidator } from "../index-validator";
-import { InvariantState } from "../invariant-state";
 import {
   eventCursor,
   eventPosition,
@@ -134,22 +138,17 @@ export function createMemoryQueryEngine(): MemoryQueryEngine {
     depth = 0,
   ): InvariantState | EventLogCorruptError | null => {
     const parent = header.parent;
-    if (parent === undefined) return InvariantState.empty(header.sessionId);
+    if (parent === undefined) return emptyInvariantState();
     const record = sessions.get(parent.sessionId);
     if (record === undefined || depth > 1000) return null;
-    const base = prefixState(record.header, depth + 1);
-    if (base === null || EventLogCorruptError.isInstance(base)) return base;
-    const state = InvariantState.restore(parent.sessionId, base.snapshot()) as InvariantState;
-    try {
-      for (const event of record.log) {
-        if (event.seq > parent.seq) break;
-        state.append(event);
-      }
-    } catch (error) {
-      if (EventLogCorruptError.isInstance(error)) return error;
-      throw error;
+    const state = prefixState(record.header, depth + 1);
+    if (state === null || EventLogCorruptError.isInstance(state)) return state;
+    for (const event of record.log) {
+      if (event.seq > parent.seq) break;
+      const next = stepInvariants(state, event);
+      if (isInvariantViolation(next)) return invariantError(next, event, parent.sessionId);
     }
-    if (state.lastSeq < parent.seq && record.damage !== null) {
+    if (state.last < parent.seq && record.damage !== null) {
       // The parent is damaged before the branch point: so is the fork.
       return new EventLogCorruptError(
         record.damage.code as EventLogCorruptError["code"],

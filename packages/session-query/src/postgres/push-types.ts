@@ -88,7 +88,7 @@ export interface PushState {
   /** Set when this home's copy diverged: its events from this seq on are a fork. */
   diverged_at: number | null;
   /**
-   * The invariant state after `last_seq` (JSON of an `InvariantSnapshot`), so appended events
+   * The invariant state after `last_seq` (JSON of `@tapedeck/session`'s `InvariantSnapshot`), so appended events
    * are checked against every invariant; `null` before migration 3, or once damaged.
    */
   invariants?: string | null;

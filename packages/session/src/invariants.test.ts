@@ -1,9 +1,20 @@
-import { EventLogCorruptError, Session, type SessionEvent } from "@tapedeck/session";
-import { eventLogBuilder, generateCorpus } from "@tapedeck/session/testing";
 import { describe, expect, it } from "vitest";
-import { InvariantState } from "./invariant-state";
+import { EventLogCorruptError } from "./errors";
+import {
+  emptyInvariantState,
+  invariantError,
+  invariantSnapshot,
+  isInvariantViolation,
+  restoreInvariantState,
+  stepInvariants,
+} from "./invariants";
+import type { SessionEvent } from "./schema";
+import { Session } from "./session";
+import { eventLogBuilder, generateCorpus } from "./testing";
 
-type Verdict = { code: string; seq: number | undefined; message: string } | "accepted";
+type Verdict =
+  | { code: string; seq: number | undefined; message: string; detail: string }
+  | "accepted";
 
 function verdictOf(run: () => void): Verdict {
   try {
@@ -11,7 +22,7 @@ function verdictOf(run: () => void): Verdict {
     return "accepted";
   } catch (error) {
     if (!EventLogCorruptError.isInstance(error)) throw error;
-    return { code: error.code, seq: error.seq, message: error.message };
+    return { code: error.code, seq: error.seq, message: error.message, detail: error.detail };
   }
 }
 
@@ -33,17 +44,17 @@ function replayVerdict(sessionId: string, events: readonly SessionEvent[]): Verd
 
 /** What the kept state says when the log is indexed in two syncs, cut after `cut` events. */
 function cutVerdict(sessionId: string, events: readonly SessionEvent[], cut: number): Verdict {
-  let state = InvariantState.empty(sessionId);
+  let state = emptyInvariantState();
   return verdictOf(() => {
     events.forEach((event, index) => {
       if (index === cut) {
         // Kept as JSON between two syncs.
-        state = InvariantState.restore(
-          sessionId,
-          JSON.parse(JSON.stringify(state.snapshot())),
-        ) as InvariantState;
+        const kept = restoreInvariantState(JSON.parse(JSON.stringify(invariantSnapshot(state))));
+        if (kept === null) throw new Error("the snapshot did not restore");
+        state = kept;
       }
-      state.append(event);
+      const next = stepInvariants(state, event);
+      if (isInvariantViolation(next)) throw invariantError(next, event, sessionId);
     });
   });
 }
@@ -82,10 +93,24 @@ function damagedLogs(): SessionEvent[][] {
   add((log) => {
     log.events.push({ ...log.events.at(-1)!, seq: log.events.at(-1)!.seq + 2 });
   });
+  add((log) =>
+    log.push({
+      type: "function_call_output",
+      runId,
+      callId: "c9",
+      output: "orphan",
+      isError: false,
+      sourceEventSeqs: [1],
+    }),
+  );
+  add((log) =>
+    log.push({ type: "message", runId, role: "user", content: "x", surfaceOp: "replace" }),
+  );
+  add((log) => log.compact("s", [2, 2]));
   return logs;
 }
 
-describe("InvariantState", () => {
+describe("stepInvariants", () => {
   it("refuses exactly what a replay refuses, with the same code, seq and message, wherever the log is cut", () => {
     const logs = [...damagedLogs()];
     for (const log of generateCorpus({ sessions: 4, turns: 4, seed: 7 })) logs.push(log.events);
@@ -104,9 +129,33 @@ describe("InvariantState", () => {
     ).not.toContain("accepted");
   });
 
+  it("reports each violation with the code and sentence replay has always reported", () => {
+    const sessionId = "0193a000-0000-7000-8000-000000000001";
+    const verdicts = damagedLogs().map((events) => {
+      const verdict = replayVerdict(sessionId, events);
+      return verdict === "accepted" ? verdict : [verdict.code, verdict.detail];
+    });
+    expect(verdicts).toEqual([
+      ["DUPLICATE_CALL_ID", 'callId "c1" was already used by the function_call at seq 3'],
+      ["DUPLICATE_OUTPUT", 'callId "c1" (seq 3) already has an output'],
+      ["TURN_NESTING", "function_call_output outside a turn (no open turn/start)"],
+      ["TURN_NESTING", "turn/end while function calls have no output: c2 (seq 8)"],
+      ["TURN_NESTING", "turn/start while the turn started at seq 6 is still open"],
+      ["TURN_NESTING", "turn/end with no open turn"],
+      ["BAD_REPLACE", "replaces seq 3, which is not visible on the surface"],
+      ["BAD_REPLACE", "replaces seq 9, which is not earlier"],
+      ["BAD_SOURCE", "sourceEventSeqs cites seq 99, which is not earlier than 8"],
+      ["BAD_SOURCE", "sourceEventSeqs must cite the function_call at seq 8"],
+      ["SEQ_GAP", "expected seq 8 after seq 7, found seq 9"],
+      ["ORPHAN_OUTPUT", 'output for callId "c9", which no earlier function_call has'],
+      ["BAD_REPLACE", 'replaces and surfaceOp:"replace" go together, on surface items only'],
+      ["BAD_REPLACE", "replaces seq 2, which is listed twice"],
+    ]);
+  });
+
   it("restores nothing from a value it did not write", () => {
     for (const value of [null, 1, {}, { v: 2 }, { v: 1, last: 1, turn: null, calls: [[1, 1]] }]) {
-      expect(InvariantState.restore("s", value)).toBeNull();
+      expect(restoreInvariantState(value)).toBeNull();
     }
   });
 });
