@@ -1,6 +1,6 @@
 /**
  * Continuous import over the built binary: `tapedeck import --auto on` makes every
- * `tapedeck sessions …` command import new and grown Claude Code, Codex and pi sessions first
+ * `tapedeck sessions …` command import new and grown sessions of every tool first
  * (off by default, off again with `--auto off`), and `tapedeck import --watch` imports them as
  * they appear until interrupted.
  */
@@ -9,9 +9,18 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { cliContext } from "@tapedeck/test-harness";
 import { describe, expect, it } from "vitest";
+import {
+  addOpencodeMessages,
+  opencodeSample,
+  writeOpencodeDatabase,
+} from "../../../packages/importers/src/sources/test-opencode-db";
 
 const samples = fileURLToPath(
   new URL("../../../packages/importers/__fixtures__/samples", import.meta.url),
+);
+
+const made = fileURLToPath(
+  new URL("../../../packages/importers/__fixtures__/made", import.meta.url),
 );
 
 describe("continuous import", () => {
@@ -42,6 +51,30 @@ describe("continuous import", () => {
     });
     expect(await count()).toBe(2);
     expect((await cli(["import", "--auto", "maybe"])).code).toBe(2);
+  });
+
+  it("watches opencode's database and Gemini CLI's chats too", async () => {
+    const { workspace, cli } = await cliContext();
+    const data = path.join(workspace.root, ".local", "share", "opencode");
+    const database = writeOpencodeDatabase(data, { messages: 2 });
+    cpSync(path.join(made, "gemini"), path.join(workspace.root, ".gemini", "tmp"), {
+      recursive: true,
+    });
+    expect((await cli(["import", "--auto", "on"])).code).toBe(0);
+    const list = async () => {
+      const listed = await cli(["sessions", "list", "--all", "--json"]);
+      expect(listed.code, listed.stderr).toBe(0);
+      return JSON.parse(listed.stdout) as { id: string; eventCount: number }[];
+    };
+    const first = await list();
+    expect(first).toHaveLength(2);
+    addOpencodeMessages(database, opencodeSample.info.id, 2, 3);
+    const after = await list();
+    expect(after).toHaveLength(2);
+    const grownSession = after.find(
+      (item) => item.eventCount !== first.find((old) => old.id === item.id)?.eventCount,
+    );
+    expect(grownSession).toBeDefined();
   });
 
   it("watches the default folders and imports a session that grows, until interrupted", async () => {

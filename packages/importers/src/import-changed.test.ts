@@ -1,6 +1,7 @@
 import {
   appendFileSync,
   cpSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   utimesSync,
@@ -13,8 +14,14 @@ import { testTempDir } from "@tapedeck/test-temp";
 import { describe, expect, it } from "vitest";
 import { importChanged } from "./import-changed";
 import { COLD_PER_LOOK, HOT_MS } from "./source-watch";
+import {
+  addOpencodeMessages,
+  opencodeSample,
+  writeOpencodeDatabase,
+} from "./sources/test-opencode-db";
 
 const samples = fileURLToPath(new URL("../__fixtures__/samples", import.meta.url));
+const gemini = fileURLToPath(new URL("../__fixtures__/made/gemini", import.meta.url));
 
 function setup() {
   const root = testTempDir("tapedeck-import-changed-");
@@ -83,3 +90,65 @@ describe("importChanged", () => {
     expect(found.summaries[0]?.counts.appended).toBe(1);
   });
 });
+
+describe("importChanged of opencode's database", () => {
+  it("reads the database only when its files moved, and imports only the sessions that changed", async () => {
+    const root = testTempDir("tapedeck-import-changed-opencode-");
+    const data = join(root, "data", "opencode");
+    const database = writeOpencodeDatabase(data, { messages: 2, secondSessionId: "ses_other" });
+    const store = createSessionStore({ home: join(root, "home") });
+    const look = () =>
+      importChanged({
+        store,
+        stateDir: join(root, "home", "import"),
+        env: { HOME: join(root, "user"), XDG_DATA_HOME: join(root, "data") },
+        sources: ["opencode"],
+      });
+    const first = await look();
+    expect(first.summaries[0]?.counts).toMatchObject({ created: 2 });
+
+    const idle = await look();
+    expect(idle.summaries).toEqual([]);
+    expect(idle.statted).toBe(2); // opencode.db and its -wal
+
+    addOpencodeMessages(database, opencodeSample.info.id, 2, 3);
+    const grown = await look();
+    expect(grown.summaries).toHaveLength(1);
+    // The other session did not change: not read again.
+    expect(grown.summaries[0]?.files.map((file) => file.path)).toEqual([
+      `${database}#${opencodeSample.info.id}`,
+    ]);
+    expect(grown.summaries[0]?.counts).toMatchObject({ appended: 1, created: 0, forked: 0 });
+    expect((await store.list()).length).toBe(2);
+    expect((await look()).summaries).toEqual([]);
+  });
+});
+
+describe("importChanged of Gemini CLI chats", () => {
+  it("imports a saved chat, then what it grew by", async () => {
+    const root = testTempDir("tapedeck-import-changed-gemini-");
+    const chats = join(root, "user", ".gemini", "tmp", "abc123", "chats");
+    mkdirSync(chats, { recursive: true });
+    const sample = join(gemini, "3f9a1c", "chats", "session-2025-11-20T09-00-b2c4d6e8.json");
+    const chat = JSON.parse(readFileSync(sample, "utf8")) as { messages: unknown[] };
+    const file = join(chats, "session-2026-12-01T10-00-abcdef12.json");
+    const cut = chat.messages.findIndex((_, index) => index > 0 && isUser(chat.messages[index]));
+    writeFileSync(file, JSON.stringify({ ...chat, messages: chat.messages.slice(0, cut) }));
+    const store = createSessionStore({ home: join(root, "home") });
+    const look = () =>
+      importChanged({
+        store,
+        stateDir: join(root, "home", "import"),
+        env: { HOME: join(root, "user") },
+        sources: ["gemini"],
+      });
+    expect((await look()).summaries[0]?.counts).toMatchObject({ created: 1 });
+    expect((await look()).summaries).toEqual([]);
+    writeFileSync(file, JSON.stringify(chat));
+    expect((await look()).summaries[0]?.counts).toMatchObject({ appended: 1, forked: 0 });
+  });
+});
+
+function isUser(message: unknown): boolean {
+  return (message as { type?: string }).type === "user";
+}

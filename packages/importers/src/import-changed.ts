@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { SessionStore } from "@tapedeck/session-store";
 import { type ImportSummary, importSessions } from "./import-run";
 import { defaultLocations, type ImportEnvironment } from "./locate";
+import { lookAtOpencode } from "./opencode-watch";
 import {
   type LookResult,
   loadWatchState,
@@ -18,11 +19,18 @@ import {
 import type { ImportSource } from "./types";
 
 /**
- * The sources continuous import follows: those whose sessions are append-only files. opencode
- * keeps its sessions in a database (and before it, one JSON file per message and part), so it is
- * imported by `tapedeck import opencode` only.
+ * The sources continuous import follows: every tool with a default location. Transcript files
+ * are statted (`source-watch.ts`); opencode's database is asked which sessions changed once its
+ * files moved (`opencode-watch.ts`). opencode's older `storage/` folder (one JSON file per message
+ * and part, before 1.2 migrated it into the database) is not watched.
  */
-export const WATCHED_SOURCES = ["claude-code", "codex", "pi"] as const satisfies ImportSource[];
+export const WATCHED_SOURCES = [
+  "claude-code",
+  "codex",
+  "pi",
+  "opencode",
+  "gemini",
+] as const satisfies ImportSource[];
 
 /** Options of {@link importChanged}. */
 export interface ImportChangedOptions {
@@ -56,6 +64,17 @@ export async function importChanged(options: ImportChangedOptions): Promise<Impo
   for (const source of options.sources ?? WATCHED_SOURCES) {
     const statePath = join(options.stateDir, `${source}.json`);
     const state = loadWatchState(statePath);
+    if (source === "opencode") {
+      const opencode = await lookAtOpencode(
+        options.store,
+        defaultLocations(source, options.env),
+        state,
+      );
+      statted += opencode.statted;
+      summaries.push(...opencode.summaries);
+      if (opencode.dirty) saveWatchState(statePath, state);
+      continue;
+    }
     const look = lookForChanges(
       source,
       defaultLocations(source, options.env),

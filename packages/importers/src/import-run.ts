@@ -44,6 +44,11 @@ export interface ImportOptions {
   env?: ImportEnvironment;
   /** Compute everything, write nothing. */
   dryRun?: boolean;
+  /**
+   * Imports only the units (files; an opencode database's sessions, `<db>#<session id>`) whose
+   * path this accepts: continuous import reads only the sessions of a database that changed.
+   */
+  only?: (unitPath: string) => boolean;
   /** Longer lines are skipped (default 16 MiB). */
   maxLineBytes?: number;
   /** Called after each file. */
@@ -57,9 +62,11 @@ export interface ImportOptions {
  */
 export async function importSessions(options: ImportOptions): Promise<ImportSummary> {
   const paths = [...(options.paths ?? defaultLocations(options.source, options.env))];
-  const units = findUnits(options.source, paths, {
+  const found = findUnits(options.source, paths, {
     ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
   });
+  const only = options.only;
+  const units = only === undefined ? found : found.filter((unit) => only(unit.path));
   const dryRun = options.dryRun === true;
   const bytesTotal = units.reduce((sum, unit) => sum + unit.bytes, 0);
   const files = units.map(reportOf);

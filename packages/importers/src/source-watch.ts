@@ -29,7 +29,8 @@ const fileStateSchema = z.object({
   mtimeMs: z.number(),
   ino: z.number(),
 });
-type FileState = z.infer<typeof fileStateSchema>;
+/** What a source file was when last seen: size, mtime and inode. */
+export type FileState = z.infer<typeof fileStateSchema>;
 
 const watchStateSchema = z.object({
   version: z.literal(1),
@@ -37,6 +38,8 @@ const watchStateSchema = z.object({
   dirs: z.record(z.string(), z.number()),
   /** Source file path → what it was when last imported. */
   files: z.record(z.string(), fileStateSchema),
+  /** opencode: `<database>#<session id>` → what the session was when last imported. */
+  units: z.optional(z.record(z.string(), z.string())),
 });
 /** What is remembered about one source's folders between looks. */
 export type WatchState = z.infer<typeof watchStateSchema>;
@@ -175,6 +178,7 @@ function hasSubfolders(state: WatchState, dir: string): boolean {
 
 function isSourceFile(source: ImportSource, name: string): boolean {
   if (source === "opencode") return name === "opencode.db" || name.endsWith(".json");
+  if (source === "gemini") return name.startsWith("session-") && name.endsWith(".json");
   return name.endsWith(".jsonl") || (source === "codex" && name.endsWith(".jsonl.zst"));
 }
 

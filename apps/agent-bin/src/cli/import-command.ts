@@ -35,8 +35,8 @@ Sources and their default folders:
 
   --dry-run     read and compare everything, write nothing
   --json        print the summary as JSON
-  --watch       keep importing new and grown Claude Code, Codex and pi sessions from their
-                default folders (only changed files are read) until interrupted
+  --watch       keep importing new and grown sessions of every tool above but tapedeck from
+                their default folders (only changed files are read) until interrupted
   --interval    seconds between looks with --watch (default 2)
   --auto on|off whether the viewer and \`tapedeck sessions …\` import them first (default off)`;
 
@@ -218,7 +218,7 @@ function autoCommand(value: string, positionals: string[], io: Io): number {
   }
   io.stdout.write(
     value === "on"
-      ? "Auto import on: the viewer and `tapedeck sessions` commands first import new and grown Claude Code, Codex and pi sessions.\n"
+      ? "Auto import on: the viewer and `tapedeck sessions` commands first import new and grown Claude Code, Codex, pi, opencode and Gemini CLI sessions.\n"
       : "Auto import off.\n",
   );
   return 0;
@@ -248,7 +248,7 @@ async function watchCommand(
   try {
     host.assertWritable();
     io.stderr.write(
-      `tapedeck: watching Claude Code, Codex and pi sessions every ${seconds} s (Ctrl-C stops)\n`,
+      `tapedeck: watching Claude Code, Codex, pi, opencode and Gemini CLI sessions every ${seconds} s (Ctrl-C stops)\n`,
     );
     while (!stopping) {
       const look = await importChanged({

@@ -1,7 +1,7 @@
 /**
  * The viewer's side of the home's auto import (`tapedeck import --auto on`): while the setting is
- * on, a look every interval imports the new and grown sessions of Claude Code, Codex and pi (only
- * changed files are read). The logs it writes reach open pages through the live watcher, as any
+ * on, a look every interval imports the new and grown sessions of Claude Code, Codex, pi,
+ * opencode and Gemini CLI (only changed files and sessions are read). The logs it writes reach open pages through the live watcher, as any
  * other write does, so the sessions list shows imported sessions as they appear.
  */
 import { importStateDir, isAutoImportOn } from "@tapedeck/host/query";

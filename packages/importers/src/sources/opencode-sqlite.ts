@@ -48,6 +48,30 @@ export function opencodeDatabaseSessions(path: string): DatabaseSession[] {
   }
 }
 
+/**
+ * What each session of the database is now, as one string per session id: its rows' data bytes
+ * and their latest `time_updated`. A session whose string moved since the last look changed
+ * (continuous import imports only those).
+ */
+export function opencodeDatabaseFingerprints(path: string): Map<string, string> {
+  const db = open(path);
+  try {
+    const rows = db
+      .prepare(
+        `SELECT s.id AS id, s.time_updated AS updated,
+           COALESCE((SELECT SUM(LENGTH(m.data)) || ':' || MAX(m.time_updated) FROM message m
+             WHERE m.session_id = s.id), '') AS messages,
+           COALESCE((SELECT SUM(LENGTH(p.data)) || ':' || MAX(p.time_updated) FROM part p
+             WHERE p.session_id = s.id), '') AS parts
+         FROM session s`,
+      )
+      .all() as { id: string; updated: number; messages: string; parts: string }[];
+    return new Map(rows.map((row) => [row.id, `${row.updated}/${row.messages}/${row.parts}`]));
+  } finally {
+    db.close();
+  }
+}
+
 interface SessionRow {
   id: string;
   parent_id: string | null;
