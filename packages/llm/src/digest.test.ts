@@ -36,6 +36,12 @@ describe("requestDigest", () => {
     expect(requestDigest(other)).toBe(digest);
   });
 
+  it("stays the digest logs already recorded for the same request", () => {
+    expect(requestDigest(request)).toBe(
+      "sha256:786e595330bcbf2abb0eb68008de1f79431fa8e2116912979757ce9b32beecd0",
+    );
+  });
+
   it("changes when any model-visible text changes", () => {
     const changed = input.map((item) =>
       item.type === "message" && item.role === "user" ? { ...item, content: "List files" } : item,

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { matchSurface, type SurfaceItem } from "@tapedeck/session";
+import { type SurfaceItem, toSurfaceItem } from "@tapedeck/session";
 import type { LlmRequest, ToolDefinition } from "./llm-provider";
 
 /**
@@ -30,23 +30,12 @@ export function normalizeRequestInput(
   return items;
 }
 
+/** The item's model-visible fields (`toSurfaceItem`), without an output's `isError`. */
 function normalizeItem(item: SurfaceItem): NormalizedItem {
-  return matchSurface<SurfaceItem, NormalizedItem>(item, {
-    message: (message) => ({ type: "message", role: message.role, content: message.content }),
-    function_call: (call) => ({
-      type: "function_call",
-      callId: call.callId,
-      name: call.name,
-      arguments: call.arguments,
-    }),
-    // No `isError`: digests recorded in logs must not change.
-    function_call_output: (output) => ({
-      type: "function_call_output",
-      callId: output.callId,
-      output: output.output,
-    }),
-    compaction: (compaction) => ({ type: "compaction", summary: compaction.summary }),
-  });
+  const visible = toSurfaceItem(item);
+  if (visible.type !== "function_call_output") return visible;
+  // No `isError`: digests recorded in logs must not change.
+  return { type: "function_call_output", callId: visible.callId, output: visible.output };
 }
 
 /**

@@ -1,34 +1,16 @@
-export { analyzeEventLog, type EventLogAnalysis, replacementChain } from "./analyze";
+/**
+ * `@tapedeck/session`: everything `./core` exports (zod-free), plus the log schemas, parsing,
+ * replay, `Session`, the surface and normalize.
+ */
+
+export { analyzeEventLog, type EventLogAnalysis } from "./analyze";
 export { sessionCallId } from "./call-ids";
+export * from "./core";
 export { normalizeErrorCode } from "./error-codes";
-export {
-  EventLogCorruptError,
-  type EventLogErrorCode,
-  eventLogErrorCodes,
-  InvalidSessionIdError,
-  type LockOwner,
-  type LogLocation,
-  SessionBusyError,
-  SessionNotFoundError,
-  TapedeckError,
-  type TapedeckErrorOptions,
-} from "./errors";
-export { isKnownEventType, KNOWN_EVENT_TYPES, MESSAGE_ROLES } from "./event-types";
+export { eventLogErrorCodes, type LockOwner, SessionBusyError } from "./errors";
 export { compileFastCheck, type FastCheck } from "./fast-check";
-export { assertSessionId, isSessionId, layoutUuidv7, uuidv7 } from "./ids";
-export {
-  emptyInvariantState,
-  type InvariantSnapshot,
-  type InvariantState,
-  type InvariantViolation,
-  invariantError,
-  invariantSnapshot,
-  isInvariantViolation,
-  restoreInvariantState,
-  stepInvariants,
-} from "./invariants";
+export { uuidv7 } from "./ids";
 export { sessionLogJsonSchema } from "./json-schema";
-export { lazySchema, lazySchemaObject } from "./lazy-schema";
 export { type ReplayLogTextOptions, replayLogText } from "./log-text";
 export { INTERRUPTED_OUTPUT, type NormalizeOptions, normalize, repairItems } from "./normalize";
 export {
@@ -125,12 +107,7 @@ export {
   Session,
   type UsageTotals,
 } from "./session";
-export {
-  StorageFaultError,
-  type StorageFaultKind,
-  storageFaultKind,
-  toStorageFault,
-} from "./storage-fault";
+export { type StorageFaultKind, storageFaultKind } from "./storage-fault";
 export {
   type CompactionItem,
   type FunctionCallItem,
@@ -149,7 +126,6 @@ export {
   approvalText,
   HIDDEN_CHARACTERS_WARNING,
   hasHiddenCharacters,
-  toVisibleText,
   type VisibleSegment,
   type VisibleText,
   type VisibleTextOptions,

@@ -81,9 +81,12 @@ export function matchSurface<Value extends { type: SurfaceType }, Result>(
   return (cases[value.type] as (value: Value) => Result)(value);
 }
 
-/** The model-visible item of a surface event (volatile fields dropped). */
-export function toSurfaceItem(event: SurfaceEvent): SurfaceItem {
-  return matchSurface<SurfaceEvent, SurfaceItem>(event, {
+/**
+ * The model-visible item of a surface event (volatile fields dropped); of a surface item, a copy
+ * with only the item's own fields.
+ */
+export function toSurfaceItem(event: SurfaceEvent | SurfaceItem): SurfaceItem {
+  return matchSurface<SurfaceEvent | SurfaceItem, SurfaceItem>(event, {
     message: (message) => ({ type: "message", role: message.role, content: message.content }),
     function_call: (call) => ({
       type: "function_call",
