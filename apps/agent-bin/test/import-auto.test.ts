@@ -85,15 +85,19 @@ describe("continuous import", () => {
     const file = path.join(project, readdirSync(project)[0]!);
     const lastLine = readFileSync(file, "utf8").trimEnd().split("\n").at(-1)!;
     let grown = false;
-    const watched = await cli(["import", "--watch", "--interval", "0.2"], (stderr, child) => {
-      if (!grown && stderr.includes("watching")) {
-        grown = true;
-        // After the first look: the session grows by one line; a later look appends it.
-        setTimeout(() => {
+    let stopped = false;
+    const watched = await cli(["import", "--watch", "--interval", "0.2"], undefined, {
+      onStdout: (stdout, child) => {
+        if (!grown && stdout.includes("1 created")) {
+          // After the first look: the session grows by one line; a later look appends it.
+          grown = true;
           appendFileSync(file, `${lastLine.replace(/"uuid":"[^"]+"/u, '"uuid":"grown-1"')}\n`);
-          setTimeout(() => child.kill("SIGINT"), 2500);
-        }, 1000);
-      }
+        } else if (!stopped && stdout.includes("1 appended")) {
+          stopped = true;
+          child.kill("SIGINT");
+        }
+      },
+      timeoutMs: 60_000,
     });
     expect(watched.code, watched.stderr).toBe(0);
     expect(watched.stdout).toContain("sessions: 1 created, 0 appended, 0 forked, 0 unchanged");

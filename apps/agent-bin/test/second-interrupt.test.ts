@@ -16,7 +16,11 @@ describe("tapedeck run interrupts", () => {
     const workspace = await tempWorkspace();
     cleanups.push(workspace.cleanup);
     // A model server that accepts the request and never answers.
-    const server = createServer(() => undefined);
+    let requested: () => void = () => undefined;
+    const modelAsked = new Promise<void>((resolve) => {
+      requested = resolve;
+    });
+    const server = createServer(() => requested());
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     cleanups.push(
       () =>
@@ -49,8 +53,9 @@ describe("tapedeck run interrupts", () => {
       },
     };
     const running = main(["run", "hello"], io);
-    while (interrupt === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The run is under way once the model server holds its request.
+    await modelAsked;
+    if (interrupt === undefined) throw new Error("run asked the model before taking Ctrl-C");
     interrupt();
     expect(stderr).toContain("press Ctrl-C again to quit at once");
     expect(() => interrupt?.()).toThrow("exited");

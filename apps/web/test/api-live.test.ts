@@ -90,7 +90,9 @@ describe("live changes", () => {
     const readied = api.web.live.ready().then(() => {
       ready = true;
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The first look is under way and held: ready cannot have come.
+    await expect.poll(() => first.mock.calls.length).toBeGreaterThan(0);
+    await new Promise((resolve) => setImmediate(resolve));
     expect(ready).toBe(false);
     release();
     await readied;

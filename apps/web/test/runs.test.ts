@@ -118,8 +118,9 @@ describe("runs owned by the server", () => {
     await serve();
     const { runId, sessionId, seen } = await startAndDrop();
     expect(seen.map((message) => message.event)).toContain("run_started");
-    // Still waiting, with the approval exactly as the dropped page was shown it.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Still waiting once the server has seen the page go, with the approval exactly as the
+    // dropped page was shown it.
+    await expect.poll(async () => (await sessionRun(sessionId))?.attached).toBe(0);
     const active = await sessionRun(sessionId);
     const asked = JSON.parse(seen.at(-1)?.data ?? "{}");
     expect(active).toMatchObject({ runId, sessionId, status: "waiting_approval", attached: 0 });

@@ -98,9 +98,22 @@ describe("session stream in the page", () => {
       const requested = wholeSession.length;
       const replays = vi.spyOn(served.store, "readSession");
       const reads = vi.spyOn(served.store, "read");
+      // The rest of the change has settled once the session list, refreshed by the live stream,
+      // counts the marker (index synced, list reloaded): what the page asks for up to then counts.
+      const listed = page.waitForResponse(
+        async (response) => {
+          if (new URL(response.url()).pathname !== "/api/sessions") return false;
+          const body = (await response.json().catch(() => undefined)) as
+            | { items?: { id: string; eventCount: number }[] }
+            | undefined;
+          return (body?.items ?? []).some(
+            (item) => item.id === sessionId && item.eventCount === generated + 4,
+          );
+        },
+        { timeout: 60_000 },
+      );
       const elapsed = await appendUntilOnScreen(page, turn, "marker-after-warm-up");
-      // Let the rest of the change settle (index sync, session list refresh).
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await listed;
 
       expect(wholeSession).toHaveLength(requested);
       expect(replays).not.toHaveBeenCalled();

@@ -146,8 +146,8 @@ describe("endOrphanGroup acts only on what this machine proves (issue 27 item 5,
     const victim = detachedSleep();
     // A crafted record: a live process with its true start time, and someone else's group.
     const record = { ...describeProcessGroup(checked), pgid: victim };
+    // It returns after every signal it sends (and the SIGKILL after the grace): none went out.
     expect(await endOrphanGroup(record, { graceMs: 200 })).toEqual({ status: "not-ours" });
-    await new Promise((resolve) => setTimeout(resolve, 100));
     expect(isProcessAlive(victim)).toBe(true);
     expect(isProcessAlive(checked)).toBe(true);
   });

@@ -109,7 +109,9 @@ describe("spares an interrupted import left", () => {
         `import { createSessionStore } from ${JSON.stringify(join(import.meta.dirname, "file-store.ts"))};
          const store = createSessionStore({ home: ${JSON.stringify(home)} });
          await store.create({ ...${JSON.stringify(options(ids[0]!))}, durable: false });
-         await new Promise((resolve) => setTimeout(resolve, 300));
+         const { readdirSync } = await import("node:fs");
+         while (!readdirSync(store.sessionsDir).some((name) => name.endsWith(".tmp")))
+           await new Promise((resolve) => setTimeout(resolve, 5));
          process.kill(process.pid, "SIGINT");`,
       ],
       { encoding: "utf8" },

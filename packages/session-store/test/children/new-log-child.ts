@@ -17,7 +17,11 @@ const fs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs")
 const store = createSessionStore({ home });
 const seed = [{ type: "x-test-note" as const, runId: "r", text: "a note ".repeat(2000) }];
 await store.create({ cwd: "/tmp", sessionId: first, seed, durable: false });
-await new Promise((resolve) => setTimeout(resolve, 200));
+// The spares are made on the thread pool: wait until all 16 are on disk, then one more turn for
+// their open callbacks.
+const spares = () => fs.readdirSync(store.sessionsDir).filter((name) => name.endsWith(".tmp"));
+while (spares().length < 16) await new Promise((resolve) => setTimeout(resolve, 5));
+await new Promise((resolve) => setTimeout(resolve, 5));
 const link = fs.linkSync;
 fs.linkSync = (existing, target) => {
   if (String(target).endsWith(`${second}.jsonl`)) {

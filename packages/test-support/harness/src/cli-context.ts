@@ -27,7 +27,7 @@ export interface CliContext {
   cli(
     args: readonly string[],
     onStderr?: (stderr: string, child: ChildProcess) => void,
-    options?: Partial<Pick<RunCliOptions, "cwd" | "terminal" | "timeoutMs">>,
+    options?: Partial<Pick<RunCliOptions, "cwd" | "terminal" | "timeoutMs" | "onStdout">>,
   ): Promise<CliResult>;
   /** Spawns `tapedeck acp` in the workspace; closed with the context. */
   acp(answer?: PermissionAnswer): SpawnedAgent;

@@ -19,6 +19,8 @@ export interface RunCliOptions extends BinaryLaunch {
   env: Record<string, string>;
   /** Called with all stderr so far on each chunk (e.g. to send SIGINT at the right moment). */
   onStderr?: (stderr: string, child: ChildProcess) => void;
+  /** Called with all stdout so far on each chunk (e.g. to act once a report is printed). */
+  onStdout?: (stdout: string, child: ChildProcess) => void;
   /** Run under a pseudo-terminal (`script`), answering each approval prompt with `answer`. */
   terminal?: { answer: string };
   /** SIGKILL the process after this many ms (its result says so in `stderr`). */
@@ -52,6 +54,7 @@ export function runCli(args: readonly string[], options: RunCliOptions): Promise
         const seen = stdout.split("[N]o: ").length - 1;
         for (; prompts < seen; prompts += 1) child.stdin?.write(`${options.terminal.answer}\n`);
       }
+      options.onStdout?.(stdout, child);
     });
     child.stderr?.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
