@@ -61,14 +61,15 @@ function previewOf(text: string): string {
 }
 
 /**
- * The form of `event` written to the log: its payload field in a blob (stored through `blobs`)
- * when it holds at least `threshold` UTF-8 bytes and is well-formed (UTF-8 cannot carry a lone
- * surrogate), else `event` itself. An event that already carries a reference is left alone.
+ * The form of `event` written to the log: its payload field in a blob when it holds at least
+ * `threshold` UTF-8 bytes and is well-formed (UTF-8 cannot carry a lone surrogate), else `event`
+ * itself. An event that already carries a reference is left alone. The blob's bytes are added to
+ * `pending` (hash → bytes): the caller stores them for good before it writes the line.
  */
 export function externalize(
   event: SessionEvent,
-  blobs: BlobStore,
   threshold: number,
+  pending: Map<string, Uint8Array>,
 ): SessionEvent {
   const fields = payloadFields[event.type];
   if (fields === undefined) return event;
@@ -82,7 +83,8 @@ export function externalize(
   if (!wellFormed(text)) return event;
   const bytes = Buffer.from(text, "utf8");
   if (bytes.length < threshold) return event;
-  const hash = blobs.put(bytes, sha256Hex(bytes));
+  const hash = sha256Hex(bytes);
+  pending.set(hash, bytes);
   const preview = previewOf(text);
   const ref: BlobRef = { blob: hash, bytes: bytes.length, mediaType: TEXT, preview };
   return { ...record, [field]: preview, [refField]: ref } as unknown as SessionEvent;

@@ -1,7 +1,9 @@
 /**
- * The home's content-addressed blob store: `<home>/blobs/sha256/<2 hex>/<62 hex>.zst`, one zstd
- * frame of the payload's bytes. Written temp + rename (durable when the log that references a
- * blob is fsynced: {@link BlobStore.flush} runs first), verified by hash on every read.
+ * The home's content-addressed blob store: `<home>/blobs/sha256/<2 hex>/<62 hex>` (the payload's
+ * bytes, as a writer stores them) or `<62 hex>.zst` (one zstd frame of them, once `compact` has
+ * compressed it). Written temp + fsync + rename + folder fsync before any log line names the blob
+ * (an import's: before its logs are fsynced, {@link BlobStore.flush}), verified by hash on every
+ * read.
  */
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
@@ -11,6 +13,7 @@ import {
   faultWriting,
   fileStats,
   fsyncDirectory,
+  fsyncDirectoryAsync,
   hasErrorCode,
   makeDirectories,
   removeFile,
@@ -21,6 +24,19 @@ import { compressBytes, decompressBytes } from "./zstd";
 
 const CODEC_SUFFIX = ".zst";
 const hashPattern = /^[0-9a-f]{64}$/;
+
+/** One file of the blob store, as {@link BlobStore.list} finds it. */
+export interface StoredBlob {
+  /** The blob's sha256 (empty for a temp file). */
+  hash: string;
+  path: string;
+  /** Bytes on disk. */
+  bytes: number;
+  /** A temp file a blob write left (killed before its rename). */
+  temp: boolean;
+  /** The uncompressed form (`<62 hex>`, no suffix), not yet compressed by `compact`. */
+  raw: boolean;
+}
 
 /** Node's own `require`, for a built-in loaded on first use. */
 const requireBuiltin = createRequire(import.meta.url);
@@ -45,7 +61,7 @@ export class BlobStore {
   /** `<home>/blobs`. */
   readonly root: string;
   private readonly dir: string;
-  /** Blobs written since the last {@link flush}, fsynced before a log line that names them is. */
+  /** Blobs written without fsync (an import's), fsynced by {@link flush} before its logs are. */
   private readonly unsynced = new Set<string>();
 
   constructor(home: string) {
@@ -53,39 +69,138 @@ export class BlobStore {
     this.dir = join(this.root, "sha256");
   }
 
-  /** The file of the blob `hash`. */
+  /** The compressed file of blob `hash` (`<62 hex>.zst`). */
   pathOf(hash: string): string {
-    if (!hashPattern.test(hash)) throw new InvalidBlobHashError(hash);
-    return join(this.dir, hash.slice(0, 2), `${hash.slice(2)}${CODEC_SUFFIX}`);
+    return `${this.rawPathOf(hash)}${CODEC_SUFFIX}`;
   }
 
   /**
-   * Stores `data` under its sha256 and returns the hash; a blob already there is kept (same
-   * name, same bytes). The file appears whole or not at all (temp file + rename).
+   * The uncompressed file of blob `hash` (`<62 hex>`, no codec suffix: its bytes hash to its
+   * name). Writers store a blob this way (no compression on the append path); `compact` turns it
+   * into {@link pathOf}'s form.
    */
-  put(data: Uint8Array, hash = sha256Hex(data)): string {
-    const path = this.pathOf(hash);
-    if (fileStats(path) !== undefined) return hash;
-    const folder = dirname(path);
-    try {
-      makeDirectories(folder);
-      const temp = tempPathIn(folder, "blob");
-      writeTemp(temp, compressBytes(data), false);
+  rawPathOf(hash: string): string {
+    if (!hashPattern.test(hash)) throw new InvalidBlobHashError(hash);
+    return join(this.dir, hash.slice(0, 2), hash.slice(2));
+  }
+
+  /** Whether blob `hash` is stored, in either form. */
+  has(hash: string): boolean {
+    return fileStats(this.pathOf(hash)) !== undefined || fileStats(this.rawPathOf(hash)) !== undefined;
+  }
+
+  /** Bytes on disk of blob `hash` (its compressed form when it has one), 0 when absent. */
+  storedBytes(hash: string): number {
+    const stat = fileStats(this.pathOf(hash)) ?? fileStats(this.rawPathOf(hash));
+    return stat === undefined ? 0 : Number(stat.size);
+  }
+
+  /**
+   * Stores `data` under its sha256 and returns the hash; a blob already there (in either form) is
+   * kept (same name, same bytes). The file appears whole or not at all (temp file + rename).
+   * `durable` (default): the file and its folder are fsynced before this returns; otherwise
+   * {@link flush} does it later (an import's logs are fsynced in batches). `compressed`: stored
+   * as its zstd frame (`compact`), else as is (a writer's: no compression on the append path).
+   */
+  put(
+    data: Uint8Array,
+    hash = sha256Hex(data),
+    options: { durable?: boolean; compressed?: boolean } = {},
+  ): string {
+    if (this.has(hash)) return hash;
+    const durable = options.durable !== false;
+    const path = options.compressed === true ? this.pathOf(hash) : this.rawPathOf(hash);
+    this.guard(path, () => {
+      makeDirectories(dirname(path));
+      const temp = tempPathIn(dirname(path), "blob");
+      writeTemp(temp, options.compressed === true ? compressBytes(data) : data, durable);
       fs.renameSync(temp, path);
-    } catch (error) {
-      // A full disk is one sentence naming the blob, as for a log (`disk full (ENOSPC) …`).
-      throw faultWriting(error, path, dirname(this.root));
-    }
-    this.unsynced.add(path);
+      if (durable) fsyncDirectory(dirname(path));
+    });
+    if (!durable) this.unsynced.add(path);
     return hash;
   }
 
-  /** Fsyncs the blobs written since the last call and their folders (before a log is fsynced). */
+  /**
+   * {@link put} (durable) of every blob in `blobs` (hash → bytes) at once, on the thread pool:
+   * each is written to a temp file and fsynced, renamed, then each folder is fsynced once. When
+   * the promise resolves every blob is on disk for good: only then may a log line name it.
+   */
+  async putAll(blobs: ReadonlyMap<string, Uint8Array>): Promise<void> {
+    const folders = new Set<string>();
+    await Promise.all(
+      [...blobs].map(async ([hash, data]) => {
+        if (this.has(hash)) return;
+        const path = this.rawPathOf(hash);
+        await this.guardAsync(path, async () => {
+          makeDirectories(dirname(path));
+          const temp = tempPathIn(dirname(path), "blob");
+          const handle = await fs.promises.open(temp, "wx", 0o600);
+          try {
+            await handle.writeFile(data);
+            await handle.sync();
+          } catch (error) {
+            await handle.close();
+            removeFile(temp);
+            throw error;
+          }
+          await handle.close();
+          fs.renameSync(temp, path);
+        });
+        folders.add(dirname(path));
+      }),
+    );
+    await Promise.all([...folders].map((folder) => fsyncDirectoryAsync(folder)));
+  }
+
+  /**
+   * Replaces the uncompressed form of blob `hash` by its compressed one (`compact`): the `.zst`
+   * is written whole (temp, fsync, rename, folder fsync) and checked before the raw file goes.
+   * A crash leaves the raw file, or both (readers take the `.zst`). Returns the bytes before and
+   * after; nothing to do (already compressed, or absent) is `undefined`.
+   *
+   * @throws {@link BlobReadError} when the raw file does not hash to its name (left as it is).
+   */
+  compress(hash: string): { before: number; after: number } | undefined {
+    const raw = this.rawPathOf(hash);
+    const packed = this.pathOf(hash);
+    let data: Buffer;
+    try {
+      data = fs.readFileSync(raw);
+    } catch (error) {
+      if (hasErrorCode(error, "ENOENT")) return undefined;
+      throw error;
+    }
+    if (fileStats(packed) === undefined) {
+      if (sha256Hex(data) !== hash) {
+        throw new BlobReadError("BLOB_CORRUPT", hash, `blob ${hash} is damaged (its bytes hash to another name)`);
+      }
+      const compressed = compressBytes(data);
+      this.guard(packed, () => {
+        const temp = tempPathIn(dirname(packed), "blob");
+        writeTemp(temp, compressed, true);
+        fs.renameSync(temp, packed);
+        fsyncDirectory(dirname(packed));
+      });
+    }
+    removeFile(raw);
+    fsyncDirectory(dirname(raw));
+    return { before: data.length, after: Number(fileStats(packed)?.size ?? 0) };
+  }
+
+  /** Fsyncs the blobs written without fsync since the last call, and their folders. */
   flush(): void {
     if (this.unsynced.size === 0) return;
     const folders = new Set<string>();
     for (const path of this.unsynced) {
-      const fd = fs.openSync(path, "r");
+      let fd: number;
+      try {
+        fd = fs.openSync(path, "r");
+      } catch (error) {
+        // Compressed meanwhile by a compact (whose `.zst` was fsynced before the raw file went).
+        if (hasErrorCode(error, "ENOENT")) continue;
+        throw error;
+      }
       try {
         fs.fsyncSync(fd);
       } finally {
@@ -97,6 +212,23 @@ export class BlobStore {
     this.unsynced.clear();
   }
 
+  /** Runs a write of blob file `path`; a full disk is one sentence naming the blob, as for a log. */
+  private guard(path: string, write: () => void): void {
+    try {
+      write();
+    } catch (error) {
+      throw faultWriting(error, path, dirname(this.root));
+    }
+  }
+
+  private async guardAsync(path: string, write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (error) {
+      throw faultWriting(error, path, dirname(this.root));
+    }
+  }
+
   /**
    * The exact bytes of blob `hash`, checked against it.
    *
@@ -104,25 +236,16 @@ export class BlobStore {
    *   whose bytes hash to another name).
    */
   get(hash: string): Buffer {
-    const path = this.pathOf(hash);
-    let stored: Buffer;
-    try {
-      stored = fs.readFileSync(path);
-    } catch (error) {
-      if (hasErrorCode(error, "ENOENT")) {
-        throw new BlobReadError(
-          "BLOB_MISSING",
-          hash,
-          `blob ${hash} is missing (blobs/sha256/${hash.slice(0, 2)}/…)`,
-        );
-      }
-      throw error;
-    }
-    let data: Buffer;
-    try {
-      data = decompressBytes(stored);
-    } catch {
-      throw new BlobReadError("BLOB_CORRUPT", hash, `blob ${hash} is damaged (not a zstd frame)`);
+    // Compressed first, then raw, then compressed again: a compact may turn one into the other
+    // between the two reads (the `.zst` is in place before the raw file goes).
+    let data = this.readForm(this.pathOf(hash), hash) ?? this.readForm(this.rawPathOf(hash), hash);
+    data ??= this.readForm(this.pathOf(hash), hash);
+    if (data === undefined) {
+      throw new BlobReadError(
+        "BLOB_MISSING",
+        hash,
+        `blob ${hash} is missing (blobs/sha256/${hash.slice(0, 2)}/…)`,
+      );
     }
     if (sha256Hex(data) !== hash) {
       throw new BlobReadError(
@@ -134,9 +257,29 @@ export class BlobStore {
     return data;
   }
 
-  /** Every blob on disk with its stored size (temp files left by a crash included as `temp`). */
-  list(): { hash: string; path: string; bytes: number; temp: boolean }[] {
-    const found: { hash: string; path: string; bytes: number; temp: boolean }[] = [];
+  /** The payload bytes in file `path` (decompressed when it is a `.zst`), `undefined` if absent. */
+  private readForm(path: string, hash: string): Buffer | undefined {
+    let stored: Buffer;
+    try {
+      stored = fs.readFileSync(path);
+    } catch (error) {
+      if (hasErrorCode(error, "ENOENT")) return undefined;
+      throw error;
+    }
+    if (!path.endsWith(CODEC_SUFFIX)) return stored;
+    try {
+      return decompressBytes(stored);
+    } catch {
+      throw new BlobReadError("BLOB_CORRUPT", hash, `blob ${hash} is damaged (not a zstd frame)`);
+    }
+  }
+
+  /**
+   * Every blob file on disk with its stored size: temp files left by a crash as `temp`, and
+   * `raw` for the uncompressed form (a blob may briefly have both forms after a crash).
+   */
+  list(): StoredBlob[] {
+    const found: StoredBlob[] = [];
     let prefixes: string[];
     try {
       prefixes = fs.readdirSync(this.dir);
@@ -152,9 +295,10 @@ export class BlobStore {
         const stat = fileStats(path);
         if (stat === undefined || !stat.isFile()) continue;
         const temp = name.startsWith(".") && name.endsWith(".tmp");
-        const hash = `${prefix}${name.slice(0, -CODEC_SUFFIX.length)}`;
-        if (!temp && (!name.endsWith(CODEC_SUFFIX) || !hashPattern.test(hash))) continue;
-        found.push({ hash: temp ? "" : hash, path, bytes: Number(stat.size), temp });
+        const raw = !name.endsWith(CODEC_SUFFIX);
+        const hash = `${prefix}${raw ? name : name.slice(0, -CODEC_SUFFIX.length)}`;
+        if (!temp && !hashPattern.test(hash)) continue;
+        found.push({ hash: temp ? "" : hash, path, bytes: Number(stat.size), temp, raw: !temp && raw });
       }
     }
     return found;

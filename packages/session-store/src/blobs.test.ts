@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   readdirSync,
   readFileSync,
@@ -17,7 +18,7 @@ import {
   InvalidBlobHashError,
   type SessionStore,
 } from "./index";
-import { compressBytes } from "./zstd";
+import { compressBytes, decompressBytes } from "./zstd";
 
 let temp: ReturnType<typeof tempDirectory>;
 let store: SessionStore;
@@ -83,8 +84,68 @@ describe("blobs", () => {
     for await (const entry of store.read(sessionId)) {
       if (entry.event.seq === seq) expect(entry.event).toMatchObject({ output });
     }
-    expect(blobFiles()).toHaveLength(1);
-    expect(statSync(blobFiles()[0]!).size).toBeLessThan(output.length / 3);
+    // Stored as is by the writer (no compression on the append path): its name is its sha256.
+    const [file] = blobFiles();
+    expect(file!.endsWith(".zst")).toBe(false);
+    const hash = createHash("sha256").update(readFileSync(file!)).digest("hex");
+    expect(file!.endsWith(`${hash.slice(0, 2)}/${hash.slice(2)}`)).toBe(true);
+    // compact stores it compressed; reads are the same.
+    await store.compact(sessionId);
+    expect(blobFiles()).toEqual([`${file}.zst`]);
+    expect(statSync(`${file}.zst`).size).toBeLessThan(output.length / 3);
+    const again = await store.readSession(sessionId);
+    expect(again.events).toEqual(session.events);
+  });
+
+  it("compact moves an inline payload over the threshold to a blob; every read, a fork and a resume see the same events", async () => {
+    const inline = createSessionStore({ home: temp.home, blobThreshold: Number.POSITIVE_INFINITY });
+    const output = bigOutput("old");
+    const { sessionId } = await inline.create({ cwd: temp.root });
+    const run = drafts(uuidv7());
+    await inline.append(sessionId, [run.start(), run.user("x".repeat(70_000)), run.call("c1")]);
+    const [out] = await inline.append(sessionId, [run.output("c1", 3, output)]);
+    await inline.append(sessionId, [run.assistant("done"), run.end()]);
+    const fork = await inline.fork(sessionId, { atSeq: out!.seq });
+    const before = (await store.readSession(sessionId)).events;
+    const forkBefore = (await store.readSession(fork.sessionId)).events;
+    const plainBytes = statSync(store.pathOf(sessionId)).size;
+    expect(readdirSync(temp.home)).not.toContain("blobs");
+
+    const result = await store.compact(sessionId);
+    expect(result.action).toBe("compressed");
+    expect(result.after).toBeLessThan(plainBytes / 3);
+    // The log now names two blobs (the user's 70 kB message and the output), stored compressed.
+    const text = decompressBytes(readFileSync(`${store.pathOf(sessionId)}.zst`)).toString("utf8");
+    expect(text).toContain('"outputBlob":');
+    expect(text).toContain('"contentBlob":');
+    expect(text.length).toBeLessThan(20_000);
+    expect(blobFiles().every((file) => file.endsWith(".zst"))).toBe(true);
+    expect(blobFiles()).toHaveLength(2);
+    expect((await store.readSession(sessionId)).events).toEqual(before);
+    const streamed = [];
+    for await (const { event } of store.read(sessionId)) streamed.push(event);
+    expect(streamed).toEqual(before);
+    expect((await store.readSession(fork.sessionId)).events).toEqual(forkBefore);
+    // A writer restores the plain log (with the references) and appends; reads stay the same.
+    const more = drafts(uuidv7());
+    await store.append(sessionId, [more.start(true), more.user("again"), more.end()]);
+    expect((await store.readSession(sessionId)).events.slice(0, before.length)).toEqual(before);
+    // A second compact has nothing left to move and keeps the blobs.
+    await store.compact(sessionId);
+    expect(blobFiles()).toHaveLength(2);
+  });
+
+  it("a dry-run compact counts the moved payloads and writes nothing", async () => {
+    const inline = createSessionStore({ home: temp.home, blobThreshold: Number.POSITIVE_INFINITY });
+    const { sessionId } = await inline.create({ cwd: temp.root });
+    const run = drafts(uuidv7());
+    await inline.append(sessionId, [run.start(), run.user("go"), run.call("c1")]);
+    await inline.append(sessionId, [run.output("c1", 3, bigOutput("dry")), run.end()]);
+    const plain = readFileSync(store.pathOf(sessionId));
+    const dry = await store.compact(sessionId, { dryRun: true });
+    const real = await store.compact(sessionId);
+    expect(dry.after).toBe(real.after);
+    expect(dry.before).toBe(plain.length);
   });
 
   it("the same payload written twice is stored once", async () => {

@@ -134,17 +134,19 @@ export function compressLog(plain: Buffer): Buffer {
 /**
  * Replaces plain log `path` by its compressed form, keeping its times: the compressed file is
  * written whole (temp, fsync, link, directory fsync) and checked to decompress to the same bytes
- * before the plain log is removed. The caller holds the session's lock. Returns the bytes before
- * and after.
+ * before the plain log is removed. The caller holds the session's lock. `rewritten`: the bytes to
+ * store instead of the plain log's (its payloads moved to blobs, which are already on disk for
+ * good); the plain log stays the only copy until they are. Returns the bytes before and after.
  */
-export function freezeLog(path: string): { before: number; after: number } {
+export function freezeLog(path: string, rewritten?: Buffer): { before: number; after: number } {
   const cold = coldPathOf(path);
   // A compressed copy left by a crash is older than or equal to the plain log: replace it.
   removeFile(cold);
   const plain = fs.readFileSync(path);
   const stat = fs.statSync(path);
-  const compressed = compressLog(plain);
-  if (!decompressBytes(compressed).equals(plain)) {
+  const target = rewritten ?? plain;
+  const compressed = compressLog(target);
+  if (!decompressBytes(compressed).equals(target)) {
     throw new LogCompressionError(path);
   }
   const temp = tempPathBeside(cold);

@@ -31,6 +31,7 @@ import {
 } from "./log-creation";
 import { readHeaderLine, replayLog } from "./log-file";
 import { defaultHome, LogFolder } from "./log-folder";
+import { estimateMoved, movePayloads, storeMovedPayloads } from "./log-payloads";
 import { NewLogs } from "./new-logs";
 import { readEvents } from "./read-events";
 import type {
@@ -82,6 +83,8 @@ class FileSessionStore implements SessionStore {
   private readonly leftovers: LeftoverTemps;
   /** The home's blob store (`<home>/blobs`). */
   readonly blobs: BlobStore;
+  /** Payloads of at least this many UTF-8 bytes go to blobs. */
+  private readonly threshold: number;
 
   constructor(options: SessionStoreOptions) {
     if (options.durability !== undefined && !["turn", "every-event"].includes(options.durability)) {
@@ -102,6 +105,7 @@ class FileSessionStore implements SessionStore {
       options.onWarning ?? ((message) => process.stderr.write(`tapedeck: ${message}\n`));
     this.journal = this.folder.journal;
     this.blobs = new BlobStore(this.home);
+    this.threshold = blobThresholdOf(options.blobThreshold);
     this.leftovers = new LeftoverTemps(this.sessionsDir);
     this.newLogs = new NewLogs(this.sessionsDir, this.home, this.pathOfBound, this.leftovers);
     this.creation = {
@@ -109,7 +113,7 @@ class FileSessionStore implements SessionStore {
       now: this.now,
       journal: this.journal,
       newLogs: this.newLogs,
-      payloads: { blobs: this.blobs, threshold: blobThresholdOf(options.blobThreshold) },
+      payloads: { blobs: this.blobs, threshold: this.threshold },
     };
   }
 
@@ -373,11 +377,12 @@ class FileSessionStore implements SessionStore {
     }
     if (options.dryRun) {
       const plain = fs.readFileSync(path);
+      const moved = movePayloads(plain, this.threshold);
       return {
         sessionId,
         action: "compressed",
         before: plain.length,
-        after: compressLog(plain).length,
+        after: compressLog(moved.bytes).length + estimateMoved(moved, this.blobs),
       };
     }
     let lock: HeldLock;
@@ -392,8 +397,11 @@ class FileSessionStore implements SessionStore {
       // Only a log that replays whole is compressed: damage stays where repair can reach it.
       await replayLog(this.pathOfBound, sessionId);
       this.journal.record("r", sessionId);
-      const { before, after } = freezeLog(path);
-      return { sessionId, action: "compressed", before, after };
+      // Large inline payloads go to blobs (stored for good first), then the log is compressed.
+      const moved = movePayloads(fs.readFileSync(path), this.threshold);
+      const added = storeMovedPayloads(moved, this.blobs);
+      const { before, after } = freezeLog(path, moved.moved > 0 ? moved.bytes : undefined);
+      return { sessionId, action: "compressed", before, after: after + added };
     } finally {
       releaseLock(lock);
     }

@@ -24,7 +24,7 @@ import { scratchEncoder } from "./line-encoder";
 import type { NewLogs } from "./new-logs";
 import type { ImportedHeaderOptions, SessionStore } from "./session-store";
 import { defaultWorkspaceId } from "./workspace";
-import { applyDrafts, type PayloadSink } from "./writer";
+import { applyDrafts, type PayloadSink, type PendingBlobs } from "./writer";
 
 /** What composing a new log takes from its store. */
 export interface LogCreation {
@@ -60,6 +60,7 @@ export function createLog(creation: LogCreation, options: CreateOptions): Create
   // Encoded and written with no await between: the thread's scratch buffer holds the log.
   const lines = scratchEncoder();
   lines.text(JSON.stringify(header));
+  const pending: PendingBlobs = new Map();
   const events = applyDrafts(
     session,
     options.seed ?? [],
@@ -67,9 +68,12 @@ export function createLog(creation: LogCreation, options: CreateOptions): Create
     lines,
     options,
     creation.payloads,
+    pending,
   );
-  // A durable log is fsynced with the blobs it names; an import's are flushed by syncLogs.
-  if (options.durable !== false) creation.payloads?.blobs.flush();
+  // Before the log: a durable log's blobs are fsynced now, an import's by syncLogs before its logs.
+  for (const [hash, bytes] of pending) {
+    creation.payloads?.blobs.put(bytes, hash, { durable: options.durable !== false });
+  }
   creation.journal.record("n", sessionId);
   creation.newLogs.write(sessionId, lines.bytes(), options.durable !== false);
   return { sessionId, header, events };

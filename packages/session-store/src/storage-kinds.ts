@@ -105,9 +105,11 @@ export function storeStorageKinds(paths: {
         const named = referencedBlobs(sessionsDir, trashDir);
         let bytes = 0;
         for (const blob of blobs.list()) {
+          // A raw blob beside its compressed form is what a compact killed in between left.
           const orphan = blob.temp
             ? leftoverTemp(blob.path)
-            : !named.has(blob.hash) && olderThan(blob.path, TEMP_AGE_MS);
+            : (blob.raw && fs.existsSync(blobs.pathOf(blob.hash))) ||
+              (!named.has(blob.hash) && olderThan(blob.path, TEMP_AGE_MS));
           if (!orphan) continue;
           bytes += blob.bytes;
           if (!options.dryRun) blobs.remove(blob.path);

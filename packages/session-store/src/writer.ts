@@ -21,12 +21,16 @@ export interface PayloadSink {
   threshold: number;
 }
 
+/** The blobs a batch of lines names (hash → bytes), to be stored before the lines are written. */
+export type PendingBlobs = Map<string, Uint8Array>;
+
 /**
  * Completes drafts into events (`seq` after `session.lastSeq`, `ts` from `now`), zod-validates
  * each, checks it against `session`, applies it and adds its line to `encoder` (the UTF-8 of
  * `JSON.stringify(event)` and "\n": a new log is one buffer, an append writes it line by line).
  * Returns the events. When a draft is invalid it throws, and the drafts before it stay applied to
- * `session`: callers that keep the session use {@link rollBack}.
+ * `session`: callers that keep the session use {@link rollBack}. Payloads over `payloads`'
+ * threshold are left out of the lines and added to `pending` (the caller stores them first).
  */
 export function applyDrafts(
   session: Session,
@@ -35,6 +39,7 @@ export function applyDrafts(
   encoder: LineEncoder,
   options: AppendOptions = {},
   payloads?: PayloadSink,
+  pending: PendingBlobs = new Map(),
 ): SessionEvent[] {
   const events: SessionEvent[] = [];
   const first = session.lastSeq + 1;
@@ -50,7 +55,7 @@ export function applyDrafts(
       session.append(event);
       events.push(event);
       encoder.json(
-        payloads === undefined ? event : externalize(event, payloads.blobs, payloads.threshold),
+        payloads === undefined ? event : externalize(event, payloads.threshold, pending),
       );
     }
   } catch (error) {
@@ -59,6 +64,20 @@ export function applyDrafts(
       : error;
   }
   return events;
+}
+
+/**
+ * The encoder's lines: views into its buffer when nothing is awaited before they are written,
+ * copies when `copy` (blobs are stored first, and another writer of this thread may reuse the
+ * buffer meanwhile).
+ */
+function linesOf(encoder: LineEncoder, copy: boolean): Uint8Array[] {
+  const lines: Uint8Array[] = [];
+  for (let index = 0; index < encoder.lineCount; index += 1) {
+    const line = encoder.line(index);
+    lines.push(copy ? Uint8Array.from(line) : line);
+  }
+  return lines;
 }
 
 const isoPattern = /^\d{4}-[01]\d-[0-3]\dT[0-2]\d:[0-5]\d:[0-6]\d\.\d{3}Z$/;
@@ -160,10 +179,21 @@ export class FileSessionWriter implements SessionWriter {
       if (drafts.length === 0) return [];
       let events: SessionEvent[];
       const before = this.current.lastSeq;
-      // Written before the first await below: the thread's one scratch buffer is free till then.
-      const lines = scratchEncoder();
+      // The scratch buffer is the thread's one: the lines are copied out before the first await.
+      let lines: readonly Uint8Array[];
+      const pending: PendingBlobs = new Map();
       try {
-        events = applyDrafts(this.current, drafts, this.now, lines, options, this.payloads);
+        const encoder = scratchEncoder();
+        events = applyDrafts(
+          this.current,
+          drafts,
+          this.now,
+          encoder,
+          options,
+          this.payloads,
+          pending,
+        );
+        lines = linesOf(encoder, pending.size > 0);
       } catch (error) {
         // All or nothing: nothing was written, and the session forgets the valid drafts too.
         this.current = rollBack(this.current, before);
@@ -172,14 +202,15 @@ export class FileSessionWriter implements SessionWriter {
       // Bytes, not string lengths: the size a failed write cuts back to counts UTF-8 bytes.
       let written = 0;
       try {
+        // The blobs are on disk for good before a line names them (a crash never leaves a line
+        // whose blob is missing, whatever the kernel writes back first).
+        if (pending.size > 0) await this.payloads?.blobs.putAll(pending);
         // One write() per line: a crash leaves whole lines and at most one torn tail.
-        for (let index = 0; index < lines.lineCount; index += 1) {
-          const bytes = lines.line(index);
+        for (const bytes of lines) {
           writeAll(this.fd, bytes);
           written += bytes.length;
         }
         if (this.durability === "every-event" || needsSync(events)) {
-          this.payloads?.blobs.flush();
           await fsyncAsync(this.fd);
         }
       } catch (error) {
@@ -193,7 +224,6 @@ export class FileSessionWriter implements SessionWriter {
   sync(): Promise<void> {
     return this.enqueue(async () => {
       this.assertUsable();
-      this.payloads?.blobs.flush();
       await fsyncAsync(this.fd);
     });
   }
@@ -205,7 +235,6 @@ export class FileSessionWriter implements SessionWriter {
       let failed: unknown;
       try {
         if (this.failure === undefined) {
-          this.payloads?.blobs.flush();
           await fsyncAsync(this.fd);
         }
       } catch (error) {
