@@ -135,6 +135,19 @@ describe("blobs", () => {
     expect(blobFiles()).toHaveLength(2);
   });
 
+  it("reclaim removes a raw blob beside its compressed form (a compact killed in between); reads stay whole", async () => {
+    const output = bigOutput("both");
+    const { sessionId, seq } = await sessionWithOutput(output);
+    const [raw] = blobFiles();
+    writeFileSync(`${raw}.zst`, compressBytes(readFileSync(raw!)));
+    const blobs = store.storageKinds().find((kind) => kind.kind === "blobs")!;
+    const live = new Set(await store.sessionIds());
+    expect((await blobs.reclaim(live, { dryRun: false })).bytes).toBe(Buffer.byteLength(output));
+    expect(blobFiles()).toEqual([`${raw}.zst`]);
+    const session = await store.readSession(sessionId);
+    expect(session.events.find((event) => event.seq === seq)).toMatchObject({ output });
+  });
+
   it("a dry-run compact counts the moved payloads and writes nothing", async () => {
     const inline = createSessionStore({ home: temp.home, blobThreshold: Number.POSITIVE_INFINITY });
     const { sessionId } = await inline.create({ cwd: temp.root });
