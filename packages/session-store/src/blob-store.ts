@@ -86,7 +86,9 @@ export class BlobStore {
 
   /** Whether blob `hash` is stored, in either form. */
   has(hash: string): boolean {
-    return fileStats(this.pathOf(hash)) !== undefined || fileStats(this.rawPathOf(hash)) !== undefined;
+    return (
+      fileStats(this.pathOf(hash)) !== undefined || fileStats(this.rawPathOf(hash)) !== undefined
+    );
   }
 
   /** Bytes on disk of blob `hash` (its compressed form when it has one), 0 when absent. */
@@ -173,7 +175,11 @@ export class BlobStore {
     }
     if (fileStats(packed) === undefined) {
       if (sha256Hex(data) !== hash) {
-        throw new BlobReadError("BLOB_CORRUPT", hash, `blob ${hash} is damaged (its bytes hash to another name)`);
+        throw new BlobReadError(
+          "BLOB_CORRUPT",
+          hash,
+          `blob ${hash} is damaged (its bytes hash to another name)`,
+        );
       }
       const compressed = compressBytes(data);
       this.guard(packed, () => {
@@ -298,7 +304,13 @@ export class BlobStore {
         const raw = !name.endsWith(CODEC_SUFFIX);
         const hash = `${prefix}${raw ? name : name.slice(0, -CODEC_SUFFIX.length)}`;
         if (!temp && !hashPattern.test(hash)) continue;
-        found.push({ hash: temp ? "" : hash, path, bytes: Number(stat.size), temp, raw: !temp && raw });
+        found.push({
+          hash: temp ? "" : hash,
+          path,
+          bytes: Number(stat.size),
+          temp,
+          raw: !temp && raw,
+        });
       }
     }
     return found;
