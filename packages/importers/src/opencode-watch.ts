@@ -58,7 +58,6 @@ export async function lookAtOpencode(
         source: "opencode",
         paths: [database],
         only: (unit) => stale.has(unit),
-        workers: 0,
       });
       look.summaries.push(summary);
       for (const file of summary.files) {
