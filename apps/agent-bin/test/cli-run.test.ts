@@ -158,7 +158,17 @@ describe("tapedeck run", () => {
     const result = await cli(["run", "--approve", "slow"], (stderr, child) => {
       if (!sent && stderr.includes("● Run sleep 20")) {
         sent = true;
-        setTimeout(() => child.kill("SIGINT"), 200);
+        // Once the command runs: its process record is in the log.
+        void (async () => {
+          for (;;) {
+            const [id] = await logs.sessionIds();
+            // A line being written may be torn: read again.
+            const lines = id === undefined ? [] : await logs.lines(id).catch(() => []);
+            if (lines.some((event) => event.type === "x-process/start")) break;
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          child.kill("SIGINT");
+        })();
       }
     });
     expect(result.code).toBe(130);

@@ -323,9 +323,16 @@ describe("runTurn", () => {
       const controller = new AbortController();
       const promise = turn(
         [{ calls: [{ callId: "w9", name: "write_file", arguments: { path: "x", content: "y" } }] }],
-        { approval: "ask", signal: controller.signal, approve: () => new Promise(() => {}) },
+        {
+          approval: "ask",
+          signal: controller.signal,
+          // Cancelled while the person is being asked.
+          approve: () => {
+            setImmediate(() => controller.abort());
+            return new Promise(() => {});
+          },
+        },
       );
-      setTimeout(() => controller.abort(), 200);
       const { result, sessionId } = await promise;
       expect(result.stopReason).toBe("cancelled");
       const log = await events(sessionId);
