@@ -8,6 +8,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { SessionViewData } from "@tapedeck/html-export/render";
 import type { SessionEvent } from "@tapedeck/session";
 import { eventLogBuilder } from "@tapedeck/session/testing";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
@@ -16,7 +17,6 @@ import { modelRequest } from "../bench/corpus";
 import { LiveSession } from "../src/client/live-session";
 import { createApp, createMemoryIndex, createSqliteIndex, type WebApp } from "../src/server/index";
 import { FIRST_CHUNK_BYTES, type SessionPage } from "../src/server/session-pages";
-import type { SessionViewData } from "../src/shared/api-contract";
 import { readSse } from "./sse";
 
 let home: string;

@@ -4,12 +4,11 @@
  * re-attaches to it (`attach`), replaying its events so the run card and approvals come back.
  */
 import { useCallback, useRef, useState } from "react";
-import type { BodyOf } from "../shared/api-contract";
-import { ApiError, api, openRunEvents, openSse, type RunStreamEvent } from "./api";
+import { ApiError, api, type RunBody, type RunStreamEvent } from "./api";
 import { applyRunEvent, type RunState, startingRun } from "./run-state";
 
 /** How a run's tool calls are approved (`ask`, `auto`, `deny`). */
-export type RunPolicy = NonNullable<BodyOf<"POST /api/agent/stream">["policy"]>;
+export type RunPolicy = NonNullable<RunBody["policy"]>;
 
 /** What {@link useAgentRun} returns. */
 export interface AgentRun {
@@ -98,7 +97,7 @@ export function useAgentRun(
       controller.current = abort;
       const body = { input, policy, ...(continuing === null ? {} : { sessionId: continuing }) };
       await follow(
-        () => openSse(abort.signal, "POST /api/agent/stream", { body }),
+        () => api.startRun(body, abort.signal),
         startingRun(continuing),
         abort,
         onAccepted,
@@ -119,7 +118,7 @@ export function useAgentRun(
         controller.current?.abort();
         const abort = new AbortController();
         controller.current = abort;
-        const events = await openRunEvents(active.runId, abort.signal);
+        const events = await api.runEvents(active.runId, abort.signal);
         await follow(async () => events, startingRun(active.resumed ? sessionId : null), abort);
       } catch {
         // The run ended between the two requests (NO_SUCH_RUN): the session's log has it all.

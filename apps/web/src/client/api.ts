@@ -1,27 +1,16 @@
 /**
- * The client of the server's API, with the optional access token. Every request names its route
- * (`"GET /api/sessions/:id"`); its parameters, query, body and answer are typed by the server's
- * contract (`shared/api-contract.ts`), so a server change that the client does not follow fails
- * `pnpm typecheck`.
+ * The client of the server's API, with the optional access token. It is Hono's RPC client built
+ * from the type of the server's routes (`hc<ApiRoutes>`, `server/api-routes.ts`): every path,
+ * parameter, query, body, JSON answer and server-sent event is the server's own type, so a server
+ * change the client does not follow fails `pnpm typecheck`. Only types cross from the server; the
+ * bundle gets Hono's small client.
  */
 
 import type { SessionEvent } from "@tapedeck/session";
-import type {
-  AnswerOf,
-  ApiRoute,
-  ArgsOf,
-  BodyOf,
-  ErrorBody,
-  EventsOf,
-  FileRoute,
-  JsonRoute,
-  QueryOf,
-  RequestOf,
-  ServerConfig,
-  SseEventOf,
-  SseRoute,
-} from "../shared/api-contract";
-import { readSse, type SseMessage } from "../shared/sse";
+import { type ClientResponse, hc } from "hono/client";
+import type { ApiRoutes } from "../server/api-routes";
+import type { ErrorBody } from "../server/http-errors";
+import { readSse } from "../shared/sse";
 
 const tokenKey = "tapedeck.token";
 
@@ -66,101 +55,106 @@ export class ApiError extends Error {
 }
 
 /** Fetch with the token header. */
-export function apiFetch(path: string, init: RequestInit = {}): Promise<Response> {
+export function apiFetch(input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> {
   const headers = new Headers(init.headers);
   const value = token();
   if (value !== null) headers.set("authorization", `Bearer ${value}`);
-  return fetch(path, { ...init, headers });
+  return fetch(input, { ...init, headers });
 }
 
-/** `METHOD /path/:name` → the method and the URL with the parameters and query filled in. */
-function target<R extends ApiRoute>(
-  route: R,
-  request: RequestOf<R> | undefined,
-): { method: string; url: string } {
-  const space = route.indexOf(" ");
-  const params = (request?.params ?? {}) as Record<string, string | number>;
-  const path = route
-    .slice(space + 1)
-    .replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(params[name])));
+/** The query of a URL: absent and empty values left out (an empty search box sends no `q`). */
+function searchParams(query: Record<string, string | string[]>): URLSearchParams {
   const search = new URLSearchParams();
-  for (const [key, value] of Object.entries((request?.query ?? {}) as Record<string, unknown>))
+  for (const [key, value] of Object.entries(query) as Array<[string, unknown]>)
     if (value !== undefined && value !== "") search.set(key, String(value));
-  const text = search.toString();
-  return { method: route.slice(0, space), url: text === "" ? path : `${path}?${text}` };
+  return search;
 }
 
-/** Sends a request of `route` (its body as JSON, if it has one). */
-function send<R extends ApiRoute>(
-  route: R,
-  request: RequestOf<R> | undefined,
-  init: RequestInit = {},
-): Promise<Response> {
-  const { method, url } = target(route, request);
-  const body = request?.body;
-  const headers = new Headers(init.headers);
-  if (body !== undefined) headers.set("content-type", "application/json");
-  return apiFetch(url, {
-    ...init,
-    method,
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-}
+/** The typed client of every `/api` route (paths relative to the page's origin); `api` below wraps it. */
+export const apiClient = hc<ApiRoutes>("/", {
+  fetch: (input: RequestInfo | URL, init?: RequestInit) => apiFetch(input, init),
+  buildSearchParams: searchParams,
+});
+
+/** Any answer of the typed client. */
+type AnyResponse = ClientResponse<unknown, number, string>;
+
+/** The JSON a call answers when it succeeds. */
+type OkJson<R> =
+  R extends ClientResponse<infer T, infer S, infer F>
+    ? S extends 200 | 201
+      ? F extends "json"
+        ? T
+        : never
+      : never
+    : never;
+
+/** Event name → data of a route that answers with server-sent events (`event-stream.ts`). */
+type EventsOfResponse<R> = R extends ClientResponse<infer T, 200, "sse"> ? T : never;
+
+/** What a client call answers when it succeeds (`AnswerOf<typeof api.trace>` style helpers). */
+export type AnswerOf<F extends (...args: never[]) => Promise<unknown>> = Awaited<ReturnType<F>>;
+
+/** One parsed server-sent event: its name and its data. */
+export type SseEventOf<Events> = {
+  [E in keyof Events & string]: { event: E; data: Events[E] };
+}[keyof Events & string];
 
 /** The error body of a failed answer as an {@link ApiError}. */
-async function errorOf(response: Response): Promise<ApiError> {
+async function errorOf(response: Response | AnyResponse): Promise<ApiError> {
   const body = (await response.json().catch(() => ({}))) as Partial<ErrorBody>;
   return new ApiError(response.status, body.error ?? {});
 }
 
-/**
- * Calls a JSON route of the server; the answer's type is the server's (`shared/api-contract.ts`).
- * An error answer throws {@link ApiError}.
- */
-export async function request<R extends JsonRoute>(
-  route: R,
-  ...[request]: ArgsOf<R>
-): Promise<AnswerOf<R>> {
-  const response = await send(route, request);
+/** The JSON of a successful answer; an error answer throws {@link ApiError}. */
+async function json<R extends AnyResponse>(pending: Promise<R>): Promise<OkJson<R>> {
+  const response = await pending;
   if (!response.ok) throw await errorOf(response);
-  return (await response.json()) as AnswerOf<R>;
+  return (await response.json()) as OkJson<R>;
 }
 
 /**
- * Calls a route that answers with server-sent events (a POST too: EventSource cannot) and reads
- * them with their data parsed. An error answer throws {@link ApiError} before any event.
+ * Reads a route that answers with server-sent events (a POST too: EventSource cannot), the data of
+ * each parsed. An error answer throws {@link ApiError} before any event.
  */
-export async function openSse<R extends SseRoute>(
-  signal: AbortSignal,
-  route: R,
-  ...[request]: ArgsOf<R>
-): Promise<AsyncGenerator<SseEventOf<R>>> {
-  const response = await send(route, request, {
-    headers: { accept: "text/event-stream" },
-    signal,
-  });
+async function events<R extends AnyResponse>(
+  pending: Promise<R>,
+): Promise<AsyncGenerator<SseEventOf<EventsOfResponse<R>>>> {
+  const response = await pending;
   if (!response.ok || response.body === null) throw await errorOf(response);
-  return parsed<R>(readSse(response.body));
+  return parsed<EventsOfResponse<R>>(readSse(response.body));
 }
 
-async function* parsed<R extends SseRoute>(
-  messages: AsyncGenerator<SseMessage>,
-): AsyncGenerator<SseEventOf<R>> {
+async function* parsed<Events>(
+  messages: AsyncGenerator<{ event: string; data: string }>,
+): AsyncGenerator<SseEventOf<Events>> {
   for await (const message of messages)
-    yield { event: message.event, data: JSON.parse(message.data) } as SseEventOf<R>;
+    yield { event: message.event, data: JSON.parse(message.data) } as SseEventOf<Events>;
+}
+
+/** What an SSE call sends along: its abort signal and the `accept` header. */
+function sseOptions(signal: AbortSignal) {
+  return { headers: { accept: "text/event-stream" }, init: { signal } };
+}
+
+/** A GET route's events as a type-only token (for {@link listenSse}; nothing is called). */
+function typeOfEvents<R extends AnyResponse>(
+  _get: (...args: never[]) => Promise<R>,
+): EventsOfResponse<R> | undefined {
+  return undefined;
 }
 
 /**
- * Opens an `EventSource` on a GET route that answers with server-sent events, and calls `handlers`
- * with the parsed data of the events they name. Returns the source (to close it, or for `onerror`).
+ * Opens an `EventSource` on `path` (a GET route that answers with server-sent events), and calls
+ * `handlers` with the parsed data of the events they name. Returns the source (to close it, or for
+ * `onerror`).
  */
-export function listenSse<R extends SseRoute>(
-  handlers: { [E in keyof EventsOf<R>]?: (data: EventsOf<R>[E]) => void },
-  route: R,
-  ...args: ArgsOf<R>
+function listenSse<Events>(
+  path: string,
+  _events: Events | undefined,
+  handlers: { [E in keyof Events]?: (data: Events[E]) => void },
 ): EventSource {
-  const source = new EventSource(urlOf(route, ...args));
+  const source = new EventSource(withToken(path));
   for (const [event, handler] of Object.entries(handlers) as Array<
     [string, (data: unknown) => void]
   >)
@@ -170,82 +164,109 @@ export function listenSse<R extends SseRoute>(
   return source;
 }
 
-/** The URL of a route for a plain link or `EventSource` (they cannot send headers). */
-export function urlOf<R extends FileRoute | SseRoute>(route: R, ...[request]: ArgsOf<R>): string {
-  return withToken(target(route, request).url);
-}
+const sessions = apiClient.api.sessions;
+const session = apiClient.api.sessions[":id"];
 
 /** Session list filters (the search box and the filter row). */
 export type SessionFilters = Pick<
-  QueryOf<"GET /api/sessions">,
+  NonNullable<Parameters<typeof sessions.$get>[0]>["query"],
   "q" | "prefix" | "workspace" | "status" | "since"
 >;
 
 /** Event search filters. */
 export type EventFilters = Pick<
-  QueryOf<"GET /api/events">,
+  NonNullable<Parameters<typeof apiClient.api.events.$get>[0]>["query"],
   "q" | "prefix" | "workspace" | "types" | "tool" | "since"
 >;
 
-/** What `GET /api/config` returns. */
-export type { ServerConfig };
+/** What a page of a session is asked with (`before`, `beforeOffset`, `from`, `limit`). */
+export type SessionPageQuery = NonNullable<Parameters<typeof session.page.$get>[0]>["query"];
 
-/** One event of a run's stream (`POST /api/agent/stream` or a re-attached one). */
-export type RunStreamEvent = SseEventOf<"POST /api/agent/stream">;
+/** The body of a run (`POST /api/agent/stream`). */
+export type RunBody = Parameters<typeof apiClient.api.agent.stream.$post>[0]["json"];
+
+/** The body of a rewind (`POST /api/sessions/:id/rewind`). */
+export type RewindBody = Parameters<typeof session.rewind.$post>[0]["json"];
+
+/** A source `Import` offers. */
+export type ImportSource = OkJson<
+  Awaited<ReturnType<typeof apiClient.api.import.sources.$get>>
+>["items"][number]["source"];
+
+/** The change feed's events. */
+type LiveEvents = EventsOfResponse<Awaited<ReturnType<typeof apiClient.api.live.$get>>>;
 
 export const api = {
-  config: () => request("GET /api/config"),
-  workspaces: () => request("GET /api/workspaces"),
+  config: () => json(apiClient.api.config.$get()),
+  workspaces: () => json(apiClient.api.workspaces.$get()),
   sessions: (filters: SessionFilters, cursor?: string) =>
-    request("GET /api/sessions", { query: { ...filters, limit: 40, cursor } }),
+    json(sessions.$get({ query: { ...filters, limit: 40, cursor } })),
   events: (filters: EventFilters, cursor?: string) =>
-    request("GET /api/events", { query: { ...filters, limit: 30, cursor } }),
+    json(apiClient.api.events.$get({ query: { ...filters, limit: 30, cursor } })),
   /** The last page of a session, or the page before seq `before` (reaching back to `from`). */
-  sessionPage: (id: string, query: QueryOf<"GET /api/sessions/:id/page"> = {}) =>
-    request("GET /api/sessions/:id/page", { params: { id }, query }),
+  sessionPage: (id: string, query: SessionPageQuery = {}) =>
+    json(session.page.$get({ param: { id }, query })),
   trace: (id: string, seq: number) =>
-    request("GET /api/sessions/:id/events/:seq/trace", { params: { id, seq } }),
-  lineage: (id: string) => request("GET /api/sessions/:id/lineage", { params: { id } }),
+    json(session.events[":seq"].trace.$get({ param: { id, seq: String(seq) } })),
+  lineage: (id: string) => json(session.lineage.$get({ param: { id } })),
   shortIds: (ids: readonly string[]) =>
-    request("GET /api/short-ids", { query: { ids: ids.join(",") } }),
-  fork: (id: string, seq: number) =>
-    request("POST /api/sessions/:id/fork", { params: { id }, body: { seq } }),
+    json(apiClient.api["short-ids"].$get({ query: { ids: ids.join(",") } })),
+  fork: (id: string, seq: number) => json(session.fork.$post({ param: { id }, json: { seq } })),
   /** A changed file at event `seq`'s checkpoint and at the one before (for its diff). */
   checkpointFile: (id: string, seq: number, path: string) =>
-    request("GET /api/sessions/:id/checkpoints/:seq/file", {
-      params: { id, seq },
-      query: { path },
-    }),
+    json(
+      session.checkpoints[":seq"].file.$get({ param: { id, seq: String(seq) }, query: { path } }),
+    ),
   /** Restores files (and forks, unless `filesOnly`) to event `seq`; `dryRun` previews. */
-  rewind: (id: string, body: BodyOf<"POST /api/sessions/:id/rewind">) =>
-    request("POST /api/sessions/:id/rewind", { params: { id }, body }),
+  rewind: (id: string, body: RewindBody) =>
+    json(session.rewind.$post({ param: { id }, json: body })),
   setGoal: (id: string, goal: string | null) =>
-    request("PUT /api/sessions/:id/goal", { params: { id }, body: { goal } }),
-  loadDemo: () => request("POST /api/demo"),
-  runs: () => request("GET /api/agent/runs"),
-  sessionRun: (id: string) => request("GET /api/sessions/:id/run", { params: { id } }),
+    json(session.goal.$put({ param: { id }, json: { goal } })),
+  loadDemo: () => json(apiClient.api.demo.$post()),
+  runs: () => json(apiClient.api.agent.runs.$get()),
+  sessionRun: (id: string) => json(session.run.$get({ param: { id } })),
   approve: (runId: string, callId: string, decision: "allow_once" | "reject") =>
-    request("POST /api/agent/approvals/:runId/:callId", {
-      params: { runId, callId },
-      body: { decision },
-    }),
-  cancel: (runId: string) => request("POST /api/agent/cancel/:runId", { params: { runId } }),
-  importSources: () => request("GET /api/import/sources"),
-  storage: () => request("GET /api/storage"),
-  exportUrl: (id: string) => urlOf("GET /api/sessions/:id/export", { params: { id } }),
-  exportHtmlUrl: (id: string) => urlOf("GET /api/sessions/:id/export/html", { params: { id } }),
+    json(
+      apiClient.api.agent.approvals[":runId"][":callId"].$post({
+        param: { runId, callId: encodeURIComponent(callId) },
+        json: { decision },
+      }),
+    ),
+  cancel: (runId: string) => json(apiClient.api.agent.cancel[":runId"].$post({ param: { runId } })),
+  importSources: () => json(apiClient.api.import.sources.$get()),
+  storage: () => json(apiClient.api.storage.$get()),
+  exportUrl: (id: string) => withToken(session.export.$path({ param: { id } })),
+  exportHtmlUrl: (id: string) => withToken(session.export.html.$path({ param: { id } })),
+  /** Starts a run and reads its events (`run_started` first). */
+  startRun: (body: RunBody, signal: AbortSignal) =>
+    events(apiClient.api.agent.stream.$post({ json: body }, sseOptions(signal))),
+  /**
+   * Re-attaches to a run in progress: every event it has sent so far (the server keeps them while
+   * it runs), then the live ones until it ends. Throws `ApiError` `NO_SUCH_RUN` once it has ended.
+   */
+  runEvents: (runId: string, signal: AbortSignal) =>
+    events(
+      apiClient.api.agent.runs[":runId"].events.$get(
+        { param: { runId }, query: {} },
+        sseOptions(signal),
+      ),
+    ),
+  /** Imports the sessions of another agent's default folder, with progress. */
+  importFrom: (source: ImportSource, signal: AbortSignal) =>
+    events(
+      apiClient.api.import[":source"].$post({ param: { source }, json: {} }, sseOptions(signal)),
+    ),
+  /** Follows the change feed (`GET /api/live`): sessions written by other processes. */
+  live: (handlers: Parameters<typeof listenSse<LiveEvents>>[2]) =>
+    listenSse(apiClient.api.live.$path(), typeOfEvents(apiClient.api.live.$get), handlers),
 };
 
-/**
- * Re-attaches to a run in progress: every event it has sent so far (the server keeps them while it
- * runs), then the live ones until it ends. Throws `ApiError` `NO_SUCH_RUN` once it has ended.
- */
-export function openRunEvents(
-  runId: string,
-  signal: AbortSignal,
-): Promise<AsyncGenerator<RunStreamEvent>> {
-  return openSse(signal, "GET /api/agent/runs/:runId/events", { params: { runId } });
-}
+/** What `GET /api/config` returns. */
+export type ServerConfig = AnswerOf<typeof api.config>;
+
+/** One event of a run's stream (`POST /api/agent/stream` or a re-attached one). */
+export type RunStreamEvent =
+  AnswerOf<typeof api.startRun> extends AsyncGenerator<infer E> ? E : never;
 
 /** The longest wait between two attempts to open a session stream. */
 const RETRY_MAX_MS = 30_000;
@@ -271,6 +292,11 @@ export function subscribeSession(
   const open = () => {
     if (closed) return;
     source = listenSse(
+      apiClient.api.sessions[":id"].stream.$path({
+        param: { id: sessionId },
+        query: { after, from },
+      }),
+      typeOfEvents(apiClient.api.sessions[":id"].stream.$get),
       {
         ready: () => {
           failures = 0;
@@ -284,8 +310,6 @@ export function subscribeSession(
           onEvents(events);
         },
       },
-      "GET /api/sessions/:id/stream",
-      { params: { id: sessionId }, query: { after, from } },
     );
     // Reconnect by hand, after the last seq received (EventSource's own retry would reuse the
     // first URL and send events twice). A stream that keeps failing (a session the server cannot

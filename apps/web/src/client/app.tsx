@@ -1,7 +1,7 @@
 /** The page: sidebar (current run, sessions), session view or empty state, composer. */
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useAgentRun } from "./agent-run";
-import { api, listenSse, type ServerConfig } from "./api";
+import { api, type ServerConfig } from "./api";
 import { Composer, CurrentRunCard } from "./composer";
 import { ImportPanel } from "./import-panel";
 import { FINISHED_STATUSES } from "./run-state";
@@ -44,16 +44,13 @@ export function App() {
 
   // Sessions and events appended by other processes show up without a reload.
   useEffect(() => {
-    const source = listenSse(
-      {
-        changes: ({ changes }) => {
-          setListKey((key) => key + 1);
-          if (changes.some((change) => change.sessionId === routeRef.current.session))
-            setSessionKey((key) => key + 1);
-        },
+    const source = api.live({
+      changes: ({ changes }) => {
+        setListKey((key) => key + 1);
+        if (changes.some((change) => change.sessionId === routeRef.current.session))
+          setSessionKey((key) => key + 1);
       },
-      "GET /api/live",
-    );
+    });
     return () => source.close();
   }, []);
 

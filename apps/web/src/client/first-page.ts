@@ -5,13 +5,12 @@
  * little for it ({@link firstPageSettled}), so the shell and the session's first rows are laid
  * out and painted once, not the shell first and the rows a frame later.
  */
-import type { AnswerOf } from "../shared/api-contract";
 import { FIRST_PAGE_ID } from "../shared/page-ids";
-import { api } from "./api";
+import { type AnswerOf, api } from "./api";
 import type { Route } from "./url";
 
 /** A page of a session, as `GET /api/sessions/:id/page` answers it. */
-export type SessionPageAnswer = AnswerOf<"GET /api/sessions/:id/page">;
+export type SessionPageAnswer = AnswerOf<typeof api.sessionPage>;
 
 interface Prefetched {
   key: string;

@@ -2,13 +2,15 @@
  * "Import": lists what the other agents' default folders hold (files, size) and imports one with
  * a progress line and a summary. Self-contained: its own requests, its own state.
  */
-import { useState } from "react";
-import type { AnswerOf, EventsOf, ParamsOf, SessionViewData } from "../shared/api-contract";
-import { api, openSse } from "./api";
 
-type SourceListing = AnswerOf<"GET /api/import/sources">["items"][number];
-type Progress = EventsOf<"POST /api/import/:source">["progress"];
-type Source = ParamsOf<"POST /api/import/:source">["source"];
+import type { SessionViewData } from "@tapedeck/html-export/render";
+import { useState } from "react";
+import type { ImportEvents } from "../server/import-routes";
+import { type AnswerOf, api, type ImportSource } from "./api";
+
+type SourceListing = AnswerOf<typeof api.importSources>["items"][number];
+type Progress = ImportEvents["progress"];
+type Source = ImportSource;
 
 const labels: Record<string, string> = {
   "claude-code": "Claude Code",
@@ -45,10 +47,7 @@ export function ImportPanel({ onImported }: { onImported: () => void }) {
     setProgress(null);
     setMessage(null);
     try {
-      const events = await openSse(new AbortController().signal, "POST /api/import/:source", {
-        params: { source },
-        body: {},
-      });
+      const events = await api.importFrom(source, new AbortController().signal);
       for await (const event of events) {
         if (event.event === "progress") setProgress(event.data);
         else if (event.event === "summary") {

@@ -14,7 +14,7 @@ import {
   type TimelineRow,
 } from "@tapedeck/html-export/render";
 import type { SessionEvent } from "@tapedeck/session";
-import type { AnswerOf } from "../shared/api-contract";
+import type { SessionPage } from "../server/session-pages";
 
 /** What {@link LiveSession.append} did with a batch. */
 export type AppendResult =
@@ -26,7 +26,7 @@ export type AppendResult =
   | "gap";
 
 /** A page of the session as `GET /api/sessions/:id/page` answers it. */
-export type SessionPageData = Omit<AnswerOf<"GET /api/sessions/:id/page">, "shortIds">;
+export type SessionPageData = SessionPage;
 
 /** What {@link LiveSession.prepend} did with an earlier page. */
 export type PrependResult = "prepended" | "gap";

@@ -2,14 +2,9 @@
 
 import { eventLabel, modelInput, SeqLink } from "@tapedeck/html-export/render";
 import type { ModelRequestEvent, SessionEvent } from "@tapedeck/session";
-import {
-  citationLabel,
-  type EventTrace,
-  type Lineage,
-  type LineageNode,
-} from "@tapedeck/session-query";
+import { citationLabel, type LineageNode } from "@tapedeck/session-query";
 import { type ReactNode, useEffect, useState } from "react";
-import { api } from "./api";
+import { type AnswerOf, api } from "./api";
 import { rememberShortIds, ShortId } from "./short-ids";
 import { LongText, preview } from "./text";
 
@@ -34,7 +29,7 @@ export function SidePanel(props: Props) {
 }
 
 function TracePanel({ sessionId, seq, events, bySeq, onSelectSeq }: Props) {
-  const [trace, setTrace] = useState<EventTrace | null>(null);
+  const [trace, setTrace] = useState<AnswerOf<typeof api.trace> | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     setTrace(null);
@@ -167,7 +162,7 @@ function ModelCall({
 }
 
 function LineagePanel({ sessionId, onOpen, refreshKey }: Props) {
-  const [lineage, setLineage] = useState<Lineage | null>(null);
+  const [lineage, setLineage] = useState<AnswerOf<typeof api.lineage> | null>(null);
   const [error, setError] = useState<string | null>(null);
   // biome-ignore lint/correctness/useExhaustiveDependencies: refreshKey reloads on live changes
   useEffect(() => {

@@ -1,9 +1,14 @@
 /** The sidebar: search box, filters, sessions (or matching events) with infinite scroll. */
-import type { EventHit, SessionSummary } from "@tapedeck/session-query";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { api, type EventFilters, type SessionFilters } from "./api";
+import { type AnswerOf, api, type EventFilters, type SessionFilters } from "./api";
+
 import { useSearchKey } from "./keyboard";
 import { ago, Highlighted, preview } from "./text";
+
+/** A session as the list shows it (with its short id). */
+type SessionSummary = AnswerOf<typeof api.sessions>["items"][number];
+/** An event search hit. */
+type EventHit = AnswerOf<typeof api.events>["items"][number];
 
 interface Props {
   selected: string | null;

@@ -3,10 +3,9 @@
  * figures the CLI prints. Self-contained: its own request, its own state.
  */
 import { useState } from "react";
-import type { AnswerOf } from "../shared/api-contract";
-import { api } from "./api";
+import { type AnswerOf, api } from "./api";
 
-type Report = AnswerOf<"GET /api/storage">;
+type Report = AnswerOf<typeof api.storage>;
 
 function size(bytes: number): string {
   if (bytes < 1000) return `${bytes} B`;

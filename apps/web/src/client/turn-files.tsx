@@ -5,8 +5,7 @@
  */
 import { DiffView, diffLines, type TimelineRow } from "@tapedeck/html-export/render";
 import { useState } from "react";
-import type { AnswerOf } from "../shared/api-contract";
-import { api } from "./api";
+import { type AnswerOf, api } from "./api";
 
 /** One file a turn's tool call changed, with the event whose checkpoint records it. */
 export interface TurnFileChange {
@@ -52,7 +51,7 @@ export function turnCheckpoints(rows: readonly TimelineRow[], index: number): Tu
   return { changes, more, toSeq: last === null ? null : toSeq };
 }
 
-type FileAnswer = AnswerOf<"GET /api/sessions/:id/checkpoints/:seq/file">;
+type FileAnswer = AnswerOf<typeof api.checkpointFile>;
 type FileVersion = FileAnswer["after"];
 
 function describe(version: FileVersion): string {
@@ -119,7 +118,7 @@ function ChangedFile({ sessionId, file }: { sessionId: string; file: TurnFileCha
   );
 }
 
-type RewindAnswer = AnswerOf<"POST /api/sessions/:id/rewind">;
+type RewindAnswer = AnswerOf<typeof api.rewind>;
 
 /** The dry run's list, the hand-edit warning, and the confirm that passes `force` only after it. */
 function RewindPreview({

@@ -3,22 +3,14 @@ import { createHost, ModelNotConfiguredError } from "@tapedeck/host";
 import type { LlmProvider } from "@tapedeck/llm";
 import type { SessionStore } from "@tapedeck/session-store";
 import { Hono } from "hono";
-import { streamSSE } from "hono/streaming";
-import type { AnswerOf } from "../shared/api-contract";
-import { registerAgentRoutes } from "./agent-routes";
 import { DEFAULT_RUN_IDLE_MS, type RunsHost, ServerRuns } from "./agent-runs";
+import { apiRoutes } from "./api-routes";
 import { startAutoImport } from "./auto-import";
-import { registerCheckpointRoutes } from "./checkpoint-routes";
-import { loadDemoSessions } from "./demo";
 import { toHttpError } from "./http-errors";
 import { apiGuard, hostGuard } from "./http-guard";
-import { registerImportRoutes } from "./import-routes";
-import { type LiveChange, LiveWatcher } from "./live";
+import { LiveWatcher } from "./live";
 import { registerPage } from "./page";
-import { registerSessionRoutes } from "./session-routes";
-import { addSessionStreamRoute } from "./session-stream";
-import { sseMessage } from "./sse-message";
-import { registerStorageRoutes } from "./storage-routes";
+import { firstPageReader } from "./session-routes";
 
 /** How the server reaches a model; the host is built from these unless one is given. */
 export interface AgentModelOptions {
@@ -127,87 +119,27 @@ export function createApp(options: AppOptions): WebApp {
   // Every route after the guards: Hono runs handlers in the order they are registered.
   app.use("*", hostGuard(options.token));
   app.use("/api/*", ...apiGuard(options.token));
-  addSessionStreamRoute(app, store, live);
-
-  app.get("/api/health", (c) => c.json({ ok: true } satisfies AnswerOf<"GET /api/health">));
-
-  app.get("/api/config", (c) =>
-    c.json({
-      model: runs.status(),
-      home: store.home,
-      demoAvailable: options.demoLogs !== undefined,
-    } satisfies AnswerOf<"GET /api/config">),
-  );
-
-  const firstPage = registerSessionRoutes(app, { store, index });
-  registerCheckpointRoutes(app, { store, index });
-
-  app.post("/api/demo", async (c) => {
-    if (options.demoLogs === undefined) {
-      return c.json(
-        { error: { code: "NO_DEMO", message: "No demo sessions are shipped with this server." } },
-        404,
-      );
-    }
-    const report = await loadDemoSessions(store, await options.demoLogs());
-    await index.sync();
-    return c.json(report satisfies AnswerOf<"POST /api/demo">);
-  });
-
-  app.get("/api/live", (c) =>
-    streamSSE(c, async (stream) => {
-      live.start();
-      const queue: LiveChange[][] = [];
-      let wake: (() => void) | null = null;
-      const unsubscribe = live.subscribe((changes) => {
-        queue.push(changes);
-        wake?.();
-      });
-      let open = true;
-      stream.onAbort(() => {
-        open = false;
-        wake?.();
-      });
-      // "ready" promises that every change after it is reported: it waits for the watcher's first
-      // view of the logs, or a log written before that view would be in it and never reported.
-      await live.ready();
-      await stream.writeSSE(sseMessage("GET /api/live", "ready", {}));
-      try {
-        while (open) {
-          const next = queue.shift();
-          if (next !== undefined) {
-            await stream.writeSSE(sseMessage("GET /api/live", "changes", { changes: next }));
-            continue;
-          }
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-            // A comment line every 15 s keeps proxies from closing an idle stream.
-            setTimeout(resolve, 15_000).unref();
-          });
-          wake = null;
-          if (open && queue.length === 0) await stream.write(": keep-alive\n\n");
-        }
-      } finally {
-        unsubscribe();
-      }
+  const env = options.importEnvironment ?? process.env;
+  app.route(
+    "/",
+    apiRoutes({
+      store,
+      index,
+      runs,
+      live,
+      demoLogs: options.demoLogs,
+      importEnvironment: env,
+      env: process.env,
     }),
   );
-
-  registerAgentRoutes(app, { runs });
-  registerImportRoutes(app, { store, index, env: options.importEnvironment ?? process.env });
-  const stopAutoImport = startAutoImport(
-    store,
-    options.importEnvironment ?? process.env,
-    options.autoImportIntervalMs,
-  );
-  registerStorageRoutes(app, { store, env: process.env });
+  const stopAutoImport = startAutoImport(store, env, options.autoImportIntervalMs);
 
   app.all("/api/*", (c) =>
     c.json({ error: { code: "NOT_FOUND", message: "No such endpoint." } }, 404),
   );
 
   if (options.clientDir !== undefined) {
-    registerPage(app, options.clientDir, options.token, firstPage);
+    registerPage(app, options.clientDir, options.token, firstPageReader({ store, index }));
   }
 
   return {

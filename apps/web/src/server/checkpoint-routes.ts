@@ -11,8 +11,9 @@ import {
   rewindSession,
 } from "@tapedeck/host";
 import type { SessionStore } from "@tapedeck/session-store";
-import type { Hono } from "hono";
-import { jsonBody, parseInput } from "./http-errors";
+import { Hono } from "hono";
+import { parseInput } from "./http-errors";
+import { answer, jsonInput, queryInput } from "./route-input";
 import { checkpointFileQuerySchema, rewindBodySchema, seqSchema, sessionIdSchema } from "./schemas";
 
 /** Largest file a diff shows (bigger ones say their size). */
@@ -22,36 +23,37 @@ export const MAX_DIFF_FILE_BYTES = 256 * 1024;
  * `GET /api/sessions/:id/checkpoints/:seq/file?path=` (the file at event `seq`'s checkpoint and at
  * the one before) and `POST /api/sessions/:id/rewind` (`{ seq, filesOnly?, dryRun?, force? }`).
  */
-export function registerCheckpointRoutes(
-  app: Hono,
-  options: { store: SessionStore; index: SessionIndex },
-): void {
+export function checkpointRoutes(options: { store: SessionStore; index: SessionIndex }) {
   const { store, index } = options;
-  app.get("/api/sessions/:id/checkpoints/:seq/file", async (c) => {
-    const sessionId = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
-    const seq = parseInput(seqSchema, c.req.param("seq"), "seq");
-    const query = parseInput(checkpointFileQuerySchema, c.req.query(), "query");
-    const answer: CheckpointFileChange = await checkpointFileChange(store, {
-      sessionId,
-      seq,
-      path: query.path,
-      maxBytes: MAX_DIFF_FILE_BYTES,
+  return new Hono()
+    .get(
+      "/api/sessions/:id/checkpoints/:seq/file",
+      queryInput(checkpointFileQuerySchema),
+      async (c) => {
+        const sessionId = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
+        const seq = parseInput(seqSchema, c.req.param("seq"), "seq");
+        const query = c.req.valid("query");
+        const change: CheckpointFileChange = await checkpointFileChange(store, {
+          sessionId,
+          seq,
+          path: query.path,
+          maxBytes: MAX_DIFF_FILE_BYTES,
+        });
+        return answer(c, change);
+      },
+    )
+    .post("/api/sessions/:id/rewind", jsonInput(rewindBodySchema), async (c) => {
+      const sessionId = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
+      const body = c.req.valid("json");
+      // No `confirm`: hand edits refuse (409) unless the page sends `force` after showing them.
+      const report: RewindReport = await rewindSession(store, {
+        sessionId,
+        seq: body.seq,
+        filesOnly: body.filesOnly === true,
+        dryRun: body.dryRun === true,
+        force: body.force === true,
+      });
+      if (report.forkSessionId !== undefined) await index.sync();
+      return answer(c, report, body.dryRun === true ? 200 : 201);
     });
-    return c.json(answer);
-  });
-
-  app.post("/api/sessions/:id/rewind", async (c) => {
-    const sessionId = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
-    const body = parseInput(rewindBodySchema, await jsonBody(c), "body");
-    // No `confirm`: hand edits refuse (409) unless the page sends `force` after showing them.
-    const report: RewindReport = await rewindSession(store, {
-      sessionId,
-      seq: body.seq,
-      filesOnly: body.filesOnly === true,
-      dryRun: body.dryRun === true,
-      force: body.force === true,
-    });
-    if (report.forkSessionId !== undefined) await index.sync();
-    return c.json(report, body.dryRun === true ? 200 : 201);
-  });
 }

@@ -17,7 +17,7 @@ import { LiveSession } from "../client/live-session";
 import { SidePanel } from "../client/panels";
 import { SessionHeader } from "../client/session-header";
 import { LoadEarlier } from "../client/timeline-list";
-import type { AnswerOf } from "../shared/api-contract";
+import type { SessionPageAnswer } from "./session-routes";
 
 /**
  * Rows drawn: at least a screenful at the list's row estimate (72 px) plus the page's overscan,
@@ -55,7 +55,7 @@ const NO_RUN: AgentRun = {
  * without a `seq`): the rows the page opens at — its newest when the session is longer than the
  * page (the timeline starts scrolled to its end), else its first.
  */
-export function renderFirstView(page: AnswerOf<"GET /api/sessions/:id/page">): string {
+export function renderFirstView(page: SessionPageAnswer): string {
   const data = new LiveSession(page);
   const sessionId = data.header.sessionId;
   const rows = data.rows;

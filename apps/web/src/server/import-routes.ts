@@ -9,15 +9,16 @@ import {
   defaultLocations,
   findUnits,
   type ImportEnvironment,
+  type ImportProgress,
+  type ImportSummary,
   importSessions,
 } from "@tapedeck/importers";
 import type { SessionStore } from "@tapedeck/session-store";
-import type { Hono } from "hono";
-import { streamSSE } from "hono/streaming";
+import { Hono } from "hono";
 import { z } from "zod";
-import type { AnswerOf } from "../shared/api-contract";
-import { jsonBody, parseInput, toHttpError } from "./http-errors";
-import { sseMessage } from "./sse-message";
+import { eventStream } from "./event-stream";
+import { type ErrorBody, parseInput, toHttpError } from "./http-errors";
+import { answer, jsonInput } from "./route-input";
 
 /** Sources the viewer offers (Tapedeck exports have no default folder). */
 const viewerSources = ["claude-code", "codex", "pi", "opencode"] as const;
@@ -30,7 +31,12 @@ export type ViewerSource = z.infer<typeof sourceSchema>;
 /** `POST /api/import/:source` body. */
 export type ImportBody = z.input<typeof importBodySchema>;
 
-const route = "POST /api/import/:source";
+/** What `POST /api/import/:source` streams: progress, then one summary or error. */
+export interface ImportEvents {
+  progress: ImportProgress;
+  summary: ImportSummary;
+  error: ErrorBody["error"];
+}
 
 /** One source as `GET /api/import/sources` lists it. */
 export interface ImportSourceListing {
@@ -46,54 +52,54 @@ export interface ImportSourceListing {
  * `GET /api/import/sources` and `POST /api/import/:source` (SSE: `progress` events, then one
  * `summary` or `error`). One import at a time per server (409 while one runs).
  */
-export function registerImportRoutes(
-  app: Hono,
-  options: { store: SessionStore; index: SessionIndex; env: ImportEnvironment },
-): void {
+export function importRoutes(options: {
+  store: SessionStore;
+  index: SessionIndex;
+  env: ImportEnvironment;
+}) {
   let running = false;
-
-  app.get("/api/import/sources", (c) => {
-    const items: ImportSourceListing[] = viewerSources.map((source) => {
-      const paths = defaultLocations(source, options.env);
-      const units = findUnits(source, paths).filter((unit) => unit.bytes > 0);
-      return {
-        source,
-        paths,
-        files: units.length,
-        bytes: units.reduce((sum, unit) => sum + unit.bytes, 0),
-      };
-    });
-    return c.json({ items } satisfies AnswerOf<"GET /api/import/sources">);
-  });
-
-  app.post("/api/import/:source", async (c) => {
-    const source = parseInput(sourceSchema, c.req.param("source"), "source");
-    const body = parseInput(importBodySchema, await jsonBody(c), "body");
-    if (running) {
-      return c.json(
-        { error: { code: "IMPORT_RUNNING", message: "An import is already running." } },
-        409,
-      );
-    }
-    running = true;
-    return streamSSE(c, async (stream) => {
-      try {
-        const summary = await importSessions({
-          store: options.store,
+  return new Hono()
+    .get("/api/import/sources", (c) => {
+      const items: ImportSourceListing[] = viewerSources.map((source) => {
+        const paths = defaultLocations(source, options.env);
+        const units = findUnits(source, paths).filter((unit) => unit.bytes > 0);
+        return {
           source,
-          env: options.env,
-          dryRun: body.dryRun === true,
-          onProgress: (progress) => {
-            void stream.writeSSE(sseMessage(route, "progress", progress));
-          },
-        });
-        await options.index.sync();
-        await stream.writeSSE(sseMessage(route, "summary", summary));
-      } catch (error) {
-        await stream.writeSSE(sseMessage(route, "error", toHttpError(error).body.error));
-      } finally {
-        running = false;
+          paths,
+          files: units.length,
+          bytes: units.reduce((sum, unit) => sum + unit.bytes, 0),
+        };
+      });
+      return answer(c, { items });
+    })
+    .post("/api/import/:source", jsonInput(importBodySchema), async (c) => {
+      const source = parseInput(sourceSchema, c.req.param("source"), "source");
+      const body = c.req.valid("json");
+      if (running) {
+        return c.json(
+          { error: { code: "IMPORT_RUNNING", message: "An import is already running." } },
+          409,
+        );
       }
+      running = true;
+      return eventStream<ImportEvents>(c, async (send) => {
+        try {
+          const summary = await importSessions({
+            store: options.store,
+            source,
+            env: options.env,
+            dryRun: body.dryRun === true,
+            onProgress: (progress) => {
+              void send("progress", progress);
+            },
+          });
+          await options.index.sync();
+          await send("summary", summary);
+        } catch (error) {
+          await send("error", toHttpError(error).body.error);
+        } finally {
+          running = false;
+        }
+      });
     });
-  });
 }

@@ -12,15 +12,13 @@ import {
   logOffsetSchema,
   type SessionStore,
 } from "@tapedeck/session-store";
-import type { Hono } from "hono";
-import { streamSSE } from "hono/streaming";
+import { Hono } from "hono";
 import { z } from "zod";
+import { eventStream } from "./event-stream";
 import { parseInput } from "./http-errors";
 import type { LiveWatcher } from "./live";
+import { queryInput } from "./route-input";
 import { sessionIdSchema } from "./schemas";
-import { sseMessage } from "./sse-message";
-
-const route = "GET /api/sessions/:id/stream";
 
 /**
  * `?after=SEQ`: the last seq the page holds (0: from the first event); `&from=OFFSET`: where that
@@ -39,15 +37,21 @@ export interface SessionStreamMessage {
   end: number;
 }
 
-/** Adds the route to `app`. */
-export function addSessionStreamRoute(app: Hono, store: SessionStore, live: LiveWatcher): void {
-  app.get("/api/sessions/:id/stream", async (c) => {
+/** What the stream sends: `ready` once it follows the log, then `events` as the log grows. */
+export interface SessionStreamEvents {
+  ready: { after: number };
+  events: SessionStreamMessage;
+}
+
+/** The route (chained, so that its type reaches the client). */
+export function sessionStreamRoutes(store: SessionStore, live: LiveWatcher) {
+  return new Hono().get("/api/sessions/:id/stream", queryInput(streamQuerySchema), async (c) => {
     const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
-    const query = parseInput(streamQuerySchema, c.req.query(), "query");
+    const query = c.req.valid("query");
     let after = query.after;
     // Unknown sessions answer 404 before the stream opens.
     const header = await store.readHeader(id);
-    return streamSSE(c, async (stream) => {
+    return eventStream<SessionStreamEvents>(c, async (send, stream) => {
       live.start();
       // A log that is not a fork has the event with seq N on line N + 1.
       let position: { fromOffset: LogOffset; fromLine: number } | null =
@@ -109,7 +113,7 @@ export function addSessionStreamRoute(app: Hono, store: SessionStore, live: Live
       // The first read comes after the watcher's first view: an append before it is in the read,
       // one after it is reported.
       await live.ready();
-      await stream.writeSSE(sseMessage(route, "ready", { after }));
+      await send("ready", { after });
       try {
         while (open) {
           if (pending && !damaged) {
@@ -119,7 +123,7 @@ export function addSessionStreamRoute(app: Hono, store: SessionStore, live: Live
             if (last !== undefined && position !== null) {
               after = last.seq;
               const message: SessionStreamMessage = { events, end: position.fromOffset };
-              await stream.writeSSE(sseMessage(route, "events", message));
+              await send("events", message);
             }
             continue;
           }

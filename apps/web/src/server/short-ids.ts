@@ -1,9 +1,8 @@
 import { sessionIdsOnDisk, shortIds } from "@tapedeck/host";
 import type { Lineage } from "@tapedeck/session-query";
 import type { SessionStore } from "@tapedeck/session-store";
-import type { Hono } from "hono";
-import type { AnswerOf } from "../shared/api-contract";
-import { parseInput } from "./http-errors";
+import { Hono } from "hono";
+import { answer, queryInput } from "./route-input";
 import { shortIdsQuerySchema } from "./schemas";
 
 /** Short id of each session id a payload shows: `{ [id]: shortId }`. */
@@ -34,10 +33,9 @@ export function lineageIds(lineage: Lineage): string[] {
 }
 
 /** `GET /api/short-ids?ids=a,b`: short ids of sessions a page shows (the composer's run card). */
-export function registerShortIdRoute(app: Hono, store: SessionStore): void {
-  app.get("/api/short-ids", async (c) => {
-    const { ids } = parseInput(shortIdsQuerySchema, c.req.query(), "query");
-    const shortIds = await shortIdsOf(store, ids);
-    return c.json({ shortIds } satisfies AnswerOf<"GET /api/short-ids">);
+export function shortIdRoutes(store: SessionStore) {
+  return new Hono().get("/api/short-ids", queryInput(shortIdsQuerySchema), async (c) => {
+    const shortIds = await shortIdsOf(store, c.req.valid("query").ids);
+    return answer(c, { shortIds });
   });
 }
