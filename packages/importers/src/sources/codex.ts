@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { DraftBuilder, isoTime } from "../draft-builder";
-import type { Conversion, SkippedLine, SourceKey } from "../types";
+import type { Conversion, ConvertedSession, SkippedLine, SourceKey } from "../types";
 import {
   baseName,
   blocksText,
@@ -13,6 +13,7 @@ import {
   isRecord,
   json,
   notTheFormat,
+  oneSession,
   parseEntries,
   type SourceFile,
   stringField,
@@ -114,27 +115,18 @@ export function convertCodex(file: SourceFile): Conversion {
     }
     // session_meta (read above), `record_type: state` lines and unknown envelopes: not conversation.
   }
-  const events = builder.finish();
   const forkedFrom = meta === undefined ? undefined : stringField(meta, "forked_from_id");
-  return {
-    sessions:
-      events.length === 0
-        ? []
-        : [
-            {
-              key,
-              path: file.path,
-              cwd,
-              createdAt,
-              events,
-              ...(forkedFrom === undefined
-                ? {}
-                : { forkOf: { tool: "codex", sessionId: forkedFrom }, forkMatch: "content" }),
-            },
-          ],
-    skipped,
-    entries: lines.length,
+  const session: ConvertedSession = {
+    key,
+    path: file.path,
+    cwd,
+    createdAt,
+    events: builder.finish(),
+    ...(forkedFrom === undefined
+      ? {}
+      : { forkOf: { tool: "codex", sessionId: forkedFrom }, forkMatch: "content" }),
   };
+  return oneSession(session, skipped, lines.length);
 }
 
 function convertItem(builder: DraftBuilder, item: Record<string, unknown>): void {

@@ -3,7 +3,7 @@ import { compileFastCheck, type FastCheck } from "@tapedeck/session";
 import type { z } from "zod";
 import type { DraftBuilder } from "../draft-builder";
 import { parseJsonLine, type SourceLine } from "../lines";
-import type { Conversion, SkippedLine } from "../types";
+import type { Conversion, ConvertedSession, SkippedLine } from "../types";
 
 /** A file's lines, as the converters take them. */
 export interface SourceFile {
@@ -167,11 +167,35 @@ export function excerpt(text: string, length = 200): string {
  * the file (its lines are not listed one by one).
  */
 export function notTheFormat(path: string, format: string): Conversion {
-  return {
-    sessions: [],
-    skipped: [{ path, line: 0, offset: 0, reason: `not a ${format} file` }],
-    entries: 0,
-  };
+  return refusedFile(path, `not a ${format} file`);
+}
+
+/** The result for a file refused whole: nothing imported, one skip record saying why. */
+export function refusedFile(path: string, reason: string): Conversion {
+  return { sessions: [], skipped: [{ path, line: 0, offset: 0, reason }], entries: 0 };
+}
+
+/**
+ * A whole-document source (one JSON document per session) read with its schema; when it does not
+ * match, the conversion that refuses the file with `refusal` (what the format needs).
+ */
+export function parseDocument<T>(
+  schema: z.ZodType<T>,
+  document: unknown,
+  path: string,
+  refusal: string,
+): { data: T } | { refused: Conversion } {
+  const parsed = schema.safeParse(document);
+  return parsed.success ? { data: parsed.data } : { refused: refusedFile(path, refusal) };
+}
+
+/** The conversion of a file that holds one session: no session when it converted to no events. */
+export function oneSession(
+  session: ConvertedSession,
+  skipped: SkippedLine[],
+  entries: number,
+): Conversion {
+  return { sessions: session.events.length === 0 ? [] : [session], skipped, entries };
 }
 
 /** How a source names its tool-call content block, and reads the call's arguments as JSON text. */

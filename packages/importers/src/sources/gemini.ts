@@ -8,7 +8,7 @@ import { dirname } from "node:path";
 import { z } from "zod";
 import { DraftBuilder, isoTime } from "../draft-builder";
 import type { Conversion, SkippedLine, SourceKey } from "../types";
-import { isRecord, json } from "./common";
+import { isRecord, json, oneSession, parseDocument } from "./common";
 
 const toolCallSchema = z.looseObject({
   id: z.string().optional(),
@@ -49,18 +49,15 @@ export const geminiChatSchema = z.looseObject({
  * `origin.projectHash`).
  */
 export function convertGemini(document: unknown, path: string): Conversion {
-  const skipped: SkippedLine[] = [];
-  const parsed = geminiChatSchema.safeParse(document);
-  if (!parsed.success) {
-    skipped.push({
-      path,
-      line: 0,
-      offset: 0,
-      reason: "not a Gemini CLI chat (needs sessionId and messages)",
-    });
-    return { sessions: [], skipped, entries: 0 };
-  }
+  const parsed = parseDocument(
+    geminiChatSchema,
+    document,
+    path,
+    "not a Gemini CLI chat (needs sessionId and messages)",
+  );
+  if ("refused" in parsed) return parsed.refused;
   const chat = parsed.data;
+  const skipped: SkippedLine[] = [];
   const key: SourceKey = { tool: "gemini", sessionId: chat.sessionId };
   const createdAt = isoTime(chat.startTime) ?? new Date(0).toISOString();
   const builder = new DraftBuilder(key, createdAt, "google:unknown");
@@ -79,26 +76,15 @@ export function convertGemini(document: unknown, path: string): Conversion {
     entries += 1;
     convertMessage(builder, message.data);
   }
-  const events = builder.finish();
-  return {
-    sessions:
-      events.length === 0
-        ? []
-        : [
-            {
-              key,
-              path,
-              cwd: dirname(dirname(path)),
-              createdAt,
-              events,
-              ...(chat.projectHash === undefined
-                ? {}
-                : { originFields: { projectHash: chat.projectHash } }),
-            },
-          ],
-    skipped,
-    entries,
+  const session = {
+    key,
+    path,
+    cwd: dirname(dirname(path)),
+    createdAt,
+    events: builder.finish(),
+    ...(chat.projectHash === undefined ? {} : { originFields: { projectHash: chat.projectHash } }),
   };
+  return oneSession(session, skipped, entries);
 }
 
 type Message = z.infer<typeof messageSchema>;

@@ -8,7 +8,15 @@ import { compileFastCheck } from "@tapedeck/session";
 import { z } from "zod";
 import { DraftBuilder, isoTime } from "../draft-builder";
 import type { Conversion, SkippedLine, SourceKey } from "../types";
-import { blocksText, excerpt, isRecord, json, stringField } from "./common";
+import {
+  blocksText,
+  excerpt,
+  isRecord,
+  json,
+  oneSession,
+  parseDocument,
+  stringField,
+} from "./common";
 
 const partSchema = z.looseObject({ type: z.string(), id: z.string().optional() });
 const messageInfoSchema = z.looseObject({
@@ -64,18 +72,15 @@ export const opencodeExportSchema = z.looseObject({
  * skipped and counted (`line` is the message's 1-based position).
  */
 export function convertOpencode(document: unknown, path: string): Conversion {
-  const skipped: SkippedLine[] = [];
-  const parsed = opencodeExportSchema.safeParse(document);
-  if (!parsed.success) {
-    skipped.push({
-      path,
-      line: 0,
-      offset: 0,
-      reason: "not an opencode export (needs info.id and messages)",
-    });
-    return { sessions: [], skipped, entries: 0 };
-  }
+  const parsed = parseDocument(
+    opencodeExportSchema,
+    document,
+    path,
+    "not an opencode export (needs info.id and messages)",
+  );
+  if ("refused" in parsed) return parsed.refused;
   const { info, messages } = parsed.data;
+  const skipped: SkippedLine[] = [];
   const key: SourceKey = { tool: "opencode", sessionId: info.id };
   const createdAt = isoTime(info.time?.created) ?? new Date(0).toISOString();
   const builder = new DraftBuilder(key, createdAt, "opencode:unknown");
@@ -99,29 +104,20 @@ export function convertOpencode(document: unknown, path: string): Conversion {
       convertAssistant(builder, messageInfo, parts, source);
     else builder.extension("message", blocksText(parts), { ...source, role: messageInfo.role });
   }
-  const events = builder.finish();
   const parentOf =
     info.parentID === undefined
       ? undefined
       : { tool: "opencode" as const, sessionId: info.parentID };
-  return {
-    sessions:
-      events.length === 0
-        ? []
-        : [
-            {
-              key,
-              path,
-              cwd: cwd ?? "/",
-              createdAt,
-              events,
-              ...(info.title === undefined ? {} : { title: info.title }),
-              ...(parentOf === undefined ? {} : { parentOf }),
-            },
-          ],
-    skipped,
-    entries,
+  const session = {
+    key,
+    path,
+    cwd: cwd ?? "/",
+    createdAt,
+    events: builder.finish(),
+    ...(info.title === undefined ? {} : { title: info.title }),
+    ...(parentOf === undefined ? {} : { parentOf }),
   };
+  return oneSession(session, skipped, entries);
 }
 
 function convertUser(

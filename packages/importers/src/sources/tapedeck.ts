@@ -14,7 +14,7 @@ import {
 } from "@tapedeck/session";
 import { parseJsonLine } from "../lines";
 import type { Conversion, SkippedLine, TimedDraft } from "../types";
-import type { SourceFile } from "./common";
+import { oneSession, refusedFile, type SourceFile } from "./common";
 
 /** Converts one export file; events after the first invalid one are skipped and counted. */
 export function convertTapedeckExport(file: SourceFile): Conversion {
@@ -69,25 +69,18 @@ export function convertTapedeckExport(file: SourceFile): Conversion {
   }
   if (parent !== undefined && events.length === 0 && broken === "SEQ_GAP") {
     // A fork's own log (from the sessions folder): its events start after the parent's.
-    const reason =
-      "a fork's log without its parent's events: import what `tapedeck sessions export ID` writes";
-    return { sessions: [], skipped: [{ path: file.path, line: 0, offset: 0, reason }], entries: 0 };
+    return refusedFile(
+      file.path,
+      "a fork's log without its parent's events: import what `tapedeck sessions export ID` writes",
+    );
   }
-  return {
-    sessions:
-      events.length === 0
-        ? []
-        : [
-            {
-              key: { tool: "tapedeck", sessionId: header.sessionId },
-              path: file.path,
-              cwd: header.cwd,
-              createdAt: header.createdAt,
-              events,
-              ...(parent === undefined ? {} : { originFields: { parent } }),
-            },
-          ],
-    skipped,
-    entries: events.length + 1,
+  const converted = {
+    key: { tool: "tapedeck" as const, sessionId: header.sessionId },
+    path: file.path,
+    cwd: header.cwd,
+    createdAt: header.createdAt,
+    events,
+    ...(parent === undefined ? {} : { originFields: { parent } }),
   };
+  return oneSession(converted, skipped, events.length + 1);
 }
