@@ -39,6 +39,8 @@ export const geminiChatSchema = z.looseObject({
   messages: z.array(z.unknown()),
 });
 
+const NOT_A_CHAT = "not a Gemini CLI chat (needs sessionId and messages)";
+
 /**
  * Converts one saved chat. User messages are prompts; a `gemini` message's thoughts become
  * `x-gemini-thinking`, its text the assistant message, its tool calls `function_call`s followed
@@ -49,12 +51,7 @@ export const geminiChatSchema = z.looseObject({
  * `origin.projectHash`).
  */
 export function convertGemini(document: unknown, path: string): Conversion {
-  const parsed = parseDocument(
-    geminiChatSchema,
-    document,
-    path,
-    "not a Gemini CLI chat (needs sessionId and messages)",
-  );
+  const parsed = parseDocument(geminiChatSchema, document, path, NOT_A_CHAT);
   if ("refused" in parsed) return parsed.refused;
   const chat = parsed.data;
   const skipped: SkippedLine[] = [];

@@ -67,17 +67,14 @@ export const opencodeExportSchema = z.looseObject({
   messages: z.array(z.unknown()),
 });
 
+const NOT_AN_EXPORT = "not an opencode export (needs info.id and messages)";
+
 /**
  * Converts one exported session. Messages or parts that do not have the expected shape are
  * skipped and counted (`line` is the message's 1-based position).
  */
 export function convertOpencode(document: unknown, path: string): Conversion {
-  const parsed = parseDocument(
-    opencodeExportSchema,
-    document,
-    path,
-    "not an opencode export (needs info.id and messages)",
-  );
+  const parsed = parseDocument(opencodeExportSchema, document, path, NOT_AN_EXPORT);
   if ("refused" in parsed) return parsed.refused;
   const { info, messages } = parsed.data;
   const skipped: SkippedLine[] = [];
