@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createSessionStore } from "@tapedeck/session-store";
 import { testTempDir } from "@tapedeck/test-temp";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { importChanged } from "./import-changed";
 import { COLD_PER_LOOK, HOT_MS } from "./source-watch";
 import {
@@ -152,3 +152,25 @@ describe("importChanged of Gemini CLI chats", () => {
 function isUser(message: unknown): boolean {
   return (message as { type?: string }).type === "user";
 }
+
+describe("importChanged's state between looks", () => {
+  it("reuses the state it parsed while the file is unchanged, and reads it again once another process wrote it", async () => {
+    const { root, look } = setup();
+    expect((await look()).summaries[0]?.counts.created).toBe(1);
+    expect((await look()).summaries).toEqual([]);
+    // A look with nothing changed parses nothing: not even the state it saved last time.
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      expect((await look()).summaries).toEqual([]);
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+    // Another process (the viewer next to this command) starts the state afresh.
+    const statePath = join(root, "home", "import", "claude-code.json");
+    writeFileSync(statePath, JSON.stringify({ version: 1, dirs: {}, files: {} }));
+    const again = await look();
+    expect(again.summaries[0]?.counts).toMatchObject({ created: 0, unchanged: 1 });
+    expect((await look()).summaries).toEqual([]);
+  });
+});

@@ -10,6 +10,7 @@ import { type ImportSummary, importSessions } from "./import-run";
 import { defaultLocations, type ImportEnvironment } from "./locate";
 import { lookAtOpencode } from "./opencode-watch";
 import {
+  keepWatchState,
   type LookResult,
   loadWatchState,
   lookForChanges,
@@ -73,6 +74,7 @@ export async function importChanged(options: ImportChangedOptions): Promise<Impo
       statted += opencode.statted;
       summaries.push(...opencode.summaries);
       if (opencode.dirty) saveWatchState(statePath, state);
+      else keepWatchState(statePath, state);
       continue;
     }
     const look = lookForChanges(
@@ -93,6 +95,8 @@ export async function importChanged(options: ImportChangedOptions): Promise<Impo
       saveWatchState(statePath, state);
     } else if (look.dirty) {
       saveWatchState(statePath, state);
+    } else {
+      keepWatchState(statePath, state);
     }
   }
   return { summaries, statted };

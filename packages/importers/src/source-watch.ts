@@ -49,8 +49,27 @@ export function emptyWatchState(): WatchState {
   return { version: 1, dirs: {}, files: {} };
 }
 
-/** Reads a saved state; a missing or damaged file is a fresh start (everything is looked at). */
+/** The state file as last read or written by this process, and what the file was then. */
+const loaded = new Map<string, { state: WatchState; file: FileState }>();
+/** What the state file was when each state object was read from it. */
+const readAs = new WeakMap<WatchState, FileState>();
+
+/**
+ * Reads a saved state; a missing or damaged file is a fresh start (everything is looked at). In
+ * a process that looks again and again (`--watch`, the viewer) the state parsed last time is
+ * used while the file is the one it was read from or written as (size, mtime and inode: another
+ * process that saved it since is seen), so a look with nothing changed reads and parses nothing.
+ * The caller owns the returned object until {@link saveWatchState} or {@link forgetWatchState}.
+ */
 export function loadWatchState(path: string): WatchState {
+  const file = fileStateOf(path);
+  const cached = loaded.get(path);
+  loaded.delete(path);
+  if (file === undefined) return emptyWatchState();
+  if (cached !== undefined && sameFileState(cached.file, file)) {
+    readAs.set(cached.state, file);
+    return cached.state;
+  }
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -59,10 +78,22 @@ export function loadWatchState(path: string): WatchState {
   }
   try {
     const parsed = watchStateSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : emptyWatchState();
+    if (!parsed.success) return emptyWatchState();
+    // Read after the stat: a file replaced in between is read again at the next look.
+    readAs.set(parsed.data, file);
+    return parsed.data;
   } catch {
     return emptyWatchState();
   }
+}
+
+/**
+ * Hands back a state {@link loadWatchState} read and nothing changed (a look that found nothing
+ * to record), so the next load in this process reuses it while the file stays as it was read.
+ */
+export function keepWatchState(path: string, state: WatchState): void {
+  const file = readAs.get(state);
+  if (file !== undefined) loaded.set(path, { state, file });
 }
 
 /** Writes the state through a temp file and a rename (a crash leaves the old one or the new). */
@@ -71,6 +102,22 @@ export function saveWatchState(path: string, state: WatchState): void {
   const temp = `${path}.${process.pid}.tmp`;
   writeFileSync(temp, JSON.stringify(state));
   renameSync(temp, path);
+  const file = fileStateOf(path);
+  if (file !== undefined) loaded.set(path, { state, file });
+}
+
+function fileStateOf(path: string): FileState | undefined {
+  try {
+    const stats = statSync(path);
+    return { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino };
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when two looks at a file saw the same size, mtime and inode. */
+export function sameFileState(a: FileState, b: FileState): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
 }
 
 /** What one look found. */
@@ -122,6 +169,10 @@ export function lookForChanges(
     }
   };
   const listed = new Set<string>();
+  // Folders that held folders when last listed (walked whatever their mtime): one pass, not one
+  // scan of every known folder per folder.
+  const parents = new Set<string>();
+  for (const known in state.dirs) parents.add(dirname(known));
   const walk = (dir: string, depth: number): void => {
     if (depth > 8) return;
     let mtime: number;
@@ -130,7 +181,7 @@ export function lookForChanges(
     } catch {
       return;
     }
-    if (state.dirs[dir] === mtime && depth > 0 && !hasSubfolders(state, dir)) return;
+    if (state.dirs[dir] === mtime && depth > 0 && !parents.has(dir)) return;
     let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
@@ -167,13 +218,6 @@ export function lookForChanges(
 /** Records what a look saw, once the files it found changed are imported. */
 export function recordSeen(state: WatchState, seen: ReadonlyMap<string, FileState>): void {
   for (const [path, file] of seen) state.files[path] = file;
-}
-
-/** True when a folder held folders when last listed (they are walked whatever its mtime). */
-function hasSubfolders(state: WatchState, dir: string): boolean {
-  const prefix = `${dir}/`;
-  for (const known in state.dirs) if (known.startsWith(prefix)) return true;
-  return false;
 }
 
 function isSourceFile(source: ImportSource, name: string): boolean {
