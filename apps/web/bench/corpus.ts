@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { SessionEventDraft } from "@tapedeck/session";
-import { eventLogBuilder } from "@tapedeck/session/testing";
+import { benchModelRequest, eventLogBuilder } from "@tapedeck/session/testing";
 
 const words = [
   "kettle",
@@ -57,30 +57,21 @@ function sentence(seed: number, length: number, withChinese = true): string {
   return parts.join(" ");
 }
 
-/**
- * Writes one session of about `events` events into `<home>/sessions`: turns of user message,
- * model request/response, a tool call with output, streamed chunks and the assistant answer.
- * Returns the session id. `chinese: false` keeps Chinese words out of the text; `cwd` is the
- * recorded working directory (a run continuing the session works there, so it must exist).
- */
 /** A `model/request` of the generated logs (gpt-4.1-mini, fixed digests). */
 export function modelRequest(
   runId: string,
   requestId: string,
   inputItems: number[],
 ): SessionEventDraft {
-  return {
-    type: "model/request",
-    runId,
-    requestId,
-    provider: "openai",
-    model: "gpt-4.1-mini",
-    inputDigest: "sha256:bench",
-    toolsDigest: "sha256:bench",
-    inputItems,
-  };
+  return benchModelRequest(runId, requestId, inputItems, "sha256:bench");
 }
 
+/**
+ * Writes one session of about `events` events into `<home>/sessions`: turns of user message,
+ * model request/response, a tool call with output, streamed chunks and the assistant answer.
+ * Returns the session id. `chinese: false` keeps Chinese words out of the text; `cwd` is the
+ * recorded working directory (a run continuing the session works there, so it must exist).
+ */
 export function writeSession(
   home: string,
   events: number,

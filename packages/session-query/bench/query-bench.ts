@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BenchRow, percentile, printTable, sample, time } from "@tapedeck/bench";
 import type { SessionEventDraft } from "@tapedeck/session";
+import { benchModelRequest, benchTurnStart } from "@tapedeck/session/testing";
 import { createSessionStore } from "@tapedeck/session-store";
 import Database from "better-sqlite3";
 import { eventText } from "../src/index";
@@ -70,24 +71,9 @@ async function plainTableInsert(ids: readonly string[], path: string): Promise<n
 function appendDrafts(runId: string, text: string): SessionEventDraft[] {
   const requestId = `bench_${runId.slice(-6)}`;
   return [
-    {
-      type: "turn/start",
-      runId,
-      policy: { approval: "auto" },
-      model: "openai:gpt-4.1-mini",
-      resumed: true,
-    },
+    benchTurnStart(runId, true),
     { type: "message", runId, role: "user", content: `appended question ${text}` },
-    {
-      type: "model/request",
-      runId,
-      requestId,
-      provider: "openai",
-      model: "gpt-4.1-mini",
-      inputDigest: "sha256:0",
-      toolsDigest: "sha256:0",
-      inputItems: [],
-    },
+    benchModelRequest(runId, requestId),
     ...["appended", " answer", " for", " you"].map(
       (chunk, index): SessionEventDraft => ({
         type: "assistant/chunk",

@@ -11,6 +11,7 @@ import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isolateBenchTmpdir, printTable, sample } from "@tapedeck/bench";
 import { type SessionEventDraft, uuidv7 } from "@tapedeck/session";
+import { benchTurnStart } from "@tapedeck/session/testing";
 import { createSessionStore, type SessionStore } from "../src/index";
 
 const largeEvents = Number(process.env.TAPEDECK_BENCH_EVENTS ?? 100_000);
@@ -67,13 +68,7 @@ async function appendTurn(append: Appender, payload: string, prompt: string): Pr
   const runId = uuidv7();
   const callId = `call_${runId}`;
   const opened = await append([
-    {
-      type: "turn/start",
-      runId,
-      policy: { approval: "auto" },
-      model: "openai:gpt-4.1-mini",
-      resumed: false,
-    },
+    benchTurnStart(runId),
     { type: "message", runId, role: "user", content: prompt },
     { type: "function_call", runId, callId, name: "run_command", arguments: '{"command":"make"}' },
   ]);

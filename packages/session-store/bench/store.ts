@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BenchRow, printTable, sample, time } from "@tapedeck/bench";
 import { type SessionEvent, type SessionEventDraft, uuidv7 } from "@tapedeck/session";
+import { benchTurnStart } from "@tapedeck/session/testing";
 import { createSessionStore, type Durability, type SessionStore } from "../src/index";
 
 const largeEvents = Number(process.env.TAPEDECK_BENCH_EVENTS ?? 100_000);
@@ -20,13 +21,7 @@ function turnDrafts(first: number, open = false): SessionEventDraft[] {
   const requestId = `req_${first}`;
   const callId = `call_${first}`;
   const drafts: SessionEventDraft[] = [
-    {
-      type: "turn/start",
-      runId,
-      policy: { approval: "auto" },
-      model: "openai:gpt-4.1-mini",
-      resumed: false,
-    },
+    benchTurnStart(runId),
     {
       type: "message",
       runId,
@@ -225,13 +220,7 @@ async function main(): Promise<void> {
   const runId = uuidv7();
   const written: SessionEvent[] = await writer.append([
     ...resumed.synthesizedEvents,
-    {
-      type: "turn/start",
-      runId,
-      policy: { approval: "auto" },
-      model: "openai:gpt-4.1-mini",
-      resumed: true,
-    },
+    benchTurnStart(runId, true),
     { type: "message", runId, role: "user", content: "continue" },
   ]);
   await writer.close();

@@ -7,6 +7,39 @@
 import type { SessionEventDraft } from "./schema";
 import { type EventLogBuilder, eventLogBuilder } from "./testing";
 
+/** A bench `turn/start`: auto approval on `openai:gpt-4.1-mini`. */
+export function benchTurnStart(runId: string, resumed = false): SessionEventDraft {
+  return {
+    type: "turn/start",
+    runId,
+    policy: { approval: "auto" },
+    model: "openai:gpt-4.1-mini",
+    resumed,
+  };
+}
+
+/**
+ * A bench `model/request` on `gpt-4.1-mini` with placeholder digests (`digest`, both): what the
+ * corpus writes before each model call (no input items), and what other benches write.
+ */
+export function benchModelRequest(
+  runId: string,
+  requestId: string,
+  inputItems: number[] = [],
+  digest = "sha256:0",
+): SessionEventDraft {
+  return {
+    type: "model/request",
+    runId,
+    requestId,
+    provider: "openai",
+    model: "gpt-4.1-mini",
+    inputDigest: digest,
+    toolsDigest: digest,
+    inputItems,
+  };
+}
+
 /** Deterministic PRNG (mulberry32). */
 export function random(seed: number): () => number {
   let state = seed >>> 0;
@@ -139,16 +172,7 @@ export function* generateCorpus(options: CorpusOptions): Generator<EventLogBuild
         request += 1;
         const requestId = `req_${request}`;
         const push = (draft: SessionEventDraft) => log.push(draft);
-        push({
-          type: "model/request",
-          runId,
-          requestId,
-          provider: "openai",
-          model: "gpt-4.1-mini",
-          inputDigest: "sha256:0",
-          toolsDigest: "sha256:0",
-          inputItems: [],
-        });
+        push(benchModelRequest(runId, requestId));
         const final = call === calls;
         const answer = final ? source.sentence(10 + Math.floor(rand() * 40)) : "";
         const words = final ? answer.split(" ") : [];

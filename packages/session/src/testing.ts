@@ -139,6 +139,8 @@ export function eventLogBuilder(options: EventLogBuilderOptions = {}): EventLogB
 }
 
 export {
+  benchModelRequest,
+  benchTurnStart,
   type CorpusOptions,
   generateCorpus,
   random,
