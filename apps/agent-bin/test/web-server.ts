@@ -1,28 +1,18 @@
 /**
- * The viewer's server for a test of the binary's home: the web app over real HTTP on a free port,
- * its agent running the context's model environment in the context's workspace. Closed when the
- * current test finishes.
+ * The viewer's server for a test of the binary's home: `apps/web` started as its own process
+ * (`startViewer` of the harness) on a free port, its agent running the context's model
+ * environment in the context's workspace. Stopped when the current test finishes.
  */
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
-import type { CliContext } from "@tapedeck/test-harness";
-import { createApp, createMemoryIndex, startServer } from "@tapedeck/web";
+import { type CliContext, startViewer } from "@tapedeck/test-harness";
 import { onTestFinished } from "vitest";
 
-/** Starts the web server on the context's home; its URL and the store it reads. */
+/** Starts the viewer on the context's home; its URL and a store over the same home. */
 export async function serveWeb({
   env,
   workspace,
 }: Pick<CliContext, "env" | "workspace">): Promise<{ url: string; store: SessionStore }> {
-  const store = createSessionStore({ home: workspace.home });
-  const web = createApp({
-    store,
-    index: createMemoryIndex(store),
-    agent: { model: env.TAPEDECK_MODEL ?? "", env, cwd: workspace.cwd },
-  });
-  const http = await startServer(web.app, { port: 0 });
-  onTestFinished(async () => {
-    await http.close();
-    await web.close();
-  });
-  return { url: http.url, store };
+  const viewer = await startViewer({ env, cwd: workspace.cwd });
+  onTestFinished(() => viewer.close());
+  return { url: viewer.url, store: createSessionStore({ home: workspace.home }) };
 }

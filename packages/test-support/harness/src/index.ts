@@ -34,3 +34,4 @@ export {
   waitFor,
 } from "./spawn-acp";
 export { readSseEvents, type SseEvent } from "./sse";
+export { type RunningViewer, startViewer, TAPEDECK_VIEWER_ENV } from "./viewer";
