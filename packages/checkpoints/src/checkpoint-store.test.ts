@@ -151,6 +151,63 @@ describe("CheckpointStore", () => {
     expect(readFileSync(path.join(root, "a.txt"), "utf8")).toBe("person\n");
   });
 
+  it("keeps an untracked cache in its private index, and still sees new files in known folders", async () => {
+    const { home, root } = repo();
+    const store = await openCheckpointStore({ home, cwd: root });
+    const ref = "refs/tapedeck/sessions/s1";
+    const first = await store.take({ ref });
+    mkdirSync(path.join(root, "src", "deep"), { recursive: true });
+    writeFileSync(path.join(root, "src", "deep", "one.ts"), "one\n");
+    const second = await store.take({ ref, previous: first.id });
+    // git keeps the untracked cache as the index extension "UNTR", folders by name once filled
+    const index = readFileSync(store.place.indexFile);
+    expect(index.subarray(index.indexOf("UNTR")).includes("deep\0")).toBe(true);
+    writeFileSync(path.join(root, "src", "deep", "two.ts"), "two\n");
+    writeFileSync(path.join(root, "src", "three.ts"), "three\n");
+    writeFileSync(path.join(root, "a.txt"), "alpha again\n");
+    const third = await store.take({ ref, previous: second.id });
+    expect(third.changes.map((change) => `${change.change} ${change.path}`).sort()).toEqual([
+      "added src/deep/two.ts",
+      "added src/three.ts",
+      "modified a.txt",
+    ]);
+    rmSync(path.join(root, "src", "deep", "one.ts"));
+    const fourth = await store.take({ ref, previous: third.id });
+    expect(fourth.changes.map((change) => `${change.change} ${change.path}`)).toEqual([
+      "deleted src/deep/one.ts",
+    ]);
+  });
+
+  it("packs its loose objects once there are many: git reads them back, restores still work", async () => {
+    const { home, root } = repo();
+    const store = await openCheckpointStore({ home, cwd: root });
+    const ref = "refs/tapedeck/sessions/s1";
+    const first = await store.take({ ref });
+    mkdirSync(path.join(root, "many"));
+    for (let index = 0; index < 1500; index += 1) {
+      writeFileSync(path.join(root, "many", `f${index}.txt`), `file number ${index}\n`);
+    }
+    const second = await store.take({ ref, previous: first.id });
+    expect(second.changes).toHaveLength(1500);
+    const inStore = (...args: string[]) =>
+      execFileSync("git", [`--git-dir=${store.place.gitDir}`, ...args], {
+        encoding: "utf8",
+        env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" },
+      });
+    const counts = Object.fromEntries(
+      inStore("count-objects", "-v")
+        .trim()
+        .split("\n")
+        .map((line) => line.split(": ")),
+    );
+    expect(counts.count).toBe("0"); // no loose object left
+    expect(Number(counts["in-pack"])).toBeGreaterThan(1500);
+    inStore("fsck", "--strict", "--no-dangling");
+    expect(inStore("show", `${second.id}:many/f1499.txt`)).toBe("file number 1499\n");
+    await applyRestore(store, await planRestore(store, { target: first.id }), {});
+    expect(readdirSync(root).includes("many")).toBe(false);
+  }, 60_000);
+
   it("writes commits and refs git itself reads back: fsck clean, parents chained, ref moved", async () => {
     const { home, root } = repo();
     const store = await openCheckpointStore({ home, cwd: root });

@@ -3,9 +3,11 @@ import { copyFile, lstat, mkdir, readFile, rename, rm, writeFile } from "node:fs
 import path from "node:path";
 import type { CheckpointChange, CheckpointRecord } from "@tapedeck/session";
 import { CheckpointError } from "./errors";
-import { type GitPlace, runGit, splitNul } from "./git";
+import { type GitPlace, runGit } from "./git";
 import { keepBorrowedObjects } from "./keep-borrowed";
+import { listChanged, pointHead } from "./list-changed";
 import { checkpointCommitBody, setRef, writeLooseObject } from "./loose-objects";
+import { packLooseObjects, tooManyLooseObjects } from "./pack-objects";
 import { indexChanges, type TreeChange, treeChanges } from "./tree-diff";
 import {
   type CheckpointWorkspace,
@@ -149,18 +151,11 @@ export class CheckpointStore {
   ): Promise<{ taken: TakenCheckpoint; compared: TreeChange[][] }> {
     // The parent's tree is looked up while git lists the workspace.
     const [listed, previousTree] = await Promise.all([
-      runGit(this.place, [
-        "ls-files",
-        "-z",
-        "--modified",
-        "--deleted",
-        "--others",
-        "--exclude-standard",
-      ]),
+      listChanged(this.place),
       options.previous === undefined ? undefined : this.treeOf(options.previous),
     ]);
     const previous = previousTree === undefined ? undefined : options.previous;
-    const { add, omitted } = await this.sortBySize(splitNul(listed.stdout));
+    const { add, omitted } = await this.sortBySize(listed);
     await this.updateIndex(add, omitted);
     // The tree and the changes against the parent's tree are both read from the new index.
     const [written, changes, ...compared] = await Promise.all([
@@ -176,12 +171,15 @@ export class CheckpointStore {
       const body = checkpointCommitBody(tree, previous, new Date());
       id = await writeLooseObject(this.place.gitDir, "commit", body, tree.length);
     }
-    await Promise.all([
+    const [, , crowded] = await Promise.all([
       setRef(this.place, options.ref, id),
       this.workspace.userObjects !== undefined && changes.length > 0
         ? keepBorrowedObjects(this.place.gitDir, this.workspace.userObjects, changes)
         : undefined,
+      tooManyLooseObjects(this.place.gitDir),
+      pointHead(this.place.gitDir, id),
     ]);
+    if (crowded) await packLooseObjects(this.place);
     this.trees.set(id, tree);
     return { taken: { id, tree, changes, omitted }, compared };
   }

@@ -32,7 +32,11 @@ const SAFE_CONFIG = [
 ];
 
 /** The environment of every git command: the caller's, less every `GIT_*`, plus ours. */
-export function gitEnvironment(place: GitPlace, bare = false): NodeJS.ProcessEnv {
+export function gitEnvironment(
+  place: GitPlace,
+  bare = false,
+  optionalLocks = false,
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (!key.startsWith("GIT_")) env[key] = value;
@@ -42,7 +46,7 @@ export function gitEnvironment(place: GitPlace, bare = false): NodeJS.ProcessEnv
     GIT_DIR: place.gitDir,
     ...(bare ? {} : { GIT_INDEX_FILE: place.indexFile, GIT_WORK_TREE: place.workTree }),
     GIT_CONFIG_NOSYSTEM: "1",
-    GIT_OPTIONAL_LOCKS: "0",
+    GIT_OPTIONAL_LOCKS: optionalLocks ? "1" : "0",
     GIT_TERMINAL_PROMPT: "0",
     GIT_AUTHOR_NAME: "tapedeck",
     GIT_AUTHOR_EMAIL: "checkpoints@tapedeck.invalid",
@@ -60,6 +64,11 @@ export interface RunGitOptions {
   okCodes?: readonly number[];
   /** Run on the bare store alone (no work tree, no index): `init`, `gc`. */
   bare?: boolean;
+  /**
+   * Let git take optional locks: only `status` on the private index, so it keeps the refreshed
+   * stat data and untracked cache it computed (default: no optional locks).
+   */
+  optionalLocks?: boolean;
 }
 
 /** What a git command printed. */
@@ -81,7 +90,7 @@ export function runGit(
   return new Promise((resolve, reject) => {
     const child = spawn("git", [...configArgs, ...args], {
       cwd: options.bare === true ? path.dirname(place.gitDir) : place.workTree,
-      env: gitEnvironment(place, options.bare === true),
+      env: gitEnvironment(place, options.bare === true, options.optionalLocks === true),
       stdio: ["pipe", "pipe", "pipe"],
     });
     const out: Buffer[] = [];

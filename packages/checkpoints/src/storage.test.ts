@@ -16,7 +16,7 @@ describe("checkpointStorage", () => {
     const store = await openCheckpointStore({ home, cwd: root });
     await store.take({ ref: "refs/tapedeck/sessions/s1" });
     writeFileSync(path.join(root, "big.txt"), "only s2 saw this\n".repeat(5000));
-    await store.take({ ref: "refs/tapedeck/sessions/s2" });
+    const s2 = await store.take({ ref: "refs/tapedeck/sessions/s2" });
     const storage = checkpointStorage(home);
     expect((await storage.usage()).bytes).toBeGreaterThan(0);
 
@@ -25,6 +25,16 @@ describe("checkpointStorage", () => {
     const refs = execFileSync("git", ["--git-dir", store.place.gitDir, "for-each-ref"]).toString();
     expect(refs).toContain("refs/tapedeck/sessions/s1");
     expect(refs).not.toContain("s2");
+    // nothing keeps s2's checkpoint alive, though it was the store's last (HEAD names the last):
+    // it is unreachable, pruned once the hour's grace has passed
+    const unreachable = execFileSync("git", [
+      "--git-dir",
+      store.place.gitDir,
+      "fsck",
+      "--unreachable",
+      "--no-reflogs",
+    ]).toString();
+    expect(unreachable).toContain(`unreachable commit ${s2.id}`);
 
     const before = (await storage.usage()).bytes;
     expect((await storage.reclaim(new Set(), { dryRun: true })).bytes).toBe(before);

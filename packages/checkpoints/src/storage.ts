@@ -1,4 +1,4 @@
-import { readdir, rm, stat } from "node:fs/promises";
+import { readdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type GitPlace, runGit } from "./git";
 import { readRewindsAt } from "./rewind-journal";
@@ -86,6 +86,9 @@ async function reclaimStore(
   await runGit(place, ["update-ref", "--stdin"], {
     input: dead.map((ref) => `delete ${ref}\n`).join(""),
   });
+  // HEAD names the workspace's last checkpoint only to speed up the next listing: it must not
+  // keep a dropped session's checkpoint alive.
+  await writeFile(path.join(place.gitDir, "HEAD"), "ref: refs/heads/main\n");
   // A run taking a checkpoint right now writes objects before its ref: an hour's grace.
   await runGit(place, ["reflog", "expire", "--expire=now", "--all"], { bare: true });
   await runGit(place, ["gc", "--quiet", "--prune=1.hour.ago"], { bare: true });
