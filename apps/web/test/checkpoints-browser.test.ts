@@ -2,7 +2,7 @@
 /**
  * Checkpoints in Debian's Chromium: a turn lists the files it changed, a file opens as its diff,
  * and "Restore files to here" previews (hand edits named, confirm held until they are accepted)
- * before it restores the workspace's files.
+ * before it restores the workspace's files; its Undo puts them back.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -66,7 +66,7 @@ async function turn(input: string, sessionId?: string): Promise<string> {
 }
 
 describe("checkpoints in the viewer", () => {
-  it("shows a turn's changed file as a diff, previews and restores the files to the first turn", async () => {
+  it("shows a turn's changed file as a diff, previews, restores the files to the first turn and undoes", async () => {
     const sessionId = await turn("t1");
     await turn("t2", sessionId);
     const { work } = suite.seeded;
@@ -108,6 +108,20 @@ describe("checkpoints in the viewer", () => {
       )
       .toContain("Restored 2 files");
     expect(readFileSync(path.join(work, "a.txt"), "utf8")).toBe("one\n");
+
+    // Undo puts back what the restore replaced, the hand edit included, and is offered once.
+    await first.getByTestId("rewind-undo").click();
+    await expect
+      .poll(() =>
+        first
+          .getByTestId("rewind-done")
+          .innerText()
+          .catch(() => ""),
+      )
+      .toContain("Undone: 2 files");
+    expect(readFileSync(path.join(work, "a.txt"), "utf8")).toBe("hand\n");
+    expect(readFileSync(path.join(work, "new.txt"), "utf8")).toBe("fresh\n");
+    expect(await first.getByTestId("rewind-undo").count()).toBe(0);
 
     // "Rewind to here" on the second turn: files back to its end, and the page opens the fork.
     await second.getByTestId("rewind-here").click();

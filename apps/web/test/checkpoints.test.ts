@@ -162,6 +162,39 @@ describe("checkpoints in the viewer (the server's real host, git workspace)", ()
     expect(listed.items.map((item) => item.id)).toContain(fork);
   });
 
+  it("undoes the rewind the page made, and only that one: another since refuses with 409", async () => {
+    const { post, cwd, sessionId, outputs } = await twoTurnViewer();
+    const first = outputs[0]?.seq ?? -1;
+    const rewind = `/api/sessions/${sessionId}/rewind`;
+    const undoUrl = `/api/sessions/${sessionId}/rewind/undo`;
+    writeFileSync(path.join(cwd, "a.txt"), "hand\n");
+    const restored = await post(rewind, { seq: first, filesOnly: true, force: true });
+    const { undo } = (await restored.json()) as { undo: string };
+    expect(readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("one\n");
+
+    const bad = await post(undoUrl, { undo: "not-a-checkpoint" });
+    expect(bad.status).toBe(400);
+    expect(readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("one\n");
+
+    const undone = await post(undoUrl, { undo });
+    expect(undone.status).toBe(201);
+    const report = (await undone.json()) as { changes: { path: string; change: string }[] };
+    expect(report.changes.map((change) => `${change.change} ${change.path}`).sort()).toEqual([
+      "added big.txt",
+      "added bin.dat",
+      "added new.txt",
+      "modified a.txt",
+    ]);
+    expect(readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("hand\n");
+    expect(readFileSync(path.join(cwd, "new.txt"), "utf8")).toBe("fresh\n");
+
+    // The undo was itself journaled: the first restore's undo is no longer the last one.
+    const again = await post(undoUrl, { undo });
+    expect(again.status).toBe(409);
+    expect(await again.json()).toMatchObject({ error: { code: "UNDO_MOVED" } });
+    expect(readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("hand\n");
+  });
+
   it("guards the rewind route: a bad body, a cross-origin POST and a missing token change nothing", async () => {
     const { post, cwd, sessionId, outputs } = await twoTurnViewer("secret");
     const first = outputs[0]?.seq ?? -1;

@@ -155,3 +155,26 @@ export class IndexDriverError extends TapedeckError {
     return has(error, driverMarker);
   }
 }
+
+const undoMovedMarker = "tapedeck.error.UndoMovedError";
+const undoMovedSymbol = Symbol.for(undoMovedMarker);
+
+/**
+ * An undo asked for one rewind, but the workspace's last rewind (or undo) is another: someone
+ * rewound again since (another tab, the CLI). Nothing was changed.
+ */
+export class UndoMovedError extends TapedeckError {
+  readonly [undoMovedSymbol] = true;
+
+  constructor(root: string) {
+    super(
+      "UNDO_MOVED",
+      `${root} was rewound again since; nothing was changed (tapedeck rewind --undo undoes the latest).`,
+    );
+    this.name = "UndoMovedError";
+  }
+
+  static override isInstance(error: unknown): error is UndoMovedError {
+    return has(error, undoMovedMarker);
+  }
+}

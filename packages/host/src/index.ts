@@ -16,6 +16,7 @@ export {
   ModelNotConfiguredError,
   NoSessionToContinueError,
   SessionCwdMissingError,
+  UndoMovedError,
   UnsafeSessionCwdError,
 } from "./errors";
 export { assertHomeWritable, homeReadOnly } from "./home-access";
@@ -57,6 +58,7 @@ export {
   type RewindReport,
   rewindSession,
   type SessionCheckpoint,
+  type UndoReport,
   undoLastRewind,
 } from "./rewind";
 export {

@@ -12,7 +12,7 @@ import {
 } from "@tapedeck/checkpoints";
 import { type SessionEvent, TapedeckError } from "@tapedeck/session";
 import type { SessionStore } from "@tapedeck/session-store";
-import { SessionCwdMissingError } from "./errors";
+import { SessionCwdMissingError, UndoMovedError } from "./errors";
 
 const handEditsMarker = "tapedeck.error.HandEditsError";
 const handEditsSymbol = Symbol.for(handEditsMarker);
@@ -212,17 +212,33 @@ export async function rewindSession(
   };
 }
 
+/** What an undo restored (or, dry run, would restore). */
+export interface UndoReport {
+  /** The workspace root. */
+  root: string;
+  /** The checkpoint the files were put back to. */
+  restored: string;
+  changes: RewindReport["changes"];
+  /** The checkpoint of the files before the undo (a second undo redoes); absent in a dry run. */
+  undo?: string;
+}
+
 /**
  * `tapedeck rewind --undo`: puts back the files the workspace of `cwd` had before its last rewind
- * (or undo), hand edits included. Itself journaled, so a second undo redoes.
+ * (or undo), hand edits included. Itself journaled, so a second undo redoes. With `expectUndo`
+ * (the `undo` of the rewind the caller showed), refuses with {@link UndoMovedError} when the
+ * workspace's last rewind is another one.
  */
 export async function undoLastRewind(
   home: string,
   cwd: string,
-  options: { dryRun?: boolean } = {},
-): Promise<{ root: string; restored: string; changes: RewindReport["changes"]; undo?: string }> {
+  options: { dryRun?: boolean; expectUndo?: string } = {},
+): Promise<UndoReport> {
   const store = await storeOfCwd(home, cwd);
   const last = await lastRewind(store);
+  if (options.expectUndo !== undefined && last.undo !== options.expectUndo) {
+    throw new UndoMovedError(store.workspace.root);
+  }
   const plan = await planRestore(store, { target: last.undo });
   const changes = plan.changes.map((change) => ({
     path: change.path,

@@ -220,6 +220,9 @@ export const api = {
   /** Restores files (and forks, unless `filesOnly`) to event `seq`; `dryRun` previews. */
   rewind: (id: string, body: RewindBody) =>
     json(session.rewind.$post({ param: { id }, json: body })),
+  /** Undoes the rewind whose `undo` checkpoint is given (409 when another rewind came since). */
+  undoRewind: (id: string, undo: string) =>
+    json(session.rewind.undo.$post({ param: { id }, json: { undo } })),
   setGoal: (id: string, goal: string | null) =>
     json(session.goal.$put({ param: { id }, json: { goal } })),
   loadDemo: () => json(apiClient.api.demo.$post()),

@@ -178,6 +178,10 @@ function RewindPreview({
   );
 }
 
+function plural(files: number): string {
+  return `${files} file${files === 1 ? "" : "s"}`;
+}
+
 /** A turn's changed files and its restore / rewind actions; nothing when it has no checkpoint. */
 export function TurnFiles({
   sessionId,
@@ -190,12 +194,15 @@ export function TurnFiles({
 }) {
   const [preview, setPreview] = useState<{ plan: RewindAnswer; filesOnly: boolean } | null>(null);
   const [message, setMessage] = useState<string | null>(null);
+  // The undo checkpoint of the restore this page just made: its Undo button.
+  const [undo, setUndo] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const { toSeq } = checkpoints;
   if (toSeq === null) return null;
   const ask = async (filesOnly: boolean) => {
     setError(null);
     setMessage(null);
+    setUndo(null);
     try {
       setPreview({
         plan: await api.rewind(sessionId, { seq: toSeq, filesOnly, dryRun: true }),
@@ -210,10 +217,20 @@ export function TurnFiles({
     try {
       const done = await api.rewind(sessionId, { seq: toSeq, filesOnly, force });
       if (done.forkSessionId !== undefined) onOpen(done.forkSessionId);
-      else
-        setMessage(
-          `Restored ${done.changes.length} file${done.changes.length === 1 ? "" : "s"} (undo with tapedeck rewind --undo).`,
-        );
+      else {
+        setMessage(`Restored ${plural(done.changes.length)}.`);
+        setUndo(done.undo ?? null);
+      }
+    } catch (caught) {
+      setError(caught instanceof Error ? caught.message : String(caught));
+    }
+  };
+  const undoRestore = async (checkpoint: string) => {
+    setError(null);
+    setUndo(null);
+    try {
+      const undone = await api.undoRewind(sessionId, checkpoint);
+      setMessage(`Undone: ${plural(undone.changes.length)} put back as before the restore.`);
     } catch (caught) {
       setError(caught instanceof Error ? caught.message : String(caught));
     }
@@ -249,6 +266,18 @@ export function TurnFiles({
       {message !== null ? (
         <div className="muted small" data-testid="rewind-done">
           {message}
+          {undo !== null ? (
+            <>
+              {" "}
+              <button
+                type="button"
+                data-testid="rewind-undo"
+                onClick={() => void undoRestore(undo)}
+              >
+                Undo
+              </button>
+            </>
+          ) : null}
         </div>
       ) : null}
       {error !== null ? <div className="error-box">{error}</div> : null}

@@ -1,4 +1,4 @@
-import { HandEditsError } from "@tapedeck/host";
+import { HandEditsError, UndoMovedError } from "@tapedeck/host";
 import {
   EventLogCorruptError,
   InvalidSessionIdError,
@@ -79,7 +79,11 @@ export function toHttpError(error: unknown): {
   if (SessionNotFoundError.isInstance(error) || EventNotFoundError.isInstance(error)) {
     return { status: 404, body: { error: { code: error.code, message: error.message } } };
   }
-  if (SessionBusyError.isInstance(error) || HandEditsError.isInstance(error)) {
+  if (
+    SessionBusyError.isInstance(error) ||
+    HandEditsError.isInstance(error) ||
+    UndoMovedError.isInstance(error)
+  ) {
     return { status: 409, body: { error: { code: error.code, message: error.message } } };
   }
   if (EventLogCorruptError.isInstance(error)) {

@@ -93,6 +93,12 @@ export const rewindBodySchema = z.strictObject({
   force: z.boolean().optional(),
 });
 
+/** `POST /api/sessions/:id/rewind/undo`: the rewind the page showed (its `undo` checkpoint). */
+export const rewindUndoBodySchema = z.strictObject({
+  undo: z.string().regex(/^[0-9a-f]{40,64}$/, "a checkpoint id (40 or 64 hex digits)"),
+  dryRun: z.boolean().optional(),
+});
+
 /** `GET /api/sessions/:id/checkpoints/:seq/file`: the workspace-relative path. */
 export const checkpointFileQuerySchema = z.object({
   path: z.string().min(1).max(4096),
