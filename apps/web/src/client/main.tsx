@@ -1,3 +1,4 @@
+import { QueryClientProvider } from "@tanstack/react-query";
 import { STYLES } from "@tapedeck/html-export/render";
 import { StrictMode } from "react";
 import { flushSync } from "react-dom";
@@ -6,6 +7,7 @@ import { STYLES_ID } from "../shared/page-ids";
 import { initToken } from "./api";
 import { App } from "./app";
 import { firstPageHere, firstPageSettled, prefetchFirstPage } from "./first-page";
+import { createQueryClient } from "./query-client";
 import { applyTheme } from "./theme";
 import { readRoute } from "./url";
 
@@ -30,7 +32,9 @@ const root = document.getElementById("root");
 if (root === null) throw new Error("index.html has no #root");
 const app = (
   <StrictMode>
-    <App />
+    <QueryClientProvider client={createQueryClient()}>
+      <App />
+    </QueryClientProvider>
   </StrictMode>
 );
 if (firstPageHere()) {
