@@ -218,6 +218,46 @@ describe("viewer", () => {
       .toContain("茶壶模拟器由三个模块组成");
   });
 
+  it("never lets a late answer for an earlier search replace the hits of the current one", async () => {
+    const page = await newPage();
+    // The answer to "teapot" is held back until the search has moved on to 鸣笛 and its hits show.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let lateAnswered = () => {};
+    const late = new Promise<void>((resolve) => {
+      lateAnswered = resolve;
+    });
+    await page.route(
+      (url) => url.pathname === "/api/events" && url.searchParams.get("q") === "teapot",
+      async (route) => {
+        await held;
+        await route.continue();
+        lateAnswered();
+      },
+    );
+    await page.goto(suite.served.server.url);
+    const search = page.getByRole("searchbox", { name: "Search" });
+    const hits = page.getByTestId("event-hits");
+    const marks = () =>
+      hits
+        .locator("mark")
+        .allInnerTexts()
+        .catch(() => []);
+    const asked = page.waitForRequest((request) => request.url().includes("q=teapot"));
+    await search.fill("teapot");
+    await asked;
+    await search.fill("鸣笛");
+    await expect.poll(marks).toEqual(["鸣笛"]);
+    release();
+    await late;
+    // The late answer has arrived (and been read): the hits are still the current search's.
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
+    expect(await marks()).toEqual(["鸣笛"]);
+    expect(await hits.locator(".hit-item").count()).toBe(1);
+  });
+
   it("shows the lineage of a fork and links its nodes", async () => {
     const page = await newPage();
     await page.goto(`${suite.served.server.url}/?session=${suite.seeded.fork}`);
