@@ -6,6 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startReplayServer } from "@tapedeck/llm-replay";
+import { toolCaller, toolText } from "@tapedeck/mcp-example";
 import {
   agentScript,
   binaryEnv,
@@ -65,13 +66,11 @@ async function connect(args: string[] = []) {
   const client = new Client({ name: "tapedeck-test", version: "0.0.0" });
   client.onerror = (error) => protocolErrors.push(error);
   await client.connect(transport);
-  const call = async (name: string, args: Record<string, unknown>) =>
-    (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const call = toolCaller(client);
   return { client, call, protocolErrors };
 }
 
-const text = (result: CallToolResult) =>
-  result.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+const text = toolText;
 
 describe("tapedeck mcp", () => {
   it("serves the workspace's history to the SDK's client over stdio, nothing else on stdout", async () => {

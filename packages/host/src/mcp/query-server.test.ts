@@ -1,8 +1,8 @@
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { copyFixturesTo, fixtureCatalog } from "@tapedeck/fixtures";
+import { toolCaller, toolText } from "@tapedeck/mcp-example";
 import { uuidv7 } from "@tapedeck/session";
 import type { QueryScope } from "@tapedeck/session-query";
 import { testTempDir } from "@tapedeck/test-temp";
@@ -28,13 +28,11 @@ async function connect(scope: QueryScope = { workspaceIds: [WORKSPACE] }) {
     await client.close();
     host.engine.close();
   });
-  const call = async (name: string, args: Record<string, unknown>) =>
-    (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const call = toolCaller(client);
   return { client, host, call };
 }
 
-const text = (result: CallToolResult) =>
-  result.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+const text = toolText;
 
 describe("the MCP query server", () => {
   it("lists six read-only tools whose input schemas refuse unknown keys", async () => {

@@ -4,6 +4,8 @@
  */
 import { fileURLToPath } from "node:url";
 
+export { toolCaller, toolText } from "./tool-answers";
+
 /** Absolute path of `example-server.mjs`. */
 export const EXAMPLE_SERVER_PATH = fileURLToPath(new URL("./example-server.mjs", import.meta.url));
 
