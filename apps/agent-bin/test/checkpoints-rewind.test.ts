@@ -80,6 +80,82 @@ async function twoTurnSession() {
   return { ...context, cwd, sessionId, userGit, lines, starts, outputs };
 }
 
+const KILL_FILES = 300;
+/** The suffix of a restore's temp files (@tapedeck/checkpoints RESTORE_TEMP_SUFFIX). */
+const TEMP_SUFFIX = ".tapedeck-restore.tmp";
+
+/**
+ * Two turns fill many/ with 300 files of "o" then of "n"; a rewind to the second turn's start is
+ * killed with SIGKILL as soon as `when` holds. Then each file must be whole (all "o" or all "n"),
+ * the journal must hold the undo, and `rewind --undo` must put every file back to "n", leaving no
+ * temp file behind.
+ */
+async function killDuringRewind(
+  when: (state: { journaled: boolean; temps: number }) => boolean,
+): Promise<void> {
+  const fill = (word: string) =>
+    `mkdir -p many && for i in $(seq ${KILL_FILES}); do head -c 40000 /dev/zero | tr '\\0' ${word.charAt(0)} > many/f$i; done`;
+  const context = await cliContext(
+    agentScript()
+      .user("old")
+      .toolCall("run_command", { command: fill("o") })
+      .toolResult("exit code 0\n")
+      .text("ok")
+      .user("new")
+      .toolCall("run_command", { command: fill("n") })
+      .toolResult("exit code 0\n")
+      .text("ok")
+      .end()
+      .build(),
+    { match: "off" },
+  );
+  const { cwd, home } = context.workspace;
+  expect((await context.cli(["run", "--approve", "old"])).code).toBe(0);
+  expect((await context.cli(["run", "--approve", "-c", "new"])).code).toBe(0);
+  const [sessionId = ""] = await context.logs.sessionIds();
+  const lines = (await context.logs.lines(sessionId)) as LogLine[];
+  const second = lines.filter((line) => line.type === "turn/start")[1]?.seq ?? 0;
+  /** The rewind journal holds a whole line: the undo checkpoint is recorded. */
+  const journal = () => {
+    const root = path.join(home, "checkpoints");
+    return readdirSync(root).some((dir) => {
+      const file = path.join(root, dir, "rewinds.jsonl");
+      return existsSync(file) && readFileSync(file, "utf8").endsWith("\n");
+    });
+  };
+  const temps = () =>
+    readdirSync(path.join(cwd, "many")).filter((name) => name.endsWith(TEMP_SUFFIX));
+  const child = spawn(
+    process.execPath,
+    [tapedeckBinary(), "rewind", `${sessionId}@${second}`, "--files-only"],
+    { cwd, env: context.env, stdio: "ignore" },
+  );
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  await new Promise<void>((resolve) => {
+    const poll = setInterval(() => {
+      if (when({ journaled: journal(), temps: temps().length }) || child.exitCode !== null) {
+        clearInterval(poll);
+        child.kill("SIGKILL");
+        resolve();
+      }
+    }, 1);
+  });
+  await exited;
+  const whole = (char: string) => char.repeat(40000);
+  for (let index = 1; index <= KILL_FILES; index += 1) {
+    const content = readFileSync(path.join(cwd, "many", `f${index}`), "utf8");
+    expect([whole("o"), whole("n")]).toContain(content);
+  }
+  expect(journal()).toBe(true);
+  const undo = await context.cli(["rewind", "--undo"]);
+  expect(undo.stderr).toBe("");
+  expect(undo.code).toBe(0);
+  for (let index = 1; index <= KILL_FILES; index += 1) {
+    expect(readFileSync(path.join(cwd, "many", `f${index}`), "utf8")).toBe(whole("n"));
+  }
+  expect(temps()).toEqual([]);
+}
+
 describe("checkpoints and rewind over the real binary", () => {
   it("records write_file, sed, a new file, a deletion, a chmod and a rename in the log", async () => {
     const { cli, sessionId, starts, outputs } = await twoTurnSession();
@@ -227,67 +303,13 @@ describe("checkpoints and rewind over the real binary", () => {
   });
 
   it("kill -9 during a rewind leaves each file old or new, and a checkpoint to undo to", async () => {
-    const FILES = 300;
-    const fill = (word: string) =>
-      `mkdir -p many && for i in $(seq ${FILES}); do head -c 40000 /dev/zero | tr '\\0' ${word.charAt(0)} > many/f$i; done`;
-    const context = await cliContext(
-      agentScript()
-        .user("old")
-        .toolCall("run_command", { command: fill("o") })
-        .toolResult("exit code 0\n")
-        .text("ok")
-        .user("new")
-        .toolCall("run_command", { command: fill("n") })
-        .toolResult("exit code 0\n")
-        .text("ok")
-        .end()
-        .build(),
-      { match: "off" },
-    );
-    const { cwd, home } = context.workspace;
-    expect((await context.cli(["run", "--approve", "old"])).code).toBe(0);
-    expect((await context.cli(["run", "--approve", "-c", "new"])).code).toBe(0);
-    const [sessionId = ""] = await context.logs.sessionIds();
-    const lines = (await context.logs.lines(sessionId)) as LogLine[];
-    const second = lines.filter((line) => line.type === "turn/start")[1]?.seq ?? 0;
-    /** The rewind journal holds a whole line: the undo checkpoint is recorded. */
-    const journal = () => {
-      const root = path.join(home, "checkpoints");
-      return readdirSync(root).some((dir) => {
-        const file = path.join(root, dir, "rewinds.jsonl");
-        return existsSync(file) && readFileSync(file, "utf8").endsWith("\n");
-      });
-    };
-    const child = spawn(
-      process.execPath,
-      [tapedeckBinary(), "rewind", `${sessionId}@${second}`, "--files-only"],
-      { cwd, env: context.env, stdio: "ignore" },
-    );
-    const exited = new Promise((resolve) => child.on("exit", resolve));
-    await new Promise<void>((resolve) => {
-      const poll = setInterval(() => {
-        if (journal() || child.exitCode !== null) {
-          clearInterval(poll);
-          child.kill("SIGKILL");
-          resolve();
-        }
-      }, 1);
-    });
-    await exited;
-    const whole = (char: string) => char.repeat(40000);
-    for (let index = 1; index <= FILES; index += 1) {
-      const content = readFileSync(path.join(cwd, "many", `f${index}`), "utf8");
-      expect([whole("o"), whole("n")]).toContain(content);
-    }
-    expect(journal()).toBe(true);
-    const undo = await context.cli(["rewind", "--undo"]);
-    expect(undo.stderr).toBe("");
-    expect(undo.code).toBe(0);
-    for (let index = 1; index <= FILES; index += 1) {
-      expect(readFileSync(path.join(cwd, "many", `f${index}`), "utf8")).toBe(whole("n"));
-    }
+    // killed once the undo entry is journaled: before or while the files are written
+    await killDuringRewind((state) => state.journaled);
   });
 
+  it("kill -9 while a rewind writes its temp files: files old or new, the undo sweeps the temps", async () => {
+    await killDuringRewind((state) => state.temps > 0);
+  });
   it("TAPEDECK_CHECKPOINTS=off records no checkpoint", async () => {
     const context = await cliContext(twoTurns(), {
       match: "off",

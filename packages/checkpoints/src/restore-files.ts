@@ -61,7 +61,7 @@ interface StagedFile {
 async function stageFile(target: string, mode: string, content: Buffer): Promise<StagedFile> {
   const temp = path.join(
     path.dirname(target),
-    `.${path.basename(target).slice(0, 80)}.${randomBytes(4).toString("hex")}${RESTORE_TEMP_SUFFIX}`,
+    `.${path.basename(target).slice(0, 80)}.${process.pid}.${randomBytes(4).toString("hex")}${RESTORE_TEMP_SUFFIX}`,
   );
   try {
     if (mode === "120000") {
@@ -142,6 +142,43 @@ export async function restoreFiles(
   }
   result.written = writes.map((change) => change.path);
   return result;
+}
+
+/** A restore's temp file: `.<name>.<pid>.<8 hex>.tapedeck-restore.tmp` (older: no pid). */
+const TEMP_NAME = /^\..*?(?:\.(\d+))?\.[0-9a-f]{8}\.tapedeck-restore\.tmp$/;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Removes, from the folders of `changes` (workspace-relative), the temp files a killed restore
+ * left there (its process is gone): a restore killed mid-way (kill -9) leaves each file old or
+ * new, and its temps until the next restore (the undo) sweeps them. Temps of a live process stay.
+ */
+export async function sweepKilledTemps(
+  root: string,
+  changes: readonly { path: string }[],
+): Promise<void> {
+  const folders = new Set(changes.map((change) => path.dirname(path.join(root, change.path))));
+  await Promise.all(
+    [...folders].map(async (dir) => {
+      const names = await readdir(dir).catch(() => [] as string[]);
+      for (const name of names) {
+        const match = TEMP_NAME.exec(name);
+        if (match === null) continue;
+        const pid = match[1] === undefined ? undefined : Number(match[1]);
+        if (pid !== undefined && pid !== process.pid && alive(pid)) continue;
+        if (pid === process.pid) continue; // ours were renamed; a name like it is not ours to judge
+        await rm(path.join(dir, name), { force: true });
+      }
+    }),
+  );
 }
 
 /** Stages every file at once; when one fails, the temps already written are removed. */

@@ -1,6 +1,6 @@
 import type { CheckpointStore, TakenCheckpoint } from "./checkpoint-store";
 import { CheckpointError } from "./errors";
-import { restoreFiles } from "./restore-files";
+import { restoreFiles, sweepKilledTemps } from "./restore-files";
 import { appendRewind, type RewindEntry, readRewinds } from "./rewind-journal";
 import type { TreeChange } from "./tree-diff";
 
@@ -67,10 +67,17 @@ export async function applyRestore(
     target: plan.target,
     ...details,
   };
+  // The folders the previous rewind wrote to: if it was killed, its temp files are there.
+  const previous = (await readRewinds(store)).at(-1);
+  const previousChanges =
+    previous === undefined
+      ? Promise.resolve([])
+      : store.changesBetween(previous.undo, previous.target, false).catch(() => []);
   // The blobs are read while the entry is made durable; no file changes before it is.
   const journaled = appendRewind(store, entry);
   journaled.catch(() => undefined);
   const result = await store.serialize(() => restoreFiles(store, plan.changes, journaled));
+  await sweepKilledTemps(store.workspace.root, [...plan.changes, ...(await previousChanges)]);
   return { ...entry, ...result };
 }
 
