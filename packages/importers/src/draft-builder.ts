@@ -1,7 +1,9 @@
 import { INTERRUPTED_OUTPUT, type TurnStatus } from "@tapedeck/session";
+import { attachmentRef } from "@tapedeck/session-store";
 import { importedRunId } from "./ids";
 import { isoOfMillis } from "./iso-time";
-import type { SourceKey, TimedDraft } from "./types";
+import type { InlineImage } from "./sources/images";
+import type { ImportedBlob, SourceKey, TimedDraft } from "./types";
 
 /** Extra fields carried on an event (the source's own ids, for example). */
 type Extra = Record<string, unknown>;
@@ -36,6 +38,8 @@ export function isoTime(value: unknown): string | undefined {
  */
 export class DraftBuilder {
   private readonly drafts: TimedDraft[] = [];
+  /** The blobs the events' `attachments` name (hash → bytes and type), stored before the log. */
+  readonly blobs = new Map<string, ImportedBlob>();
   private ts: string;
   /** Time of the last event written: a turn's closing events carry it, not the next entry's. */
   private lastTs: string;
@@ -103,6 +107,20 @@ export class DraftBuilder {
     if (this.turnStartIndex === undefined) return;
     this.turnStatus = status;
     if (error !== undefined) this.turnError = error;
+  }
+
+  /**
+   * The `attachments` field for `images` (spread into an event's extra fields): each image is
+   * kept for the store under its sha256; none gives no field (the event is as before).
+   */
+  attach(images: readonly InlineImage[]): Extra {
+    if (images.length === 0) return {};
+    const attachments = images.map((image) => {
+      const ref = attachmentRef(image.data, image.mediaType);
+      this.blobs.set(ref.blob, image);
+      return ref;
+    });
+    return { attachments };
   }
 
   /** A prompt typed by the person: closes the open turn and opens one. */

@@ -15,6 +15,12 @@ export type ImportSource = (typeof importSources)[number];
 /** An event draft with the time it happened in the source (ISO-8601 UTC with milliseconds). */
 export type TimedDraft = SessionEventDraft & { ts: string };
 
+/** Bytes an import stores as a blob (an inline image), with their media type. */
+export interface ImportedBlob {
+  mediaType: string;
+  data: Uint8Array;
+}
+
 /** A source line (or document) that was not imported, and why. */
 export interface SkippedLine {
   /** The file it sits in. */
@@ -50,6 +56,8 @@ export interface ConvertedSession {
   title?: string;
   /** Every event from seq 1; `seq` is the index + 1 (`sourceEventSeqs` and `replaces` use it). */
   events: TimedDraft[];
+  /** The blobs the events' `attachments` name (hash → bytes), stored before the events are. */
+  blobs?: ReadonlyMap<string, ImportedBlob>;
   /**
    * The source session this one branches from (pi's in-file branches, Codex `forked_from_id`):
    * written as a fork by reference of that session at the last turn boundary the two share.

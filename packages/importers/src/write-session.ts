@@ -75,6 +75,12 @@ export async function writeConverted(
   options: WriteOptions = {},
 ): Promise<SessionOutcome> {
   const deadline = Date.now() + (options.busyTimeoutMs ?? 10_000);
+  if (options.dryRun !== true) {
+    // Before any line names them (a deferred import's: fsynced by syncLogs before its logs).
+    for (const { data, mediaType } of converted.blobs?.values() ?? []) {
+      store.putBlob(data, { mediaType, durable: options.deferSync !== true });
+    }
+  }
   const input = await withParentPrefix(store, converted);
   for (let attempt = 1; ; attempt += 1) {
     try {
@@ -402,7 +408,19 @@ function sameEvent(event: SessionEvent, draft: TimedDraft): boolean {
   const { ts, ...rest } = draft;
   if (JSON.stringify(stored) === JSON.stringify({ ts, ...rest })) return true;
   if (canonical(stored) === canonical(draft)) return true;
-  return stored.type === "turn/start" && draft.type === "turn/start" && sameButModel(stored, draft);
+  if (stored.type === "turn/start" && draft.type === "turn/start") return sameButModel(stored, draft);
+  return sameButAttachments(stored, draft);
+}
+
+/**
+ * True when the draft is the stored event plus `attachments`: imports made before 2 Dec 2026
+ * dropped inline images (the text says `[image]`); the session imported then stays as it is
+ * rather than being forked for the images.
+ */
+function sameButAttachments(stored: object, draft: TimedDraft): boolean {
+  if (!("attachments" in draft) || "attachments" in stored) return false;
+  const { attachments: _attachments, ...rest } = draft as TimedDraft & { attachments?: unknown };
+  return canonical(stored) === canonical(rest);
 }
 
 /**

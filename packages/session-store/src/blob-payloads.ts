@@ -90,6 +90,20 @@ export function externalize(
   return { ...record, [field]: preview, [refField]: ref } as unknown as SessionEvent;
 }
 
+/**
+ * The reference an event's `attachments` holds for binary `data` of type `mediaType` (an image):
+ * named by its sha256, with a short description as its preview. {@link SessionStore.putBlob}
+ * stores the bytes under that name.
+ */
+export function attachmentRef(data: Uint8Array, mediaType: string): BlobRef {
+  return {
+    blob: sha256Hex(data),
+    bytes: data.length,
+    mediaType,
+    preview: `${mediaType}, ${data.length} bytes`,
+  };
+}
+
 /** Whether a parsed line names a blob for its payload (cheap: one property read). */
 export function hasBlobRef(event: SessionEvent): boolean {
   const fields = payloadFields[event.type];

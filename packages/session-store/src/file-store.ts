@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import { join } from "node:path";
 import {
   assertSessionId,
+  type BlobRef,
   type LockOwner,
   normalize,
   repairItems,
@@ -13,7 +14,7 @@ import {
   SessionNotFoundError,
   TapedeckError,
 } from "@tapedeck/session";
-import { blobThresholdOf } from "./blob-payloads";
+import { attachmentRef, blobThresholdOf } from "./blob-payloads";
 import { BlobStore } from "./blob-store";
 import { catalogEntry, type LogNames, listLogNames, scanFolder } from "./catalog";
 import type { ChangeJournal } from "./change-journal";
@@ -417,6 +418,16 @@ class FileSessionStore implements SessionStore {
 
   emptyTrash(options: { dryRun: boolean }): { bytes: number; files: number } {
     return emptyTrash(this.trashDir, options);
+  }
+
+  putBlob(data: Uint8Array, options: { mediaType: string; durable?: boolean }): BlobRef {
+    const ref = attachmentRef(data, options.mediaType);
+    this.blobs.put(data, ref.blob, { durable: options.durable !== false });
+    return ref;
+  }
+
+  readBlob(hash: string): Buffer {
+    return this.blobs.get(hash);
   }
 
   async lockOwner(sessionId: string): Promise<LockOwner | undefined> {

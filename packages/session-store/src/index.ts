@@ -40,4 +40,5 @@ export type {
   SkippedEntry,
 } from "./session-store";
 export type { StoreStorageKind } from "./storage-kinds";
+export { attachmentRef } from "./blob-payloads";
 export { defaultWorkspaceId } from "./workspace";

@@ -1,4 +1,5 @@
 import type {
+  BlobRef,
   EventLogCorruptError,
   LockOwner,
   Session,
@@ -420,4 +421,17 @@ export interface SessionStore {
   emptyTrash(options: { dryRun: boolean }): { bytes: number; files: number };
   /** The current lock holder, if any. */
   lockOwner(sessionId: string): Promise<LockOwner | undefined>;
+  /**
+   * Stores binary `data` (an image an importer found inline) in the home's blob store and returns
+   * the reference an event's `attachments` holds. Durable (file and folder fsynced) before it
+   * returns, unless `durable: false` (an import's: `syncLogs` fsyncs it before the logs).
+   */
+  putBlob(data: Uint8Array, options: { mediaType: string; durable?: boolean }): BlobRef;
+  /**
+   * The exact bytes of blob `hash`, checked against it.
+   *
+   * @throws BlobReadError `BLOB_MISSING` / `BLOB_CORRUPT`; InvalidBlobHashError for a name
+   *   that is no sha256.
+   */
+  readBlob(hash: string): Buffer;
 }

@@ -22,6 +22,7 @@ import {
   stringField,
 } from "./common";
 import { appendOnlyTreeSessions, buildTree, type TreeShape } from "./entry-tree";
+import { inlineImages } from "./images";
 
 const entrySchema = z.looseObject({
   type: z.string(),
@@ -316,6 +317,7 @@ function convertChain(
     cwd,
     createdAt,
     events,
+    ...(builder.blobs.size === 0 ? {} : { blobs: builder.blobs }),
     ...(title === undefined ? {} : { title }),
     ...(parentOf === undefined ? {} : { parentOf }),
   };
@@ -418,11 +420,19 @@ function convertUser(
     for (const block of content) {
       if (!isRecord(block) || block.type !== "tool_result") continue;
       const callId = stringField(block, "tool_use_id") ?? "";
-      builder.output(callId, blocksText(block.content), block.is_error === true, source);
+      builder.output(callId, blocksText(block.content), block.is_error === true, {
+        ...source,
+        ...builder.attach(inlineImages(block.content)),
+      });
     }
   }
   const text = promptText(content);
-  return text === undefined ? undefined : userText(builder, text, source, entry.uuid);
+  if (text === undefined) return undefined;
+  // The prompt's own images (a tool result's are on its output).
+  const own = Array.isArray(content)
+    ? content.filter((block) => !isRecord(block) || block.type !== "tool_result")
+    : [];
+  return userText(builder, text, { ...source, ...builder.attach(inlineImages(own)) }, entry.uuid);
 }
 
 function userText(

@@ -18,6 +18,7 @@ import {
   type SourceFile,
   stringField,
 } from "./common";
+import { inlineImages } from "./images";
 
 const lineSchema = z.looseObject({
   timestamp: z.string().optional(),
@@ -122,6 +123,7 @@ export function convertCodex(file: SourceFile): Conversion {
     cwd,
     createdAt,
     events: builder.finish(),
+    ...(builder.blobs.size === 0 ? {} : { blobs: builder.blobs }),
     ...(forkedFrom === undefined
       ? {}
       : { forkOf: { tool: "codex", sessionId: forkedFrom }, forkMatch: "content" }),
@@ -140,7 +142,8 @@ function convertItem(builder: DraftBuilder, item: Record<string, unknown>): void
       } else if (role === "user") {
         if (injectedPrefixes.some((prefix) => text.trimStart().startsWith(prefix)))
           builder.extension("context", text);
-        else if (text.trim() !== "") builder.userPrompt(text);
+        else if (text.trim() !== "")
+          builder.userPrompt(text, builder.attach(inlineImages(item.content)));
       } else {
         builder.extension("instructions", text, { role });
       }
@@ -177,7 +180,13 @@ function convertItem(builder: DraftBuilder, item: Record<string, unknown>): void
     case "function_call_output":
     case "custom_tool_call_output": {
       const { text, isError } = outputOf(item.output);
-      builder.output(stringField(item, "call_id") ?? "", text, isError);
+      const content = isRecord(item.output) ? item.output.content : item.output;
+      builder.output(
+        stringField(item, "call_id") ?? "",
+        text,
+        isError,
+        builder.attach(inlineImages(content)),
+      );
       return;
     }
     case "web_search_call": {
