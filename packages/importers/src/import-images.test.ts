@@ -107,7 +107,8 @@ describe("inline images on import", () => {
       const { attachments: _dropped, ...rest } = event as typeof event & { attachments?: unknown };
       return rest as typeof event;
     });
-    const first = await writeConverted(store, { ...converted!, events: without, blobs: undefined });
+    const { blobs: _blobs, ...rest } = converted!;
+    const first = await writeConverted(store, { ...rest, events: without });
     const again = await writeConverted(store, convertClaudeCode(claudeFile()).sessions[0]!);
     expect(again).toMatchObject({ action: "unchanged", sessionId: first.sessionId });
     expect((await store.list()).length).toBe(1);

@@ -408,7 +408,8 @@ function sameEvent(event: SessionEvent, draft: TimedDraft): boolean {
   const { ts, ...rest } = draft;
   if (JSON.stringify(stored) === JSON.stringify({ ts, ...rest })) return true;
   if (canonical(stored) === canonical(draft)) return true;
-  if (stored.type === "turn/start" && draft.type === "turn/start") return sameButModel(stored, draft);
+  if (stored.type === "turn/start" && draft.type === "turn/start")
+    return sameButModel(stored, draft);
   return sameButAttachments(stored, draft);
 }
 

@@ -1,3 +1,4 @@
+export { attachmentRef } from "./blob-payloads";
 export { logOffsetSchema } from "./catalog";
 export { JOURNAL_FILE } from "./change-journal";
 export {
@@ -40,5 +41,4 @@ export type {
   SkippedEntry,
 } from "./session-store";
 export type { StoreStorageKind } from "./storage-kinds";
-export { attachmentRef } from "./blob-payloads";
 export { defaultWorkspaceId } from "./workspace";
