@@ -63,15 +63,16 @@ async function oldHome(home: string, root: string): Promise<string[]> {
   const fork = await inline.fork(ids[0]!, { atSeq: 7 });
   await turn(inline, fork.sessionId, output(120_000, 99), 99);
   ids.push(fork.sessionId);
-  makeOld(home);
+  await makeOld(home);
   return ids;
 }
 
 /** Every log (plain or compressed) last changed two days ago: cold, and old enough to prune. */
-function makeOld(home: string): void {
-  const sessions = path.join(home, "sessions");
-  for (const name of readdirSync(sessions)) {
-    if (!name.startsWith(".")) utimesSync(path.join(sessions, name), TWO_DAYS_AGO, TWO_DAYS_AGO);
+async function makeOld(home: string): Promise<void> {
+  const store = createSessionStore({ home });
+  for (const log of (await store.scan()).logs) {
+    const file = `${store.pathOf(log.sessionId)}${log.compressed === true ? ".zst" : ""}`;
+    utimesSync(file, TWO_DAYS_AGO, TWO_DAYS_AGO);
   }
 }
 
@@ -133,7 +134,7 @@ describe("kill -9 over storage compact and prune (the real binary)", () => {
         const store = createSessionStore({ home: workspace.home });
         for (const id of ids.slice(kill % 3, (kill % 3) + 3))
           await (await store.openWriter(id)).close();
-        makeOld(workspace.home);
+        await makeOld(workspace.home);
       }
     }
     expect(cut).toBeGreaterThan(0);
