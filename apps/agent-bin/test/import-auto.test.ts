@@ -67,10 +67,11 @@ describe("continuous import", () => {
       return JSON.parse(listed.stdout) as { id: string; eventCount: number }[];
     };
     const first = await list();
-    expect(first).toHaveLength(2);
+    // opencode's session, Gemini CLI's saved chat and its checkpoint.
+    expect(first).toHaveLength(3);
     addOpencodeMessages(database, opencodeSample.info.id, 2, 3);
     const after = await list();
-    expect(after).toHaveLength(2);
+    expect(after).toHaveLength(3);
     const grownSession = after.find(
       (item) => item.eventCount !== first.find((old) => old.id === item.id)?.eventCount,
     );

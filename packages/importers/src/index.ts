@@ -35,6 +35,7 @@ export { convertClaudeCode } from "./sources/claude-code";
 export { convertCodex } from "./sources/codex";
 export type { SourceFile } from "./sources/common";
 export { convertGemini, geminiChatSchema } from "./sources/gemini";
+export { convertGeminiCheckpoint } from "./sources/gemini-checkpoint";
 export { convertOpencode, opencodeExportSchema } from "./sources/opencode";
 export { convertPi } from "./sources/pi";
 export { convertTapedeckExport } from "./sources/tapedeck";

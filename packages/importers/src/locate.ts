@@ -1,7 +1,7 @@
 /**
  * Where each tool keeps its sessions, and which files under a path belong to a source.
  */
-import { type BigIntStats, existsSync, readdirSync, readFileSync } from "node:fs";
+import { type BigIntStats, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileStats } from "@tapedeck/session-store";
@@ -11,6 +11,7 @@ import { convertClaudeCode } from "./sources/claude-code";
 import { convertCodex } from "./sources/codex";
 import type { SourceFile } from "./sources/common";
 import { convertGemini } from "./sources/gemini";
+import { convertGeminiCheckpoint, isGeminiCheckpoint } from "./sources/gemini-checkpoint";
 import { convertOpencode } from "./sources/opencode";
 import {
   opencodeDatabase,
@@ -167,8 +168,11 @@ function matches(source: ImportSource, file: string): boolean {
     case "opencode":
       return file.endsWith(".json");
     case "gemini":
-      // Saved chats only: `<project hash>/chats/session-*.json`.
-      return file.endsWith(".json") && basename(dirname(file)) === "chats";
+      // Saved chats (`<project hash>/chats/session-*.json`) and checkpoints
+      // (`<project hash>/checkpoint-<tag>.json`).
+      return (
+        (file.endsWith(".json") && basename(dirname(file)) === "chats") || isGeminiCheckpoint(file)
+      );
   }
 }
 
@@ -211,6 +215,9 @@ function fileUnit(source: ImportSource, path: string, options: FindOptions): Imp
         convert: () => {
           const parsed = parseJsonDocument(readFileSync(path, "utf8"), path);
           if (!parsed.ok) return { sessions: [], skipped: [parsed.skipped], entries: 0 };
+          if (source === "gemini" && isGeminiCheckpoint(path)) {
+            return convertGeminiCheckpoint(parsed.value, path, createdTime(path));
+          }
           return source === "gemini"
             ? convertGemini(parsed.value, path)
             : convertOpencode(parsed.value, path);
@@ -324,5 +331,19 @@ function sizeOf(path: string): number {
     return Number(fileStats(path, { followLinks: true })?.size ?? 0);
   } catch {
     return 0;
+  }
+}
+
+/**
+ * When a file was created (its birth time; the mtime where the file system keeps none): what a
+ * source without times (a Gemini CLI checkpoint) is timed by. Rewriting the file keeps it.
+ */
+function createdTime(path: string): string {
+  try {
+    const stats = statSync(path);
+    const ms = stats.birthtimeMs > 0 ? stats.birthtimeMs : stats.mtimeMs;
+    return new Date(Math.floor(ms)).toISOString();
+  } catch {
+    return new Date(0).toISOString();
   }
 }

@@ -222,7 +222,11 @@ export function recordSeen(state: WatchState, seen: ReadonlyMap<string, FileStat
 
 function isSourceFile(source: ImportSource, name: string): boolean {
   if (source === "opencode") return name === "opencode.db" || name.endsWith(".json");
-  if (source === "gemini") return name.startsWith("session-") && name.endsWith(".json");
+  if (source === "gemini") {
+    return (
+      (name.startsWith("session-") || name.startsWith("checkpoint-")) && name.endsWith(".json")
+    );
+  }
   return name.endsWith(".jsonl") || (source === "codex" && name.endsWith(".jsonl.zst"));
 }
 

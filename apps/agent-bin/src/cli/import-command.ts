@@ -30,7 +30,8 @@ Sources and their default folders:
   codex         $CODEX_HOME/sessions (default ~/.codex/sessions), .jsonl and .jsonl.zst
   pi            $PI_CODING_AGENT_DIR/sessions (default ~/.pi/agent/sessions)
   opencode      $XDG_DATA_HOME/opencode (opencode.db or storage/), or \`opencode export\` files
-  gemini        ~/.gemini/tmp (saved chats: <project hash>/chats/session-*.json)
+  gemini        ~/.gemini/tmp (saved chats: <project hash>/chats/session-*.json;
+                /chat save checkpoints: <project hash>/checkpoint-<tag>.json)
   tapedeck      files written by \`tapedeck sessions export\` (PATH required)
 
   --dry-run     read and compare everything, write nothing
