@@ -2,6 +2,9 @@
  * The exported page's only script, inlined into the file: trace of any event (from the embedded
  * data), search in page, expand/collapse all. It builds every element with `textContent`, never
  * HTML. Written as a function so it is type-checked; `toString()` puts it in the page.
+ *
+ * One function over ~120 lines on purpose: `toString()` carries only this function's own text,
+ * so every step it takes must be written inside it (its inner functions are those steps).
  */
 export function exportScript(): void {
   const dataElement = document.getElementById("tapedeck-data");

@@ -3,11 +3,13 @@
  * it the session once, then only the events its stream delivers, and each batch costs the new
  * events, not the session. Pure: no DOM, unit-tested (an incremental build equals a full one).
  */
-import { normalizeErrorCode, type SessionEvent } from "@tapedeck/session";
+import { type KnownSessionEvent, normalizeErrorCode, type SessionEvent } from "@tapedeck/session";
 import { known, type TimelineRow, type ToolRow } from "./timeline";
 
 type TurnRow = Extract<TimelineRow, { kind: "turn" }>;
 type ModelRow = Extract<TimelineRow, { kind: "model" }>;
+/** The event of one `type`. */
+type EventOf<T extends KnownSessionEvent["type"]> = Extract<KnownSessionEvent, { type: T }>;
 /** Rows an event can replace (a compaction's `replaces`). */
 type ReplaceableRow = Extract<TimelineRow, { replacedBy: number | null }>;
 
@@ -123,35 +125,11 @@ export class TimelineBuilder {
         this.#turnRow = newTurnRow(event.seq, this.#turnIndex, event);
         this.#push(this.#turnRow);
         break;
-      case "turn/end": {
-        this.#closeStreams();
-        const turnRow = this.#turnRow;
-        if (turnRow !== null) {
-          turnRow.end = event;
-          const started = turnRow.start === null ? Number.NaN : Date.parse(turnRow.start.ts);
-          const ended = Date.parse(event.ts);
-          turnRow.durationMs =
-            Number.isFinite(started) && Number.isFinite(ended)
-              ? Math.max(0, ended - started)
-              : null;
-        }
+      case "turn/end":
+        this.#endTurn(event);
         break;
-      }
       case "message":
-        if (event.role === "assistant") {
-          // The complete message follows its chunks; mark the latest streamed request complete.
-          const last = [...this.#streamed.keys()].at(-1);
-          if (last !== undefined) this.#completedRequests.add(last);
-        }
-        this.#push({
-          kind: "message",
-          seq: event.seq,
-          turn: this.#turnIndex,
-          role: event.role,
-          content: event.content,
-          replacedBy: replaced,
-          partial: false,
-        });
+        this.#message(event, replaced);
         break;
       case "assistant/chunk":
         // Chunks the first batch's `streamedText` already counts are not counted twice.
@@ -162,39 +140,12 @@ export class TimelineBuilder {
           );
         }
         break;
-      case "model/request": {
-        if (this.#turnRow !== null) this.#turnRow.modelCalls += 1;
-        // Chunks may have been left out of the events; their text comes with the session.
-        const text = this.#streamedText.get(event.requestId);
-        if (text !== undefined) this.#streamed.set(event.requestId, text);
-        const row: ModelRow = {
-          kind: "model",
-          seq: event.seq,
-          turn: this.#turnIndex,
-          request: event,
-          finishReason: null,
-        };
-        this.#models.set(event.requestId, row);
-        this.#push(row);
+      case "model/request":
+        this.#modelRequest(event);
         break;
-      }
-      case "model/response": {
-        const row = this.#models.get(event.requestId);
-        if (row !== undefined) row.finishReason = event.finishReason;
-        if (event.finishReason === "tool_calls" || event.finishReason === "cancelled") {
-          this.#completedRequests.add(event.requestId);
-        }
-        const turnRow = this.#turnRow;
-        if (turnRow !== null && event.usage !== undefined) {
-          turnRow.usage = {
-            inputTokens: turnRow.usage.inputTokens + event.usage.inputTokens,
-            outputTokens: turnRow.usage.outputTokens + event.usage.outputTokens,
-            cachedInputTokens:
-              (turnRow.usage.cachedInputTokens ?? 0) + (event.usage.cachedInputTokens ?? 0),
-          };
-        }
+      case "model/response":
+        this.#modelResponse(event);
         break;
-      }
       case "function_call": {
         const row: ToolRow = {
           kind: "tool",
@@ -209,29 +160,9 @@ export class TimelineBuilder {
         this.#push(row);
         break;
       }
-      case "function_call_output": {
-        const row = this.#tools.get(event.callId);
-        if (row !== undefined) row.output = event;
-        else if (this.#partOfSession) {
-          // Its call may be in the part of the session not held.
-          this.#push({
-            kind: "note",
-            seq: event.seq,
-            turn: this.#turnIndex,
-            text: `Output for call ${event.callId} (made before the events shown): ${event.output}`,
-            tone: "info",
-          });
-        } else {
-          this.#push({
-            kind: "note",
-            seq: event.seq,
-            turn: this.#turnIndex,
-            text: `Output for unknown call ${event.callId}: ${event.output}`,
-            tone: "error",
-          });
-        }
+      case "function_call_output":
+        this.#toolOutput(event);
         break;
-      }
       case "approval/request": {
         const row = this.#tools.get(event.callId);
         if (row !== undefined) row.approval.requested = true;
@@ -253,22 +184,10 @@ export class TimelineBuilder {
         });
         break;
       case "goal/set":
-        this.#push({
-          kind: "note",
-          seq: event.seq,
-          turn: this.#turnIndex,
-          text: event.goal === null ? "Goal cleared" : `Goal: ${event.goal}`,
-          tone: "info",
-        });
+        this.#note(event.seq, event.goal === null ? "Goal cleared" : `Goal: ${event.goal}`, "info");
         break;
       case "error":
-        this.#push({
-          kind: "note",
-          seq: event.seq,
-          turn: this.#turnIndex,
-          text: `${normalizeErrorCode(event.code)}: ${event.message}`,
-          tone: "error",
-        });
+        this.#note(event.seq, `${normalizeErrorCode(event.code)}: ${event.message}`, "error");
         break;
     }
     // The replayed session's rule (`SurfaceState`): each seq an event replaces is replaced by it.
@@ -277,6 +196,86 @@ export class TimelineBuilder {
         const row = this.#replaceable.get(seq);
         if (row !== undefined) row.replacedBy = event.seq;
       }
+    }
+  }
+
+  #note(seq: number, text: string, tone: "info" | "error"): void {
+    this.#push({ kind: "note", seq, turn: this.#turnIndex, text, tone });
+  }
+
+  #endTurn(event: EventOf<"turn/end">): void {
+    this.#closeStreams();
+    const turnRow = this.#turnRow;
+    if (turnRow === null) return;
+    turnRow.end = event;
+    const started = turnRow.start === null ? Number.NaN : Date.parse(turnRow.start.ts);
+    const ended = Date.parse(event.ts);
+    turnRow.durationMs =
+      Number.isFinite(started) && Number.isFinite(ended) ? Math.max(0, ended - started) : null;
+  }
+
+  #message(event: EventOf<"message">, replaced: number | null): void {
+    if (event.role === "assistant") {
+      // The complete message follows its chunks; mark the latest streamed request complete.
+      const last = [...this.#streamed.keys()].at(-1);
+      if (last !== undefined) this.#completedRequests.add(last);
+    }
+    this.#push({
+      kind: "message",
+      seq: event.seq,
+      turn: this.#turnIndex,
+      role: event.role,
+      content: event.content,
+      replacedBy: replaced,
+      partial: false,
+    });
+  }
+
+  #modelRequest(event: EventOf<"model/request">): void {
+    if (this.#turnRow !== null) this.#turnRow.modelCalls += 1;
+    // Chunks may have been left out of the events; their text comes with the session.
+    const text = this.#streamedText.get(event.requestId);
+    if (text !== undefined) this.#streamed.set(event.requestId, text);
+    const row: ModelRow = {
+      kind: "model",
+      seq: event.seq,
+      turn: this.#turnIndex,
+      request: event,
+      finishReason: null,
+    };
+    this.#models.set(event.requestId, row);
+    this.#push(row);
+  }
+
+  #modelResponse(event: EventOf<"model/response">): void {
+    const row = this.#models.get(event.requestId);
+    if (row !== undefined) row.finishReason = event.finishReason;
+    if (event.finishReason === "tool_calls" || event.finishReason === "cancelled") {
+      this.#completedRequests.add(event.requestId);
+    }
+    const turnRow = this.#turnRow;
+    if (turnRow !== null && event.usage !== undefined) {
+      turnRow.usage = {
+        inputTokens: turnRow.usage.inputTokens + event.usage.inputTokens,
+        outputTokens: turnRow.usage.outputTokens + event.usage.outputTokens,
+        cachedInputTokens:
+          (turnRow.usage.cachedInputTokens ?? 0) + (event.usage.cachedInputTokens ?? 0),
+      };
+    }
+  }
+
+  #toolOutput(event: EventOf<"function_call_output">): void {
+    const row = this.#tools.get(event.callId);
+    if (row !== undefined) row.output = event;
+    else if (this.#partOfSession) {
+      // Its call may be in the part of the session not held.
+      this.#note(
+        event.seq,
+        `Output for call ${event.callId} (made before the events shown): ${event.output}`,
+        "info",
+      );
+    } else {
+      this.#note(event.seq, `Output for unknown call ${event.callId}: ${event.output}`, "error");
     }
   }
 }
