@@ -131,6 +131,125 @@ function hasSystemMessage(session: Session): boolean {
   );
 }
 
+/**
+ * The instructions sent with each request: the run's system prompt when the session's history
+ * has none, the caller's instructions, the session's goal; `undefined` when all are empty.
+ */
+function turnInstructions(
+  session: Session,
+  systemPrompt: string | undefined,
+  instructions: string | undefined,
+): string | undefined {
+  const goal = session.goal;
+  const parts = [
+    // Whatever the session's origin, the model works under Tapedeck's system prompt: a session
+    // without one in its history (imported from another tool) gets the run's with each request.
+    hasSystemMessage(session) ? undefined : systemPrompt,
+    instructions,
+    goal === null ? undefined : `Current goal: ${goal}`,
+  ];
+  const text = parts
+    .filter((part): part is string => part !== undefined && part !== "")
+    .join("\n\n");
+  return text === "" ? undefined : text;
+}
+
+/**
+ * One model call over the session's surface, recorded, and its items written. Returns why the
+ * turn stops (a refusal, or an answer without tool calls), or the calls to run next.
+ */
+async function modelStep(
+  context: TurnContext,
+  options: {
+    provider: RunTurnOptions["provider"];
+    model: string;
+    tools: LlmRequest["tools"];
+    toolsDigest: string;
+    instructions: string | undefined;
+    total: Usage;
+  },
+): Promise<{ stop: StopReason } | { calls: FunctionCallEvent[] }> {
+  const { writer, runId, write } = context;
+  const entries = writer.session.surface;
+  const request: LlmRequest = {
+    model: options.model,
+    input: entries.map((entry) => entry.item),
+    tools: options.tools,
+    ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+  };
+  const { response } = await recordedModelCall(
+    context,
+    options.provider,
+    request,
+    entries.map((entry) => entry.seq),
+    options.toolsDigest,
+  );
+  addUsage(options.total, response.usage);
+  const refusal = response.refusal;
+  const drafts = outputDrafts(writer.session, runId, response.items);
+  if (refusal !== undefined && refusal !== "") {
+    // The refusal's words join the history as an assistant message, so the log, a replayed
+    // session and the next model call show what the model said.
+    drafts.push({ type: "message", runId, role: "assistant", content: refusal });
+  }
+  const written = drafts.length === 0 ? [] : await write(drafts);
+  const calls = written.filter(
+    (event): event is FunctionCallEvent => event.type === "function_call",
+  );
+  // A refusal ends the turn (completed): calls asked for next to it do not run, they get error
+  // outputs when the turn ends.
+  if (refusal !== undefined) return { stop: "refusal" };
+  if (calls.length === 0) {
+    return { stop: response.finishReason === "length" ? "max_tokens" : "end_turn" };
+  }
+  return { calls };
+}
+
+/**
+ * Ends the turn: an error output for every call still without one (invariant: no orphan calls),
+ * the failure as an `error` event, `turn/end`; then closes the writer.
+ */
+async function endTurn(
+  context: TurnContext,
+  status: TurnStatus,
+  total: Usage,
+  failure: { code: string; message: string } | undefined,
+): Promise<void> {
+  const { writer, runId, write } = context;
+  try {
+    for (const pending of writer.session.pendingCalls) {
+      const message =
+        status === "cancelled"
+          ? "Error: the run was cancelled before this tool call finished."
+          : "Error: the run ended before this tool call finished.";
+      await write([
+        {
+          type: "function_call_output",
+          runId,
+          callId: pending.callId,
+          output: message,
+          isError: true,
+          sourceEventSeqs: [pending.seq],
+        },
+      ]);
+    }
+    if (failure !== undefined) {
+      await write([{ type: "error", runId, code: failure.code, message: failure.message }]);
+    }
+    await write([
+      {
+        type: "turn/end",
+        runId,
+        status,
+        usage: { ...total },
+        ...(failure === undefined ? {} : { error: failure }),
+      },
+    ]);
+  } finally {
+    await writer.close();
+  }
+}
+
 /** How a run ended. */
 export interface RunResult {
   runId: string;
@@ -180,21 +299,6 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
   const secrets = options.secrets ?? knownSecrets(process.env);
   const cap = options.outputCap ?? DEFAULT_OUTPUT_CAP;
 
-  const instructionsFor = (): string | undefined => {
-    const goal = writer.session.goal;
-    const parts = [
-      // Whatever the session's origin, the model works under Tapedeck's system prompt: a session
-      // without one in its history (imported from another tool) gets the run's with each request.
-      hasSystemMessage(writer.session) ? undefined : run.systemPrompt,
-      options.instructions,
-      goal === null ? undefined : `Current goal: ${goal}`,
-    ];
-    const text = parts
-      .filter((part): part is string => part !== undefined && part !== "")
-      .join("\n\n");
-    return text === "" ? undefined : text;
-  };
-
   const compact = (force: boolean) =>
     compactTurn(context, {
       provider,
@@ -223,44 +327,19 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
           break;
         }
         await compact(false);
-        const entries = writer.session.surface;
-        const instructions = instructionsFor();
-        const request: LlmRequest = {
-          model: providerModel,
-          input: entries.map((entry) => entry.item),
-          tools: definitions,
-          ...(instructions === undefined ? {} : { instructions }),
-        };
-        const { response } = await recordedModelCall(
-          context,
+        const step = await modelStep(context, {
           provider,
-          request,
-          entries.map((entry) => entry.seq),
-          definitionsDigest,
-        );
-        addUsage(total, response.usage);
-        const refusal = response.refusal;
-        const drafts = outputDrafts(writer.session, runId, response.items);
-        if (refusal !== undefined && refusal !== "") {
-          // The refusal's words join the history as an assistant message, so the log, a replayed
-          // session and the next model call show what the model said.
-          drafts.push({ type: "message", runId, role: "assistant", content: refusal });
-        }
-        const written = drafts.length === 0 ? [] : await write(drafts);
-        const calls_ = written.filter(
-          (event): event is FunctionCallEvent => event.type === "function_call",
-        );
-        if (refusal !== undefined) {
-          // A refusal ends the turn (completed): calls asked for next to it do not run, they get
-          // error outputs below.
-          stopReason = "refusal";
+          model: providerModel,
+          tools: definitions,
+          toolsDigest: definitionsDigest,
+          instructions: turnInstructions(writer.session, run.systemPrompt, options.instructions),
+          total,
+        });
+        if ("stop" in step) {
+          stopReason = step.stop;
           break;
         }
-        if (calls_.length === 0) {
-          stopReason = response.finishReason === "length" ? "max_tokens" : "end_turn";
-          break;
-        }
-        await runToolCalls(context, calls_, {
+        await runToolCalls(context, step.calls, {
           tools,
           policy: options.policy,
           approve: options.approve,
@@ -286,39 +365,7 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
       };
     }
   }
-  try {
-    // Every call of this run gets an output before the turn ends (invariant: no orphan calls).
-    for (const pending of writer.session.pendingCalls) {
-      const message =
-        status === "cancelled"
-          ? "Error: the run was cancelled before this tool call finished."
-          : "Error: the run ended before this tool call finished.";
-      await write([
-        {
-          type: "function_call_output",
-          runId,
-          callId: pending.callId,
-          output: message,
-          isError: true,
-          sourceEventSeqs: [pending.seq],
-        },
-      ]);
-    }
-    if (failure !== undefined) {
-      await write([{ type: "error", runId, code: failure.code, message: failure.message }]);
-    }
-    await write([
-      {
-        type: "turn/end",
-        runId,
-        status,
-        usage: { ...total },
-        ...(failure === undefined ? {} : { error: failure }),
-      },
-    ]);
-  } finally {
-    await writer.close();
-  }
+  await endTurn(context, status, total, failure);
   return {
     runId,
     sessionId,
