@@ -1,10 +1,11 @@
 /** The side panel: trace of the selected event (with the model-call debug view) or lineage. */
 
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { eventLabel, modelInput, SeqLink } from "@tapedeck/html-export/render";
 import type { ModelRequestEvent, SessionEvent } from "@tapedeck/session";
 import { citationLabel, type LineageNode } from "@tapedeck/session-query";
-import { type ReactNode, useEffect, useState } from "react";
-import { type AnswerOf, api } from "./api";
+import type { ReactNode } from "react";
+import { api } from "./api";
 import { rememberShortIds, ShortId } from "./short-ids";
 import { LongText, preview } from "./text";
 
@@ -29,24 +30,15 @@ export function SidePanel(props: Props) {
 }
 
 function TracePanel({ sessionId, seq, events, bySeq, onSelectSeq }: Props) {
-  const [trace, setTrace] = useState<AnswerOf<typeof api.trace> | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    setTrace(null);
-    setError(null);
-    if (seq === null) return;
-    let live = true;
-    api
-      .trace(sessionId, seq)
-      .then((answer) => live && setTrace(answer))
-      .catch(
-        (caught: unknown) =>
-          live && setError(caught instanceof Error ? caught.message : String(caught)),
-      );
-    return () => {
-      live = false;
-    };
-  }, [sessionId, seq]);
+  // Asked again each time an event is picked (the session may have grown since): stale at once.
+  const query = useQuery({
+    queryKey: ["trace", sessionId, seq],
+    queryFn: () => api.trace(sessionId, seq ?? 0),
+    enabled: seq !== null,
+    staleTime: 0,
+  });
+  const trace = query.data ?? null;
+  const error = query.error?.message ?? null;
 
   if (seq === null) {
     return (
@@ -162,25 +154,18 @@ function ModelCall({
 }
 
 function LineagePanel({ sessionId, onOpen, refreshKey }: Props) {
-  const [lineage, setLineage] = useState<AnswerOf<typeof api.lineage> | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: refreshKey reloads on live changes
-  useEffect(() => {
-    let live = true;
-    api
-      .lineage(sessionId)
-      .then((answer) => {
-        rememberShortIds(answer.shortIds);
-        if (live) setLineage(answer);
-      })
-      .catch(
-        (caught: unknown) =>
-          live && setError(caught instanceof Error ? caught.message : String(caught)),
-      );
-    return () => {
-      live = false;
-    };
-  }, [sessionId, refreshKey]);
+  // A live change of the session asks again; the tree on screen stays until the answer.
+  const query = useQuery({
+    queryKey: ["lineage", sessionId, refreshKey],
+    queryFn: async () => {
+      const answer = await api.lineage(sessionId);
+      rememberShortIds(answer.shortIds);
+      return answer;
+    },
+    placeholderData: keepPreviousData,
+  });
+  const lineage = query.data ?? null;
+  const error = query.error?.message ?? null;
   const node = (id: string, title: string | null, extra: string) => (
     <button
       type="button"

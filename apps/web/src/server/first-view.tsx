@@ -8,6 +8,7 @@
  * `data-first-view`) in one commit.
  */
 
+import { QueryClientProvider } from "@tanstack/react-query";
 import { Row, type RowLinks, TokenChart, tokensPerTurn } from "@tapedeck/html-export/render";
 import type { ReactNode } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
@@ -15,6 +16,7 @@ import type { AgentRun } from "../client/agent-run";
 import { Composer } from "../client/composer";
 import { LiveSession } from "../client/live-session";
 import { SidePanel } from "../client/panels";
+import { createQueryClient } from "../client/query-client";
 import { SessionHeader } from "../client/session-header";
 import { LoadEarlier } from "../client/timeline-list";
 import type { SessionPageAnswer } from "./session-routes";
@@ -119,5 +121,8 @@ export function renderFirstView(page: SessionPageAnswer): string {
       </main>
     </div>
   );
-  return renderToStaticMarkup(view);
+  // The app's components ask their queries of a client (none runs here: effects do not).
+  return renderToStaticMarkup(
+    <QueryClientProvider client={createQueryClient()}>{view}</QueryClientProvider>,
+  );
 }
