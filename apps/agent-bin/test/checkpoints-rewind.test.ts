@@ -7,7 +7,7 @@ import * as unstable from "@agentclientprotocol/sdk/unstable";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { agentScript, cliContext, git, tapedeckBinary } from "@tapedeck/test-harness";
+import { agentScript, cliContext, gitRepo, tapedeckBinary } from "@tapedeck/test-harness";
 import { describe, expect, it } from "vitest";
 
 const EDIT_COMMAND =
@@ -30,13 +30,12 @@ function twoTurns() {
 
 /** A git repository with three committed files and an ignored one. */
 function makeRepo(cwd: string): void {
-  writeFileSync(path.join(cwd, "tracked.txt"), "tracked\n");
-  writeFileSync(path.join(cwd, "run.sh"), "echo run\n");
-  writeFileSync(path.join(cwd, "move.txt"), "a file that will be renamed by the agent\n");
-  writeFileSync(path.join(cwd, ".gitignore"), "*.log\n");
-  git(cwd, "init", "-q");
-  git(cwd, "add", "-A");
-  git(cwd, "commit", "-qm", "init");
+  gitRepo(cwd, {
+    "tracked.txt": "tracked\n",
+    "run.sh": "echo run\n",
+    "move.txt": "a file that will be renamed by the agent\n",
+    ".gitignore": "*.log\n",
+  });
   writeFileSync(path.join(cwd, "debug.log"), "ignored, never touched\n");
 }
 

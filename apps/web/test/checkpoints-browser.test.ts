@@ -4,11 +4,11 @@
  * and "Restore files to here" previews (hand edits named, confirm held until they are accepted)
  * before it restores the workspace's files; its Undo puts them back.
  */
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { scriptedProvider } from "@tapedeck/agent/testing";
+import { gitRepo } from "@tapedeck/test-harness";
 import { describe, expect, it } from "vitest";
 import { ARTIFACTS, setupBrowserSuite } from "./browser-harness";
 import { collect } from "./sse";
@@ -20,17 +20,7 @@ const suite = setupBrowserSuite({
     const root = mkdtempSync(path.join(tmpdir(), "tapedeck-web-checkpoints-browser-"));
     const work = path.join(root, "work");
     mkdirSync(work);
-    writeFileSync(path.join(work, "README"), "readme\n");
-    const env = { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t" };
-    const git = (...args: string[]) =>
-      execFileSync("git", args, {
-        cwd: work,
-        stdio: "ignore",
-        env: { ...env, GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" },
-      });
-    git("init", "-q");
-    git("add", "-A");
-    git("commit", "-qm", "init");
+    gitRepo(work, { README: "readme\n" });
     return { home: path.join(root, "tapedeck"), work, removeAfter: [root] };
   },
   serve: (seeded) => {

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { scriptedProvider } from "@tapedeck/agent/testing";
 import { createSessionStore } from "@tapedeck/session-store";
-import { git, testTempDir } from "@tapedeck/test-harness";
+import { gitRepo, testTempDir } from "@tapedeck/test-harness";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp, createMemoryIndex, type WebApp } from "../src/server/index";
 import { collect } from "./sse";
@@ -26,10 +26,7 @@ const json = (body: unknown, headers: Record<string, string> = {}) => ({
 async function twoTurnViewer(token?: string) {
   const home = testTempDir("tapedeck-web-cp-home-");
   const cwd = testTempDir("tapedeck-web-cp-work-");
-  writeFileSync(path.join(cwd, "README"), "readme\n");
-  git(cwd, "init", "-q");
-  git(cwd, "add", "-A");
-  git(cwd, "commit", "-qm", "init");
+  gitRepo(cwd, { README: "readme\n" });
   const store = createSessionStore({ home });
   const command =
     "sed -i s/one/two/ a.txt && echo fresh > new.txt && printf 'x\\000y' > bin.dat && head -c 300000 /dev/zero | tr '\\000' a > big.txt";

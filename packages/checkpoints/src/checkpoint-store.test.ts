@@ -11,7 +11,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
-import { git, testTempDir } from "@tapedeck/test-temp";
+import { gitRepo, testTempDir } from "@tapedeck/test-temp";
 import { describe, expect, it } from "vitest";
 import { openCheckpointStore } from "./checkpoint-store";
 import { applyRestore, lastRewind, planRestore } from "./rewind";
@@ -39,14 +39,13 @@ function repo(): { home: string; root: string } {
   const root = path.join(base, "repo");
   const home = path.join(base, "home");
   mkdirSync(root);
-  writeFileSync(path.join(root, "a.txt"), "alpha\n");
-  writeFileSync(path.join(root, "gone.txt"), "tracked, to be deleted\n");
-  writeFileSync(path.join(root, "run.sh"), "echo hi\n");
-  writeFileSync(path.join(root, "move-me.txt"), "moving content that is long enough\n");
-  writeFileSync(path.join(root, ".gitignore"), "ignored/\n*.log\n");
-  git(root, "init", "-q");
-  git(root, "add", "-A");
-  git(root, "commit", "-qm", "init");
+  gitRepo(root, {
+    "a.txt": "alpha\n",
+    "gone.txt": "tracked, to be deleted\n",
+    "run.sh": "echo hi\n",
+    "move-me.txt": "moving content that is long enough\n",
+    ".gitignore": "ignored/\n*.log\n",
+  });
   return { home, root };
 }
 

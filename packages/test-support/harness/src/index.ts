@@ -1,5 +1,6 @@
 export {
   git,
+  gitRepo,
   type TempWorkspace,
   tempWorkspace,
   testTempDir,

@@ -1,4 +1,6 @@
 import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 
 /**
  * Runs `git …args` in `cwd` for a test that builds a repository (a checkpointed workspace), with
@@ -18,4 +20,19 @@ export function git(cwd: string, ...args: string[]): void {
       GIT_COMMITTER_EMAIL: "t@t",
     },
   });
+}
+
+/**
+ * Makes `cwd` a git repository whose one commit (`init`) holds `files` (path relative to `cwd` →
+ * content; `.gitignore` among them applies to the commit).
+ *
+ * @throws when a file cannot be written or git exits non-zero
+ */
+export function gitRepo(cwd: string, files: Record<string, string>): void {
+  for (const [name, content] of Object.entries(files)) {
+    writeFileSync(path.join(cwd, name), content);
+  }
+  git(cwd, "init", "-q");
+  git(cwd, "add", "-A");
+  git(cwd, "commit", "-qm", "init");
 }
