@@ -10,7 +10,12 @@ import { join } from "node:path";
 import { type BenchRow, printTable, sample, time } from "@tapedeck/bench";
 import { type SessionEvent, type SessionEventDraft, uuidv7 } from "@tapedeck/session";
 import { benchTurnStart } from "@tapedeck/session/testing";
-import { createSessionStore, type Durability, type SessionStore } from "../src/index";
+import {
+  createSessionStore,
+  type Durability,
+  type SessionStore,
+  type SessionWriter,
+} from "../src/index";
 
 const largeEvents = Number(process.env.TAPEDECK_BENCH_EVENTS ?? 100_000);
 const root = mkdtempSync(join(tmpdir(), "tapedeck-bench-"));
@@ -121,11 +126,14 @@ function median(sorted: readonly number[]): number {
 async function appendThroughput(durability: Durability, turns: number): Promise<number> {
   const store = createSessionStore({ home: join(root, `append-${durability}`), durability });
   const { sessionId } = await store.create({ cwd: root, workspaceId: "bench" });
-  const writer = await store.openWriter(sessionId);
+  return appendTurns(await store.openWriter(sessionId), turns);
+}
+
+/** Events/s appending `turns` turns one event per append (as a run streams them); closes `writer`. */
+async function appendTurns(writer: SessionWriter, turns: number): Promise<number> {
   let events = 0;
   const ms = await time(async () => {
     for (let turn = 0; turn < turns; turn += 1) {
-      // One event per append, as a run streams them.
       for (const draft of turnDrafts(writer.session.lastSeq + 1)) {
         await writer.append([draft]);
         events += 1;
@@ -142,17 +150,7 @@ async function appendRate(store: SessionStore, sessionId: string, turns: number)
   // Close the open turn first (the large log ends inside one).
   const { normalize } = await import("@tapedeck/session");
   await writer.append(normalize(writer.session));
-  let events = 0;
-  const ms = await time(async () => {
-    for (let turn = 0; turn < turns; turn += 1) {
-      for (const draft of turnDrafts(writer.session.lastSeq + 1)) {
-        await writer.append([draft]);
-        events += 1;
-      }
-    }
-  });
-  await writer.close();
-  return events / (ms / 1000);
+  return appendTurns(writer, turns);
 }
 
 async function main(): Promise<void> {
