@@ -114,11 +114,7 @@ export async function startReplayServer(
       // What `models.list()` of the OpenAI client asks (an agent's model picker): the recorded
       // models, in order of first use. Not a model call: nothing is consumed.
       request.resume();
-      const models = [...new Set(recording.calls.map((call) => call.model))];
-      sendJson(response, 200, {
-        object: "list",
-        data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "llm-replay" })),
-      });
+      listModels(recording, response);
       return;
     }
     const api =
@@ -173,85 +169,7 @@ export async function startReplayServer(
       throw error;
     }
     const echo: EchoFields = { model: llmRequest.model, instructions: llmRequest.instructions };
-    await answer(api, call, echo, body, response);
-  }
-
-  async function answer(
-    api: "responses" | "chat",
-    call: RecordedCall,
-    echo: EchoFields,
-    body: Record<string, unknown>,
-    response: ServerResponse,
-  ): Promise<void> {
-    const { outcome } = call;
-    const streaming = body.stream === true;
-    const wire = outcome.type === "error" ? wireErrorFor(outcome.code, outcome.status) : undefined;
-    // A recorded HTTP error before the first chunk (or of a non-streaming call) is an HTTP error.
-    if (
-      outcome.type === "error" &&
-      wire !== undefined &&
-      (!streaming || call.chunks.length === 0)
-    ) {
-      await sleep(delayBefore(call, call.chunks.length, scale));
-      sendJson(response, wire.status, {
-        error: { message: outcome.message, type: wire.type, code: wire.code, param: null },
-      });
-      return;
-    }
-    if (!streaming) {
-      await sleep(delayBefore(call, call.chunks.length, scale));
-      if (outcome.type !== "response") {
-        // A 200 whose body breaks off: the client fails reading it and does not retry.
-        response.writeHead(200, { "content-type": "application/json", "content-length": 1024 });
-        await drop(response, "{");
-        return;
-      }
-      sendJson(
-        response,
-        200,
-        api === "chat"
-          ? chatCompletion(call, echo)
-          : responseObject(call, echo, {
-              status: outcome.finishReason === "length" ? "incomplete" : "completed",
-              output: outputItems(call, outcome.items, outcome.refusal),
-              usage: outcome.usage,
-              ...(outcome.finishReason === "length" ? { incomplete: "max_output_tokens" } : {}),
-            }),
-        call.requestId,
-      );
-      return;
-    }
-    const includeUsage =
-      (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
-    const plan: StreamPlan =
-      api === "chat" ? chatStreamPlan(call, echo, includeUsage) : responsesStreamPlan(call, echo);
-    response.writeHead(200, {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache",
-      "x-request-id": call.requestId,
-    });
-    await write(response, plan.head);
-    for (let index = 0; index < plan.count; index += 1) {
-      const delay = delayBefore(call, index, scale);
-      if (delay > 0) await sleep(delay);
-      if (response.destroyed) return;
-      await write(response, plan.chunk(index));
-      // Node corks the socket until the next tick, and this loop only awaits settled promises:
-      // without a turn of the event loop now and then, every chunk would leave in one packet.
-      // After the first chunk a timer (not setImmediate) lets a poll phase run, so a client in
-      // this process reads it before the rest is written.
-      if (delay === 0 && index === 0) await new Promise<void>((resolve) => setTimeout(resolve, 0));
-      else if (delay === 0 && index % 256 === 0) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
-    }
-    await sleep(delayBefore(call, plan.count, scale));
-    const tail = plan.tail();
-    if (tail === null) {
-      await drop(response, ": dropped\n\n");
-      return;
-    }
-    response.end(tail);
+    await answer(api, call, echo, body, response, scale);
   }
 
   server.listen(options.port ?? 0, "127.0.0.1");
@@ -272,6 +190,106 @@ export async function startReplayServer(
       );
     },
   };
+}
+
+/**
+ * Answers one matched call as recorded: an HTTP error, a whole response, or a stream (see
+ * {@link answerStream}), each after its recorded delay scaled by `scale`.
+ */
+async function answer(
+  api: "responses" | "chat",
+  call: RecordedCall,
+  echo: EchoFields,
+  body: Record<string, unknown>,
+  response: ServerResponse,
+  scale: number,
+): Promise<void> {
+  const { outcome } = call;
+  const streaming = body.stream === true;
+  const wire = outcome.type === "error" ? wireErrorFor(outcome.code, outcome.status) : undefined;
+  // A recorded HTTP error before the first chunk (or of a non-streaming call) is an HTTP error.
+  if (outcome.type === "error" && wire !== undefined && (!streaming || call.chunks.length === 0)) {
+    await sleep(delayBefore(call, call.chunks.length, scale));
+    sendJson(response, wire.status, {
+      error: { message: outcome.message, type: wire.type, code: wire.code, param: null },
+    });
+    return;
+  }
+  if (!streaming) {
+    await sleep(delayBefore(call, call.chunks.length, scale));
+    if (outcome.type !== "response") {
+      // A 200 whose body breaks off: the client fails reading it and does not retry.
+      response.writeHead(200, { "content-type": "application/json", "content-length": 1024 });
+      await drop(response, "{");
+      return;
+    }
+    sendJson(
+      response,
+      200,
+      api === "chat"
+        ? chatCompletion(call, echo)
+        : responseObject(call, echo, {
+            status: outcome.finishReason === "length" ? "incomplete" : "completed",
+            output: outputItems(call, outcome.items, outcome.refusal),
+            usage: outcome.usage,
+            ...(outcome.finishReason === "length" ? { incomplete: "max_output_tokens" } : {}),
+          }),
+      call.requestId,
+    );
+    return;
+  }
+  await answerStream(api, call, echo, body, response, scale);
+}
+
+/** A streamed answer: the plan's head, each chunk after its recorded delay, then its tail. */
+async function answerStream(
+  api: "responses" | "chat",
+  call: RecordedCall,
+  echo: EchoFields,
+  body: Record<string, unknown>,
+  response: ServerResponse,
+  scale: number,
+): Promise<void> {
+  const includeUsage =
+    (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+  const plan: StreamPlan =
+    api === "chat" ? chatStreamPlan(call, echo, includeUsage) : responsesStreamPlan(call, echo);
+  response.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    "x-request-id": call.requestId,
+  });
+  await write(response, plan.head);
+  for (let index = 0; index < plan.count; index += 1) {
+    const delay = delayBefore(call, index, scale);
+    if (delay > 0) await sleep(delay);
+    if (response.destroyed) return;
+    await write(response, plan.chunk(index));
+    // Node corks the socket until the next tick, and this loop only awaits settled promises:
+    // without a turn of the event loop now and then, every chunk would leave in one packet.
+    // After the first chunk a timer (not setImmediate) lets a poll phase run, so a client in
+    // this process reads it before the rest is written.
+    if (delay === 0 && index === 0) await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    else if (delay === 0 && index % 256 === 0) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+  await sleep(delayBefore(call, plan.count, scale));
+  const tail = plan.tail();
+  if (tail === null) {
+    await drop(response, ": dropped\n\n");
+    return;
+  }
+  response.end(tail);
+}
+
+/** `GET /v1/models`: the recorded models, in order of first use. */
+function listModels(recording: Recording, response: ServerResponse): void {
+  const models = [...new Set(recording.calls.map((call) => call.model))];
+  sendJson(response, 200, {
+    object: "list",
+    data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "llm-replay" })),
+  });
 }
 
 const maxBody = 64 * 1024 * 1024;
