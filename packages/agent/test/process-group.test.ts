@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { INTERRUPTED_OUTPUT, PROCESS_START_EVENT, type ToolProcess } from "@tapedeck/session";
@@ -180,6 +180,16 @@ describe("endOrphanGroup acts only on what this machine proves (issue 27 item 5,
     const marked = Number(await readFile(path.join(box.cwd, "marked.pid"), "utf8"));
     const unmarked = Number(await readFile(path.join(box.cwd, "unmarked.pid"), "utf8"));
     spawned.push(marked, unmarked);
+    // `env -u … sleep` carries the marker until it has exec'd sleep: wait for that, or a loaded
+    // machine lets endOrphanGroup find the marker in `env` and end it.
+    const execd = (pid: number) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").startsWith("sleep\0");
+      } catch {
+        return false;
+      }
+    };
+    await until(() => execd(marked) && execd(unmarked), "both sleeps to start");
     expect(recorded?.marker).toMatch(/^[0-9a-f]{64}$/);
     expect(isProcessAlive(marked)).toBe(true);
     const record = recorded as ToolProcess;
