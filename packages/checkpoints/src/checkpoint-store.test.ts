@@ -150,7 +150,7 @@ describe("CheckpointStore", () => {
     expect(readFileSync(path.join(root, "a.txt"), "utf8")).toBe("person\n");
   });
 
-  it("keeps an untracked cache in its private index, and still sees new files in known folders", async () => {
+  it("keeps a split private index with an untracked cache, and still sees new files in known folders", async () => {
     const { home, root } = repo();
     const store = await openCheckpointStore({ home, cwd: root });
     const ref = "refs/tapedeck/sessions/s1";
@@ -161,6 +161,11 @@ describe("CheckpointStore", () => {
     // git keeps the untracked cache as the index extension "UNTR", folders by name once filled
     const index = readFileSync(store.place.indexFile);
     expect(index.subarray(index.indexOf("UNTR")).includes("deep\0")).toBe(true);
+    // the index is split ("link" extension): each write rewrites only the changed entries
+    expect(index.includes("link")).toBe(true);
+    expect(readdirSync(store.place.gitDir).some((name) => name.startsWith("sharedindex."))).toBe(
+      true,
+    );
     writeFileSync(path.join(root, "src", "deep", "two.ts"), "two\n");
     writeFileSync(path.join(root, "src", "three.ts"), "three\n");
     writeFileSync(path.join(root, "a.txt"), "alpha again\n");

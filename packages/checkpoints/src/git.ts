@@ -29,6 +29,10 @@ const SAFE_CONFIG = [
   "core.fileMode=true",
   "core.bigFileThreshold=512m",
   "index.threads=true",
+  // Each write of the private index (status, update-index, write-tree) writes only what changed
+  // beside a shared base, not every entry of a large workspace; an unused base goes after an hour.
+  "core.splitIndex=true",
+  "splitIndex.sharedIndexExpire=1.hour.ago",
 ];
 
 /** The environment of every git command: the caller's, less every `GIT_*`, plus ours. */
