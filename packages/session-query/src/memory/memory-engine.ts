@@ -79,69 +79,69 @@ function clone<T>(value: T): T {
   return structuredClone(value);
 }
 
-/** Creates an empty in-memory engine. */
-export function createMemoryQueryEngine(): MemoryQueryEngine {
-  const sessions = new Map<string, SessionRecord>();
-
-  const visible = (scope: ParsedScope, id: string): SessionRecord | null => {
-    const record = sessions.get(id);
-    return record !== undefined && scopeAllows(scope, record.header.workspaceId) ? record : null;
-  };
-
+/**
+ * The sessions an in-memory engine holds, with their forks by parent, and what each query needs
+ * of them (scope, summaries, replay, a fork's prefix state).
+ */
+class HeldSessions {
+  readonly records = new Map<string, SessionRecord>();
   /** parent id → ids of its forks, kept by ingest/remove so counts are not a scan per session. */
-  const forks = new Map<string, Set<string>>();
-  const unlinkFork = (record: SessionRecord | undefined) => {
+  readonly forks = new Map<string, Set<string>>();
+
+  visible(scope: ParsedScope, id: string): SessionRecord | null {
+    const record = this.records.get(id);
+    return record !== undefined && scopeAllows(scope, record.header.workspaceId) ? record : null;
+  }
+
+  unlinkFork(record: SessionRecord | undefined): void {
     const parentId = record?.header.parent?.sessionId;
     if (record !== undefined && parentId !== undefined) {
-      forks.get(parentId)?.delete(record.header.sessionId);
+      this.forks.get(parentId)?.delete(record.header.sessionId);
     }
-  };
+  }
 
   /** Direct forks of `id` in scope, oldest first. */
-  const forksOf = (scope: ParsedScope, id: string): SessionRecord[] => {
+  forksOf(scope: ParsedScope, id: string): SessionRecord[] {
     const records: SessionRecord[] = [];
-    for (const childId of forks.get(id) ?? []) {
-      const child = sessions.get(childId);
+    for (const childId of this.forks.get(id) ?? []) {
+      const child = this.records.get(childId);
       if (child !== undefined && scopeAllows(scope, child.header.workspaceId)) records.push(child);
     }
     return records;
-  };
+  }
 
-  const forkCount = (scope: ParsedScope, id: string): number => forksOf(scope, id).length;
-
-  const summaryOf = (scope: ParsedScope, record: SessionRecord): SessionSummary =>
-    toSummary(
+  summaryOf(scope: ParsedScope, record: SessionRecord): SessionSummary {
+    return toSummary(
       record.header,
       record.aggregate,
-      forkCount(scope, record.header.sessionId),
+      this.forksOf(scope, record.header.sessionId).length,
       record.damage,
     );
+  }
 
-  const toolNameOf = (header: SessionHeader, callNames: Map<string, string>, callId: string) => {
+  toolNameOf(header: SessionHeader, callNames: Map<string, string>, callId: string): string | null {
     const own = callNames.get(callId);
     if (own !== undefined) return own;
-    const parent = header.parent === undefined ? undefined : sessions.get(header.parent.sessionId);
+    const parent =
+      header.parent === undefined ? undefined : this.records.get(header.parent.sessionId);
     for (const indexed of parent?.events ?? []) {
       if (indexed.event.type === "function_call" && indexed.event.callId === callId) {
         return indexed.event.name;
       }
     }
     return null;
-  };
+  }
 
   /**
    * The invariant state of a fork's parent at `parent.seq` (see `forkPrefixState`), from the
    * ancestors held here; `null` when one is not held.
    */
-  const prefixState = (
-    header: SessionHeader,
-    depth = 0,
-  ): InvariantState | EventLogCorruptError | null => {
+  prefixState(header: SessionHeader, depth = 0): InvariantState | EventLogCorruptError | null {
     const parent = header.parent;
     if (parent === undefined) return emptyInvariantState();
-    const record = sessions.get(parent.sessionId);
+    const record = this.records.get(parent.sessionId);
     if (record === undefined || depth > 1000) return null;
-    const state = prefixState(record.header, depth + 1);
+    const state = this.prefixState(record.header, depth + 1);
     if (state === null || EventLogCorruptError.isInstance(state)) return state;
     for (const event of record.log) {
       if (event.seq > parent.seq) break;
@@ -157,14 +157,14 @@ export function createMemoryQueryEngine(): MemoryQueryEngine {
       );
     }
     return state;
-  };
+  }
 
-  const replay = (record: SessionRecord, depth = 0): Session => {
+  replay(record: SessionRecord, depth = 0): Session {
     const { header } = record;
     let parentEvents: SessionEvent[] | undefined;
     if (header.parent !== undefined && depth < 1000) {
-      const parent = sessions.get(header.parent.sessionId);
-      if (parent !== undefined) parentEvents = [...replay(parent, depth + 1).events];
+      const parent = this.records.get(header.parent.sessionId);
+      if (parent !== undefined) parentEvents = [...this.replay(parent, depth + 1).events];
     }
     try {
       return replayEvents(
@@ -178,15 +178,15 @@ export function createMemoryQueryEngine(): MemoryQueryEngine {
       }
       throw error;
     }
-  };
+  }
 
-  const listSorted = (scope: ParsedScope, query: NormalizedSessionQuery): Page<SessionSummary> => {
+  list(scope: ParsedScope, query: NormalizedSessionQuery): Page<SessionSummary> {
     const after = sessionPosition(query);
     const field = query.orderBy;
     const rows: SessionSummary[] = [];
-    for (const record of sessions.values()) {
+    for (const record of this.records.values()) {
       if (!scopeAllows(scope, record.header.workspaceId)) continue;
-      const summary = summaryOf(scope, record);
+      const summary = this.summaryOf(scope, record);
       if (query.status !== null && summary.status !== query.status) continue;
       const updated = Date.parse(summary.updatedAt);
       if (query.sinceMs !== null && updated < query.sinceMs) continue;
@@ -216,171 +216,175 @@ export function createMemoryQueryEngine(): MemoryQueryEngine {
       items,
       nextCursor: more && last !== undefined ? sessionCursor(query, last[field], last.id) : null,
     };
-  };
+  }
 
-  const engine: MemoryQueryEngine = {
+  ingest(header: SessionHeader, events: readonly SessionEvent[]): void {
+    const parsedHeader = parseHeader(clone(header), { line: 1, offset: 0 });
+    const aggregate = emptyAggregate(parsedHeader);
+    const validator = IndexValidator.fromStart(parsedHeader, this.prefixState(parsedHeader));
+    const indexed: IndexedEvent[] = [];
+    const log: SessionEvent[] = [];
+    const callNames = new Map<string, string>();
+    events.forEach((raw, index) => {
+      const event = parseEvent(clone(raw), { line: index + 2 });
+      log.push(event);
+      validator.check(event, { line: index + 2 });
+      // The index serves only what replay accepts: nothing at or after the first damage.
+      if (validator.damage !== null) return;
+      addEvent(aggregate, event);
+      if (event.type === "function_call") callNames.set(event.callId, event.name);
+      const text = eventText(event);
+      indexed.push({
+        event,
+        ms: Date.parse(event.ts),
+        text,
+        matchable: null,
+        toolName: null,
+        current: false,
+      });
+    });
+    const current = new Set(analyzeEventLog(indexed.map((entry) => entry.event)).currentSeqs);
+    for (const entry of indexed) {
+      const { event } = entry;
+      entry.current = surfaceTypes.has(event.type) && current.has(event.seq);
+      if (event.type === "function_call") entry.toolName = event.name;
+      else if (event.type === "function_call_output") {
+        entry.toolName = this.toolNameOf(parsedHeader, callNames, event.callId);
+      }
+    }
+    this.unlinkFork(this.records.get(parsedHeader.sessionId));
+    if (parsedHeader.parent !== undefined) {
+      const siblings = this.forks.get(parsedHeader.parent.sessionId) ?? new Set<string>();
+      siblings.add(parsedHeader.sessionId);
+      this.forks.set(parsedHeader.parent.sessionId, siblings);
+    }
+    this.records.set(parsedHeader.sessionId, {
+      header: parsedHeader,
+      events: indexed,
+      log,
+      aggregate,
+      damage: validator.damage,
+    });
+  }
+
+  remove(sessionId: string): void {
+    this.unlinkFork(this.records.get(sessionId));
+    this.records.delete(sessionId);
+  }
+}
+
+/** Creates an empty in-memory engine. */
+export function createMemoryQueryEngine(): MemoryQueryEngine {
+  const held = new HeldSessions();
+  return {
     ...queryEngine({
-      listSessions: listSorted,
-      searchEvents,
+      listSessions: (scope, query) => held.list(scope, query),
+      searchEvents: (scope, query) => searchEvents(held, scope, query),
       readSession(scope, id) {
-        const record = visible(scope, id);
+        const record = held.visible(scope, id);
         if (record === null) throw new SessionNotFoundError(id);
-        return replay(record);
+        return held.replay(record);
       },
       summary(scope, id) {
-        const record = visible(scope, id);
-        return record === null ? null : summaryOf(scope, record);
+        const record = held.visible(scope, id);
+        return record === null ? null : held.summaryOf(scope, record);
       },
-      forks: (scope, id) => forksOf(scope, id).map((child) => summaryOf(scope, child)),
+      forks: (scope, id) => held.forksOf(scope, id).map((child) => held.summaryOf(scope, child)),
       spawned: (scope, id) =>
-        [...sessions.values()]
+        [...held.records.values()]
           .filter(
             (record) =>
               record.header.spawnedBy?.sessionId === id &&
               scopeAllows(scope, record.header.workspaceId),
           )
-          .map((record) => summaryOf(scope, record)),
+          .map((record) => held.summaryOf(scope, record)),
     }),
-
-    ingest(header, events) {
-      const parsedHeader = parseHeader(clone(header), { line: 1, offset: 0 });
-      const aggregate = emptyAggregate(parsedHeader);
-      const validator = IndexValidator.fromStart(parsedHeader, prefixState(parsedHeader));
-      const indexed: IndexedEvent[] = [];
-      const log: SessionEvent[] = [];
-      const callNames = new Map<string, string>();
-      events.forEach((raw, index) => {
-        const event = parseEvent(clone(raw), { line: index + 2 });
-        log.push(event);
-        validator.check(event, { line: index + 2 });
-        // The index serves only what replay accepts: nothing at or after the first damage.
-        if (validator.damage !== null) return;
-        addEvent(aggregate, event);
-        if (event.type === "function_call") callNames.set(event.callId, event.name);
-        const text = eventText(event);
-        indexed.push({
-          event,
-          ms: Date.parse(event.ts),
-          text,
-          matchable: null,
-          toolName: null,
-          current: false,
-        });
-      });
-      const current = new Set(analyzeEventLog(indexed.map((entry) => entry.event)).currentSeqs);
-      for (const entry of indexed) {
-        const { event } = entry;
-        entry.current = surfaceTypes.has(event.type) && current.has(event.seq);
-        if (event.type === "function_call") entry.toolName = event.name;
-        else if (event.type === "function_call_output") {
-          entry.toolName = toolNameOf(parsedHeader, callNames, event.callId);
-        }
-      }
-      unlinkFork(sessions.get(parsedHeader.sessionId));
-      if (parsedHeader.parent !== undefined) {
-        const siblings = forks.get(parsedHeader.parent.sessionId) ?? new Set<string>();
-        siblings.add(parsedHeader.sessionId);
-        forks.set(parsedHeader.parent.sessionId, siblings);
-      }
-      sessions.set(parsedHeader.sessionId, {
-        header: parsedHeader,
-        events: indexed,
-        log,
-        aggregate,
-        damage: validator.damage,
-      });
-    },
-
-    remove(sessionId) {
-      unlinkFork(sessions.get(sessionId));
-      sessions.delete(sessionId);
-    },
+    ingest: (header, events) => held.ingest(header, events),
+    remove: (sessionId) => held.remove(sessionId),
   };
+}
 
-  function searchEvents(scope: ParsedScope, query: NormalizedEventQuery): Page<EventHit> {
-    const position = eventPosition(query);
-    if (query.words !== null && query.words.length === 0) return { items: [], nextCursor: null };
-    const snapshotMs =
-      position !== null && "snapshotMs" in position
-        ? position.snapshotMs
-        : Number.POSITIVE_INFINITY;
-    interface Candidate {
-      record: SessionRecord;
-      indexed: IndexedEvent;
-      counts: number[] | null;
-      score: number;
-    }
-    const candidates: Candidate[] = [];
-    let newestMs = Number.NEGATIVE_INFINITY;
-    for (const record of sessions.values()) {
-      if (!scopeAllows(scope, record.header.workspaceId)) continue;
-      if (query.sessionId !== null && record.header.sessionId !== query.sessionId) continue;
-      for (const indexed of record.events) {
-        if (!matchesFilters(indexed, query) || indexed.ms > snapshotMs) continue;
-        let counts: number[] | null = null;
-        if (query.words !== null) {
-          if (indexed.text === "") continue;
-          indexed.matchable ??= matchable(indexed.text);
-          counts = countMatches(indexed.matchable, query.words);
-          if (counts === null) continue;
-        }
-        newestMs = Math.max(newestMs, indexed.ms);
-        candidates.push({ record, indexed, counts, score: 0 });
+function searchEvents(
+  held: HeldSessions,
+  scope: ParsedScope,
+  query: NormalizedEventQuery,
+): Page<EventHit> {
+  const position = eventPosition(query);
+  if (query.words !== null && query.words.length === 0) return { items: [], nextCursor: null };
+  const snapshotMs =
+    position !== null && "snapshotMs" in position ? position.snapshotMs : Number.POSITIVE_INFINITY;
+  interface Candidate {
+    record: SessionRecord;
+    indexed: IndexedEvent;
+    counts: number[] | null;
+    score: number;
+  }
+  const candidates: Candidate[] = [];
+  let newestMs = Number.NEGATIVE_INFINITY;
+  for (const record of held.records.values()) {
+    if (!scopeAllows(scope, record.header.workspaceId)) continue;
+    if (query.sessionId !== null && record.header.sessionId !== query.sessionId) continue;
+    for (const indexed of record.events) {
+      if (!matchesFilters(indexed, query) || indexed.ms > snapshotMs) continue;
+      let counts: number[] | null = null;
+      if (query.words !== null) {
+        if (indexed.text === "") continue;
+        indexed.matchable ??= matchable(indexed.text);
+        counts = countMatches(indexed.matchable, query.words);
+        if (counts === null) continue;
       }
-    }
-    if (query.order === "relevance" && query.words !== null) {
-      scoreBm25(candidates, query.words.length);
-      candidates.sort((a, b) => b.score - a.score || compareEvents(b, a));
-      const offset = position !== null && "offset" in position ? position.offset : 0;
-      const slice = candidates.slice(offset, offset + query.limit);
-      const more = offset + query.limit < candidates.length;
-      return {
-        items: slice.map((candidate) => hitOf(scope, candidate, query, candidate.score)),
-        nextCursor: more
-          ? eventCursor(query, {
-              offset: offset + query.limit,
-              snapshotMs:
-                position !== null && "snapshotMs" in position ? position.snapshotMs : newestMs,
-            })
-          : null,
-      };
-    }
-    const direction = query.order === "oldest" ? 1 : -1;
-    candidates.sort((a, b) => direction * compareEvents(a, b));
-    let start = 0;
-    if (position !== null && "key" in position) {
-      const key = position.key;
-      start = candidates.findIndex(
-        (candidate) => direction * compareKey(keyOf(candidate), key) > 0,
-      );
-      if (start < 0) start = candidates.length;
-    }
-    const slice = candidates.slice(start, start + query.limit);
-    const last = slice[slice.length - 1];
-    const more = start + query.limit < candidates.length;
-    return {
-      items: slice.map((candidate) => hitOf(scope, candidate, query, undefined)),
-      nextCursor: more && last !== undefined ? eventCursor(query, { key: keyOf(last) }) : null,
-    };
-
-    function hitOf(
-      hitScope: ParsedScope,
-      candidate: Candidate,
-      hitQuery: NormalizedEventQuery,
-      score: number | undefined,
-    ): EventHit {
-      const hit: EventHit = {
-        sessionId: candidate.record.header.sessionId,
-        event: clone(candidate.indexed.event),
-        session: summaryOf(hitScope, candidate.record),
-        snippet: snippet(candidate.indexed.text, hitQuery.words ?? [], hitQuery.markers),
-      };
-      if (score !== undefined) hit.score = score;
-      return hit;
+      newestMs = Math.max(newestMs, indexed.ms);
+      candidates.push({ record, indexed, counts, score: 0 });
     }
   }
+  if (query.order === "relevance" && query.words !== null) {
+    scoreBm25(candidates, query.words.length);
+    candidates.sort((a, b) => b.score - a.score || compareEvents(b, a));
+    const offset = position !== null && "offset" in position ? position.offset : 0;
+    const slice = candidates.slice(offset, offset + query.limit);
+    const more = offset + query.limit < candidates.length;
+    return {
+      items: slice.map((candidate) => hitOf(scope, candidate, query, candidate.score)),
+      nextCursor: more
+        ? eventCursor(query, {
+            offset: offset + query.limit,
+            snapshotMs:
+              position !== null && "snapshotMs" in position ? position.snapshotMs : newestMs,
+          })
+        : null,
+    };
+  }
+  const direction = query.order === "oldest" ? 1 : -1;
+  candidates.sort((a, b) => direction * compareEvents(a, b));
+  let start = 0;
+  if (position !== null && "key" in position) {
+    const key = position.key;
+    start = candidates.findIndex((candidate) => direction * compareKey(keyOf(candidate), key) > 0);
+    if (start < 0) start = candidates.length;
+  }
+  const slice = candidates.slice(start, start + query.limit);
+  const last = slice[slice.length - 1];
+  const more = start + query.limit < candidates.length;
+  return {
+    items: slice.map((candidate) => hitOf(scope, candidate, query, undefined)),
+    nextCursor: more && last !== undefined ? eventCursor(query, { key: keyOf(last) }) : null,
+  };
 
-  return engine;
+  function hitOf(
+    hitScope: ParsedScope,
+    candidate: Candidate,
+    hitQuery: NormalizedEventQuery,
+    score: number | undefined,
+  ): EventHit {
+    const hit: EventHit = {
+      sessionId: candidate.record.header.sessionId,
+      event: clone(candidate.indexed.event),
+      session: held.summaryOf(hitScope, candidate.record),
+      snippet: snippet(candidate.indexed.text, hitQuery.words ?? [], hitQuery.markers),
+    };
+    if (score !== undefined) hit.score = score;
+    return hit;
+  }
 }
 
 function matchesFilters(indexed: IndexedEvent, query: NormalizedEventQuery): boolean {
