@@ -63,6 +63,20 @@ export class IndexValidator {
   }
 
   /**
+   * The validator of a session the index holds no events of: from nothing, or for a fork from its
+   * parent's state at `parent.seq`, replayed from `logs` once (see {@link forkPrefixState}).
+   */
+  static async forNewSession(header: SessionHeader, logs: PrefixLogs): Promise<IndexValidator> {
+    if (header.parent === undefined) return IndexValidator.fromStart(header);
+    const prefix = await forkPrefixState(
+      header,
+      (sessionId) => logs.entry(sessionId)?.header,
+      (sessionId) => logs.read(sessionId, { tornTail: "stop" }),
+    );
+    return IndexValidator.fromStart(header, prefix);
+  }
+
+  /**
    * The validator that goes on where an index left a session: after its aggregate's last seq,
    * from the state kept with it (`snapshot`), keeping the stored damage — except a torn tail,
    * checked again (the writer may have finished the line since).
@@ -122,6 +136,15 @@ export class IndexValidator {
       this.damage = { code: error.code, message: error.message };
     }
   }
+}
+
+/** The logs a fork's prefix is read from (a session store's `entry` and `read`). */
+export interface PrefixLogs {
+  entry(sessionId: string): { header?: SessionHeader | undefined } | null | undefined;
+  read(
+    sessionId: string,
+    options: { tornTail: "stop" },
+  ): AsyncIterable<{ event: SessionEvent; line?: number; offset?: number }>;
 }
 
 /** A log's own events with where they sit, in file order (what a store's `read` yields). */

@@ -10,7 +10,7 @@
 import { EventLogCorruptError, parseEventLine, type SessionHeader } from "@tapedeck/session";
 import { logOffsetSchema } from "@tapedeck/session-store";
 import type pg from "pg";
-import { forkPrefixState, IndexValidator } from "../index-validator";
+import { IndexValidator } from "../index-validator";
 import { addEvent, type Damage, emptyAggregate, type SessionAggregate, statusOf } from "../summary";
 import { divergedJob, divergedSessionId } from "./diverge";
 import { EventBatch, Pipeline, Progress } from "./push-batches";
@@ -181,13 +181,7 @@ async function validatorOf(
   state: PushState | undefined,
 ): Promise<IndexValidator> {
   if (aggregate.eventCount === 0 && row.damage_code === null) {
-    if (header.parent === undefined) return IndexValidator.fromStart(header);
-    const prefix = await forkPrefixState(
-      header,
-      (sessionId) => context.store.entry(sessionId)?.header,
-      (sessionId) => context.store.read(sessionId, { tornTail: "stop" }),
-    );
-    return IndexValidator.fromStart(header, prefix);
+    return IndexValidator.forNewSession(header, context.store);
   }
   const kept = state?.invariants;
   return IndexValidator.resume(

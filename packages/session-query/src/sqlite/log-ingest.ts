@@ -7,7 +7,7 @@
 import { EventLogCorruptError, type SessionEvent, type SessionHeader } from "@tapedeck/session";
 import { logOffsetSchema } from "@tapedeck/session-store";
 import type Database from "better-sqlite3";
-import { forkPrefixState, IndexValidator } from "../index-validator";
+import { IndexValidator } from "../index-validator";
 import { addEvent, emptyAggregate, type SessionAggregate, statusOf } from "../summary";
 import { eventText, spaceCjk } from "../text";
 import { ftsRowId, KEYS_PER_MS, roleTag, typeTag } from "./schema";
@@ -114,13 +114,7 @@ export class LogIngest {
     aggregate: SessionAggregate,
   ): Promise<IndexValidator | null> {
     if (aggregate.eventCount === 0 && row.damage_code === null) {
-      if (header.parent === undefined) return IndexValidator.fromStart(header);
-      const prefix = await forkPrefixState(
-        header,
-        (sessionId) => this.store.entry(sessionId)?.header,
-        (sessionId) => this.store.read(sessionId, { tornTail: "stop" }),
-      );
-      return IndexValidator.fromStart(header, prefix);
+      return IndexValidator.forNewSession(header, this.store);
     }
     const kept = this.statements.invariants.get(row.id);
     const validator = IndexValidator.resume(
