@@ -166,6 +166,26 @@ describe("importChanged's state between looks", () => {
     } finally {
       parse.mockRestore();
     }
+    // A state an earlier version wrote (version 1: every path in full) is read as it was.
+    const statePath1 = join(root, "home", "import", "claude-code.json");
+    const saved = JSON.parse(readFileSync(statePath1, "utf8")) as {
+      version: number;
+      folders: Record<string, [number | null, Record<string, [number, number, number]>]>;
+    };
+    expect(saved.version).toBe(2);
+    const v1 = {
+      version: 1,
+      dirs: {} as Record<string, number>,
+      files: {} as Record<string, unknown>,
+    };
+    for (const [folder, [mtime, files]] of Object.entries(saved.folders)) {
+      if (mtime !== null) v1.dirs[folder] = mtime;
+      for (const [name, [size, mtimeMs, ino]] of Object.entries(files)) {
+        v1.files[join(folder, name)] = { size, mtimeMs, ino };
+      }
+    }
+    writeFileSync(statePath1, JSON.stringify(v1));
+    expect((await look()).summaries).toEqual([]);
     // Another process (the viewer next to this command) starts the state afresh.
     const statePath = join(root, "home", "import", "claude-code.json");
     writeFileSync(statePath, JSON.stringify({ version: 1, dirs: {}, files: {} }));
