@@ -121,220 +121,15 @@ export async function createPostgresQueryEngine(
 }
 
 function postgresEngine(db: Connection): PostgresQueryEngine {
-  /** The workspace filter of a scope, or null for all. */
-  const workspacesOf = (scope: ParsedScope): string[] | null =>
-    "all" in scope ? null : [...scope.workspaceIds];
-
-  const forkCountSql = (params: Params, workspaces: string[] | null) =>
-    `(SELECT count(*)::int FROM tapedeck_sessions c WHERE c.parent_id = s.session_id${
-      workspaces === null ? "" : ` AND c.workspace_id = ANY(${params.add(workspaces)})`
-    }) AS fork_count`;
-
-  const summaryOf = (row: SessionRow): SessionSummary =>
-    toSummary(
-      parseHeaderLine(row.header),
-      row.aggregate,
-      row.fork_count,
-      row.damage_code === null
-        ? null
-        : { code: row.damage_code, message: row.damage_message ?? "" },
-    );
-
-  /** Rows of sessions in scope with these ids. */
-  const sessionRows = async (scope: ParsedScope, ids: string[]): Promise<SessionRow[]> => {
-    if (ids.length === 0) return [];
-    const params = new Params();
-    const workspaces = workspacesOf(scope);
-    const forks = forkCountSql(params, workspaces);
-    const where = [`s.session_id = ANY(${params.add(ids)}::uuid[])`];
-    if (workspaces !== null) where.push(`s.workspace_id = ANY(${params.add(workspaces)})`);
-    const { rows } = await db.query<SessionRow>(
-      `SELECT ${sessionColumns}, ${forks} FROM tapedeck_sessions s WHERE ${where.join(" AND ")}`,
-      params.values,
-    );
-    return rows;
-  };
-
-  const sessionInScope = async (scope: ParsedScope, id: string): Promise<SessionRow | null> =>
-    (await sessionRows(scope, [id]))[0] ?? null;
-
-  const listSessions = async (
-    scope: ParsedScope,
-    query: NormalizedSessionQuery,
-  ): Promise<Page<SessionSummary>> => {
-    const after = sessionPosition(query);
-    const workspaces = workspacesOf(scope);
-    const field = query.orderBy === "createdAt" ? "created_at" : "updated_at";
-    const params = new Params();
-    const forks = forkCountSql(params, workspaces);
-    const where: string[] = [];
-    if (workspaces !== null) where.push(`s.workspace_id = ANY(${params.add(workspaces)})`);
-    if (query.status !== null) where.push(`s.status = ${params.add(query.status)}`);
-    if (query.sinceMs !== null) {
-      where.push(`s.updated_at >= ${params.add(new Date(query.sinceMs).toISOString())}`);
-    }
-    if (query.untilMs !== null) {
-      where.push(`s.updated_at < ${params.add(new Date(query.untilMs).toISOString())}`);
-    }
-    if (query.words !== null) {
-      const tsquery = toTsquery(query.words);
-      if (tsquery === null) return { items: [], nextCursor: null };
-      where.push(`s.search @@ ${params.add(tsquery)}::tsquery`);
-    }
-    if (after !== null) {
-      where.push(
-        `(s.${field}, s.session_id) < (${params.add(after[0])}, ${params.add(after[1])}::uuid)`,
-      );
-    }
-    const { rows } = await db.query<SessionRow & { created_at: string; updated_at: string }>(
-      `SELECT ${sessionColumns}, ${forks} FROM tapedeck_sessions s
-       ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
-       ORDER BY s.${field} DESC, s.session_id DESC LIMIT ${query.limit + 1}`,
-      params.values,
-    );
-    return sessionPage(query, rows, summaryOf);
-  };
-
-  const searchEvents = async (
-    scope: ParsedScope,
-    query: NormalizedEventQuery,
-  ): Promise<Page<EventHit>> => {
-    const empty = { items: [], nextCursor: null };
-    const position = eventPosition(query);
-    const relevance = query.order === "relevance";
-    const workspaces = workspacesOf(scope);
-    const params = new Params();
-    const where: string[] = [];
-    let tsquery: string | null = null;
-    if (query.words !== null) {
-      tsquery = toTsquery(query.words);
-      if (tsquery === null) return empty;
-      where.push(`e.body @@ ${params.add(tsquery)}::tsquery`);
-    }
-    if (workspaces !== null) where.push(`e.workspace_id = ANY(${params.add(workspaces)})`);
-    if (query.sessionId !== null) where.push(`e.session_id = ${params.add(query.sessionId)}`);
-    if (query.types !== null) where.push(`e.type = ANY(${params.add(query.types)})`);
-    if (query.roles !== null) where.push(`e.role = ANY(${params.add(query.roles)})`);
-    if (query.toolName !== null) where.push(`e.tool = ${params.add(query.toolName)}`);
-    if (query.callId !== null) where.push(`e.call_id = ${params.add(query.callId)}`);
-    if (query.sinceMs !== null) where.push(`e.ts_ms >= ${params.add(query.sinceMs)}`);
-    if (query.untilMs !== null) where.push(`e.ts_ms < ${params.add(query.untilMs)}`);
-    if (query.currentOnly) {
-      where.push(`e.replaced_by IS NULL AND e.type = ANY(${params.add(surfaceTypes)})`);
-    }
-    let offset = 0;
-    let snapshotMs: number | null = null;
-    if (position !== null) {
-      if ("key" in position) {
-        const [ms, seq, id] = position.key;
-        const operator = query.order === "oldest" ? ">" : "<";
-        where.push(
-          `(e.ts_ms, e.seq, e.session_id) ${operator} (${params.add(ms)}, ${params.add(seq)}, ${params.add(id)}::uuid)`,
-        );
-      } else {
-        offset = position.offset;
-        snapshotMs = position.snapshotMs;
-      }
-    }
-    if (relevance) {
-      if (snapshotMs === null) {
-        // The newest event in scope only: a cursor must not carry another workspace's activity.
-        const { rows } = await db.query<{ ms: string | null }>(
-          workspaces === null
-            ? "SELECT max(ts_ms) AS ms FROM tapedeck_events"
-            : "SELECT max(ts_ms) AS ms FROM tapedeck_events WHERE workspace_id = ANY($1)",
-          workspaces === null ? [] : [workspaces],
-        );
-        snapshotMs = Number(rows[0]?.ms ?? 0);
-      }
-      where.push(`e.ts_ms <= ${params.add(snapshotMs)}`);
-    }
-    const direction = query.order === "oldest" ? "" : " DESC";
-    const order = `e.ts_ms${direction}, e.seq${direction}, e.session_id${direction}`;
-    const rank = relevance ? `, ts_rank(e.body, ${params.add(tsquery)}::tsquery, 1) AS rank` : "";
-    const { rows } = await db.query<EventRow>(
-      `SELECT e.session_id, e.seq, e.ts_ms, e.line${rank} FROM tapedeck_events e
-       ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
-       ORDER BY ${relevance ? `rank DESC, ${order}` : order}
-       LIMIT ${query.limit + 1}${offset > 0 ? ` OFFSET ${offset}` : ""}`,
-      params.values,
-    );
-    const page = rows.slice(0, query.limit);
-    const summaries = new Map<string, SessionSummary>();
-    for (const row of await sessionRows(scope, [...new Set(page.map((r) => r.session_id))])) {
-      summaries.set(row.session_id, summaryOf(row));
-    }
-    const items: EventHit[] = [];
-    for (const row of page) {
-      const summary = summaries.get(row.session_id);
-      if (summary === undefined) continue;
-      const event = parseEventLine(row.line);
-      const hit: EventHit = {
-        sessionId: row.session_id,
-        event,
-        session: structuredClone(summary),
-        snippet: snippet(eventText(event), query.words ?? [], query.markers),
-      };
-      if (relevance && row.rank !== undefined) hit.score = row.rank;
-      items.push(hit);
-    }
-    const last = page[page.length - 1];
-    let next: EventPosition | null = null;
-    if (rows.length > query.limit && last !== undefined) {
-      next = relevance
-        ? { offset: offset + query.limit, snapshotMs: snapshotMs ?? 0 }
-        : { key: [Number(last.ts_ms), last.seq, last.session_id] };
-    }
-    return { items, nextCursor: next === null ? null : eventCursor(query, next) };
-  };
-
-  /** The events of a session's own rows, in seq order. */
-  const ownEvents = async (sessionId: string): Promise<SessionEvent[]> => {
-    const { rows } = await db.query<{ line: string; seq: number }>(
-      "SELECT seq, line FROM tapedeck_events WHERE session_id = $1 ORDER BY seq",
-      [sessionId],
-    );
-    return rows.map((row) => parseEventLine(row.line, { line: row.seq }));
-  };
-
-  /** Replays a session from its rows (and its ancestors'), as a file would be replayed. */
-  const replay = async (row: SessionRow, depth = 0): Promise<Session> => {
-    const header = parseHeaderLine(row.header);
-    let parentEvents: SessionEvent[] | undefined;
-    if (header.parent !== undefined && depth < 1000) {
-      const parent = await db.query<SessionRow>(
-        `SELECT ${sessionColumns}, 0 AS fork_count FROM tapedeck_sessions s WHERE s.session_id = $1`,
-        [header.parent.sessionId],
-      );
-      const parentRow = parent.rows[0];
-      if (parentRow !== undefined) parentEvents = [...(await replay(parentRow, depth + 1)).events];
-    }
-    const session = replayEvents(
-      header,
-      await ownEvents(row.session_id),
-      parentEvents === undefined ? {} : { parentEvents },
-    );
-    if (row.damage_code !== null) {
-      // Damage the push saw in the file (a torn tail, lines out of order) that the stored rows,
-      // kept in seq order, no longer show: the log is still not readable.
-      throw new EventLogCorruptError(
-        row.damage_code as EventLogCorruptError["code"],
-        row.damage_message ?? "",
-        { sessionId: row.session_id },
-      );
-    }
-    return session;
-  };
-
   const engine: PostgresQueryEngine = {
     ...queryEngine({
-      listSessions,
-      searchEvents,
+      listSessions: (scope, query) => listSessions(db, scope, query),
+      searchEvents: (scope, query) => searchEvents(db, scope, query),
       async readSession(scope, id) {
-        const row = await sessionInScope(scope, id);
+        const row = await sessionInScope(db, scope, id);
         if (row === null) throw new SessionNotFoundError(id);
         try {
-          return await replay(row);
+          return await replay(db, row);
         } catch (error) {
           if (EventLogCorruptError.isInstance(error) && row.damage_code === null) {
             await db.query(
@@ -347,7 +142,7 @@ function postgresEngine(db: Connection): PostgresQueryEngine {
         }
       },
       async summary(scope, id) {
-        const row = await sessionInScope(scope, id);
+        const row = await sessionInScope(db, scope, id);
         return row === null ? null : summaryOf(row);
       },
       async forks(scope, id) {
@@ -425,4 +220,223 @@ function postgresEngine(db: Connection): PostgresQueryEngine {
     },
   };
   return engine;
+}
+
+/** The workspace filter of a scope, or null for all. */
+function workspacesOf(scope: ParsedScope): string[] | null {
+  return "all" in scope ? null : [...scope.workspaceIds];
+}
+
+function forkCountSql(params: Params, workspaces: string[] | null): string {
+  return `(SELECT count(*)::int FROM tapedeck_sessions c WHERE c.parent_id = s.session_id${
+    workspaces === null ? "" : ` AND c.workspace_id = ANY(${params.add(workspaces)})`
+  }) AS fork_count`;
+}
+
+function summaryOf(row: SessionRow): SessionSummary {
+  return toSummary(
+    parseHeaderLine(row.header),
+    row.aggregate,
+    row.fork_count,
+    row.damage_code === null ? null : { code: row.damage_code, message: row.damage_message ?? "" },
+  );
+}
+
+/** Rows of sessions in scope with these ids. */
+async function sessionRows(
+  db: Connection,
+  scope: ParsedScope,
+  ids: string[],
+): Promise<SessionRow[]> {
+  if (ids.length === 0) return [];
+  const params = new Params();
+  const workspaces = workspacesOf(scope);
+  const forks = forkCountSql(params, workspaces);
+  const where = [`s.session_id = ANY(${params.add(ids)}::uuid[])`];
+  if (workspaces !== null) where.push(`s.workspace_id = ANY(${params.add(workspaces)})`);
+  const { rows } = await db.query<SessionRow>(
+    `SELECT ${sessionColumns}, ${forks} FROM tapedeck_sessions s WHERE ${where.join(" AND ")}`,
+    params.values,
+  );
+  return rows;
+}
+
+async function sessionInScope(
+  db: Connection,
+  scope: ParsedScope,
+  id: string,
+): Promise<SessionRow | null> {
+  return (await sessionRows(db, scope, [id]))[0] ?? null;
+}
+
+async function listSessions(
+  db: Connection,
+  scope: ParsedScope,
+  query: NormalizedSessionQuery,
+): Promise<Page<SessionSummary>> {
+  const after = sessionPosition(query);
+  const workspaces = workspacesOf(scope);
+  const field = query.orderBy === "createdAt" ? "created_at" : "updated_at";
+  const params = new Params();
+  const forks = forkCountSql(params, workspaces);
+  const where: string[] = [];
+  if (workspaces !== null) where.push(`s.workspace_id = ANY(${params.add(workspaces)})`);
+  if (query.status !== null) where.push(`s.status = ${params.add(query.status)}`);
+  if (query.sinceMs !== null) {
+    where.push(`s.updated_at >= ${params.add(new Date(query.sinceMs).toISOString())}`);
+  }
+  if (query.untilMs !== null) {
+    where.push(`s.updated_at < ${params.add(new Date(query.untilMs).toISOString())}`);
+  }
+  if (query.words !== null) {
+    const tsquery = toTsquery(query.words);
+    if (tsquery === null) return { items: [], nextCursor: null };
+    where.push(`s.search @@ ${params.add(tsquery)}::tsquery`);
+  }
+  if (after !== null) {
+    where.push(
+      `(s.${field}, s.session_id) < (${params.add(after[0])}, ${params.add(after[1])}::uuid)`,
+    );
+  }
+  const { rows } = await db.query<SessionRow & { created_at: string; updated_at: string }>(
+    `SELECT ${sessionColumns}, ${forks} FROM tapedeck_sessions s
+     ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+     ORDER BY s.${field} DESC, s.session_id DESC LIMIT ${query.limit + 1}`,
+    params.values,
+  );
+  return sessionPage(query, rows, summaryOf);
+}
+
+/** A page of events in scope matching the query (words, filters, order, cursor). */
+async function searchEvents(
+  db: Connection,
+  scope: ParsedScope,
+  query: NormalizedEventQuery,
+): Promise<Page<EventHit>> {
+  const empty = { items: [], nextCursor: null };
+  const position = eventPosition(query);
+  const relevance = query.order === "relevance";
+  const workspaces = workspacesOf(scope);
+  const params = new Params();
+  const where: string[] = [];
+  let tsquery: string | null = null;
+  if (query.words !== null) {
+    tsquery = toTsquery(query.words);
+    if (tsquery === null) return empty;
+    where.push(`e.body @@ ${params.add(tsquery)}::tsquery`);
+  }
+  if (workspaces !== null) where.push(`e.workspace_id = ANY(${params.add(workspaces)})`);
+  if (query.sessionId !== null) where.push(`e.session_id = ${params.add(query.sessionId)}`);
+  if (query.types !== null) where.push(`e.type = ANY(${params.add(query.types)})`);
+  if (query.roles !== null) where.push(`e.role = ANY(${params.add(query.roles)})`);
+  if (query.toolName !== null) where.push(`e.tool = ${params.add(query.toolName)}`);
+  if (query.callId !== null) where.push(`e.call_id = ${params.add(query.callId)}`);
+  if (query.sinceMs !== null) where.push(`e.ts_ms >= ${params.add(query.sinceMs)}`);
+  if (query.untilMs !== null) where.push(`e.ts_ms < ${params.add(query.untilMs)}`);
+  if (query.currentOnly) {
+    where.push(`e.replaced_by IS NULL AND e.type = ANY(${params.add(surfaceTypes)})`);
+  }
+  let offset = 0;
+  let snapshotMs: number | null = null;
+  if (position !== null) {
+    if ("key" in position) {
+      const [ms, seq, id] = position.key;
+      const operator = query.order === "oldest" ? ">" : "<";
+      where.push(
+        `(e.ts_ms, e.seq, e.session_id) ${operator} (${params.add(ms)}, ${params.add(seq)}, ${params.add(id)}::uuid)`,
+      );
+    } else {
+      offset = position.offset;
+      snapshotMs = position.snapshotMs;
+    }
+  }
+  if (relevance) {
+    if (snapshotMs === null) {
+      // The newest event in scope only: a cursor must not carry another workspace's activity.
+      const { rows } = await db.query<{ ms: string | null }>(
+        workspaces === null
+          ? "SELECT max(ts_ms) AS ms FROM tapedeck_events"
+          : "SELECT max(ts_ms) AS ms FROM tapedeck_events WHERE workspace_id = ANY($1)",
+        workspaces === null ? [] : [workspaces],
+      );
+      snapshotMs = Number(rows[0]?.ms ?? 0);
+    }
+    where.push(`e.ts_ms <= ${params.add(snapshotMs)}`);
+  }
+  const direction = query.order === "oldest" ? "" : " DESC";
+  const order = `e.ts_ms${direction}, e.seq${direction}, e.session_id${direction}`;
+  const rank = relevance ? `, ts_rank(e.body, ${params.add(tsquery)}::tsquery, 1) AS rank` : "";
+  const { rows } = await db.query<EventRow>(
+    `SELECT e.session_id, e.seq, e.ts_ms, e.line${rank} FROM tapedeck_events e
+     ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+     ORDER BY ${relevance ? `rank DESC, ${order}` : order}
+     LIMIT ${query.limit + 1}${offset > 0 ? ` OFFSET ${offset}` : ""}`,
+    params.values,
+  );
+  const page = rows.slice(0, query.limit);
+  const summaries = new Map<string, SessionSummary>();
+  for (const row of await sessionRows(db, scope, [...new Set(page.map((r) => r.session_id))])) {
+    summaries.set(row.session_id, summaryOf(row));
+  }
+  const items: EventHit[] = [];
+  for (const row of page) {
+    const summary = summaries.get(row.session_id);
+    if (summary === undefined) continue;
+    const event = parseEventLine(row.line);
+    const hit: EventHit = {
+      sessionId: row.session_id,
+      event,
+      session: structuredClone(summary),
+      snippet: snippet(eventText(event), query.words ?? [], query.markers),
+    };
+    if (relevance && row.rank !== undefined) hit.score = row.rank;
+    items.push(hit);
+  }
+  const last = page[page.length - 1];
+  let next: EventPosition | null = null;
+  if (rows.length > query.limit && last !== undefined) {
+    next = relevance
+      ? { offset: offset + query.limit, snapshotMs: snapshotMs ?? 0 }
+      : { key: [Number(last.ts_ms), last.seq, last.session_id] };
+  }
+  return { items, nextCursor: next === null ? null : eventCursor(query, next) };
+}
+
+/** The events of a session's own rows, in seq order. */
+async function ownEvents(db: Connection, sessionId: string): Promise<SessionEvent[]> {
+  const { rows } = await db.query<{ line: string; seq: number }>(
+    "SELECT seq, line FROM tapedeck_events WHERE session_id = $1 ORDER BY seq",
+    [sessionId],
+  );
+  return rows.map((row) => parseEventLine(row.line, { line: row.seq }));
+}
+
+/** Replays a session from its rows (and its ancestors'), as a file would be replayed. */
+async function replay(db: Connection, row: SessionRow, depth = 0): Promise<Session> {
+  const header = parseHeaderLine(row.header);
+  let parentEvents: SessionEvent[] | undefined;
+  if (header.parent !== undefined && depth < 1000) {
+    const parent = await db.query<SessionRow>(
+      `SELECT ${sessionColumns}, 0 AS fork_count FROM tapedeck_sessions s WHERE s.session_id = $1`,
+      [header.parent.sessionId],
+    );
+    const parentRow = parent.rows[0];
+    if (parentRow !== undefined)
+      parentEvents = [...(await replay(db, parentRow, depth + 1)).events];
+  }
+  const session = replayEvents(
+    header,
+    await ownEvents(db, row.session_id),
+    parentEvents === undefined ? {} : { parentEvents },
+  );
+  if (row.damage_code !== null) {
+    // Damage the push saw in the file (a torn tail, lines out of order) that the stored rows,
+    // kept in seq order, no longer show: the log is still not readable.
+    throw new EventLogCorruptError(
+      row.damage_code as EventLogCorruptError["code"],
+      row.damage_message ?? "",
+      { sessionId: row.session_id },
+    );
+  }
+  return session;
 }
