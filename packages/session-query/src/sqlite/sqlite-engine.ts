@@ -15,7 +15,7 @@ import type { ParsedScope } from "../query-schema";
 import type { SessionAggregate } from "../summary";
 import { createEventSearch } from "./event-search";
 import { HitCache } from "./hit-cache";
-import { createIndexReads, type SummaryRow } from "./index-reads";
+import { createIndexReads, type IndexReads, type SummaryRow } from "./index-reads";
 import type { Indexer } from "./indexer";
 import { prepareSchema } from "./schema";
 import { emptySyncReport, nothingChanged, parseStored, savedChangeCursor } from "./stored";
@@ -103,54 +103,12 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
     ));
   const hitCache = new HitCache(store);
   const reads = createIndexReads(db);
-  const { typeRow, sessionById, lastEventOfType, prepared, workspacesOf, forkCountSql } = reads;
-  const { summaryOf, sessionInScope } = reads;
-  const listSessions = (
-    scope: ParsedScope,
-    query: NormalizedSessionQuery,
-  ): Page<SessionSummary> => {
-    const after = sessionPosition(query);
-    const workspaces = workspacesOf(scope);
-    if (workspaces !== null && workspaces.length === 0) return { items: [], nextCursor: null };
-    const field = query.orderBy === "createdAt" ? "created_at" : "updated_at";
-    const where: string[] = [];
-    const params: (string | number)[] = [];
-    if (workspaces !== null) where.push(`s.workspace IN (${workspaces.join(",")})`);
-    if (query.status !== null) {
-      where.push("s.status = ?");
-      params.push(query.status);
-    }
-    if (query.sinceMs !== null) {
-      where.push("s.updated_at >= ?");
-      params.push(new Date(query.sinceMs).toISOString());
-    }
-    if (query.untilMs !== null) {
-      where.push("s.updated_at < ?");
-      params.push(new Date(query.untilMs).toISOString());
-    }
-    if (query.words !== null) {
-      const match = ftsMatch(query.words);
-      if (match === null) return { items: [], nextCursor: null };
-      where.push("s.id IN (SELECT rowid FROM session_fts WHERE session_fts MATCH ?)");
-      params.push(match);
-    }
-    if (after !== null) {
-      where.push(`(s.${field} < ? OR (s.${field} = ? AND s.session_id < ?))`);
-      params.push(after[0], after[0], after[1]);
-    }
-    const rows = prepared<SummaryRow>(
-      `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s
-       ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
-       ORDER BY s.${field} DESC, s.session_id DESC LIMIT ${query.limit + 1}`,
-    ).all(...params);
-    return sessionPage(query, rows, summaryOf);
-  };
-
+  const { prepared, workspacesOf, forkCountSql, summaryOf, sessionInScope } = reads;
   const searchEvents = createEventSearch(reads, hitCache);
 
   const engine: SqliteQueryEngine = {
     ...queryEngine({
-      listSessions,
+      listSessions: (scope, query) => listSessions(reads, scope, query),
       searchEvents,
       async readSession(scope, id): Promise<Session> {
         const indexer = await writer();
@@ -219,26 +177,7 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
       });
     },
 
-    indexedLog(sessionId) {
-      const row = sessionById.get(sessionId);
-      if (row === undefined) return null;
-      const goalType = typeRow.get("goal/set");
-      const lastGoal =
-        goalType === undefined ? undefined : lastEventOfType.get(row.id, goalType.id);
-      return {
-        headerText: row.header,
-        aggregate: parseStored<SessionAggregate>(row.aggregate),
-        damage:
-          row.damage_code === null
-            ? null
-            : { code: row.damage_code, message: row.damage_message ?? "" },
-        offset: row.file_offset,
-        line: row.file_line,
-        inode: row.file_ino,
-        size: row.file_size,
-        lastGoal: lastGoal ?? null,
-      };
-    },
+    indexedLog: (sessionId) => indexedLogOf(reads, sessionId),
 
     footprint() {
       const size = (path: string) => fs.statSync(path, { throwIfNoEntry: false })?.size ?? 0;
@@ -251,4 +190,70 @@ export function createSqliteQueryEngine(options: SqliteQueryEngineOptions): Sqli
     },
   };
   return engine;
+}
+
+/** A page of sessions in scope, in the query's order, from the sessions table (and its FTS). */
+function listSessions(
+  reads: IndexReads,
+  scope: ParsedScope,
+  query: NormalizedSessionQuery,
+): Page<SessionSummary> {
+  const { workspacesOf, prepared, forkCountSql, summaryOf } = reads;
+  const after = sessionPosition(query);
+  const workspaces = workspacesOf(scope);
+  if (workspaces !== null && workspaces.length === 0) return { items: [], nextCursor: null };
+  const field = query.orderBy === "createdAt" ? "created_at" : "updated_at";
+  const where: string[] = [];
+  const params: (string | number)[] = [];
+  if (workspaces !== null) where.push(`s.workspace IN (${workspaces.join(",")})`);
+  if (query.status !== null) {
+    where.push("s.status = ?");
+    params.push(query.status);
+  }
+  if (query.sinceMs !== null) {
+    where.push("s.updated_at >= ?");
+    params.push(new Date(query.sinceMs).toISOString());
+  }
+  if (query.untilMs !== null) {
+    where.push("s.updated_at < ?");
+    params.push(new Date(query.untilMs).toISOString());
+  }
+  if (query.words !== null) {
+    const match = ftsMatch(query.words);
+    if (match === null) return { items: [], nextCursor: null };
+    where.push("s.id IN (SELECT rowid FROM session_fts WHERE session_fts MATCH ?)");
+    params.push(match);
+  }
+  if (after !== null) {
+    where.push(`(s.${field} < ? OR (s.${field} = ? AND s.session_id < ?))`);
+    params.push(after[0], after[0], after[1]);
+  }
+  const rows = prepared<SummaryRow>(
+    `SELECT s.*, ${forkCountSql(workspaces)} FROM sessions s
+     ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+     ORDER BY s.${field} DESC, s.session_id DESC LIMIT ${query.limit + 1}`,
+  ).all(...params);
+  return sessionPage(query, rows, summaryOf);
+}
+
+/** Where the index stands in a session's log (see `SqliteQueryEngine.indexedLog`). */
+function indexedLogOf(reads: IndexReads, sessionId: string): IndexedLog | null {
+  const { sessionById, typeRow, lastEventOfType } = reads;
+  const row = sessionById.get(sessionId);
+  if (row === undefined) return null;
+  const goalType = typeRow.get("goal/set");
+  const lastGoal = goalType === undefined ? undefined : lastEventOfType.get(row.id, goalType.id);
+  return {
+    headerText: row.header,
+    aggregate: parseStored<SessionAggregate>(row.aggregate),
+    damage:
+      row.damage_code === null
+        ? null
+        : { code: row.damage_code, message: row.damage_message ?? "" },
+    offset: row.file_offset,
+    line: row.file_line,
+    inode: row.file_ino,
+    size: row.file_size,
+    lastGoal: lastGoal ?? null,
+  };
 }
