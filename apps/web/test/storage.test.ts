@@ -43,4 +43,28 @@ describe("Storage in the viewer", () => {
     expect(Object.keys(byKind)).toEqual(expect.arrayContaining(["blobs", "trash", "index"]));
     expect(report.bytes).toBe(report.rows.reduce((sum, row) => sum + row.bytes, 0));
   });
+
+  it("GET /api/blobs/:hash serves an attachment from the local blob store: as an image type only when asked for a raster one; 404 when missing, 400 for a bad name", async () => {
+    root = mkdtempSync(path.join(tmpdir(), "tapedeck-web-blobs-"));
+    const store = createSessionStore({ home: path.join(root, "tapedeck") });
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.alloc(100, 3)]);
+    const ref = store.putBlob(png, { mediaType: "image/png" });
+    web = createApp({
+      store,
+      index: createMemoryIndex(store),
+      agent: { model: "openai:gpt-4.1-mini", provider: () => scriptedProvider([]), cwd: root },
+    });
+    const image = await web.app.request(`/api/blobs/${ref.blob}?type=image/png`);
+    expect(image.status).toBe(200);
+    expect(image.headers.get("content-type")).toBe("image/png");
+    expect(image.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(Buffer.from(await image.arrayBuffer()).equals(png)).toBe(true);
+    const plain = await web.app.request(`/api/blobs/${ref.blob}`);
+    expect(plain.headers.get("content-type")).toBe("application/octet-stream");
+    expect((await web.app.request(`/api/blobs/${ref.blob}?type=image/svg%2Bxml`)).status).toBe(400);
+    const missing = await web.app.request(`/api/blobs/${"0".repeat(64)}`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ error: { code: "BLOB_MISSING" } });
+    expect((await web.app.request("/api/blobs/..%2F..%2Fetc")).status).toBe(400);
+  });
 });

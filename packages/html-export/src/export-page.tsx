@@ -13,7 +13,7 @@ import {
 } from "./timeline/timeline";
 import { buildTimeline } from "./timeline/timeline-builder";
 
-const links: RowLinks = { href: (seq) => `#e-${seq}` };
+const anchorLinks: RowLinks = { href: (seq) => `#e-${seq}` };
 
 /** Rows grouped by turn: the seed, then one group per turn. */
 function groupByTurn(rows: readonly TimelineRow[]): TimelineRow[][] {
@@ -86,13 +86,17 @@ export function ExportPage({
   lineage,
   generatedAt,
   shortIds = {},
+  image,
 }: {
   view: SessionViewData;
   lineage: Lineage | null;
   generatedAt: string;
   /** Short ids of the sessions shown (the host's `shortIds`); an id without one is shown whole. */
   shortIds?: Readonly<Record<string, string>>;
+  /** An image attachment's data URL (the page stays one self-contained file). */
+  image?: RowLinks["image"];
 }) {
+  const links: RowLinks = image === undefined ? anchorLinks : { ...anchorLinks, image };
   const replacedBy = new Map(view.replacedBy);
   const rows = buildTimeline(view.events, replacedBy, new Map(view.streamedText));
   const bySeq = new Map<number, SessionEvent>(view.events.map((event) => [event.seq, event]));

@@ -3,7 +3,7 @@
  * elsewhere) with the same safe rendering as the page. Used, lazily, by the web server and
  * by `tapedeck sessions export --html` (the package's root entry).
  */
-import type { Session } from "@tapedeck/session";
+import type { BlobRef, Session } from "@tapedeck/session";
 import type { Lineage } from "@tapedeck/session-query";
 import { renderToStaticMarkup } from "react-dom/server";
 import { ExportPage } from "./export-page";
@@ -31,6 +31,11 @@ export interface RenderSessionHtmlOptions {
    * without one is printed whole, never cut to a prefix another session may share.
    */
   shortIds?: Readonly<Record<string, string>>;
+  /**
+   * The bytes of an attachment's blob (`store.readBlob`): images are embedded as data URLs, so the
+   * file stays self-contained. Without it (or when it throws) an image shows its description.
+   */
+  readBlob?: (hash: string) => Uint8Array;
 }
 
 /** Styles only the export needs (turn sections, search hits, a fixed trace panel). */
@@ -55,6 +60,17 @@ body { background: var(--bg); }
 const highlighter = readySource(highlightCode);
 const markdown = readySource(Markdown);
 
+/** An attachment's `data:` URL from its blob's bytes; `undefined` when the blob cannot be read. */
+function dataUrlOf(readBlob: (hash: string) => Uint8Array): (ref: BlobRef) => string | undefined {
+  return (ref) => {
+    try {
+      return `data:${ref.mediaType};base64,${Buffer.from(readBlob(ref.blob)).toString("base64")}`;
+    } catch {
+      return undefined;
+    }
+  };
+}
+
 /** The session as one HTML document (a string), safe to open from disk. */
 export function renderSessionHtml(options: RenderSessionHtmlOptions): string {
   const view = sessionView(options.session);
@@ -70,6 +86,7 @@ export function renderSessionHtml(options: RenderSessionHtmlOptions): string {
           lineage={options.lineage ?? null}
           generatedAt={generatedAt}
           shortIds={options.shortIds ?? {}}
+          {...(options.readBlob === undefined ? {} : { image: dataUrlOf(options.readBlob) })}
         />
       </MarkdownContext.Provider>
     </HighlighterContext.Provider>,

@@ -8,7 +8,14 @@
 export { diffLines, type FileChange } from "./render/diff";
 export { DiffView } from "./render/diff-view";
 export { STYLES } from "./render/styles";
-export { preview, Row, type RowLinks, SeqLink } from "./render/timeline-row";
+export {
+  Attachments,
+  localBlobSrc,
+  preview,
+  Row,
+  type RowLinks,
+  SeqLink,
+} from "./render/timeline-row";
 export { TokenChart } from "./render/token-chart";
 export { Visible } from "./render/visible";
 export { type SessionViewData, sessionView, splitChunks } from "./session-view";

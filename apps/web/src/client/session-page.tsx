@@ -1,7 +1,13 @@
 /** One session: header, virtualised timeline grouped by turn, and the side panel. */
 
-import type { RowLinks, TimelineRow } from "@tapedeck/html-export/render";
-import { TokenChart, type TurnTokens, tokensPerTurn } from "@tapedeck/html-export/render";
+import {
+  localBlobSrc,
+  type RowLinks,
+  type TimelineRow,
+  TokenChart,
+  type TurnTokens,
+  tokensPerTurn,
+} from "@tapedeck/html-export/render";
 import type { SessionEvent } from "@tapedeck/session";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ApiError, api } from "./api";
@@ -68,7 +74,12 @@ export function SessionPage({
     }
   };
 
-  const links: RowLinks = { href: seqHref, onSelectSeq, onFork: (atSeq) => void fork(atSeq) };
+  const links: RowLinks = {
+    href: seqHref,
+    onSelectSeq,
+    onFork: (atSeq) => void fork(atSeq),
+    image: localBlobSrc,
+  };
 
   if (error !== null) return <SessionError error={error} />;
   if (data === null) return <div className="page muted pad">Loading session…</div>;

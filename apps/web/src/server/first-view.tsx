@@ -9,7 +9,13 @@
  */
 
 import { QueryClientProvider } from "@tanstack/react-query";
-import { Row, type RowLinks, TokenChart, tokensPerTurn } from "@tapedeck/html-export/render";
+import {
+  localBlobSrc,
+  Row,
+  type RowLinks,
+  TokenChart,
+  tokensPerTurn,
+} from "@tapedeck/html-export/render";
 import type { ReactNode } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import type { AgentRun } from "../client/agent-run";
@@ -64,7 +70,7 @@ export function renderFirstView(page: SessionPageAnswer): string {
   const earlier = data.hasEarlier ? data.firstSeq - 1 : 0;
   const shown = earlier > 0 ? rows.slice(-FIRST_VIEW_ROWS) : rows.slice(0, FIRST_VIEW_ROWS);
   const href = (seq: number) => `?session=${encodeURIComponent(sessionId)}&seq=${seq}`;
-  const links: RowLinks = { href, onSelectSeq: ignore, onFork: ignore };
+  const links: RowLinks = { href, onSelectSeq: ignore, onFork: ignore, image: localBlobSrc };
   const parent = data.header.parent?.sessionId;
   const parentShortId = parent === undefined ? "" : (page.shortIds[parent] ?? parent);
   const view: ReactNode = (

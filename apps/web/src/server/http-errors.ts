@@ -8,6 +8,7 @@ import {
   TapedeckError,
 } from "@tapedeck/session";
 import { EventNotFoundError, InvalidQueryError } from "@tapedeck/session-query";
+import { BlobReadError } from "@tapedeck/session-store";
 import type { Context } from "hono";
 import type { z } from "zod";
 
@@ -75,6 +76,11 @@ export function toHttpError(error: unknown): {
       status: 400,
       body: { error: { code: error.code, message: error.message, field: "sessionId" } },
     };
+  }
+  if (BlobReadError.isInstance(error)) {
+    // A missing blob is not there; a damaged one is like a damaged log.
+    const status = error.code === "BLOB_MISSING" ? 404 : 422;
+    return { status, body: { error: { code: error.code, message: error.message } } };
   }
   if (SessionNotFoundError.isInstance(error) || EventNotFoundError.isInstance(error)) {
     return { status: 404, body: { error: { code: error.code, message: error.message } } };

@@ -8,6 +8,14 @@ export const sessionIdSchema = z
   .string()
   .refine(isSessionId, "not a session id (a lowercase UUID)");
 
+/** A blob's name: its sha256, lowercase hex. */
+export const blobHashSchema = z.string().regex(/^[0-9a-f]{64}$/, "not a blob name (a sha256)");
+
+/** `GET /api/blobs/:hash?type=`: the image type to serve it as (raster images only). */
+export const blobQuerySchema = z.object({
+  type: z.enum(["image/png", "image/jpeg", "image/gif", "image/webp"]).optional(),
+});
+
 const isoTime = z.iso.datetime({ offset: true });
 const limit = z.coerce.number().int().min(1).max(200);
 const csv = <T extends z.ZodType<string, string>>(item: T) =>

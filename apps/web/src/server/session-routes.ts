@@ -9,6 +9,8 @@ import type { z } from "zod";
 import { parseInput } from "./http-errors";
 import { answer, jsonInput, queryInput } from "./route-input";
 import {
+  blobHashSchema,
+  blobQuerySchema,
   eventsQuerySchema,
   forkBodySchema,
   goalBodySchema,
@@ -216,6 +218,19 @@ export function sessionRoutes(deps: SessionRouteDeps) {
         "content-disposition": `attachment; filename="${id}.jsonl"`,
       });
     })
+    .get("/api/blobs/:hash", (c) => {
+      // An attachment (an imported image), read from this machine's blob store, hash checked.
+      const hash = parseInput(blobHashSchema, c.req.param("hash"), "hash");
+      const { type } = parseInput(blobQuerySchema, c.req.query(), "query");
+      const data = store.readBlob(hash);
+      return c.body(new Uint8Array(data), 200, {
+        "content-type": type ?? "application/octet-stream",
+        "x-content-type-options": "nosniff",
+        "content-security-policy": "default-src 'none'",
+        // Named by its content: it never changes.
+        "cache-control": "private, max-age=31536000, immutable",
+      });
+    })
     .get("/api/sessions/:id/export/html", async (c) => {
       const id = parseInput(sessionIdSchema, c.req.param("id"), "sessionId");
       // Same source as the JSONL export (the file, replay-validated: damaged → 422, nothing sent).
@@ -230,7 +245,8 @@ export function sessionRoutes(deps: SessionRouteDeps) {
         ...(parent === undefined ? [] : [parent]),
         ...(lineage === null ? [] : lineageIds(lineage)),
       ]);
-      return c.body(renderSessionHtml({ session, lineage, shortIds }), 200, {
+      const readBlob = (hash: string) => store.readBlob(hash);
+      return c.body(renderSessionHtml({ session, lineage, shortIds, readBlob }), 200, {
         "content-type": "text/html; charset=utf-8",
         "content-disposition": `attachment; filename="${id}.html"`,
       });

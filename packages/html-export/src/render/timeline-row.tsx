@@ -3,7 +3,7 @@
  * Markdown, tool outputs numbered monospace lines, file edits diffs; everything from the log is
  * text with hidden characters made visible.
  */
-import type { SessionEvent } from "@tapedeck/session";
+import type { BlobRef, SessionEvent } from "@tapedeck/session";
 import type { MouseEvent, ReactNode } from "react";
 import { eventLabel, formatDuration, type TimelineRow } from "../timeline/timeline";
 import { visibleText } from "./controls";
@@ -21,6 +21,53 @@ export interface RowLinks {
   onSelectSeq?(seq: number): void;
   /** "Fork from here"; without it (the export) there is no fork button. */
   onFork?(seq: number): void;
+  /**
+   * Where an image attachment is loaded from: the page's local route, the export's data URL;
+   * `undefined` (or no function) shows its description instead.
+   */
+  image?(ref: BlobRef): string | undefined;
+}
+
+/**
+ * The viewer's address of an image attachment: `GET /api/blobs/<sha256>?type=…`, served from this
+ * machine's blob store (the data never leaves it).
+ */
+export function localBlobSrc(ref: BlobRef): string {
+  return `/api/blobs/${ref.blob}?type=${encodeURIComponent(ref.mediaType)}`;
+}
+
+/** Raster images a page may show from a blob (never SVG, which can carry script). */
+const shownImageTypes = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+
+/** A message's or output's attachments: images shown, anything else named by its description. */
+export function Attachments({
+  refs,
+  links,
+}: {
+  refs: readonly BlobRef[] | undefined;
+  links: RowLinks;
+}): ReactNode {
+  if (refs === undefined || refs.length === 0) return null;
+  return (
+    <div className="attachments">
+      {refs.map((ref, index) => {
+        const src = shownImageTypes.has(ref.mediaType) ? links.image?.(ref) : undefined;
+        return src === undefined ? (
+          <span key={`${ref.blob}-${index}`} className="tag">
+            <Visible text={ref.preview} />
+          </span>
+        ) : (
+          <img
+            key={`${ref.blob}-${index}`}
+            className="attachment"
+            src={src}
+            alt={ref.preview}
+            loading="lazy"
+          />
+        );
+      })}
+    </div>
+  );
 }
 
 interface RowProps {
@@ -174,6 +221,7 @@ function ToolRowView({
                 output <SeqLink seq={output.seq} links={links} />
               </div>
               <ToolOutput text={output.output} error={output.isError} all={expanded} />
+              <Attachments refs={output.attachments} links={links} />
             </>
           ) : null}
         </div>
@@ -213,6 +261,7 @@ export function Row({ row, bySeq, selected, links, expanded = false }: RowProps)
           ) : (
             <MessageText text={row.content} />
           )}
+          <Attachments refs={row.attachments} links={links} />
         </div>
       );
     case "tool":

@@ -226,6 +226,7 @@ export class TimelineBuilder {
       turn: this.#turnIndex,
       role: event.role,
       content: event.content,
+      ...(event.attachments === undefined ? {} : { attachments: event.attachments }),
       replacedBy: replaced,
       partial: false,
     });

@@ -5,6 +5,7 @@
  * Pure: no DOM, unit-tested.
  */
 import {
+  type BlobRef,
   type FunctionCallEvent,
   type FunctionCallOutputEvent,
   type KnownSessionEvent,
@@ -55,6 +56,8 @@ export type TimelineRow =
       turn: number;
       role: string;
       content: string;
+      /** Binary parts the message carried (images), each in a blob (`BlobRef`). */
+      attachments?: readonly BlobRef[];
       replacedBy: number | null;
       /** Assistant text streamed but never completed (the run ended mid-answer). */
       partial: boolean;

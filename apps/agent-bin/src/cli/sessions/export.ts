@@ -44,5 +44,11 @@ async function exportHtml(
     engine.traceLineage(scope, sessionId).catch(() => null),
     sessionIdsOnDisk(store),
   ]);
-  return renderSessionHtml({ session, lineage, shortIds: Object.fromEntries(shortIds(onDisk)) });
+  return renderSessionHtml({
+    session,
+    lineage,
+    shortIds: Object.fromEntries(shortIds(onDisk)),
+    // Image attachments are embedded (data URLs): the file stays self-contained.
+    readBlob: (hash) => store.readBlob(hash),
+  });
 }

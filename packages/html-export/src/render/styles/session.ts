@@ -159,6 +159,18 @@ export const SESSION_STYLES = `.main {
   padding: 0 6px;
   color: var(--muted);
 }
+.attachments {
+  display: flex;
+  flex-wrap: wrap;
+  gap: 8px;
+  margin-top: 6px;
+}
+img.attachment {
+  max-width: min(100%, 640px);
+  max-height: 480px;
+  border: 1px solid var(--line);
+  border-radius: 4px;
+}
 .tag.warn {
   color: var(--warn);
   border-color: var(--warn-line);
