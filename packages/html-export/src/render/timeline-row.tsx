@@ -48,22 +48,20 @@ export function Attachments({
   links: RowLinks;
 }): ReactNode {
   if (refs === undefined || refs.length === 0) return null;
+  // One of each blob (the same image twice in one event is shown once).
+  const unique = refs.filter(
+    (ref, at) => refs.findIndex((other) => other.blob === ref.blob) === at,
+  );
   return (
     <div className="attachments">
-      {refs.map((ref, index) => {
+      {unique.map((ref) => {
         const src = shownImageTypes.has(ref.mediaType) ? links.image?.(ref) : undefined;
         return src === undefined ? (
-          <span key={`${ref.blob}-${index}`} className="tag">
+          <span key={ref.blob} className="tag">
             <Visible text={ref.preview} />
           </span>
         ) : (
-          <img
-            key={`${ref.blob}-${index}`}
-            className="attachment"
-            src={src}
-            alt={ref.preview}
-            loading="lazy"
-          />
+          <img key={ref.blob} className="attachment" src={src} alt={ref.preview} loading="lazy" />
         );
       })}
     </div>
