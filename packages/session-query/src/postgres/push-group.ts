@@ -215,45 +215,12 @@ async function pushLogEvents(
   row: LockedSession,
   forceReset: boolean,
 ): Promise<LogJob | null> {
-  const { header, file, local } = job;
+  const { header, local } = job;
   const { pipeline, batch, progress } = writer;
-  let state = forceReset ? undefined : job.state;
+  const start = startOver(context, report, writer, job, row, forceReset);
+  if ("next" in start) return start.next;
+  const { state } = start;
   const sessionId = header.sessionId;
-  const fresh = emptyAggregate(header);
-  const replaced =
-    forceReset ||
-    (state !== undefined &&
-      (Number(state.file_ino) !== file.ino ||
-        file.size < Number(state.file_offset) ||
-        // Same size, other time: changed in place (an append always grows the file).
-        (file.size === Number(state.file_size) && file.mtime !== state.file_mtime) ||
-        state.header !== local.headerText));
-  if (row.header !== job.headerText || replaced) {
-    if (row.source !== context.source) {
-      report.conflicts.push(local.sessionId);
-      return null;
-    }
-    if (job.state?.diverged_at != null) {
-      // This home's diverged log was replaced: its fork goes, the log is compared again.
-      pipeline.send("DELETE FROM tapedeck_sessions WHERE session_id = $1", [sessionId]);
-      pipeline.send("DELETE FROM tapedeck_push_state WHERE source = $1 AND session_id = $2", [
-        context.source,
-        local.sessionId,
-      ]);
-      return { ...job, header: local.header, headerText: local.headerText, state: undefined };
-    }
-    // This home's log was replaced: its rows start over.
-    pipeline.send("DELETE FROM tapedeck_events WHERE session_id = $1", [sessionId]);
-    pipeline.send(
-      `UPDATE tapedeck_sessions SET header = $2, aggregate = $3, damage_code = NULL,
-         damage_message = NULL, bytes = 0 WHERE session_id = $1`,
-      [sessionId, job.headerText, fresh],
-    );
-    row.aggregate = structuredClone(fresh);
-    row.damage_code = null;
-    row.damage_message = null;
-    state = undefined;
-  }
   const aggregate = row.aggregate;
   // The last seq this home pushed; the index may hold more, from other homes with a copy.
   let ownLast = state?.last_seq ?? header.parent?.seq ?? 0;
@@ -327,26 +294,8 @@ async function pushLogEvents(
     if (error.code === "TORN_TAIL") tornTail = { code: error.code, message: error.message };
     else validator.damage ??= { code: error.code, message: error.message };
   }
-  if (diverged !== null) {
-    // Seqs before the divergence are all compared, never stored: nothing of this log was added.
-    report.diverged.push({
-      sessionId: local.sessionId,
-      seq: diverged.seq,
-      storedAs: divergedSessionId(local.sessionId, context.source, diverged.seq),
-      host: row.host,
-    });
-    return divergedJob(job, local.header, context.source, {
-      session_id: local.sessionId,
-      header: local.headerText,
-      file_offset: String(diverged.offset),
-      file_line: diverged.line,
-      file_size: String(file.size),
-      file_ino: String(file.ino),
-      file_mtime: file.mtime,
-      last_seq: diverged.seq - 1,
-      diverged_at: diverged.seq,
-    });
-  }
+  // Seqs before a divergence are all compared, never stored: nothing of this log was added.
+  if (diverged !== null) return divergence(context, report, job, row, diverged);
   if (compactions.length > 0) batch.flush(pipeline);
   for (const compaction of compactions) {
     pipeline.send(
@@ -374,6 +323,90 @@ async function pushLogEvents(
   report.eventsPushed += count;
   report.bytesPushed += bytes;
   return null;
+}
+
+/** A log that diverges from the stored session at `diverged`: reported, and its fork to push. */
+function divergence(
+  context: PushContext,
+  report: PushReport,
+  job: LogJob,
+  row: LockedSession,
+  diverged: { seq: number; offset: number; line: number },
+): LogJob {
+  const { file, local } = job;
+  report.diverged.push({
+    sessionId: local.sessionId,
+    seq: diverged.seq,
+    storedAs: divergedSessionId(local.sessionId, context.source, diverged.seq),
+    host: row.host,
+  });
+  return divergedJob(job, local.header, context.source, {
+    session_id: local.sessionId,
+    header: local.headerText,
+    file_offset: String(diverged.offset),
+    file_line: diverged.line,
+    file_size: String(file.size),
+    file_ino: String(file.ino),
+    file_mtime: file.mtime,
+    last_seq: diverged.seq - 1,
+    diverged_at: diverged.seq,
+  });
+}
+
+/**
+ * Where {@link pushLogEvents} continues from: the log's saved push state; none when its rows
+ * start over (the stored header differs, or this home's log was replaced: it is reset here); or
+ * what to return at once (`next`): `null` for a log another home owns (a conflict), or the log to
+ * compare again when its diverged fork is dropped.
+ */
+function startOver(
+  context: PushContext,
+  report: PushReport,
+  writer: GroupWriter,
+  job: LogJob,
+  row: LockedSession,
+  forceReset: boolean,
+): { state: LogJob["state"] } | { next: LogJob | null } {
+  const { header, file, local } = job;
+  const { pipeline } = writer;
+  const state = forceReset ? undefined : job.state;
+  const sessionId = header.sessionId;
+  const replaced =
+    forceReset ||
+    (state !== undefined &&
+      (Number(state.file_ino) !== file.ino ||
+        file.size < Number(state.file_offset) ||
+        // Same size, other time: changed in place (an append always grows the file).
+        (file.size === Number(state.file_size) && file.mtime !== state.file_mtime) ||
+        state.header !== local.headerText));
+  if (row.header === job.headerText && !replaced) return { state };
+  if (row.source !== context.source) {
+    report.conflicts.push(local.sessionId);
+    return { next: null };
+  }
+  if (job.state?.diverged_at != null) {
+    // This home's diverged log was replaced: its fork goes, the log is compared again.
+    pipeline.send("DELETE FROM tapedeck_sessions WHERE session_id = $1", [sessionId]);
+    pipeline.send("DELETE FROM tapedeck_push_state WHERE source = $1 AND session_id = $2", [
+      context.source,
+      local.sessionId,
+    ]);
+    return {
+      next: { ...job, header: local.header, headerText: local.headerText, state: undefined },
+    };
+  }
+  // This home's log was replaced: its rows start over.
+  const fresh = emptyAggregate(header);
+  pipeline.send("DELETE FROM tapedeck_events WHERE session_id = $1", [sessionId]);
+  pipeline.send(
+    `UPDATE tapedeck_sessions SET header = $2, aggregate = $3, damage_code = NULL,
+       damage_message = NULL, bytes = 0 WHERE session_id = $1`,
+    [sessionId, job.headerText, fresh],
+  );
+  row.aggregate = structuredClone(fresh);
+  row.damage_code = null;
+  row.damage_message = null;
+  return { state: undefined };
 }
 
 function addProgress(
