@@ -91,6 +91,47 @@ describe("tapedeck storage", () => {
     expect(await sessionFiles(workspace.home)).toEqual([`${sessionId}.jsonl`]);
   });
 
+  it("compact moves a payload written inline (blobs off) to a blob; verify passes and the resumed run's model input is byte-identical (strict replay)", async () => {
+    const { cli, server, workspace, env } = await cliContext(readBigScript(), {
+      env: { extra: { TAPEDECK_BLOB_THRESHOLD: "off" } },
+    });
+    const first = await cli(["run", "--approve", "read it"]);
+    expect(first).toMatchObject({ code: 0, stdout: "Read.\n" });
+    const sessionId = /session (\S+) · completed/.exec(first.stderr)?.[1] ?? "";
+    const logPath = path.join(workspace.home, "sessions", `${sessionId}.jsonl`);
+    const plainBytes = readFileSync(logPath).length;
+    expect(readFileSync(logPath, "utf8")).not.toContain('"argumentsBlob":');
+    expect(blobFiles(workspace.home)).toEqual([]);
+    const exportedBefore = path.join(workspace.root, "before.jsonl");
+    expect((await cli(["sessions", "export", sessionId, "-o", exportedBefore])).code).toBe(0);
+
+    // The default threshold again: compact moves the 150 kB arguments to a blob.
+    delete env.TAPEDECK_BLOB_THRESHOLD;
+    expect((await cli(["storage", "compact", "--older-than", "0s"])).code).toBe(0);
+    expect(blobFiles(workspace.home)).toHaveLength(1);
+    expect(blobFiles(workspace.home)[0]).toMatch(/\.zst$/);
+    const store = createSessionStore({ home: workspace.home });
+    const size = Number(store.entry(sessionId)?.size ?? 0);
+    // The arguments' 150 kB left the log (the streamed chunks before the call stay, one event each).
+    expect(size).toBeLessThan(plainBytes - 140_000);
+    const callLine = store
+      .openLogReader(sessionId)
+      ?.readAt(0, size)
+      ?.toString("utf8")
+      .split("\n")
+      .find((line) => line.includes('"type":"function_call"'));
+    expect(callLine).toContain('"argumentsBlob":');
+    expect(await cli(["sessions", "verify", "--all"])).toMatchObject({ code: 0 });
+    const exportedAfter = path.join(workspace.root, "after.jsonl");
+    expect((await cli(["sessions", "export", sessionId, "-o", exportedAfter])).code).toBe(0);
+    expect(readFileSync(exportedAfter, "utf8")).toBe(readFileSync(exportedBefore, "utf8"));
+
+    const resumed = await cli(["run", "-c", "again"]);
+    expect(resumed).toMatchObject({ code: 0, stdout: "Again.\n" });
+    expect(server?.failures()).toEqual([]);
+    server?.assertAllConsumed();
+  });
+
   it("a missing blob is a BLOB_MISSING error naming the event, and the log is left as it is", async () => {
     const { cli, workspace } = await cliContext(readBigScript());
     const first = await cli(["run", "--approve", "read it"]);
