@@ -323,6 +323,26 @@ const finished = (runId: string, sessionId: string): RunResult => ({
   usage: { inputTokens: 0, outputTokens: 0 },
 });
 
+/** `/goal` on an existing session: one `goal/set`, no turn; its `run` only reports it finished. */
+async function setGoalOnly(
+  store: RunHost["store"],
+  sessionId: string,
+  command: Extract<SlashCommand, { name: "goal" }>,
+  settings: { cwd: string; workspaceId: string } & Pick<PreparedRun, "model" | "policy">,
+): Promise<PreparedRun> {
+  const runId = uuidv7();
+  await store.append(sessionId, [{ type: "goal/set", runId, goal: command.goal }]);
+  return {
+    sessionId,
+    runId,
+    resumed: true,
+    ...settings,
+    command,
+    mcpServers: [],
+    run: async () => finished(runId, sessionId),
+  };
+}
+
 /**
  * Starts a run as `architecture/contract.md` ("Runs") says: resolves the session (`continueLatest` is the
  * latest of the caller's workspace, an error when there is none), works in the session's recorded
@@ -349,19 +369,7 @@ export async function startRun(host: RunHost, options: StartRunOptions): Promise
   const model = options.model ?? host.model;
   const policy = options.policy;
   if (command?.name === "goal" && existing !== undefined) {
-    const runId = uuidv7();
-    await store.append(existing, [{ type: "goal/set", runId, goal: command.goal }]);
-    return {
-      sessionId: existing,
-      runId,
-      resumed: true,
-      ...place,
-      model,
-      policy,
-      command,
-      mcpServers: [],
-      run: async () => finished(runId, existing),
-    };
+    return setGoalOnly(store, existing, command, { ...place, model, policy });
   }
   // A missing key or a bad model id must leave nothing behind.
   const provider = host.providerFor(model);
