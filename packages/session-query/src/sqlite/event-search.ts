@@ -101,58 +101,11 @@ export function createEventSearch(
       params.push(query.callId);
     }
     const limit = query.limit + 1;
-    let rows: EventRow[];
-    if (fullText) {
-      const body = ftsMatch(words);
-      if (body === null) return empty;
-      const match = [`body : (${body})`];
-      if (workspaces !== null)
-        match.push(`tags : (${workspaces.map((id) => `w${id}`).join(" OR ")})`);
-      if (sessionRowId !== null) match.push(`tags : s${sessionRowId}`);
-      if (query.types !== null) match.push(`tags : (${query.types.map(typeTag).join(" OR ")})`);
-      if (query.roles !== null) match.push(`tags : (${query.roles.map(roleTag).join(" OR ")})`);
-      if (toolId !== null) match.push(`tags : n${toolId}`);
-      // Ascending rowids are newest first (FTS5's forward order); ties of rank go newest first.
-      const order =
-        query.order === "relevance"
-          ? "f.rank, f.rowid"
-          : query.order === "oldest"
-            ? "f.rowid DESC"
-            : "f.rowid";
-      rows = prepared<EventRow>(
-        `SELECT ${EVENT_ROW_COLUMNS}${relevance ? ", f.rank" : ""}
-         FROM event_fts f JOIN events e ON e.id = ${ftsRowIdSql("f.rowid")}
-         WHERE event_fts MATCH ?${where.map((clause) => ` AND ${clause}`).join("")}
-         ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`,
-        true,
-      ).all(match.join(" AND "), ...params);
-    } else {
-      const join = workspaces === null ? "" : "JOIN sessions s ON s.id = e.session";
-      if (workspaces !== null) where.push(`s.workspace IN (${workspaces.join(",")})`);
-      if (sessionRowId !== null) {
-        where.push("e.session = ?");
-        params.push(sessionRowId);
-      }
-      if (query.types !== null) {
-        const ids = typeIds(query.types);
-        if (ids.length === 0) return empty;
-        where.push(`e.type IN (${ids.join(",")})`);
-      }
-      if (query.roles !== null) {
-        where.push(`e.role IN (${query.roles.map(() => "?").join(",")})`);
-        params.push(...query.roles);
-      }
-      if (toolId !== null) {
-        where.push("e.tool = ?");
-        params.push(toolId);
-      }
-      rows = prepared<EventRow>(
-        `SELECT ${EVENT_ROW_COLUMNS} FROM events e ${join}
-         ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
-         ORDER BY e.id ${query.order === "oldest" ? "" : "DESC"} LIMIT ${limit}`,
-        true,
-      ).all(...params);
-    }
+    const filters: RowFilters = { workspaces, sessionRowId, toolId, where, params, limit, offset };
+    const rows = fullText
+      ? fullTextRows(reads, query, words, filters)
+      : plainRows(reads, query, filters);
+    if (rows === null) return empty;
     const more = rows.length > query.limit;
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
@@ -167,4 +120,84 @@ export function createEventSearch(
       nextCursor: next === null ? null : eventCursor(query, next),
     };
   };
+}
+
+/** What both ways of reading a page of event rows are given. */
+interface RowFilters {
+  workspaces: number[] | null;
+  sessionRowId: number | null;
+  toolId: number | null;
+  /** Conditions (and their parameters) on `e` and `f` already decided: bounds, currency, call. */
+  where: string[];
+  params: (string | number)[];
+  limit: number;
+  offset: number;
+}
+
+/** A page of rows through FTS5 (scope, types, roles and tool as its tags); `null`: none can match. */
+function fullTextRows(
+  reads: IndexReads,
+  query: NormalizedEventQuery,
+  words: NonNullable<NormalizedEventQuery["words"]>,
+  { workspaces, sessionRowId, toolId, where, params, limit, offset }: RowFilters,
+): EventRow[] | null {
+  const body = ftsMatch(words);
+  if (body === null) return null;
+  const match = [`body : (${body})`];
+  if (workspaces !== null) match.push(`tags : (${workspaces.map((id) => `w${id}`).join(" OR ")})`);
+  if (sessionRowId !== null) match.push(`tags : s${sessionRowId}`);
+  if (query.types !== null) match.push(`tags : (${query.types.map(typeTag).join(" OR ")})`);
+  if (query.roles !== null) match.push(`tags : (${query.roles.map(roleTag).join(" OR ")})`);
+  if (toolId !== null) match.push(`tags : n${toolId}`);
+  // Ascending rowids are newest first (FTS5's forward order); ties of rank go newest first.
+  const order =
+    query.order === "relevance"
+      ? "f.rank, f.rowid"
+      : query.order === "oldest"
+        ? "f.rowid DESC"
+        : "f.rowid";
+  return reads
+    .prepared<EventRow>(
+      `SELECT ${EVENT_ROW_COLUMNS}${query.order === "relevance" ? ", f.rank" : ""}
+       FROM event_fts f JOIN events e ON e.id = ${ftsRowIdSql("f.rowid")}
+       WHERE event_fts MATCH ?${where.map((clause) => ` AND ${clause}`).join("")}
+       ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`,
+      true,
+    )
+    .all(match.join(" AND "), ...params);
+}
+
+/** A page of rows from the events table in id order; `null`: none can match. */
+function plainRows(
+  reads: IndexReads,
+  query: NormalizedEventQuery,
+  { workspaces, sessionRowId, toolId, where, params, limit }: RowFilters,
+): EventRow[] | null {
+  const join = workspaces === null ? "" : "JOIN sessions s ON s.id = e.session";
+  if (workspaces !== null) where.push(`s.workspace IN (${workspaces.join(",")})`);
+  if (sessionRowId !== null) {
+    where.push("e.session = ?");
+    params.push(sessionRowId);
+  }
+  if (query.types !== null) {
+    const ids = reads.typeIds(query.types);
+    if (ids.length === 0) return null;
+    where.push(`e.type IN (${ids.join(",")})`);
+  }
+  if (query.roles !== null) {
+    where.push(`e.role IN (${query.roles.map(() => "?").join(",")})`);
+    params.push(...query.roles);
+  }
+  if (toolId !== null) {
+    where.push("e.tool = ?");
+    params.push(toolId);
+  }
+  return reads
+    .prepared<EventRow>(
+      `SELECT ${EVENT_ROW_COLUMNS} FROM events e ${join}
+       ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+       ORDER BY e.id ${query.order === "oldest" ? "" : "DESC"} LIMIT ${limit}`,
+      true,
+    )
+    .all(...params);
 }
