@@ -1,6 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { SessionEvent } from "@tapedeck/session";
+import { PROCESS_START_EVENT, type SessionEvent } from "@tapedeck/session";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
   type ApprovalRequest,
@@ -36,6 +36,7 @@ async function turn(
     keepLastItems?: number;
     compactNow?: boolean;
     compactOnly?: boolean;
+    onCommit?: (events: readonly SessionEvent[]) => void;
   } = {},
 ) {
   const provider = scriptedProvider(steps);
@@ -64,6 +65,7 @@ async function turn(
     ...(options.keepLastItems === undefined ? {} : { keepLastItems: options.keepLastItems }),
     ...(options.compactNow === undefined ? {} : { compactNow: options.compactNow }),
     ...(options.compactOnly === undefined ? {} : { compactOnly: options.compactOnly }),
+    ...(options.onCommit === undefined ? {} : { onCommit: options.onCommit }),
   });
   return { result, seen, provider, sessionId: run.sessionId, runId: run.runId };
 }
@@ -287,9 +289,14 @@ describe("runTurn", () => {
       const started = Date.now();
       const promise = turn(
         [{ calls: [{ callId: "s1", name: "run_command", arguments: { command: "sleep 20" } }] }],
-        { signal: controller.signal },
+        {
+          signal: controller.signal,
+          // Once the command runs: its process record is committed.
+          onCommit: (events) => {
+            if (events.some((event) => event.type === PROCESS_START_EVENT)) controller.abort();
+          },
+        },
       );
-      setTimeout(() => controller.abort(), 400);
       const { result, sessionId, seen } = await promise;
       expect(Date.now() - started).toBeLessThan(10_000);
       expect(result).toMatchObject({ status: "cancelled", stopReason: "cancelled" });
@@ -304,8 +311,13 @@ describe("runTurn", () => {
 
     it("stops a model stream, keeping the text already shown", async () => {
       const controller = new AbortController();
-      const promise = turn([{ hang: true, text: "partial" }], { signal: controller.signal });
-      setTimeout(() => controller.abort(), 200);
+      const promise = turn([{ hang: true, text: "partial" }], {
+        signal: controller.signal,
+        // Once the text is shown: its chunk is committed.
+        onCommit: (events) => {
+          if (events.some((event) => event.type === "assistant/chunk")) controller.abort();
+        },
+      });
       const { result, sessionId } = await promise;
       expect(result.stopReason).toBe("cancelled");
       const log = await events(sessionId);
