@@ -139,12 +139,12 @@ describe.each(providers)("%s: a stream that stalls", (_name, firstChunk, create)
   });
 
   it("cancelling says cancelled, not idle", async () => {
+    const controller = new AbortController();
+    // Cancelled mid-stream: once the first chunk has left the server.
     const url = await stallingServer((response) => {
       response.writeHead(200, sseHeaders);
-      response.write(firstChunk);
+      response.write(firstChunk, () => controller.abort());
     });
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
     const { error } = await drain(create(url, 5000), controller.signal);
     expect((error as LlmError).code).toBe("ABORTED");
   });

@@ -125,12 +125,12 @@ describe.each(providers)("%s error mapping", (_name, create) => {
   });
 
   it("maps an abort to aborted", async () => {
+    const controller = new AbortController();
+    // Cancelled while the stream waits: once the server has answered.
     const url = await serve((_request, response) => {
       response.writeHead(200, { "content-type": "text/event-stream" });
-      response.write(": waiting\n\n");
+      response.write(": waiting\n\n", () => controller.abort());
     });
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
     expect((await failure(provider(url), controller.signal)).code).toBe("ABORTED");
   });
 });
