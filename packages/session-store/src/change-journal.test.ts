@@ -326,8 +326,12 @@ describe("watch", () => {
     await expect.poll(() => seen, { timeout: 5000 }).toContain(sessionId);
     stop?.();
     const count = seen.length;
+    // A second watcher marks when the next append has been reported: the stopped one saw none.
+    const later: Array<string | null> = [];
+    const stopLater = store.watch((id) => later.push(id));
     await appendTurn(sessionId);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect.poll(() => later, { timeout: 5000 }).toContain(sessionId);
+    stopLater?.();
     expect(seen).toHaveLength(count);
   });
 });
