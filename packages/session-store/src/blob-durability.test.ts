@@ -13,6 +13,7 @@ const seen: { hash: string; synced: Set<string> }[] = [];
 vi.mock("node:fs", async (importOriginal) => {
   const actual = await importOriginal<typeof import("node:fs")>();
   const paths = new Map<number, string>();
+  const renamed = new Map<string, string>();
   const openSync = (path: fs.PathLike, ...rest: unknown[]) => {
     const fd = (actual.openSync as (...args: unknown[]) => number)(path, ...rest);
     paths.set(fd, String(path));
@@ -37,11 +38,15 @@ vi.mock("node:fs", async (importOriginal) => {
     handle.sync = async () => {
       await sync();
       synced.add(String(path));
+      // A file renamed before its fsync is fsynced under its new name.
+      const to = renamed.get(String(path));
+      if (to !== undefined) synced.add(to);
     };
     return handle;
   };
   const renameSync = (from: fs.PathLike, to: fs.PathLike) => {
     actual.renameSync(from, to);
+    renamed.set(String(from), String(to));
     // A file fsynced under its temp name is fsynced under its final one.
     if (synced.has(String(from))) synced.add(String(to));
   };

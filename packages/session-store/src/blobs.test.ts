@@ -3,6 +3,7 @@ import {
   readdirSync,
   readFileSync,
   statSync,
+  truncateSync,
   unlinkSync,
   utimesSync,
   writeFileSync,
@@ -159,6 +160,17 @@ describe("blobs", () => {
     const real = await store.compact(sessionId);
     expect(dry.after).toBe(real.after);
     expect(dry.before).toBe(plain.length);
+  });
+
+  it("a short file under a blob's name (a crash between a writer's rename and its fsync) is written again, not reused", async () => {
+    const output = bigOutput("short");
+    await sessionWithOutput(output);
+    const [file] = blobFiles();
+    truncateSync(file!, 1000);
+    const { sessionId, seq } = await sessionWithOutput(output);
+    expect(statSync(file!).size).toBe(Buffer.byteLength(output));
+    const session = await store.readSession(sessionId);
+    expect(session.events.find((event) => event.seq === seq)).toMatchObject({ output });
   });
 
   it("the same payload written twice is stored once", async () => {
