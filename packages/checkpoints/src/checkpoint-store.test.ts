@@ -14,6 +14,8 @@ import path from "node:path";
 import { gitRepo, testTempDir } from "@tapedeck/test-temp";
 import { describe, expect, it } from "vitest";
 import { openCheckpointStore } from "./checkpoint-store";
+import { CheckpointError } from "./errors";
+import { runGit } from "./git";
 import { applyRestore, lastRewind, planRestore } from "./rewind";
 
 /** sha256 of every file under `dir` with its mode, by relative path. */
@@ -148,6 +150,26 @@ describe("CheckpointStore", () => {
     const plan = await planRestore(store, { target: first.id, agentLatest: agent.id });
     expect(plan.handEdited).toEqual(["a.txt"]);
     expect(readFileSync(path.join(root, "a.txt"), "utf8")).toBe("person\n");
+  });
+
+  it("a held index lock is the code GIT_INDEX_LOCKED, and take waits for the lock to go", async () => {
+    const { home, root } = repo();
+    const store = await openCheckpointStore({ home, cwd: root });
+    const ref = "refs/tapedeck/sessions/s1";
+    const first = await store.take({ ref });
+    const lock = `${store.place.indexFile}.lock`;
+    writeFileSync(lock, "");
+    const held = await runGit(store.place, ["add", "-A"]).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(CheckpointError.isInstance(held) && held.code).toBe("GIT_INDEX_LOCKED");
+    writeFileSync(path.join(root, "a.txt"), "changed\n");
+    const taking = store.take({ ref, previous: first.id });
+    // Another run's git finishes: its lock goes, and the waiting take goes on.
+    setTimeout(() => rmSync(lock, { force: true }), 150);
+    const second = await taking;
+    expect(second.changes.map((change) => change.path)).toContain("a.txt");
   });
 
   it("keeps a split private index with an untracked cache, and still sees new files in known folders", async () => {

@@ -245,7 +245,8 @@ export class CheckpointStore {
       try {
         return await command();
       } catch (error) {
-        if (!String((error as Error).message).includes("index.lock") || attempt >= 100) throw error;
+        const locked = CheckpointError.isInstance(error) && error.code === "GIT_INDEX_LOCKED";
+        if (!locked || attempt >= 100) throw error;
         const info = await lstat(lock).catch(() => undefined);
         if (info !== undefined && Date.now() - info.mtimeMs > STALE_LOCK_MS) {
           await rm(lock, { force: true });

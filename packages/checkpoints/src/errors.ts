@@ -5,7 +5,8 @@ const checkpointSymbol = Symbol.for(checkpointMarker);
 
 /**
  * A checkpoint could not be taken, read or restored. `code`: `GIT_MISSING` (no `git` on PATH),
- * `GIT_FAILED` (a git command failed; `message` has its stderr), `WORKSPACE_REFUSED` (the home
+ * `GIT_FAILED` (a git command failed; `message` has its stderr), `GIT_INDEX_LOCKED` (another
+ * process holds the private index's lock; retried), `WORKSPACE_REFUSED` (the home
  * folder or `/` is never checkpointed), `TOO_MANY_FILES`, `CHECKPOINT_NOT_FOUND`.
  */
 export class CheckpointError extends TapedeckError {

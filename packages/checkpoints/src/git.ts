@@ -83,7 +83,8 @@ export interface GitResult {
 
 /**
  * Runs `git ARGS` in the private place. Throws `CheckpointError` `GIT_MISSING` when git is not
- * installed, `GIT_FAILED` (with stderr) on an exit code not in `okCodes`.
+ * installed, `GIT_INDEX_LOCKED` when another process holds the index's lock, `GIT_FAILED` (with
+ * stderr) on another exit code not in `okCodes`.
  */
 export function runGit(
   place: GitPlace,
@@ -117,8 +118,14 @@ export function runGit(
         return;
       }
       const stderr = Buffer.concat(err).toString("utf8").trim().split("\n").slice(0, 3).join(" ");
+      // git says a held index lock only in its words (exit 128 is every fatal error): here, the
+      // one place that reads them, it becomes a code callers can wait on.
+      const locked = /Unable to create '[^']*index\.lock': File exists/.test(stderr);
       reject(
-        new CheckpointError("GIT_FAILED", `git ${args[0] ?? ""} failed (exit ${exit}): ${stderr}`),
+        new CheckpointError(
+          locked ? "GIT_INDEX_LOCKED" : "GIT_FAILED",
+          `git ${args[0] ?? ""} failed (exit ${exit}): ${stderr}`,
+        ),
       );
     });
     child.stdin.on("error", () => undefined);
