@@ -1,5 +1,6 @@
 import { INTERRUPTED_OUTPUT, type TurnStatus } from "@tapedeck/session";
 import { attachmentRef } from "@tapedeck/session-store";
+import { DRAFT_STATE_VERSION, type DraftState } from "./draft-state";
 import { importedRunId } from "./ids";
 import { isoOfMillis } from "./iso-time";
 import type { InlineImage } from "./sources/images";
@@ -38,6 +39,8 @@ export function isoTime(value: unknown): string | undefined {
  */
 export class DraftBuilder {
   private readonly drafts: TimedDraft[] = [];
+  /** The seq of `drafts[0]`: 1, or past the events of the conversion a resumed builder continues. */
+  private firstSeq = 1;
   /** The blobs the events' `attachments` name (hash → bytes and type), stored before the log. */
   readonly blobs = new Map<string, ImportedBlob>();
   private ts: string;
@@ -76,7 +79,54 @@ export class DraftBuilder {
 
   /** The seq the next event gets. */
   get nextSeq(): number {
-    return this.drafts.length + 1;
+    return this.firstSeq + this.drafts.length;
+  }
+
+  /**
+   * The state to go on from after the events built so far (see `draft-state.ts`): a builder
+   * {@link DraftBuilder.resume}d from it and given the source's following entries builds the
+   * events this one would have built after them. Taken after {@link finish}: the last turn stays
+   * open, as the source may still continue it.
+   */
+  state(): DraftState {
+    return {
+      version: DRAFT_STATE_VERSION,
+      key: { ...this.key },
+      runKey: { ...this.runKey },
+      nextSeq: this.nextSeq,
+      ts: this.ts,
+      lastTs: this.lastTs,
+      turns: this.turns,
+      inTurn: this.inTurn,
+      ...(this.turnStatus === undefined ? {} : { turnStatus: this.turnStatus }),
+      ...(this.turnError === undefined ? {} : { turnError: this.turnError }),
+      pending: [...this.pending].map(([source, call]) => [source, call.callId, call.seq]),
+      usedCallIds: [...this.usedCallIds],
+      visible: [...this.visible],
+      model: this.model,
+      runId: this.runId,
+    };
+  }
+
+  /**
+   * A builder that continues from `state`: its events start at `state.nextSeq` and
+   * {@link finish} returns only those (the ones before are in the log already); its `blobs` are
+   * the new events' only.
+   */
+  static resume(state: DraftState): DraftBuilder {
+    const builder = new DraftBuilder(state.key, state.ts, state.model, state.runKey);
+    builder.firstSeq = state.nextSeq;
+    builder.lastTs = state.lastTs;
+    builder.turns = state.turns;
+    // Only whether a turn is open is read from it.
+    builder.turnStartIndex = state.inTurn ? 0 : undefined;
+    builder.turnStatus = state.turnStatus;
+    builder.turnError = state.turnError;
+    for (const [source, callId, seq] of state.pending) builder.pending.set(source, { callId, seq });
+    for (const callId of state.usedCallIds) builder.usedCallIds.add(callId);
+    builder.visible = [...state.visible];
+    builder.runId = state.runId;
+    return builder;
   }
 
   /** True while a turn is open. */
