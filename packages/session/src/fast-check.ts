@@ -39,55 +39,10 @@ export function compileFastCheck(schema: z.ZodType): FastCheck | undefined {
   const def = defOf(schema);
   const checks = def.checks ?? [];
   switch (def.type) {
-    case "string": {
-      let minimum = 0;
-      let pattern: RegExp | undefined;
-      for (const check of checks) {
-        const c = check._zod.def;
-        if (c.check === "min_length" && c.minimum !== undefined) minimum = c.minimum;
-        else if (
-          c.check === "string_format" &&
-          c.format === "regex" &&
-          c.pattern &&
-          !c.pattern.global &&
-          !c.pattern.sticky
-        )
-          pattern = c.pattern;
-        else return undefined;
-      }
-      if (pattern) {
-        const regex = pattern;
-        return (value) => typeof value === "string" && value.length >= minimum && regex.test(value);
-      }
-      return minimum === 0
-        ? (value) => typeof value === "string"
-        : (value) => typeof value === "string" && value.length >= minimum;
-    }
-    case "number": {
-      let integer = false;
-      let bound = Number.NEGATIVE_INFINITY;
-      let inclusive = true;
-      for (const check of checks) {
-        const c = check._zod.def;
-        if (c.check === "number_format" && c.format === "safeint") integer = true;
-        else if (
-          c.check === "greater_than" &&
-          c.value !== undefined &&
-          bound === Number.NEGATIVE_INFINITY
-        ) {
-          bound = c.value;
-          inclusive = c.inclusive === true;
-        } else return undefined;
-      }
-      if (integer) {
-        return inclusive
-          ? (value) => typeof value === "number" && Number.isSafeInteger(value) && value >= bound
-          : (value) => typeof value === "number" && Number.isSafeInteger(value) && value > bound;
-      }
-      return inclusive
-        ? (value) => typeof value === "number" && Number.isFinite(value) && value >= bound
-        : (value) => typeof value === "number" && Number.isFinite(value) && value > bound;
-    }
+    case "string":
+      return compileString(checks);
+    case "number":
+      return compileNumber(checks);
     case "boolean":
       return checks.length === 0 ? (value) => typeof value === "boolean" : undefined;
     case "literal": {
@@ -111,52 +66,119 @@ export function compileFastCheck(schema: z.ZodType): FastCheck | undefined {
       const inner = def.innerType && compileFastCheck(def.innerType);
       return inner && ((value) => value === null || inner(value));
     }
-    case "array": {
-      const element = def.element && compileFastCheck(def.element);
-      if (!element) return undefined;
-      let minimum = 0;
-      for (const check of checks) {
-        const c = check._zod.def;
-        if (c.check === "min_length" && c.minimum !== undefined) minimum = c.minimum;
-        else return undefined;
-      }
-      return (value) => {
-        if (!Array.isArray(value) || value.length < minimum) return false;
-        for (const item of value) if (!element(item)) return false;
-        return true;
-      };
-    }
-    case "union": {
-      const options = (def.options ?? []).map(compileFastCheck);
-      if (options.some((option) => option === undefined)) return undefined;
-      const compiled = options as FastCheck[];
-      return (value) => {
-        for (const option of compiled) if (option(value)) return true;
-        return false;
-      };
-    }
-    case "object": {
-      if (checks.length > 0) return undefined;
-      if (def.catchall !== undefined && defOf(def.catchall).type !== "unknown") return undefined;
-      const fields: Array<[string, FastCheck]> = [];
-      for (const [key, field] of Object.entries(def.shape ?? {})) {
-        const compiled = compileFastCheck(field);
-        if (!compiled) return undefined;
-        fields.push([key, compiled]);
-      }
-      const keys = fields.map(([key]) => key);
-      const fieldChecks = fields.map(([, check]) => check);
-      const count = keys.length;
-      return (value) => {
-        if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-        const record = value as Record<string, unknown>;
-        for (let index = 0; index < count; index += 1) {
-          if (!fieldChecks[index]!(record[keys[index]!])) return false;
-        }
-        return true;
-      };
-    }
+    case "array":
+      return compileArray(def, checks);
+    case "union":
+      return compileUnion(def);
+    case "object":
+      return compileObject(def, checks);
     default:
       return undefined;
   }
+}
+
+type Checks = NonNullable<Def["checks"]>;
+
+/** `z.string()` with at most a minimum length and a (non-global, non-sticky) regex. */
+function compileString(checks: Checks): FastCheck | undefined {
+  let minimum = 0;
+  let pattern: RegExp | undefined;
+  for (const check of checks) {
+    const c = check._zod.def;
+    if (c.check === "min_length" && c.minimum !== undefined) minimum = c.minimum;
+    else if (
+      c.check === "string_format" &&
+      c.format === "regex" &&
+      c.pattern &&
+      !c.pattern.global &&
+      !c.pattern.sticky
+    )
+      pattern = c.pattern;
+    else return undefined;
+  }
+  if (pattern) {
+    const regex = pattern;
+    return (value) => typeof value === "string" && value.length >= minimum && regex.test(value);
+  }
+  return minimum === 0
+    ? (value) => typeof value === "string"
+    : (value) => typeof value === "string" && value.length >= minimum;
+}
+
+/** `z.number()` / `z.int()` with at most one lower bound. */
+function compileNumber(checks: Checks): FastCheck | undefined {
+  let integer = false;
+  let bound = Number.NEGATIVE_INFINITY;
+  let inclusive = true;
+  for (const check of checks) {
+    const c = check._zod.def;
+    if (c.check === "number_format" && c.format === "safeint") integer = true;
+    else if (
+      c.check === "greater_than" &&
+      c.value !== undefined &&
+      bound === Number.NEGATIVE_INFINITY
+    ) {
+      bound = c.value;
+      inclusive = c.inclusive === true;
+    } else return undefined;
+  }
+  if (integer) {
+    return inclusive
+      ? (value) => typeof value === "number" && Number.isSafeInteger(value) && value >= bound
+      : (value) => typeof value === "number" && Number.isSafeInteger(value) && value > bound;
+  }
+  return inclusive
+    ? (value) => typeof value === "number" && Number.isFinite(value) && value >= bound
+    : (value) => typeof value === "number" && Number.isFinite(value) && value > bound;
+}
+
+/** `z.array(element)` with at most a minimum length. */
+function compileArray(def: Def, checks: Checks): FastCheck | undefined {
+  const element = def.element && compileFastCheck(def.element);
+  if (!element) return undefined;
+  let minimum = 0;
+  for (const check of checks) {
+    const c = check._zod.def;
+    if (c.check === "min_length" && c.minimum !== undefined) minimum = c.minimum;
+    else return undefined;
+  }
+  return (value) => {
+    if (!Array.isArray(value) || value.length < minimum) return false;
+    for (const item of value) if (!element(item)) return false;
+    return true;
+  };
+}
+
+/** `z.union(options)` whose every option compiles. */
+function compileUnion(def: Def): FastCheck | undefined {
+  const options = (def.options ?? []).map(compileFastCheck);
+  if (options.some((option) => option === undefined)) return undefined;
+  const compiled = options as FastCheck[];
+  return (value) => {
+    for (const option of compiled) if (option(value)) return true;
+    return false;
+  };
+}
+
+/** `z.object(shape)` (or a `z.looseObject`, catchall unknown) whose every field compiles. */
+function compileObject(def: Def, checks: Checks): FastCheck | undefined {
+  if (checks.length > 0) return undefined;
+  if (def.catchall !== undefined && defOf(def.catchall).type !== "unknown") return undefined;
+  const fields: Array<[string, FastCheck]> = [];
+  for (const [key, field] of Object.entries(def.shape ?? {})) {
+    const compiled = compileFastCheck(field);
+    if (!compiled) return undefined;
+    fields.push([key, compiled]);
+  }
+  const keys = fields.map(([key]) => key);
+  const fieldChecks = fields.map(([, check]) => check);
+  const count = keys.length;
+  return (value) => {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+    const record = value as Record<string, unknown>;
+    for (let index = 0; index < count; index += 1) {
+      if (!fieldChecks[index]!(record[keys[index]!])) return false;
+    }
+    return true;
+  };
 }
