@@ -89,99 +89,31 @@ function stopReasonOf(status: TurnStatus, turn: TurnState): StopReason {
 export function runEventProjection(
   options: RunEventProjectionOptions,
 ): (event: SessionEvent) => LoggedRunEvent[] {
-  let tools: Map<string, AnyAgentTool> | undefined;
-  const calls = new Map<string, KnownCall>();
-  const compactions = new Set<string>();
-  const streamed = new Set<string>();
-  let requestId: string | undefined;
-  let turn = emptyTurn();
+  const state: ProjectionState = {
+    options,
+    tools: undefined,
+    calls: new Map(),
+    compactions: new Set(),
+    streamed: new Set(),
+    requestId: undefined,
+    turn: emptyTurn(),
+  };
   return (event) => {
     const { runId } = event;
     switch (event.type) {
       case "turn/start":
-        turn = emptyTurn();
-        requestId = undefined;
-        return [
-          {
-            type: "run_started",
-            runId,
-            sessionId: options.sessionId,
-            resumed: event.resumed,
-            policy: event.policy,
-            model: event.model,
-          },
-        ];
+      case "turn/end":
+        return projectTurnEvent(state, event);
       case "model/request":
-        if (isCompactionCall(event)) {
-          compactions.add(event.requestId);
-        } else {
-          requestId = event.requestId;
-          turn.callsAfterResponse = false;
-        }
-        return [];
-      case "assistant/chunk": {
-        const text = "text" in event.delta ? event.delta.text : undefined;
-        if (typeof text !== "string" || text === "" || compactions.has(event.requestId)) return [];
-        streamed.add(event.requestId);
-        return [{ type: "text_delta", runId, requestId: event.requestId, text }];
-      }
-      case "model/response": {
-        addUsage(turn.total, event.usage);
-        if (compactions.has(event.requestId)) return [];
-        turn.lastResponse = event;
-        if (event.usage === undefined) return [];
-        return [{ type: "usage", runId, usage: event.usage, total: { ...turn.total } }];
-      }
-      case "message": {
-        if (event.role !== "assistant") return [];
-        const id = requestId ?? `${runId}-${event.seq}`;
-        const response = turn.lastResponse?.requestId === id ? turn.lastResponse : undefined;
-        if (!showsAssistantMessage(event.content, streamed.has(id), response?.refusal)) return [];
-        return [{ type: "text_delta", runId, requestId: id, text: event.content }];
-      }
-      case "function_call": {
-        tools ??= new Map(options.tools.map((tool) => [tool.name, tool]));
-        const { recognised: _, ...description } = describeToolCall(event, tools, options.cwd);
-        calls.set(event.callId, {
-          name: event.name,
-          title: description.title,
-          hiddenCharacters: description.hiddenCharacters,
-          approval: describeApproval(event, tools, options.cwd),
-        });
-        turn.callsAfterResponse = true;
-        return [
-          { type: "tool_call", runId, callId: event.callId, name: event.name, ...description },
-        ];
-      }
-      case "approval/request": {
-        const call = calls.get(event.callId);
-        return [
-          {
-            type: "approval_request",
-            runId,
-            callId: event.callId,
-            name: call?.name ?? "",
-            title: call?.approval?.title ?? call?.title ?? event.callId,
-            hiddenCharacters: call?.approval?.hiddenCharacters ?? call?.hiddenCharacters ?? false,
-            options: event.options,
-          },
-        ];
-      }
+      case "assistant/chunk":
+      case "model/response":
+      case "message":
+        return projectModelEvent(state, event);
+      case "function_call":
+      case "approval/request":
       case "approval/decision":
-        return [
-          { type: "approval_decision", runId, callId: event.callId, decision: event.decision },
-        ];
       case "function_call_output":
-        return [
-          {
-            type: "tool_result",
-            runId,
-            callId: event.callId,
-            name: calls.get(event.callId)?.name ?? "",
-            output: event.output,
-            isError: event.isError,
-          },
-        ];
+        return projectToolEvent(state, event);
       case "compaction":
         return [
           {
@@ -197,16 +129,145 @@ export function runEventProjection(
         return [
           { type: "error", runId, code: normalizeErrorCode(event.code), message: event.message },
         ];
-      case "turn/end": {
-        const stopReason = stopReasonOf(event.status, turn);
-        const usage = event.usage ?? { ...turn.total };
-        requestId = undefined;
-        return [{ type: "run_finished", runId, status: event.status, stopReason, usage }];
-      }
       default:
         return [];
     }
   };
+}
+
+/** What {@link runEventProjection} follows across events. */
+interface ProjectionState {
+  readonly options: RunEventProjectionOptions;
+  /** The workspace's tools by name, read at the first tool call. */
+  tools: Map<string, AnyAgentTool> | undefined;
+  readonly calls: Map<string, KnownCall>;
+  /** Request ids of compaction calls (their text and usage are not the answer's). */
+  readonly compactions: Set<string>;
+  /** Request ids whose text was streamed as `assistant/chunk`s. */
+  readonly streamed: Set<string>;
+  /** The current answer call's request id. */
+  requestId: string | undefined;
+  turn: TurnState;
+}
+
+type EventOf<T extends SessionEvent["type"]> = Extract<SessionEvent, { type: T }>;
+
+/** `turn/start` → `run_started`; `turn/end` → `run_finished`. */
+function projectTurnEvent(
+  state: ProjectionState,
+  event: EventOf<"turn/start" | "turn/end">,
+): LoggedRunEvent[] {
+  const { runId } = event;
+  state.requestId = undefined;
+  if (event.type === "turn/start") {
+    state.turn = emptyTurn();
+    return [
+      {
+        type: "run_started",
+        runId,
+        sessionId: state.options.sessionId,
+        resumed: event.resumed,
+        policy: event.policy,
+        model: event.model,
+      },
+    ];
+  }
+  const stopReason = stopReasonOf(event.status, state.turn);
+  const usage = event.usage ?? { ...state.turn.total };
+  return [{ type: "run_finished", runId, status: event.status, stopReason, usage }];
+}
+
+/** A model call's events → `text_delta` and `usage` (nothing of a compaction's own call). */
+function projectModelEvent(
+  state: ProjectionState,
+  event: EventOf<"model/request" | "assistant/chunk" | "model/response" | "message">,
+): LoggedRunEvent[] {
+  const { runId } = event;
+  const { turn, compactions } = state;
+  switch (event.type) {
+    case "model/request":
+      if (isCompactionCall(event)) {
+        compactions.add(event.requestId);
+      } else {
+        state.requestId = event.requestId;
+        turn.callsAfterResponse = false;
+      }
+      return [];
+    case "assistant/chunk": {
+      const text = "text" in event.delta ? event.delta.text : undefined;
+      if (typeof text !== "string" || text === "" || compactions.has(event.requestId)) return [];
+      state.streamed.add(event.requestId);
+      return [{ type: "text_delta", runId, requestId: event.requestId, text }];
+    }
+    case "model/response": {
+      addUsage(turn.total, event.usage);
+      if (compactions.has(event.requestId)) return [];
+      turn.lastResponse = event;
+      if (event.usage === undefined) return [];
+      return [{ type: "usage", runId, usage: event.usage, total: { ...turn.total } }];
+    }
+    case "message": {
+      if (event.role !== "assistant") return [];
+      const id = state.requestId ?? `${runId}-${event.seq}`;
+      const response = turn.lastResponse?.requestId === id ? turn.lastResponse : undefined;
+      if (!showsAssistantMessage(event.content, state.streamed.has(id), response?.refusal))
+        return [];
+      return [{ type: "text_delta", runId, requestId: id, text: event.content }];
+    }
+  }
+}
+
+/** A tool call's events → `tool_call`, `approval_request`, `approval_decision`, `tool_result`. */
+function projectToolEvent(
+  state: ProjectionState,
+  event: EventOf<
+    "function_call" | "approval/request" | "approval/decision" | "function_call_output"
+  >,
+): LoggedRunEvent[] {
+  const { runId } = event;
+  const { calls, options } = state;
+  switch (event.type) {
+    case "function_call": {
+      state.tools ??= new Map(options.tools.map((tool) => [tool.name, tool]));
+      const { tools } = state;
+      const { recognised: _, ...description } = describeToolCall(event, tools, options.cwd);
+      calls.set(event.callId, {
+        name: event.name,
+        title: description.title,
+        hiddenCharacters: description.hiddenCharacters,
+        approval: describeApproval(event, tools, options.cwd),
+      });
+      state.turn.callsAfterResponse = true;
+      return [{ type: "tool_call", runId, callId: event.callId, name: event.name, ...description }];
+    }
+    case "approval/request": {
+      const call = calls.get(event.callId);
+      return [
+        {
+          type: "approval_request",
+          runId,
+          callId: event.callId,
+          name: call?.name ?? "",
+          title: call?.approval?.title ?? call?.title ?? event.callId,
+          hiddenCharacters: call?.approval?.hiddenCharacters ?? call?.hiddenCharacters ?? false,
+          options: event.options,
+        },
+      ];
+    }
+    case "approval/decision":
+      return [{ type: "approval_decision", runId, callId: event.callId, decision: event.decision }];
+    case "function_call_output":
+      return [
+        {
+          type: "tool_result",
+          runId,
+          callId: event.callId,
+          name: calls.get(event.callId)?.name ?? "",
+          output: event.output,
+          isError: event.isError,
+        },
+      ];
+  }
 }
 
 /** A whole log as run events: {@link runEventProjection} over every event, in order. */
