@@ -11,6 +11,7 @@ import { z } from "zod";
 import { DraftBuilder } from "../draft-builder";
 import type { Conversion, SkippedLine, SourceKey } from "../types";
 import { isRecord, json, oneSession, parseDocument } from "./common";
+import { inlineImages } from "./images";
 
 const contentSchema = z.looseObject({
   role: z.string().optional(),
@@ -91,7 +92,14 @@ export function convertGeminiCheckpoint(
     } else if (content.data.role === "model") modelContent(builder, parts, calls);
     else userContent(builder, parts, calls);
   }
-  const session = { key, path, cwd: project, createdAt, events: builder.finish() };
+  const session = {
+    key,
+    path,
+    cwd: project,
+    createdAt,
+    events: builder.finish(),
+    ...(builder.blobs.size === 0 ? {} : { blobs: builder.blobs }),
+  };
   return oneSession(session, skipped, entries);
 }
 
@@ -145,7 +153,7 @@ function userContent(
   calls: CallIds,
 ): void {
   const text = textOf(parts);
-  if (text.trim() !== "") builder.userPrompt(text);
+  if (text.trim() !== "") builder.userPrompt(text, builder.attach(inlineImages(parts)));
   for (const part of parts) {
     if (!isRecord(part.functionResponse)) continue;
     const response = part.functionResponse;
@@ -155,6 +163,7 @@ function userContent(
       calls.answered(response),
       typeof output === "string" ? output : json(output),
       value.error !== undefined,
+      builder.attach(inlineImages(response.parts)),
     );
   }
 }

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { DraftBuilder, isoTime } from "../draft-builder";
 import type { Conversion, SkippedLine, SourceKey } from "../types";
 import { isRecord, json, oneSession, parseDocument } from "./common";
+import { inlineImages } from "./images";
 
 const toolCallSchema = z.looseObject({
   id: z.string().optional(),
@@ -79,6 +80,7 @@ export function convertGemini(document: unknown, path: string): Conversion {
     cwd: dirname(dirname(path)),
     createdAt,
     events: builder.finish(),
+    ...(builder.blobs.size === 0 ? {} : { blobs: builder.blobs }),
     ...(chat.projectHash === undefined ? {} : { originFields: { projectHash: chat.projectHash } }),
   };
   return oneSession(session, skipped, entries);
@@ -91,7 +93,11 @@ function convertMessage(builder: DraftBuilder, message: Message): void {
   const source = message.id === undefined ? {} : { messageId: message.id };
   const text = partsText(message.content);
   if (message.type === "user") {
-    if (text.trim() !== "") builder.userPrompt(text, source);
+    if (text.trim() !== "")
+      builder.userPrompt(text, {
+        ...source,
+        ...builder.attach(inlineImages(partList(message.content))),
+      });
     return;
   }
   if (message.type !== "gemini") {
@@ -113,7 +119,10 @@ function convertMessage(builder: DraftBuilder, message: Message): void {
   for (const call of calls) {
     if (call.result === undefined || call.result === null) continue;
     const failed = call.status === "error" || call.status === "cancelled";
-    builder.output(call.id ?? "", resultText(call), failed, source);
+    builder.output(call.id ?? "", resultText(call), failed, {
+      ...source,
+      ...builder.attach(resultImages(call.result)),
+    });
   }
   builder.setModel(message.model === undefined ? undefined : `google:${message.model}`);
 }
@@ -132,6 +141,21 @@ function partsText(content: unknown): string {
     )
     .filter((part) => part !== "")
     .join("\n");
+}
+
+/** A `PartListUnion` as a list of parts. */
+function partList(content: unknown): unknown[] {
+  return Array.isArray(content) ? content : content === undefined ? [] : [content];
+}
+
+/** The images of a tool call's result: `inlineData` parts beside or inside its `functionResponse`. */
+function resultImages(result: unknown): ReturnType<typeof inlineImages> {
+  return partList(result).flatMap((part) => {
+    if (!isRecord(part)) return [];
+    const own = inlineImages([part]);
+    const inner = isRecord(part.functionResponse) ? part.functionResponse.parts : undefined;
+    return [...own, ...inlineImages(inner)];
+  });
 }
 
 /** A tool call's result: the `functionResponse`'s output or error, else what was displayed. */

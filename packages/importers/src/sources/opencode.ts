@@ -17,6 +17,7 @@ import {
   parseDocument,
   stringField,
 } from "./common";
+import { inlineImages } from "./images";
 
 const partSchema = z.looseObject({ type: z.string(), id: z.string().optional() });
 const messageInfoSchema = z.looseObject({
@@ -111,6 +112,7 @@ export function convertOpencode(document: unknown, path: string): Conversion {
     cwd: cwd ?? "/",
     createdAt,
     events: builder.finish(),
+    ...(builder.blobs.size === 0 ? {} : { blobs: builder.blobs }),
     ...(info.title === undefined ? {} : { title: info.title }),
     ...(parentOf === undefined ? {} : { parentOf }),
   };
@@ -139,7 +141,8 @@ function convertUser(
     }
   }
   const text = typed.join("\n");
-  if (text.trim() !== "") builder.userPrompt(text, source);
+  if (text.trim() !== "")
+    builder.userPrompt(text, { ...source, ...builder.attach(inlineImages(parts)) });
 }
 
 function convertAssistant(
@@ -170,7 +173,10 @@ function convertAssistant(
         const callId = stringField(part, "callID") ?? stringField(part, "id") ?? "";
         builder.call(callId, stringField(part, "tool") ?? "", json(state.input ?? {}), partSource);
         if (state.status === "completed")
-          builder.output(callId, stringField(state, "output") ?? "", false, partSource);
+          builder.output(callId, stringField(state, "output") ?? "", false, {
+            ...partSource,
+            ...builder.attach(inlineImages(state.attachments)),
+          });
         else if (state.status === "error")
           builder.output(callId, stringField(state, "error") ?? "error", true, partSource);
         break;

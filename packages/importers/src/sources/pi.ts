@@ -18,6 +18,7 @@ import {
   stringField,
 } from "./common";
 import { appendOnlyTreeSessions, buildTree, type TreeNode } from "./entry-tree";
+import { inlineImages } from "./images";
 
 const entrySchema = z.looseObject({
   type: z.string(),
@@ -83,6 +84,7 @@ export function convertPi(file: SourceFile): Conversion {
       ...base,
       key: tree.key,
       events: converted.events,
+      ...(converted.blobs === undefined ? {} : { blobs: converted.blobs }),
       ...(tree.forkOf === undefined ? parent : { forkOf: tree.forkOf }),
       ...converted.title,
     });
@@ -96,7 +98,7 @@ function convertPath(
   path: Node[],
   createdAt: string,
   header: Record<string, unknown>,
-): { events: ConvertedSession["events"]; title: { title?: string } } {
+): Pick<ConvertedSession, "events" | "blobs"> & { title: { title?: string } } {
   const builder = new DraftBuilder(
     key,
     createdAt,
@@ -160,7 +162,11 @@ function convertPath(
         );
     }
   }
-  return { events: builder.finish(), title: title === undefined ? {} : { title } };
+  return {
+    events: builder.finish(),
+    ...(builder.blobs.size === 0 ? {} : { blobs: builder.blobs }),
+    title: title === undefined ? {} : { title },
+  };
 }
 
 /** pi's tool call: `toolCall` with `arguments` as an object (or, rarely, JSON text). */
@@ -184,7 +190,8 @@ function convertMessage(
   switch (role) {
     case "user": {
       const text = blocksText(message.content);
-      if (text.trim() !== "") builder.userPrompt(text, source);
+      if (text.trim() !== "")
+        builder.userPrompt(text, { ...source, ...builder.attach(inlineImages(message.content)) });
       return;
     }
     case "assistant": {
@@ -206,7 +213,7 @@ function convertMessage(
         stringField(message, "toolCallId") ?? "",
         blocksText(message.content),
         message.isError === true,
-        source,
+        { ...source, ...builder.attach(inlineImages(message.content)) },
       );
       return;
     case "bashExecution": {
