@@ -1,9 +1,11 @@
 /** The page: sidebar (current run, sessions), session view or empty state, composer. */
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useAgentRun } from "./agent-run";
 import { api, type ServerConfig } from "./api";
 import { Composer, CurrentRunCard } from "./composer";
 import { ImportPanel } from "./import-panel";
+import { invalidateLists } from "./invalidate";
 import { FINISHED_STATUSES } from "./run-state";
 import { SessionList } from "./session-list";
 import { SessionPage } from "./session-page";
@@ -14,12 +16,10 @@ import { type Route, readRoute, writeRoute } from "./url";
 /** The whole app. */
 export function App() {
   const [route, setRouteState] = useState<Route>(readRoute);
-  const [config, setConfig] = useState<ServerConfig | null>(null);
   const [listKey, setListKey] = useState(0);
   const [sessionKey, setSessionKey] = useState(0);
   const [empty, setEmpty] = useState(false);
   const [continuing, setContinuing] = useState<string | null>(null);
-  const [demoMessage, setDemoMessage] = useState<string | null>(null);
   const routeRef = useRef(route);
   const theme = useTheme();
 
@@ -38,9 +38,17 @@ export function App() {
     return () => window.removeEventListener("popstate", onPop);
   }, []);
 
-  useEffect(() => {
-    void api.config().then(setConfig, () => undefined);
-  }, []);
+  // Read once: the home and the model do not change while the server runs.
+  const config: ServerConfig | null =
+    useQuery({ queryKey: ["config"], queryFn: () => api.config() }).data ?? null;
+  const client = useQueryClient();
+  const demo = useMutation({
+    mutationFn: () => api.loadDemo(),
+    onSuccess: () => invalidateLists(client),
+  });
+  const demoMessage = demo.isSuccess
+    ? `Loaded ${demo.data.added.length} demo sessions into the "demo" workspace.`
+    : (demo.error?.message ?? null);
 
   // Sessions and events appended by other processes show up without a reload.
   useEffect(() => {
@@ -79,16 +87,6 @@ export function App() {
   }, [route.session, attach]);
   const onEmpty = useCallback((value: boolean) => setEmpty(value), []);
 
-  const loadDemo = async () => {
-    try {
-      const report = await api.loadDemo();
-      setDemoMessage(`Loaded ${report.added.length} demo sessions into the "demo" workspace.`);
-      setListKey((key) => key + 1);
-    } catch (caught) {
-      setDemoMessage(caught instanceof Error ? caught.message : String(caught));
-    }
-  };
-
   return (
     <div className="app">
       <aside className="sidebar">
@@ -112,7 +110,7 @@ export function App() {
           </button>
         </div>
         <CurrentRunCard run={agent.run} onOpen={open} />
-        <ImportPanel onImported={() => setListKey((key) => key + 1)} />
+        <ImportPanel />
         <StoragePanel />
         <SessionList
           selected={route.session}
@@ -149,7 +147,7 @@ export function App() {
                 </p>
                 {config?.demoAvailable === true ? (
                   <p>
-                    <button type="button" className="primary" onClick={() => void loadDemo()}>
+                    <button type="button" className="primary" onClick={() => demo.mutate()}>
                       Load demo sessions
                     </button>{" "}
                     <span className="muted small">

@@ -1,5 +1,6 @@
 /** The session's standing goal, shown on top, set and cleared from the page. */
 
+import { useMutation } from "@tanstack/react-query";
 import { Visible } from "@tapedeck/html-export/render";
 import { useState } from "react";
 import { api } from "./api";
@@ -16,24 +17,22 @@ export function GoalControl({
 }) {
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(goal ?? "");
-  const [error, setError] = useState<string | null>(null);
-  const save = async (value: string | null) => {
-    setError(null);
-    try {
-      await api.setGoal(sessionId, value);
+  const goalWrite = useMutation({
+    mutationFn: (value: string | null) => api.setGoal(sessionId, value),
+    onSuccess: () => {
       setEditing(false);
       onChanged();
-    } catch (caught) {
-      setError(caught instanceof Error ? caught.message : String(caught));
-    }
-  };
+    },
+  });
+  const save = (value: string | null) => goalWrite.mutate(value);
+  const error = goalWrite.error?.message ?? null;
   if (editing) {
     return (
       <form
         className="goal goal-form"
         onSubmit={(event) => {
           event.preventDefault();
-          if (text.trim() !== "") void save(text.trim());
+          if (text.trim() !== "") save(text.trim());
         }}
       >
         <span className="goal-label">Goal</span>{" "}
@@ -73,7 +72,7 @@ export function GoalControl({
       {goal !== null ? (
         <>
           {" · "}
-          <button type="button" className="link small" onClick={() => void save(null)}>
+          <button type="button" className="link small" onClick={() => save(null)}>
             Clear goal
           </button>
         </>

@@ -1,12 +1,14 @@
 /**
  * "Import": lists what the other agents' default folders hold (files, size) and imports one with
- * a progress line and a summary. Self-contained: its own requests, its own state.
+ * a progress line and a summary.
  */
 
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { SessionViewData } from "@tapedeck/html-export/render";
 import { useState } from "react";
 import type { ImportEvents } from "../server/import-routes";
 import { type AnswerOf, api, type ImportSource } from "./api";
+import { invalidateLists } from "./invalidate";
 
 type SourceListing = AnswerOf<typeof api.importSources>["items"][number];
 type Progress = ImportEvents["progress"];
@@ -24,61 +26,70 @@ function size(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
-/** A button that opens the import panel; `onImported` refreshes the session list. */
-export function ImportPanel({ onImported }: { onImported: () => void }) {
-  const [open, setOpen] = useState(false);
-  const [sources, setSources] = useState<SourceListing[] | null>(null);
-  const [busy, setBusy] = useState<string | null>(null);
-  const [progress, setProgress] = useState<Progress | null>(null);
-  const [message, setMessage] = useState<string | null>(null);
-
-  const load = async () => {
-    setOpen(true);
-    setMessage(null);
-    try {
-      setSources((await api.importSources()).items);
-    } catch (caught) {
-      setMessage(caught instanceof Error ? caught.message : String(caught));
-    }
+/** Reads one import's event stream: progress as it comes, then the summary's sentence. */
+async function importFrom(
+  source: Source,
+  onProgress: (progress: Progress) => void,
+): Promise<{ message: string; imported: boolean }> {
+  const events = await api.importFrom(source, new AbortController().signal);
+  let outcome = {
+    message: `${labels[source] ?? source}: the import ended early.`,
+    imported: false,
   };
-
-  const run = async (source: Source) => {
-    setBusy(source);
-    setProgress(null);
-    setMessage(null);
-    try {
-      const events = await api.importFrom(source, new AbortController().signal);
-      for await (const event of events) {
-        if (event.event === "progress") setProgress(event.data);
-        else if (event.event === "summary") {
-          const summary = event.data;
-          const { created, appended, forked, unchanged } = summary.counts;
-          const unreadable = summary.files.filter((file) => file.error !== undefined).length;
-          setMessage(
-            `${labels[source] ?? source}: ${created} new, ${appended} updated, ${forked} forked, ${unchanged} unchanged session(s); ${summary.newEvents} event(s) added` +
-              (summary.skipped > 0 ? `; ${summary.skipped} damaged line(s) skipped` : "") +
-              (unreadable > 0 ? `; ${unreadable} file(s) unreadable` : ""),
-          );
-          onImported();
-        } else if (event.event === "error") {
-          setMessage(event.data.message);
-        }
-      }
-    } catch (caught) {
-      setMessage(caught instanceof Error ? caught.message : String(caught));
-    } finally {
-      setBusy(null);
+  for await (const event of events) {
+    if (event.event === "progress") onProgress(event.data);
+    else if (event.event === "summary") {
+      const summary = event.data;
+      const { created, appended, forked, unchanged } = summary.counts;
+      const unreadable = summary.files.filter((file) => file.error !== undefined).length;
+      outcome = {
+        message:
+          `${labels[source] ?? source}: ${created} new, ${appended} updated, ${forked} forked, ${unchanged} unchanged session(s); ${summary.newEvents} event(s) added` +
+          (summary.skipped > 0 ? `; ${summary.skipped} damaged line(s) skipped` : "") +
+          (unreadable > 0 ? `; ${unreadable} file(s) unreadable` : ""),
+        imported: true,
+      };
+    } else if (event.event === "error") {
+      outcome = { message: event.data.message, imported: outcome.imported };
     }
+  }
+  return outcome;
+}
+
+/**
+ * A button that opens the import panel. The sources are a query enabled on open
+ * (`["import-sources"]`); an import is a mutation whose success invalidates the session lists.
+ */
+export function ImportPanel() {
+  const [open, setOpen] = useState(false);
+  const [progress, setProgress] = useState<Progress | null>(null);
+  const client = useQueryClient();
+  const listing = useQuery({
+    queryKey: ["import-sources"],
+    queryFn: () => api.importSources(),
+    enabled: open,
+  });
+  const sources: SourceListing[] | null = listing.data?.items ?? null;
+  const run = useMutation({
+    mutationFn: (source: Source) => {
+      setProgress(null);
+      return importFrom(source, setProgress);
+    },
+    onSuccess: ({ imported }) => {
+      if (imported) void invalidateLists(client);
+    },
+  });
+  const busy = run.isPending ? (run.variables ?? null) : null;
+  const message = run.data?.message ?? run.error?.message ?? listing.error?.message ?? null;
+
+  const load = () => {
+    setOpen(true);
+    if (open || listing.data !== undefined) void listing.refetch();
   };
 
   if (!open) {
     return (
-      <button
-        type="button"
-        className="import-open"
-        data-testid="import-open"
-        onClick={() => void load()}
-      >
+      <button type="button" className="import-open" data-testid="import-open" onClick={load}>
         Import…
       </button>
     );
@@ -102,7 +113,7 @@ export function ImportPanel({ onImported }: { onImported: () => void }) {
             <button
               type="button"
               disabled={item.files === 0 || busy !== null}
-              onClick={() => void run(item.source)}
+              onClick={() => run.mutate(item.source)}
             >
               {busy === item.source ? "Importing…" : "Import"}
             </button>

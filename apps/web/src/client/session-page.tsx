@@ -1,5 +1,6 @@
 /** One session: header, virtualised timeline grouped by turn, and the side panel. */
 
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import {
   localBlobSrc,
   type RowLinks,
@@ -11,6 +12,7 @@ import {
 import type { SessionEvent } from "@tapedeck/session";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ApiError, api } from "./api";
+import { invalidateSession } from "./invalidate";
 import { useTurnKeys } from "./keyboard";
 import { SidePanel } from "./panels";
 import { type PanelMode, SessionHeader } from "./session-header";
@@ -46,7 +48,6 @@ export function SessionPage({
   const [panel, setPanel] = useState<PanelMode>(() =>
     seq !== null || window.innerWidth >= 1200 ? "trace" : "closed",
   );
-  const [forkError, setForkError] = useState<string | null>(null);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: version marks an append to data
   const rows = useMemo(() => data?.rows ?? [], [data, version]);
@@ -64,20 +65,20 @@ export function SessionPage({
   useTurnKeys(rows, seq, onSelectSeq);
   const parentShortId = useShortId(data?.header.parent?.sessionId);
 
-  const fork = async (atSeq: number) => {
-    setForkError(null);
-    try {
-      const forked = await api.fork(sessionId, atSeq);
+  const client = useQueryClient();
+  const fork = useMutation({
+    mutationFn: (atSeq: number) => api.fork(sessionId, atSeq),
+    onSuccess: (forked) => {
+      void invalidateSession(client, sessionId);
       onOpen(forked.sessionId);
-    } catch (caught) {
-      setForkError(caught instanceof Error ? caught.message : String(caught));
-    }
-  };
+    },
+  });
+  const forkError = fork.error?.message ?? null;
 
   const links: RowLinks = {
     href: seqHref,
     onSelectSeq,
-    onFork: (atSeq) => void fork(atSeq),
+    onFork: (atSeq) => fork.mutate(atSeq),
     image: localBlobSrc,
   };
 

@@ -1,28 +1,17 @@
 /**
  * Session ids as the viewer shows them: the host's short ids (unique in the home, accepted back by
- * the CLI), never a fixed 8-character prefix, which two sessions of the same minute share.
+ * the CLI), never a fixed 8-character prefix, which two sessions of the same minute share. Ids a
+ * payload carried are remembered as they arrive; any other is a query (`["short-id", id]`, asked
+ * once per page: a short id only grows when a new session shares its prefix).
  */
-import { useEffect, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
 import { api } from "./api";
 
 const known = new Map<string, string>();
-const asked = new Map<string, Promise<void>>();
 
 /** Keeps short ids a payload carried (`shortIds` of the session, lineage and list answers). */
 export function rememberShortIds(shortIds: Readonly<Record<string, string>>): void {
   for (const [id, short] of Object.entries(shortIds)) known.set(id, short);
-}
-
-function ask(id: string): Promise<void> {
-  let pending = asked.get(id);
-  if (pending === undefined) {
-    pending = api
-      .shortIds([id])
-      .then((answer) => rememberShortIds(answer.shortIds))
-      .catch(() => undefined);
-    asked.set(id, pending);
-  }
-  return pending;
 }
 
 /**
@@ -30,17 +19,19 @@ function ask(id: string): Promise<void> {
  * a whole id is long, a cut one may name another session).
  */
 export function useShortId(id: string | null | undefined): string {
-  const [, setVersion] = useState(0);
-  useEffect(() => {
-    if (id === null || id === undefined || known.has(id)) return;
-    let live = true;
-    void ask(id).then(() => live && setVersion((version) => version + 1));
-    return () => {
-      live = false;
-    };
-  }, [id]);
-  if (id === null || id === undefined) return "";
-  return known.get(id) ?? id;
+  const wanted = id ?? "";
+  const held = known.get(wanted);
+  const query = useQuery({
+    queryKey: ["short-id", wanted],
+    queryFn: async () => {
+      const answer = await api.shortIds([wanted]);
+      rememberShortIds(answer.shortIds);
+      return answer.shortIds[wanted] ?? wanted;
+    },
+    enabled: wanted !== "" && held === undefined,
+  });
+  if (wanted === "") return "";
+  return held ?? query.data ?? wanted;
 }
 
 /** A session id shown as its short id (a component, so lists can use it per row). */

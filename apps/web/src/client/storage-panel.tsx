@@ -1,7 +1,9 @@
 /**
  * "Storage": the home's bytes by kind and what `tapedeck storage compact` would save, the same
- * figures the CLI prints. Self-contained: its own request, its own state.
+ * figures the CLI prints. A query (`["storage"]`) enabled once the button is pressed; each later
+ * press asks again.
  */
+import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { type AnswerOf, api } from "./api";
 
@@ -16,21 +18,19 @@ function size(bytes: number): string {
 
 /** A button that opens the storage figures. */
 export function StoragePanel() {
-  const [report, setReport] = useState<Report | null>(null);
-  const [message, setMessage] = useState<string | null>(null);
+  const [open, setOpen] = useState(false);
+  const query = useQuery({ queryKey: ["storage"], queryFn: () => api.storage(), enabled: open });
+  const report: Report | null = query.data ?? null;
+  const message = query.error?.message ?? null;
 
-  const load = async () => {
-    setMessage(null);
-    try {
-      setReport(await api.storage());
-    } catch (caught) {
-      setMessage(caught instanceof Error ? caught.message : String(caught));
-    }
+  const load = () => {
+    if (open) void query.refetch();
+    else setOpen(true);
   };
 
   return (
     <section className="storage-panel" data-testid="storage-panel">
-      <button type="button" onClick={() => void load()}>
+      <button type="button" onClick={load}>
         Storage
       </button>
       {message !== null && <p role="alert">{message}</p>}

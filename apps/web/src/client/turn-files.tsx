@@ -1,11 +1,16 @@
 /**
  * Under each turn: the files its tool calls changed (from the log's checkpoint fields), each
  * opening as a diff of the file at that checkpoint against the one before, and "Restore files to
- * here" / "Rewind to here" with a preview (the server's dry run) before anything changes.
+ * here" / "Rewind to here" with a preview (the server's dry run) before anything changes. A file's
+ * diff is a query enabled on open; the dry run, the rewind and the undo are mutations, and a
+ * rewind or undo invalidates the lists, the lineage and the session's checkpoint diffs.
  */
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { DiffView, diffLines, type TimelineRow } from "@tapedeck/html-export/render";
 import { useState } from "react";
 import { type AnswerOf, api } from "./api";
+import { invalidateSession } from "./invalidate";
 
 /** One file a turn's tool call changed, with the event whose checkpoint records it. */
 export interface TurnFileChange {
@@ -89,25 +94,22 @@ function FileDiff({ answer }: { answer: FileAnswer }) {
 }
 
 function ChangedFile({ sessionId, file }: { sessionId: string; file: TurnFileChange }) {
-  const [answer, setAnswer] = useState<FileAnswer | null>(null);
   const [open, setOpen] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const toggle = async () => {
-    setOpen(!open);
-    if (answer !== null || open) return;
-    try {
-      setAnswer(await api.checkpointFile(sessionId, file.seq, file.path));
-    } catch (caught) {
-      setError(caught instanceof Error ? caught.message : String(caught));
-    }
-  };
+  // Asked when first opened; a rewind or restore of the session invalidates it.
+  const query = useQuery({
+    queryKey: ["checkpoint-file", sessionId, file.seq, file.path],
+    queryFn: () => api.checkpointFile(sessionId, file.seq, file.path),
+    enabled: open,
+  });
+  const answer: FileAnswer | null = query.data ?? null;
+  const error = query.error?.message ?? null;
   return (
     <li>
       <button
         type="button"
         className="link-button"
         data-testid="changed-file"
-        onClick={() => void toggle()}
+        onClick={() => setOpen(!open)}
       >
         <span className={`tag change-${file.change}`}>{file.change}</span> {file.path}
         {file.from === undefined ? "" : ` (from ${file.from})`}
@@ -192,48 +194,51 @@ export function TurnFiles({
   checkpoints: TurnCheckpoints;
   onOpen(sessionId: string): void;
 }) {
+  const client = useQueryClient();
   const [preview, setPreview] = useState<{ plan: RewindAnswer; filesOnly: boolean } | null>(null);
-  const [message, setMessage] = useState<string | null>(null);
-  // The undo checkpoint of the restore this page just made: its Undo button.
-  const [undo, setUndo] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  // What the last write said, and the undo checkpoint of the restore this page just made.
+  const [done, setDone] = useState<{ message: string; undo: string | null } | null>(null);
   const { toSeq } = checkpoints;
-  if (toSeq === null) return null;
-  const ask = async (filesOnly: boolean) => {
-    setError(null);
-    setMessage(null);
-    setUndo(null);
-    try {
-      setPreview({
-        plan: await api.rewind(sessionId, { seq: toSeq, filesOnly, dryRun: true }),
-        filesOnly,
-      });
-    } catch (caught) {
-      setError(caught instanceof Error ? caught.message : String(caught));
-    }
-  };
-  const confirm = async (filesOnly: boolean, force: boolean) => {
-    setPreview(null);
-    try {
-      const done = await api.rewind(sessionId, { seq: toSeq, filesOnly, force });
-      if (done.forkSessionId !== undefined) onOpen(done.forkSessionId);
+  const dryRun = useMutation({
+    mutationFn: (filesOnly: boolean) =>
+      api.rewind(sessionId, { seq: toSeq ?? 0, filesOnly, dryRun: true }),
+    onMutate: () => setDone(null),
+    onSuccess: (plan, filesOnly) => setPreview({ plan, filesOnly }),
+  });
+  const rewind = useMutation({
+    mutationFn: ({ filesOnly, force }: { filesOnly: boolean; force: boolean }) =>
+      api.rewind(sessionId, { seq: toSeq ?? 0, filesOnly, force }),
+    onMutate: () => setPreview(null),
+    onSuccess: (answer) => {
+      void invalidateSession(client, sessionId);
+      if (answer.forkSessionId !== undefined) onOpen(answer.forkSessionId);
       else {
-        setMessage(`Restored ${plural(done.changes.length)}.`);
-        setUndo(done.undo ?? null);
+        setDone({
+          message: `Restored ${plural(answer.changes.length)}.`,
+          undo: answer.undo ?? null,
+        });
       }
-    } catch (caught) {
-      setError(caught instanceof Error ? caught.message : String(caught));
-    }
-  };
-  const undoRestore = async (checkpoint: string) => {
-    setError(null);
-    setUndo(null);
-    try {
-      const undone = await api.undoRewind(sessionId, checkpoint);
-      setMessage(`Undone: ${plural(undone.changes.length)} put back as before the restore.`);
-    } catch (caught) {
-      setError(caught instanceof Error ? caught.message : String(caught));
-    }
+    },
+  });
+  const undoRestore = useMutation({
+    mutationFn: (checkpoint: string) => api.undoRewind(sessionId, checkpoint),
+    onMutate: () => setDone((last) => (last === null ? null : { ...last, undo: null })),
+    onSuccess: (undone) => {
+      void invalidateSession(client, sessionId);
+      setDone({
+        message: `Undone: ${plural(undone.changes.length)} put back as before the restore.`,
+        undo: null,
+      });
+    },
+  });
+  if (toSeq === null) return null;
+  const error = (dryRun.error ?? rewind.error ?? undoRestore.error)?.message ?? null;
+  const message = done?.message ?? null;
+  const undo = done?.undo ?? null;
+  const ask = (filesOnly: boolean) => {
+    rewind.reset();
+    undoRestore.reset();
+    dryRun.mutate(filesOnly);
   };
   return (
     <div className="turn-files" data-testid="turn-files">
@@ -248,10 +253,10 @@ export function TurnFiles({
         </ul>
       ) : null}
       <div className="turn-files-actions">
-        <button type="button" data-testid="restore-files" onClick={() => void ask(true)}>
+        <button type="button" data-testid="restore-files" onClick={() => ask(true)}>
           Restore files to here
         </button>{" "}
-        <button type="button" data-testid="rewind-here" onClick={() => void ask(false)}>
+        <button type="button" data-testid="rewind-here" onClick={() => ask(false)}>
           Rewind to here
         </button>
       </div>
@@ -259,7 +264,7 @@ export function TurnFiles({
         <RewindPreview
           plan={preview.plan}
           filesOnly={preview.filesOnly}
-          onConfirm={(force) => void confirm(preview.filesOnly, force)}
+          onConfirm={(force) => rewind.mutate({ filesOnly: preview.filesOnly, force })}
           onCancel={() => setPreview(null)}
         />
       ) : null}
@@ -272,7 +277,7 @@ export function TurnFiles({
               <button
                 type="button"
                 data-testid="rewind-undo"
-                onClick={() => void undoRestore(undo)}
+                onClick={() => undoRestore.mutate(undo)}
               >
                 Undo
               </button>
