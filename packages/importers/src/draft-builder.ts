@@ -66,7 +66,7 @@ export class DraftBuilder {
    *   the turns they share have identical events and the branch can fork the trunk.
    */
   constructor(
-    private readonly key: SourceKey,
+    readonly key: SourceKey,
     createdAt: string,
     defaultModel = `${key.tool}:unknown`,
     private readonly runKey: SourceKey = key,

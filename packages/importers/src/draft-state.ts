@@ -13,7 +13,8 @@ export const DRAFT_STATE_VERSION = 1;
 
 const sourceKeySchema = z.object({ tool: z.enum(importSources), sessionId: z.string() });
 
-const draftStateSchema = z.object({
+/** The zod schema of {@link DraftState}, for states kept inside a converter's own. */
+export const draftStateSchema = z.object({
   version: z.literal(DRAFT_STATE_VERSION),
   key: sourceKeySchema,
   runKey: sourceKeySchema,

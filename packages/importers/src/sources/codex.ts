@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { DraftBuilder, isoTime } from "../draft-builder";
+import { draftStateSchema } from "../draft-state";
 import type { Conversion, ConvertedSession, SkippedLine, SourceKey } from "../types";
 import {
   baseName,
@@ -65,6 +66,21 @@ const responseItemTypes = new Set([
  * fork of that rollout's session when it has been imported.
  */
 export function convertCodex(file: SourceFile): Conversion {
+  return convertCodexKeeping(file).conversion;
+}
+
+/** A conversion, and the state to go on from after its lines (see {@link resumeCodex}). */
+export interface CodexConversion {
+  conversion: Conversion;
+  /**
+   * The state after the lines converted; `undefined` when the file does not say yet what it is
+   * (no `session_meta` or old-shape meta line first: its id and time could still change).
+   */
+  state(): CodexState | undefined;
+}
+
+/** Converts one rollout, as {@link convertCodex}, keeping the state to continue from. */
+export function convertCodexKeeping(file: SourceFile): CodexConversion {
   const skipped: SkippedLine[] = [];
   // Lines as parsed (no zod copy of each): an envelope is read field by field, except a bare
   // item of the old shape, which is copied below as before (its text keeps zod's key order).
@@ -83,7 +99,9 @@ export function convertCodex(file: SourceFile): Conversion {
         envelopeTypes.has(line.value.type) &&
         isRecord(line.value.payload),
     );
-  if (lines.length > 0 && !recognised) return notTheFormat(file.path, "Codex rollout");
+  if (lines.length > 0 && !recognised) {
+    return { conversion: notTheFormat(file.path, "Codex rollout"), state: () => undefined };
+  }
   const sessionId =
     (meta === undefined ? undefined : stringField(meta, "id")) ??
     baseName(file.path).replace(/^rollout-[0-9T:-]+-(?=[0-9a-f]{8}-)/, "");
@@ -91,11 +109,89 @@ export function convertCodex(file: SourceFile): Conversion {
   const createdAt =
     isoTime(meta?.timestamp) ?? isoTime(first?.timestamp) ?? new Date(0).toISOString();
   const builder = new DraftBuilder(key, createdAt, "openai:unknown");
-  let cwd = (meta === undefined ? undefined : stringField(meta, "cwd")) ?? "/";
+  const cwd = (meta === undefined ? undefined : stringField(meta, "cwd")) ?? "/";
   if (meta !== undefined) {
     const instructions = stringField(meta, "instructions");
     if (instructions !== undefined) builder.extension("instructions", instructions);
   }
+  const forkedFrom = meta === undefined ? undefined : stringField(meta, "forked_from_id");
+  const progress: CodexProgress = {
+    builder,
+    oldShape,
+    cwd,
+    createdAt,
+    ...(forkedFrom === undefined ? {} : { forkedFrom }),
+  };
+  convertLines(progress, lines);
+  return {
+    conversion: oneSession(sessionOf(progress, file.path), skipped, lines.length),
+    state: () => (meta === undefined ? undefined : stateOf(progress)),
+  };
+}
+
+/**
+ * Converts the lines that followed the ones `state` was taken after (`file` holds only those):
+ * the session's events after the ones already converted, as a conversion of the whole file
+ * would have them, and the state after these lines.
+ */
+export function resumeCodex(state: CodexState, file: SourceFile): CodexConversion {
+  const skipped: SkippedLine[] = [];
+  const lines = parseEntries(file, lineSchema, "Codex rollout", skipped, { asIs: true });
+  const progress: CodexProgress = {
+    builder: DraftBuilder.resume(state.draft),
+    oldShape: state.oldShape,
+    cwd: state.cwd,
+    createdAt: state.createdAt,
+    ...(state.forkedFrom === undefined ? {} : { forkedFrom: state.forkedFrom }),
+  };
+  convertLines(progress, lines);
+  return {
+    conversion: oneSession(sessionOf(progress, file.path), skipped, lines.length),
+    state: () => stateOf(progress),
+  };
+}
+
+/** Where a conversion stands: what converting a line reads and changes, and the header. */
+interface CodexProgress {
+  builder: DraftBuilder;
+  oldShape: boolean;
+  cwd: string;
+  createdAt: string;
+  forkedFrom?: string;
+}
+
+const codexStateSchema = z.object({
+  draft: draftStateSchema,
+  oldShape: z.boolean(),
+  cwd: z.string(),
+  createdAt: z.string(),
+  forkedFrom: z.string().optional(),
+});
+
+/** A Codex conversion's state after some lines (plain JSON; read back with {@link parseCodexState}). */
+export type CodexState = z.infer<typeof codexStateSchema>;
+
+/** `value` as a {@link CodexState}, or `undefined` when it is not one of this version. */
+export function parseCodexState(value: unknown): CodexState | undefined {
+  const parsed = codexStateSchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
+
+function stateOf(progress: CodexProgress): CodexState {
+  return {
+    draft: progress.builder.state(),
+    oldShape: progress.oldShape,
+    cwd: progress.cwd,
+    createdAt: progress.createdAt,
+    ...(progress.forkedFrom === undefined ? {} : { forkedFrom: progress.forkedFrom }),
+  };
+}
+
+function convertLines(
+  progress: CodexProgress,
+  lines: readonly { value: z.infer<typeof lineSchema> }[],
+): void {
+  const { builder, oldShape } = progress;
   for (const { value } of lines) {
     builder.at(value.timestamp);
     const payload = isRecord(value.payload) ? value.payload : undefined;
@@ -104,8 +200,8 @@ export function convertCodex(file: SourceFile): Conversion {
     } else if (value.type === "turn_context" && payload !== undefined) {
       const model = stringField(payload, "model");
       if (model !== undefined) builder.setModel(`openai:${model}`);
-      if (cwd === "/" && stringField(payload, "cwd") !== undefined)
-        cwd = stringField(payload, "cwd")!;
+      if (progress.cwd === "/" && stringField(payload, "cwd") !== undefined)
+        progress.cwd = stringField(payload, "cwd")!;
     } else if (value.type === "event_msg" && payload !== undefined) {
       if (payload.type === "turn_aborted") builder.markTurn("cancelled");
     } else if (value.type === "compacted" && payload !== undefined) {
@@ -116,19 +212,21 @@ export function convertCodex(file: SourceFile): Conversion {
     }
     // session_meta (read above), `record_type: state` lines and unknown envelopes: not conversation.
   }
-  const forkedFrom = meta === undefined ? undefined : stringField(meta, "forked_from_id");
-  const session: ConvertedSession = {
-    key,
-    path: file.path,
-    cwd,
-    createdAt,
+}
+
+function sessionOf(progress: CodexProgress, path: string): ConvertedSession {
+  const { builder, forkedFrom } = progress;
+  return {
+    key: builder.key,
+    path,
+    cwd: progress.cwd,
+    createdAt: progress.createdAt,
     events: builder.finish(),
     ...(builder.blobs.size === 0 ? {} : { blobs: builder.blobs }),
     ...(forkedFrom === undefined
       ? {}
       : { forkOf: { tool: "codex", sessionId: forkedFrom }, forkMatch: "content" }),
   };
-  return oneSession(session, skipped, lines.length);
 }
 
 function convertItem(builder: DraftBuilder, item: Record<string, unknown>): void {
