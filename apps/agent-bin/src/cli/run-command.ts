@@ -49,30 +49,23 @@ const RUN_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
+type RunValues = ReturnType<typeof parseRunArgs>["values"];
+type Host = ReturnType<typeof createHost>;
+type PreparedRun = Awaited<ReturnType<Host["startRun"]>>;
+type RunResult = Awaited<ReturnType<PreparedRun["run"]>>;
+
 /**
  * `tapedeck run`: one turn in a terminal. Returns the exit code: 0 answered, 1 failed, 3 the model
  * refused ({@link EXIT_REFUSED}), 130 cancelled.
  */
 export async function runCommand(argv: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: RUN_OPTIONS,
-  });
+  const { values, positionals } = parseRunArgs(argv);
   if (values.help) {
     io.stdout.write(`${RUN_USAGE}\n`);
     return 0;
   }
   const input = positionals.join(" ").trim();
-  if (input === "") throw new CliUsageError(`a prompt is required.\n\n${RUN_USAGE}`);
-  const chosen = [values.continue, values.resume !== undefined, values.fork !== undefined];
-  if (chosen.filter(Boolean).length > 1) {
-    throw new CliUsageError("use only one of -c, -r and --fork.");
-  }
-  if (values.approve && values.deny) {
-    throw new CliUsageError("use only one of --approve and --deny.");
-  }
+  checkRunArgs(input, values);
   const host = createHost({
     env: io.env,
     ...(values.model === undefined ? {} : { model: values.model }),
@@ -83,6 +76,61 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     values["mcp-config"] === undefined
       ? undefined
       : readMcpConfigFile(path.resolve(io.cwd, values["mcp-config"]));
+  const target = await runTargetOf(host, values);
+  if (values["restore-files"]) await restoreForkFiles(host, target, io);
+  const { controller, onSigint } = cancelOnInterrupt(io);
+  const prepared = await host
+    .startRun({
+      ...target,
+      input,
+      policy: { approval: values.approve ? "auto" : values.deny ? "deny" : "ask" },
+      callerCwd: io.cwd,
+      ...(values.cwd === undefined ? {} : { cwd: path.resolve(io.cwd, values.cwd) }),
+      ...(values.goal === undefined ? {} : { goal: values.goal }),
+      ...(mcpServers === undefined ? {} : { mcpServers }),
+    })
+    .catch((error: unknown) => {
+      throw slashCommandUsage(error, input);
+    });
+  const json = values.json === true;
+  if (prepared.placeNotice !== undefined) io.stderr.write(`tapedeck: ${prepared.placeNotice}\n`);
+  const printer = runPrinter(io, json);
+  let result: RunResult;
+  try {
+    result = await prepared.run({
+      onEvent: printer.onEvent,
+      approve: terminalApprover(io, onSigint),
+      signal: controller.signal,
+    });
+  } finally {
+    // A run that throws (the disk filled up) still ends the partial answer's line first.
+    printer.finish();
+  }
+  if (!json) printRunSummary(io, prepared, result);
+  if (result.status === "cancelled") return 130;
+  if (result.stopReason === "refusal") return EXIT_REFUSED;
+  return result.status === "failed" ? 1 : 0;
+}
+
+/** `tapedeck run`'s arguments, strictly: an unknown option is a usage error. */
+function parseRunArgs(argv: string[]) {
+  return parseArgs({ args: argv, allowPositionals: true, strict: true, options: RUN_OPTIONS });
+}
+
+/** Refuses a missing prompt and options that exclude each other, before anything is opened. */
+function checkRunArgs(input: string, values: RunValues): void {
+  if (input === "") throw new CliUsageError(`a prompt is required.\n\n${RUN_USAGE}`);
+  const chosen = [values.continue, values.resume !== undefined, values.fork !== undefined];
+  if (chosen.filter(Boolean).length > 1) {
+    throw new CliUsageError("use only one of -c, -r and --fork.");
+  }
+  if (values.approve && values.deny) {
+    throw new CliUsageError("use only one of --approve and --deny.");
+  }
+}
+
+/** Which session the run continues or forks (`-c`, `-r ID`, `--fork ID[@SEQ]`); none = a new one. */
+async function runTargetOf(host: Host, values: RunValues): Promise<RunTarget> {
   const target: RunTarget = {};
   if (values.continue) target.continueLatest = true;
   if (values.resume !== undefined) target.sessionId = await host.resolveSessionId(values.resume);
@@ -93,30 +141,37 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       ...(spec.seq === undefined ? {} : { seq: spec.seq }),
     };
   }
-  if (values["restore-files"]) {
-    if (target.forkFrom === undefined)
-      throw new CliUsageError("--restore-files needs --fork ID@SEQ.");
-    const report = await rewindSession(host.store, {
-      sessionId: target.forkFrom.sessionId,
-      ...(target.forkFrom.seq === undefined ? {} : { seq: target.forkFrom.seq }),
-      filesOnly: true,
-      ...(io.interactive
-        ? {
-            confirm: async (paths: readonly string[]) =>
-              /^y(es)?$/i.test(
-                (
-                  await io.ask(
-                    `Overwrite files changed by hand since the agent last touched them (${paths.join(", ")})? [y/N] `,
-                  )
-                ).trim(),
-              ),
-          }
-        : {}),
-    });
-    io.stderr.write(
-      `Restored ${report.changes.length} file${report.changes.length === 1 ? "" : "s"} of ${report.root} to event ${report.checkpointSeq} (undo: tapedeck rewind --undo).\n`,
-    );
-  }
+  return target;
+}
+
+/** `--restore-files`: puts the workspace's files back to the fork point, asking before overwriting. */
+async function restoreForkFiles(host: Host, target: RunTarget, io: Io): Promise<void> {
+  if (target.forkFrom === undefined)
+    throw new CliUsageError("--restore-files needs --fork ID@SEQ.");
+  const report = await rewindSession(host.store, {
+    sessionId: target.forkFrom.sessionId,
+    ...(target.forkFrom.seq === undefined ? {} : { seq: target.forkFrom.seq }),
+    filesOnly: true,
+    ...(io.interactive
+      ? {
+          confirm: async (paths: readonly string[]) =>
+            /^y(es)?$/i.test(
+              (
+                await io.ask(
+                  `Overwrite files changed by hand since the agent last touched them (${paths.join(", ")})? [y/N] `,
+                )
+              ).trim(),
+            ),
+        }
+      : {}),
+  });
+  io.stderr.write(
+    `Restored ${report.changes.length} file${report.changes.length === 1 ? "" : "s"} of ${report.root} to event ${report.checkpointSeq} (undo: tapedeck rewind --undo).\n`,
+  );
+}
+
+/** The first Ctrl-C cancels the run (its signal aborts); the second exits at once with 130. */
+function cancelOnInterrupt(io: Io): { controller: AbortController; onSigint: () => void } {
   const controller = new AbortController();
   let interrupts = 0;
   const onSigint = () => {
@@ -129,51 +184,29 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     }
   };
   io.onInterrupt(onSigint);
-  const prepared = await host
-    .startRun({
-      ...target,
-      input,
-      policy: { approval: values.approve ? "auto" : values.deny ? "deny" : "ask" },
-      callerCwd: io.cwd,
-      ...(values.cwd === undefined ? {} : { cwd: path.resolve(io.cwd, values.cwd) }),
-      ...(values.goal === undefined ? {} : { goal: values.goal }),
-      ...(mcpServers === undefined ? {} : { mcpServers }),
-    })
-    .catch((error: unknown) => {
-      if (TapedeckError.isInstance(error) && error.code === "SLASH_COMMAND_NEEDS_SESSION") {
-        const what = input.startsWith("/compact")
-          ? "/compact summarizes an earlier session"
-          : "/goal sets the goal of an earlier session";
-        throw new CliUsageError(`${what}: use it with -c, -r ID or --fork ID.`);
-      }
-      throw error;
-    });
-  const json = values.json === true;
-  if (prepared.placeNotice !== undefined) io.stderr.write(`tapedeck: ${prepared.placeNotice}\n`);
-  const printer = runPrinter(io, json);
-  let result: Awaited<ReturnType<typeof prepared.run>>;
-  try {
-    result = await prepared.run({
-      onEvent: printer.onEvent,
-      approve: terminalApprover(io, onSigint),
-      signal: controller.signal,
-    });
-  } finally {
-    // A run that throws (the disk filled up) still ends the partial answer's line first.
-    printer.finish();
+  return { controller, onSigint };
+}
+
+/** A slash command given without a session becomes a usage error saying how to use it. */
+function slashCommandUsage(error: unknown, input: string): unknown {
+  if (TapedeckError.isInstance(error) && error.code === "SLASH_COMMAND_NEEDS_SESSION") {
+    const what = input.startsWith("/compact")
+      ? "/compact summarizes an earlier session"
+      : "/goal sets the goal of an earlier session";
+    return new CliUsageError(`${what}: use it with -c, -r ID or --fork ID.`);
   }
-  if (!json) {
-    if (prepared.command?.name === "goal") {
-      io.stderr.write(
-        prepared.command.goal === null ? "Goal cleared.\n" : `Goal set: ${prepared.command.goal}\n`,
-      );
-    }
-    const refused = result.stopReason === "refusal" ? " (the model refused)" : "";
-    io.stderr.write(`session ${result.sessionId} · ${result.status}${refused}\n`);
+  return error;
+}
+
+/** The text mode's closing lines on stderr: a `/goal`'s effect, then the session and status. */
+function printRunSummary(io: Io, prepared: PreparedRun, result: RunResult): void {
+  if (prepared.command?.name === "goal") {
+    io.stderr.write(
+      prepared.command.goal === null ? "Goal cleared.\n" : `Goal set: ${prepared.command.goal}\n`,
+    );
   }
-  if (result.status === "cancelled") return 130;
-  if (result.stopReason === "refusal") return EXIT_REFUSED;
-  return result.status === "failed" ? 1 : 0;
+  const refused = result.stopReason === "refusal" ? " (the model refused)" : "";
+  io.stderr.write(`session ${result.sessionId} · ${result.status}${refused}\n`);
 }
 
 /** Reads one line from the terminal. */
