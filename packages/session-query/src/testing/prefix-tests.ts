@@ -5,6 +5,12 @@ import { all, build, conversation, expectInvalid, type SuiteContext } from "./su
 
 /** Registers the tests of `prefix: "last"` (search as you type). */
 export function prefixTests(context: SuiteContext): void {
+  prefixSearchEventsTests(context);
+  prefixSearchSessionsTests(context);
+}
+
+/** Registers the `searchEvents with prefix: "last"` tests. */
+function prefixSearchEventsTests(context: SuiteContext): void {
   let engine: SessionQueryEngine;
   const put = (...builders: EventLogBuilder[]) => context.put(...builders);
   beforeEach(() => {
@@ -152,6 +158,15 @@ export function prefixTests(context: SuiteContext): void {
         "query.prefix",
       );
     });
+  });
+}
+
+/** Registers the `searchSessions with prefix: "last"` tests. */
+function prefixSearchSessionsTests(context: SuiteContext): void {
+  let engine: SessionQueryEngine;
+  const put = (...builders: EventLogBuilder[]) => context.put(...builders);
+  beforeEach(() => {
+    engine = context.engine;
   });
 
   describe('searchSessions with prefix: "last"', () => {

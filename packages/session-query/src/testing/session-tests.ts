@@ -17,11 +17,16 @@ import {
 
 /** Registers the reading, export, forks and traces tests. */
 export function sessionTests(context: SuiteContext): void {
-  let harness: QueryEngineHarness;
+  readSessionTests(context);
+  forksTests(context);
+  traceEventTests(context);
+}
+
+/** Registers the `readSession and export` tests. */
+function readSessionTests(context: SuiteContext): void {
   let engine: SessionQueryEngine;
   const put = (...builders: EventLogBuilder[]) => context.put(...builders);
   beforeEach(() => {
-    harness = context.harness;
     engine = context.engine;
   });
 
@@ -40,6 +45,17 @@ export function sessionTests(context: SuiteContext): void {
       await put(log);
       expect(await exportSession(engine, all, log.header.sessionId)).toBe(log.jsonl());
     });
+  });
+}
+
+/** Registers the `forks` tests. */
+function forksTests(context: SuiteContext): void {
+  let harness: QueryEngineHarness;
+  let engine: SessionQueryEngine;
+  const put = (...builders: EventLogBuilder[]) => context.put(...builders);
+  beforeEach(() => {
+    harness = context.harness;
+    engine = context.engine;
   });
 
   describe("forks", () => {
@@ -176,6 +192,15 @@ export function sessionTests(context: SuiteContext): void {
       });
       expect(replayed.lastSeq).toBe(8);
     });
+  });
+}
+
+/** Registers the `traceEvent` tests. */
+function traceEventTests(context: SuiteContext): void {
+  let engine: SessionQueryEngine;
+  const put = (...builders: EventLogBuilder[]) => context.put(...builders);
+  beforeEach(() => {
+    engine = context.engine;
   });
 
   describe("traceEvent", () => {
