@@ -24,7 +24,8 @@ import {
 import { appendOnlyTreeSessions, buildTree, type TreeShape } from "./entry-tree";
 import { inlineImages } from "./images";
 
-const entrySchema = z.looseObject({
+/** A Claude Code transcript line, as read. */
+export const entrySchema = z.looseObject({
   type: z.string(),
   uuid: z.string().optional(),
   parentUuid: z.string().nullish(),
@@ -42,10 +43,11 @@ const entrySchema = z.looseObject({
   logicalParentUuid: z.string().nullish(),
   message: z.unknown().optional(),
 });
-type Entry = z.infer<typeof entrySchema>;
+/** One entry of {@link entrySchema}. */
+export type Entry = z.infer<typeof entrySchema>;
 
 /** Entry types that are bookkeeping, not conversation: read and deliberately not imported. */
-const ignoredTypes = new Set(["file-history-snapshot", "progress", "queue-operation"]);
+export const ignoredTypes = new Set(["file-history-snapshot", "progress", "queue-operation"]);
 
 /** How Claude Code records that the person stopped a turn. */
 const interruptPrefix = "[Request interrupted by user";
@@ -75,6 +77,18 @@ function isCommandText(text: string): boolean {
 export function convertClaudeCode(
   main: SourceFile,
   subagents: readonly SourceFile[] = [],
+): Conversion {
+  return convertClaudeCodeInto(main, subagents, undefined);
+}
+
+/**
+ * {@link convertClaudeCode}, filling `kept` with where the main chain's conversion ended when the
+ * file is one chain without sidechains or sub-agents (what `claude-code-resume.ts` continues).
+ */
+export function convertClaudeCodeInto(
+  main: SourceFile,
+  subagents: readonly SourceFile[],
+  kept: ChainEnd | undefined,
 ): Conversion {
   const skipped: SkippedLine[] = [];
   const entries = dedupe(parseEntries(main, entrySchema, "Claude Code", skipped));
@@ -131,6 +145,20 @@ export function convertClaudeCode(
     if (child !== undefined) children.push(child);
   }
   const nodes = buildTree(mainEntries, claudeTree);
+  const keep =
+    kept !== undefined &&
+    children.length === 0 &&
+    mainEntries.length === entries.length &&
+    nodes.every((node, index) => index === 0 || node.parentId === nodes[index - 1]!.id) &&
+    new Set(nodes.map((node) => node.id)).size === nodes.length;
+  if (keep) {
+    kept.sessionIdFromEntry = entries.some((entry) => entry.value.sessionId !== undefined);
+    kept.ids = nodes.map((node) => node.id);
+    kept.uuids = entries.flatMap((entry) =>
+      entry.value.uuid === undefined ? [] : [entry.value.uuid],
+    );
+    kept.entries = count;
+  }
   for (const tree of appendOnlyTreeSessions(key, nodes, opensBranch)) {
     // A branch links the sub-agents that started before it parted from the main session.
     const parted = isoTime(tree.divergence?.entry.timestamp);
@@ -139,7 +167,8 @@ export function convertClaudeCode(
         ? children
         : children.filter((child) => parted !== undefined && child.createdAt <= parted);
     const entries = tree.nodes.map((node) => node.entry);
-    const converted = convertChain(tree.key, main.path, entries, links, undefined, key);
+    const end = keep && tree.forkOf === undefined ? kept : undefined;
+    const converted = convertChain(tree.key, main.path, entries, links, undefined, key, end);
     if (converted === undefined) continue;
     sessions.push(tree.forkOf === undefined ? converted : { ...converted, forkOf: tree.forkOf });
   }
@@ -191,7 +220,8 @@ function parseArguments(text: string): Record<string, unknown> | undefined {
  * line) or missing after the first entry (`compact_boundary` names its `logicalParentUuid`)
  * falls back to the entry before, as file order always did.
  */
-const claudeTree: TreeShape<Entry> = {
+/** How entries name themselves and their parents. */
+export const claudeTree: TreeShape<Entry> = {
   id: (entry) => entry.uuid,
   parentId: (entry, known, previous) => {
     if (typeof entry.parentUuid === "string" && known.has(entry.parentUuid))
@@ -286,6 +316,7 @@ function convertChain(
   children: readonly ConvertedSession[],
   parentOf?: SourceKey,
   runKey: SourceKey = key,
+  end?: ChainEnd,
 ): ConvertedSession | undefined {
   const first = entries.find((entry) => isoTime(entry.timestamp) !== undefined);
   if (first === undefined && entries.every((entry) => ignoredTypes.has(entry.type)))
@@ -311,6 +342,14 @@ function convertChain(
   for (const { child } of links) link(builder, child);
   const events = builder.finish();
   if (events.length === 0) return undefined;
+  if (end !== undefined) {
+    end.builder = builder;
+    end.title = title;
+    end.command = command;
+    end.cwd = cwd;
+    end.createdAt = createdAt;
+    end.settled = first !== undefined && entries.some((entry) => entry.cwd !== undefined);
+  }
   return {
     key,
     path,
@@ -335,8 +374,29 @@ function link(builder: DraftBuilder, child: ConvertedSession): void {
   );
 }
 
+/**
+ * Where the conversion of a one-chain transcript ended (filled by {@link convertClaudeCodeInto}):
+ * what converting the entries appended after it needs.
+ */
+export interface ChainEnd {
+  builder?: DraftBuilder;
+  title?: string | undefined;
+  command?: TypedCommand | undefined;
+  cwd?: string;
+  createdAt?: string;
+  /** True when the session's time and folder came from entries (a later one cannot change them). */
+  settled?: boolean;
+  /** True when the session id came from an entry, not the file's name. */
+  sessionIdFromEntry?: boolean;
+  /** The chain's node ids in order (an entry without `uuid` is `line-<n>`), and its uuids. */
+  ids?: string[];
+  uuids?: string[];
+  /** Entries read. */
+  entries?: number;
+}
+
 /** A slash command just typed, whose expansion (the next user entry) the model is sent. */
-interface TypedCommand {
+export interface TypedCommand {
   /** As typed: `/init`, `/orchestrator build it`. */
   text: string;
   /** The command entry's `uuid`: its expansion hangs from it. */
@@ -348,7 +408,7 @@ interface TypedCommand {
  * entry). Decided from this entry and the one before only, so a file that grows converts to the
  * same prefix.
  */
-function convertEntry(
+export function convertEntry(
   builder: DraftBuilder,
   entry: Entry,
   command: TypedCommand | undefined,
