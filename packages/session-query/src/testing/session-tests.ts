@@ -50,149 +50,166 @@ function readSessionTests(context: SuiteContext): void {
 
 /** Registers the `forks` tests. */
 function forksTests(context: SuiteContext): void {
+  describe("forks", () => {
+    forkReadTests(context);
+    forkLinkTests(context);
+  });
+}
+
+/** `forks`: listing, reading, searching and tracing a fork family. */
+function forkReadTests(context: SuiteContext): void {
   let harness: QueryEngineHarness;
   let engine: SessionQueryEngine;
-  const put = (...builders: EventLogBuilder[]) => context.put(...builders);
+  const family = () => forkFamily(context);
   beforeEach(() => {
     harness = context.harness;
     engine = context.engine;
   });
 
-  describe("forks", () => {
-    async function family() {
-      const parent = build().system("seed").turn().user("parent question about otters");
-      parent.assistant("otters answer").end();
-      const child = build({ parent: { sessionId: parent.header.sessionId, seq: 5 } });
-      child.turn().user("child follow-up about beavers").end();
-      const grandchild = build({ parent: { sessionId: child.header.sessionId, seq: 8 } });
-      grandchild.turn().user("grandchild idea").end();
-      const sibling = build({ parent: { sessionId: parent.header.sessionId, seq: 1 } });
-      sibling.turn().user("sibling path").end();
-      await put(parent, child, grandchild, sibling);
-      return { parent, child, grandchild, sibling };
-    }
-
-    it("summarizes forks with parent and forkCount", async () => {
-      const { parent, child } = await family();
-      const byId = new Map((await engine.listSessions(all)).items.map((s) => [s.id, s]));
-      expect(byId.get(parent.header.sessionId)?.forkCount).toBe(2);
-      expect(byId.get(child.header.sessionId)?.parent).toEqual({
-        sessionId: parent.header.sessionId,
-        seq: 5,
-      });
-      expect(byId.get(child.header.sessionId)?.eventCount).toBe(3);
-      expect(byId.get(child.header.sessionId)?.title).toBe("child follow-up about beavers");
+  it("summarizes forks with parent and forkCount", async () => {
+    const { parent, child } = await family();
+    const byId = new Map((await engine.listSessions(all)).items.map((s) => [s.id, s]));
+    expect(byId.get(parent.header.sessionId)?.forkCount).toBe(2);
+    expect(byId.get(child.header.sessionId)?.parent).toEqual({
+      sessionId: parent.header.sessionId,
+      seq: 5,
     });
-
-    it("stops counting a fork whose log is gone", async () => {
-      const { parent, sibling } = await family();
-      await harness.remove(sibling.header.sessionId);
-      const byId = new Map((await engine.listSessions(all)).items.map((s) => [s.id, s]));
-      expect(byId.get(parent.header.sessionId)?.forkCount).toBe(1);
-      const lineage = await engine.traceLineage(all, parent.header.sessionId);
-      expect(lineage.descendants).toHaveLength(1);
-    });
-
-    it("reads a fork with its parent prefix", async () => {
-      const { parent, child } = await family();
-      const session = await engine.readSession(all, child.header.sessionId);
-      expect(session.events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-      expect(session.events.slice(0, 5)).toEqual(parent.events);
-      expect(session.header.parent?.sessionId).toBe(parent.header.sessionId);
-    });
-
-    it("searches a parent prefix as part of the parent only", async () => {
-      const { parent } = await family();
-      const hits = await engine.searchEvents(all, { text: "otters" });
-      expect(hits.items.map((h) => h.sessionId)).toEqual([
-        parent.header.sessionId,
-        parent.header.sessionId,
-      ]);
-    });
-
-    it("traces lineage up and down", async () => {
-      const { parent, child, grandchild, sibling } = await family();
-      const lineage = await engine.traceLineage(all, child.header.sessionId);
-      expect(lineage.session.id).toBe(child.header.sessionId);
-      expect(lineage.ancestors.map((a) => [a.session.id, a.forkSeq])).toEqual([
-        [parent.header.sessionId, 5],
-      ]);
-      expect(lineage.descendants.map((d) => [d.session.id, d.forkSeq, d.children])).toEqual([
-        [grandchild.header.sessionId, 8, []],
-      ]);
-      const root = await engine.traceLineage(all, parent.header.sessionId);
-      expect(root.ancestors).toEqual([]);
-      expect(root.descendants.map((d) => d.session.id)).toEqual([
-        child.header.sessionId,
-        sibling.header.sessionId,
-      ]);
-      expect(root.descendants[0]!.children.map((d) => d.session.id)).toEqual([
-        grandchild.header.sessionId,
-      ]);
-      const leaf = await engine.traceLineage(all, grandchild.header.sessionId);
-      expect(leaf.ancestors.map((a) => [a.session.id, a.forkSeq])).toEqual([
-        [child.header.sessionId, 8],
-        [parent.header.sessionId, 5],
-      ]);
-    });
-
-    it("links a sub-agent to the tool call that started it: lineage both ways, the call's trace", async () => {
-      const parent = build()
-        .turn()
-        .user("delegate the search")
-        .call("Task", { prompt: "find otters" }, "toolu_task");
-      const callSeq = parent.events.length;
-      parent.output("found two otters").end();
-      const child = build().turn().user("find otters").assistant("two otters");
-      Object.assign(child.header, {
-        spawnedBy: { sessionId: parent.header.sessionId, seq: callSeq, callId: "toolu_task" },
-      });
-      const other = conversation("unrelated", "ok");
-      await put(parent, child, other);
-
-      const childSummary = (await engine.listSessions(all)).items.find(
-        (item) => item.id === child.header.sessionId,
-      );
-      expect(childSummary?.spawnedBy).toEqual({
-        sessionId: parent.header.sessionId,
-        seq: callSeq,
-        callId: "toolu_task",
-      });
-      const up = await engine.traceLineage(all, child.header.sessionId);
-      expect(up.spawnedBy).toMatchObject({
-        session: { id: parent.header.sessionId },
-        seq: callSeq,
-        callId: "toolu_task",
-      });
-      expect(up.ancestors).toEqual([]);
-      const down = await engine.traceLineage(all, parent.header.sessionId);
-      expect(down.subAgents?.map((link) => [link.session.id, link.seq])).toEqual([
-        [child.header.sessionId, callSeq],
-      ]);
-      expect(down.spawnedBy).toBeUndefined();
-      const trace = await engine.traceEvent(all, parent.header.sessionId, callSeq);
-      expect(trace.subAgents?.map((session) => session.id)).toEqual([child.header.sessionId]);
-      const prompt = await engine.traceEvent(all, parent.header.sessionId, callSeq - 1);
-      expect(prompt.subAgents).toBeUndefined();
-      expect((await engine.traceLineage(all, other.header.sessionId)).subAgents).toBeUndefined();
-    });
-
-    it("exports a fork self-contained, parent kept in the header", async () => {
-      const { child } = await family();
-      const text = await exportSession(engine, all, child.header.sessionId);
-      const lines = text
-        .trimEnd()
-        .split("\n")
-        .map((line) => JSON.parse(line));
-      const [header, ...events] = lines as [SessionHeader, ...SessionEvent[]];
-      expect(header.parent).toEqual(child.header.parent);
-      expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-      const replayed = replayEvents(header, events.slice(5), {
-        parentEvents: events.slice(0, 5),
-      });
-      expect(replayed.lastSeq).toBe(8);
-    });
+    expect(byId.get(child.header.sessionId)?.eventCount).toBe(3);
+    expect(byId.get(child.header.sessionId)?.title).toBe("child follow-up about beavers");
   });
+
+  it("stops counting a fork whose log is gone", async () => {
+    const { parent, sibling } = await family();
+    await harness.remove(sibling.header.sessionId);
+    const byId = new Map((await engine.listSessions(all)).items.map((s) => [s.id, s]));
+    expect(byId.get(parent.header.sessionId)?.forkCount).toBe(1);
+    const lineage = await engine.traceLineage(all, parent.header.sessionId);
+    expect(lineage.descendants).toHaveLength(1);
+  });
+
+  it("reads a fork with its parent prefix", async () => {
+    const { parent, child } = await family();
+    const session = await engine.readSession(all, child.header.sessionId);
+    expect(session.events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(session.events.slice(0, 5)).toEqual(parent.events);
+    expect(session.header.parent?.sessionId).toBe(parent.header.sessionId);
+  });
+
+  it("searches a parent prefix as part of the parent only", async () => {
+    const { parent } = await family();
+    const hits = await engine.searchEvents(all, { text: "otters" });
+    expect(hits.items.map((h) => h.sessionId)).toEqual([
+      parent.header.sessionId,
+      parent.header.sessionId,
+    ]);
+  });
+
+  it("traces lineage up and down", async () => {
+    const { parent, child, grandchild, sibling } = await family();
+    const lineage = await engine.traceLineage(all, child.header.sessionId);
+    expect(lineage.session.id).toBe(child.header.sessionId);
+    expect(lineage.ancestors.map((a) => [a.session.id, a.forkSeq])).toEqual([
+      [parent.header.sessionId, 5],
+    ]);
+    expect(lineage.descendants.map((d) => [d.session.id, d.forkSeq, d.children])).toEqual([
+      [grandchild.header.sessionId, 8, []],
+    ]);
+    const root = await engine.traceLineage(all, parent.header.sessionId);
+    expect(root.ancestors).toEqual([]);
+    expect(root.descendants.map((d) => d.session.id)).toEqual([
+      child.header.sessionId,
+      sibling.header.sessionId,
+    ]);
+    expect(root.descendants[0]!.children.map((d) => d.session.id)).toEqual([
+      grandchild.header.sessionId,
+    ]);
+    const leaf = await engine.traceLineage(all, grandchild.header.sessionId);
+    expect(leaf.ancestors.map((a) => [a.session.id, a.forkSeq])).toEqual([
+      [child.header.sessionId, 8],
+      [parent.header.sessionId, 5],
+    ]);
+  });
+}
+
+/** `forks`: a sub-agent's link to its tool call, and a fork's export. */
+function forkLinkTests(context: SuiteContext): void {
+  let engine: SessionQueryEngine;
+  const put = (...builders: EventLogBuilder[]) => context.put(...builders);
+  const family = () => forkFamily(context);
+  beforeEach(() => {
+    engine = context.engine;
+  });
+
+  it("links a sub-agent to the tool call that started it: lineage both ways, the call's trace", async () => {
+    const parent = build()
+      .turn()
+      .user("delegate the search")
+      .call("Task", { prompt: "find otters" }, "toolu_task");
+    const callSeq = parent.events.length;
+    parent.output("found two otters").end();
+    const child = build().turn().user("find otters").assistant("two otters");
+    Object.assign(child.header, {
+      spawnedBy: { sessionId: parent.header.sessionId, seq: callSeq, callId: "toolu_task" },
+    });
+    const other = conversation("unrelated", "ok");
+    await put(parent, child, other);
+
+    const childSummary = (await engine.listSessions(all)).items.find(
+      (item) => item.id === child.header.sessionId,
+    );
+    expect(childSummary?.spawnedBy).toEqual({
+      sessionId: parent.header.sessionId,
+      seq: callSeq,
+      callId: "toolu_task",
+    });
+    const up = await engine.traceLineage(all, child.header.sessionId);
+    expect(up.spawnedBy).toMatchObject({
+      session: { id: parent.header.sessionId },
+      seq: callSeq,
+      callId: "toolu_task",
+    });
+    expect(up.ancestors).toEqual([]);
+    const down = await engine.traceLineage(all, parent.header.sessionId);
+    expect(down.subAgents?.map((link) => [link.session.id, link.seq])).toEqual([
+      [child.header.sessionId, callSeq],
+    ]);
+    expect(down.spawnedBy).toBeUndefined();
+    const trace = await engine.traceEvent(all, parent.header.sessionId, callSeq);
+    expect(trace.subAgents?.map((session) => session.id)).toEqual([child.header.sessionId]);
+    const prompt = await engine.traceEvent(all, parent.header.sessionId, callSeq - 1);
+    expect(prompt.subAgents).toBeUndefined();
+    expect((await engine.traceLineage(all, other.header.sessionId)).subAgents).toBeUndefined();
+  });
+
+  it("exports a fork self-contained, parent kept in the header", async () => {
+    const { child } = await family();
+    const text = await exportSession(engine, all, child.header.sessionId);
+    const lines = text
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    const [header, ...events] = lines as [SessionHeader, ...SessionEvent[]];
+    expect(header.parent).toEqual(child.header.parent);
+    expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    const replayed = replayEvents(header, events.slice(5), {
+      parentEvents: events.slice(0, 5),
+    });
+    expect(replayed.lastSeq).toBe(8);
+  });
+}
+
+/** A parent, its fork, the fork's fork and a sibling fork, written to the running test's index. */
+async function forkFamily(context: SuiteContext) {
+  const parent = build().system("seed").turn().user("parent question about otters");
+  parent.assistant("otters answer").end();
+  const child = build({ parent: { sessionId: parent.header.sessionId, seq: 5 } });
+  child.turn().user("child follow-up about beavers").end();
+  const grandchild = build({ parent: { sessionId: child.header.sessionId, seq: 8 } });
+  grandchild.turn().user("grandchild idea").end();
+  const sibling = build({ parent: { sessionId: parent.header.sessionId, seq: 1 } });
+  sibling.turn().user("sibling path").end();
+  await context.put(parent, child, grandchild, sibling);
+  return { parent, child, grandchild, sibling };
 }
 
 /** Registers the `traceEvent` tests. */
