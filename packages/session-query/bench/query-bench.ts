@@ -95,6 +95,35 @@ function appendDrafts(runId: string, text: string): SessionEventDraft[] {
   ];
 }
 
+/** What {@link main} measured, for the table. */
+interface Measures {
+  corpus: ReturnType<typeof writeCorpus>;
+  indexMs: number;
+  plainMs: number;
+  eventsPerSecond: number;
+  plainPerSecond: number;
+  indexBytes: number;
+  grep: ReturnType<typeof grepTool>;
+  grepTimes: number[];
+  terms: string[];
+  typed: string[];
+  twoChar: string[];
+  totalHits: number;
+  newest: number[];
+  relevance: number[];
+  prefixNewest: number[];
+  prefixRelevance: number[];
+  prefixTwo: number[];
+  prefixSessions: number[];
+  oneSession: number[];
+  oneGrep: number[];
+  tagFilter: number[];
+  joinFilter: number[];
+  list: number[];
+  headers: number[];
+  syncMs: number;
+}
+
 async function main(): Promise<void> {
   console.log(`corpus in ${home}`);
   const started = performance.now();
@@ -103,8 +132,57 @@ async function main(): Promise<void> {
     `generated ${corpus.events.toLocaleString("en-US")} events in ${corpus.sessions.toLocaleString("en-US")} sessions, ${(corpus.bytes / 1e6).toFixed(1)} MB of JSONL, in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
   const store = createSessionStore({ home });
-  // 1. Full index vs a plain-table insert of the same rows (same reader, same parsing). Two
-  // interleaved rounds each, best of two: the machine is shared and the first pass warms caches.
+  const index = await measureIndex(corpus, store);
+  const { dbPath } = index;
+  const engine = createSqliteQueryEngine({ path: dbPath, store });
+  const queries = queryTerms();
+  const search = await measureSearch(engine, queries);
+  const grep = grepTool();
+  const grepTerms = queries.terms.filter((_, index) => index % 5 === 0);
+  const grepTimes = await sample(grepTerms.length, (index) => {
+    spawnSync(grep.command, grep.args(grepTerms[index]!, sessionsDir), { maxBuffer: 1 << 26 });
+  });
+  const bigIds = corpus.ids.slice(0, bigSessions);
+  const oneSessionMeasures = await measureOneSession(engine, dbPath, queries.terms, bigIds, grep);
+  const later = await measureListAndSync(engine, store, bigIds);
+  const m: Measures = {
+    corpus,
+    ...index,
+    ...queries,
+    ...search,
+    grep,
+    grepTimes,
+    ...oneSessionMeasures,
+    ...later,
+  };
+  printTable("session-query: SQLite FTS5 backend", [
+    ...indexAndSearchRows(m),
+    ...prefixRows(m),
+    ...otherRows(m),
+  ]);
+  console.log(
+    `\n${m.terms.length} terms, ${m.totalHits} hits shown (limit 20); grep baseline over ${grepTerms.length} of them. Index ${(m.indexBytes / 1e6).toFixed(1)} MB, JSONL ${(corpus.bytes / 1e6).toFixed(1)} MB; full index ${(m.indexMs / 1000).toFixed(1)} s, plain insert ${(m.plainMs / 1000).toFixed(1)} s.`,
+  );
+
+  const example = await engine.searchEvents(all, { text: "数据库 连接", limit: 2 });
+  console.log("\nexample: searchEvents({ text: '数据库 连接', limit: 2 })");
+  for (const hit of example.items)
+    console.log(`  ${hit.sessionId} #${hit.event.seq} ${hit.event.type}: ${hit.snippet}`);
+  engine.close();
+  fs.rmSync(home, { recursive: true, force: true });
+}
+
+const all = { all: true } as const;
+
+/**
+ * 1. Full index vs a plain-table insert of the same rows (same reader, same parsing). Two
+ * interleaved rounds each, best of two: the machine is shared and the first pass warms caches.
+ * 2. Index size (WAL folded in on close).
+ */
+async function measureIndex(
+  corpus: ReturnType<typeof writeCorpus>,
+  store: ReturnType<typeof createSessionStore>,
+) {
   let dbPath = "";
   let engine: SqliteQueryEngine | undefined;
   let indexMs = Number.POSITIVE_INFINITY;
@@ -122,13 +200,17 @@ async function main(): Promise<void> {
   }
   const eventsPerSecond = corpus.events / (indexMs / 1000);
   const plainPerSecond = corpus.events / (plainMs / 1000);
-
-  // 2. Index size (WAL folded in on close).
   engine!.close();
   const indexBytes = fileSize(dbPath) + fileSize(`${dbPath}-wal`);
-  engine = createSqliteQueryEngine({ path: dbPath, store });
+  return { dbPath, indexMs, plainMs, eventsPerSecond, plainPerSecond, indexBytes };
+}
 
-  // 3. Search terms: technical words, common words, Chinese words, two-word queries.
+/**
+ * 3. Search terms: technical words, common words, Chinese words, two-word queries; and for search
+ * as you type, every prefix of 2+ characters of 12 words as it is typed (`co`, `com`, `comp`, …),
+ * alone and after a complete first word.
+ */
+function queryTerms(): { terms: string[]; typed: string[]; twoChar: string[] } {
   const rand = random(7);
   const pickFrom = (list: readonly string[]) => list[Math.floor(rand() * list.length)]!;
   const terms: string[] = [];
@@ -138,16 +220,6 @@ async function main(): Promise<void> {
   for (let index = 0; index < 7; index += 1) {
     terms.push(`${pickFrom(vocabulary.technical)} ${pickFrom(vocabulary.technical)}`);
   }
-  const all = { all: true } as const;
-  let totalHits = 0;
-  const newest = await sample(terms.length, async (index) => {
-    totalHits += (await engine.searchEvents(all, { text: terms[index]!, limit: 20 })).items.length;
-  });
-  const relevance = await sample(terms.length, async (index) => {
-    await engine.searchEvents(all, { text: terms[index]!, order: "relevance", limit: 20 });
-  });
-  // 3b. Search as you type (`prefix: "last"`): every prefix of 2+ characters of 12 words as it is
-  // typed (`co`, `com`, `comp`, …), alone and after a complete first word.
   const typedWords = [
     ...Array.from({ length: 8 }, () => pickFrom(vocabulary.technical)),
     ...Array.from({ length: 4 }, () => pickFrom(vocabulary.common).padEnd(2, "s")),
@@ -159,6 +231,21 @@ async function main(): Promise<void> {
       typed.push(`${before}${word.slice(0, length)}`);
   });
   const twoChar = typed.filter((text) => !text.includes(" ") && text.length === 2);
+  return { terms, typed, twoChar };
+}
+
+/** 3, 3b. Whole-word search (newest first, by relevance) and search as you type (`prefix: "last"`). */
+async function measureSearch(
+  engine: SqliteQueryEngine,
+  { terms, typed, twoChar }: ReturnType<typeof queryTerms>,
+) {
+  let totalHits = 0;
+  const newest = await sample(terms.length, async (index) => {
+    totalHits += (await engine.searchEvents(all, { text: terms[index]!, limit: 20 })).items.length;
+  });
+  const relevance = await sample(terms.length, async (index) => {
+    await engine.searchEvents(all, { text: terms[index]!, order: "relevance", limit: 20 });
+  });
   const prefixNewest = await sample(typed.length, async (index) => {
     await engine.searchEvents(all, { text: typed[index]!, prefix: "last", limit: 20 });
   });
@@ -176,15 +263,21 @@ async function main(): Promise<void> {
   const prefixSessions = await sample(typed.length, async (index) => {
     await engine.searchSessions(all, { text: typed[index]!, prefix: "last", limit: 20 });
   });
+  return { totalHits, newest, relevance, prefixNewest, prefixRelevance, prefixTwo, prefixSessions };
+}
 
-  const grep = grepTool();
-  const grepTerms = terms.filter((_, index) => index % 5 === 0);
-  const grepTimes = await sample(grepTerms.length, (index) => {
-    spawnSync(grep.command, grep.args(grepTerms[index]!, sessionsDir), { maxBuffer: 1 << 26 });
-  });
-
-  // 4. One-session search vs grep over that one file.
-  const bigIds = corpus.ids.slice(0, bigSessions);
+/**
+ * 4. One-session search vs grep over that one file. 4b. Why the session filter is an FTS term:
+ * the same one-session relevance query with the session as a `tags` token inside MATCH vs as a
+ * JOIN condition on the events table.
+ */
+async function measureOneSession(
+  engine: SqliteQueryEngine,
+  dbPath: string,
+  terms: readonly string[],
+  bigIds: readonly string[],
+  grep: ReturnType<typeof grepTool>,
+) {
   const oneSession = await sample(terms.length, async (index) => {
     await engine.searchEvents(all, {
       text: terms[index]!,
@@ -198,9 +291,6 @@ async function main(): Promise<void> {
       grep.args(terms[index]!, file).filter((arg) => arg !== "-r"),
     );
   });
-
-  // 4b. Why the session filter is an FTS term: the same one-session relevance query with the
-  // session as a `tags` token inside MATCH vs as a JOIN condition on the events table.
   const raw = new Database(dbPath, { readonly: true });
   const sessionRow = raw.prepare("SELECT id FROM sessions WHERE session_id = ?");
   const byTag = raw.prepare(
@@ -219,15 +309,23 @@ async function main(): Promise<void> {
     byJoin.all(`body : ("${commonTerms[index]!}")`, rowOf(index));
   });
   raw.close();
+  return { oneSession, oneGrep, tagFilter, joinFilter };
+}
 
-  // 5. listSessions at ≥ 10,000 sessions vs reading every file's header.
+/**
+ * 5. listSessions at ≥ 10,000 sessions vs reading every file's header. 6. Incremental sync after
+ * appending 10 events to 10 sessions vs a full rebuild.
+ */
+async function measureListAndSync(
+  engine: SqliteQueryEngine,
+  store: ReturnType<typeof createSessionStore>,
+  bigIds: readonly string[],
+) {
   const list = await sample(50, () => engine.listSessions(all, { limit: 50 }));
   const headers = await sample(3, async () => {
     const listings = await store.list();
     listings.sort((a, b) => (a.modifiedAt < b.modifiedAt ? 1 : -1));
   });
-
-  // 6. Incremental sync after appending 10 events to 10 sessions vs a full rebuild.
   for (let index = 0; index < 10; index += 1) {
     await store.append(
       bigIds[(index * 101) % bigIds.length]!,
@@ -240,20 +338,24 @@ async function main(): Promise<void> {
   });
   if (appended !== 100)
     throw new Error(`expected 100 appended events to be indexed, got ${appended}`);
+  return { list, headers, syncMs };
+}
 
-  const rows: BenchRow[] = [
+/** The rows of the full index, its size and whole-word search. */
+function indexAndSearchRows(m: Measures): BenchRow[] {
+  return [
     {
-      name: `full index (${corpus.events.toLocaleString("en-US")} events)`,
-      value: eventsPerSecond,
+      name: `full index (${m.corpus.events.toLocaleString("en-US")} events)`,
+      value: m.eventsPerSecond,
       unit: "events/s",
-      baseline: plainPerSecond,
+      baseline: m.plainPerSecond,
       baselineName: "plain-table insert",
       better: "higher",
       goal: "≥ 0.5×",
     },
     {
       name: "index size / JSONL size",
-      value: indexBytes / corpus.bytes,
+      value: m.indexBytes / m.corpus.bytes,
       unit: "×",
       baseline: 1,
       baselineName: "JSONL",
@@ -262,137 +364,138 @@ async function main(): Promise<void> {
     },
     {
       name: "searchEvents newest-first p50",
-      value: percentile(newest, 50),
+      value: percentile(m.newest, 50),
       unit: "ms",
-      baseline: percentile(grepTimes, 50),
-      baselineName: `${grep.command} -F -c`,
+      baseline: percentile(m.grepTimes, 50),
+      baselineName: `${m.grep.command} -F -c`,
       better: "lower",
       goal: "≥ 100×",
     },
     {
       name: "searchEvents newest-first p95",
-      value: percentile(newest, 95),
+      value: percentile(m.newest, 95),
       unit: "ms",
       better: "lower",
     },
     {
       name: "searchEvents relevance p50",
-      value: percentile(relevance, 50),
+      value: percentile(m.relevance, 50),
       unit: "ms",
-      baseline: percentile(grepTimes, 50),
-      baselineName: `${grep.command} -F -c`,
+      baseline: percentile(m.grepTimes, 50),
+      baselineName: `${m.grep.command} -F -c`,
       better: "lower",
     },
     {
       name: "searchEvents relevance p95",
-      value: percentile(relevance, 95),
+      value: percentile(m.relevance, 95),
       unit: "ms",
       better: "lower",
       goal: "≤ 100 ms",
     },
+  ];
+}
+
+/** The rows of search as you type. */
+function prefixRows(m: Measures): BenchRow[] {
+  return [
     {
-      name: `prefix ("last") newest-first p50 (${typed.length} keystrokes)`,
-      value: percentile(prefixNewest, 50),
+      name: `prefix ("last") newest-first p50 (${m.typed.length} keystrokes)`,
+      value: percentile(m.prefixNewest, 50),
       unit: "ms",
-      baseline: percentile(newest, 50),
+      baseline: percentile(m.newest, 50),
       baselineName: "whole-word newest-first",
       better: "lower",
     },
     {
       name: "prefix newest-first p95",
-      value: percentile(prefixNewest, 95),
+      value: percentile(m.prefixNewest, 95),
       unit: "ms",
-      baseline: percentile(newest, 95),
+      baseline: percentile(m.newest, 95),
       baselineName: "whole-word newest-first",
       better: "lower",
       goal: "≤ 100 ms",
     },
     {
-      name: `prefix newest-first, 2-character prefixes p50 (${twoChar.length})`,
-      value: percentile(prefixTwo, 50),
+      name: `prefix newest-first, 2-character prefixes p50 (${m.twoChar.length})`,
+      value: percentile(m.prefixTwo, 50),
       unit: "ms",
       better: "lower",
     },
     {
       name: "prefix newest-first, 2-character prefixes p95",
-      value: percentile(prefixTwo, 95),
+      value: percentile(m.prefixTwo, 95),
       unit: "ms",
       better: "lower",
     },
     {
       name: "prefix relevance p50",
-      value: percentile(prefixRelevance, 50),
+      value: percentile(m.prefixRelevance, 50),
       unit: "ms",
-      baseline: percentile(relevance, 50),
+      baseline: percentile(m.relevance, 50),
       baselineName: "whole-word relevance",
       better: "lower",
     },
     {
       name: "prefix relevance p95",
-      value: percentile(prefixRelevance, 95),
+      value: percentile(m.prefixRelevance, 95),
       unit: "ms",
-      baseline: percentile(relevance, 95),
+      baseline: percentile(m.relevance, 95),
       baselineName: "whole-word relevance",
       better: "lower",
       goal: "≤ 100 ms",
     },
     {
       name: "prefix searchSessions p50",
-      value: percentile(prefixSessions, 50),
+      value: percentile(m.prefixSessions, 50),
       unit: "ms",
       better: "lower",
     },
     {
       name: "prefix searchSessions p95",
-      value: percentile(prefixSessions, 95),
+      value: percentile(m.prefixSessions, 95),
       unit: "ms",
       better: "lower",
     },
+  ];
+}
+
+/** The rows of one-session search, listing and incremental sync. */
+function otherRows(m: Measures): BenchRow[] {
+  return [
     {
       name: "one-session search p50",
-      value: percentile(oneSession, 50),
+      value: percentile(m.oneSession, 50),
       unit: "ms",
-      baseline: percentile(oneGrep, 50),
-      baselineName: `${grep.command} one file`,
+      baseline: percentile(m.oneGrep, 50),
+      baselineName: `${m.grep.command} one file`,
       better: "lower",
     },
     {
       name: "one-session relevance, session as FTS tag, p50 (common words)",
-      value: percentile(tagFilter, 50),
+      value: percentile(m.tagFilter, 50),
       unit: "ms",
-      baseline: percentile(joinFilter, 50),
+      baseline: percentile(m.joinFilter, 50),
       baselineName: "session as JOIN filter",
       better: "lower",
     },
     {
-      name: `listSessions p50 (${corpus.sessions.toLocaleString("en-US")} sessions)`,
-      value: percentile(list, 50),
+      name: `listSessions p50 (${m.corpus.sessions.toLocaleString("en-US")} sessions)`,
+      value: percentile(m.list, 50),
       unit: "ms",
-      baseline: percentile(headers, 50),
+      baseline: percentile(m.headers, 50),
       baselineName: "read every header",
       better: "lower",
       goal: "≥ 100×",
     },
     {
       name: "sync() after 10 events × 10 sessions",
-      value: syncMs,
+      value: m.syncMs,
       unit: "ms",
-      baseline: indexMs,
+      baseline: m.indexMs,
       baselineName: "full rebuild",
       better: "lower",
     },
   ];
-  printTable("session-query: SQLite FTS5 backend", rows);
-  console.log(
-    `\n${terms.length} terms, ${totalHits} hits shown (limit 20); grep baseline over ${grepTerms.length} of them. Index ${(indexBytes / 1e6).toFixed(1)} MB, JSONL ${(corpus.bytes / 1e6).toFixed(1)} MB; full index ${(indexMs / 1000).toFixed(1)} s, plain insert ${(plainMs / 1000).toFixed(1)} s.`,
-  );
-
-  const example = await engine.searchEvents(all, { text: "数据库 连接", limit: 2 });
-  console.log("\nexample: searchEvents({ text: '数据库 连接', limit: 2 })");
-  for (const hit of example.items)
-    console.log(`  ${hit.sessionId} #${hit.event.seq} ${hit.event.type}: ${hit.snippet}`);
-  engine.close();
-  fs.rmSync(home, { recursive: true, force: true });
 }
 
 main().catch((error: unknown) => {
