@@ -155,8 +155,19 @@ async function appendRate(store: SessionStore, sessionId: string, turns: number)
 
 async function main(): Promise<void> {
   console.log(`session-store bench: large log of ~${largeEvents} events, in ${root}`);
+  await benchAppendThroughput();
+  const store = createSessionStore({ home: join(root, "large") });
+  const sessionId = await largeSession(store, largeEvents);
+  const { eventCount, streamed } = await benchReplay(store, sessionId);
+  await benchResumeAndFork(store, sessionId, eventCount);
+  await benchAppendAsLogGrows(store, sessionId, eventCount);
+  if (streamed === 0) throw new Error("read() yielded nothing");
+}
 
-  // 1. Append throughput.
+type Store = ReturnType<typeof createSessionStore>;
+
+/** 1. Append throughput. */
+async function benchAppendThroughput(): Promise<void> {
   const perTurn = await appendThroughput("turn", 400);
   const perEvent = await appendThroughput("every-event", 60);
   printTable("Append throughput (one event per append, writer open)", [
@@ -170,10 +181,13 @@ async function main(): Promise<void> {
       baselineName: "fsync per turn",
     },
   ]);
+}
 
-  // 2. Replay of a large log against bare JSON.parse of the same lines.
-  const store = createSessionStore({ home: join(root, "large") });
-  const sessionId = await largeSession(store, largeEvents);
+/** 2. Replay of a large log against bare JSON.parse of the same lines. */
+async function benchReplay(
+  store: Store,
+  sessionId: string,
+): Promise<{ eventCount: number; streamed: number }> {
   const path = store.pathOf(sessionId);
   const size = statSync(path).size;
   const eventCount = (await store.readSession(sessionId)).lastSeq;
@@ -208,8 +222,16 @@ async function main(): Promise<void> {
     },
   ];
   printTable("Replay of a large log (median of 5)", replayRows);
+  return { eventCount, streamed };
+}
 
-  // 3. Resume and fork of the large session.
+/** 3. Resume and fork of the large session. */
+async function benchResumeAndFork(
+  store: Store,
+  sessionId: string,
+  eventCount: number,
+): Promise<void> {
+  const path = store.pathOf(sessionId);
   const before = statSync(path).size;
   const resumeTimes = await sample(3, () => store.resumeSession(sessionId));
   const afterResume = statSync(path).size;
@@ -257,8 +279,14 @@ async function main(): Promise<void> {
     { name: "fork (replays the parent)", value: median(forkTimes), unit: "ms", better: "lower" },
     { name: "bytes written by fork", value: forkBytes, unit: "B", better: "lower", goal: "< 1 KB" },
   ]);
+}
 
-  // 4. Appending must not slow down as the log grows.
+/** 4. Appending must not slow down as the log grows. */
+async function benchAppendAsLogGrows(
+  store: Store,
+  sessionId: string,
+  eventCount: number,
+): Promise<void> {
   const smallStore = createSessionStore({ home: join(root, "small") });
   const small = await largeSession(smallStore, 1000);
   const rateSmall = await appendRate(smallStore, small, 150);
@@ -289,7 +317,6 @@ async function main(): Promise<void> {
       better: "lower",
     },
   ]);
-  if (streamed === 0) throw new Error("read() yielded nothing");
 }
 
 try {
