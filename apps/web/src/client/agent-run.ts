@@ -4,8 +4,9 @@
  * re-attaches to it (`attach`), replaying its events so the run card and approvals come back.
  */
 import { useCallback, useRef, useState } from "react";
-import { ApiError, api, type RunBody, type RunStreamEvent } from "./api";
-import { applyRunEvent, type RunState, startingRun } from "./run-state";
+import { api, type RunBody, type RunStreamEvent } from "./api";
+import { followRunStream } from "./follow-run-stream";
+import { type RunState, startingRun } from "./run-state";
 
 /** How a run's tool calls are approved (`ask`, `auto`, `deny`). */
 export type RunPolicy = NonNullable<RunBody["policy"]>;
@@ -48,39 +49,20 @@ export function useAgentRun(
     ) => {
       following.current = true;
       setRun(initial);
-      let sessionId = initial.sessionId;
-      try {
-        for await (const message of await stream()) {
-          setRun((current) => (current === null ? current : applyRunEvent(current, message)));
-          if (message.event === "run_started") {
-            sessionId = message.data.sessionId;
-            onAccepted?.();
-            onStarted(sessionId);
-          }
-        }
-      } catch (caught) {
-        if (!abort.signal.aborted) {
-          const message =
-            caught instanceof ApiError ? `${caught.code}: ${caught.message}` : String(caught);
-          setRun((current) =>
-            current === null
-              ? current
-              : applyRunEvent(current, {
-                  event: "error",
-                  data: {
-                    code: caught instanceof ApiError ? caught.code : "NETWORK",
-                    message: caught instanceof ApiError ? caught.message : message,
-                  },
-                }),
-          );
-          setRun((current) =>
-            current === null || current.runId !== null ? current : { ...current, status: "error" },
-          );
-        }
-      } finally {
-        if (controller.current === abort) following.current = false;
-        if (sessionId !== null) onFinished(sessionId);
-      }
+      await followRunStream({
+        stream,
+        initial,
+        abort,
+        setRun,
+        onRunStarted: (sessionId) => {
+          onAccepted?.();
+          onStarted(sessionId);
+        },
+        onDone: (sessionId) => {
+          if (controller.current === abort) following.current = false;
+          if (sessionId !== null) onFinished(sessionId);
+        },
+      });
     },
     [onStarted, onFinished],
   );
