@@ -1,61 +1,11 @@
-/** The agent composer, the live run it streams, and the "Current run" card. */
-import { HIDDEN_CHARACTERS_WARNING, toVisibleText } from "@tapedeck/session";
+/** The agent composer: banner, the live run it streams, input box, policy, send and cancel. */
 import { useState } from "react";
 import { INPUT_LIMIT } from "../shared/limits";
 import type { AgentRun, RunPolicy } from "./agent-run";
 import type { ServerConfig } from "./api";
-import { FINISHED_STATUSES, type RunState, shownStatus } from "./run-state";
-import { ShortId } from "./short-ids";
-import { LongText, preview } from "./text";
-
-/** The sidebar card: runId, what it continues, status. */
-export function CurrentRunCard({
-  run,
-  onOpen,
-}: {
-  run: RunState | null;
-  onOpen(sessionId: string): void;
-}) {
-  if (run === null) return null;
-  return (
-    <div className="run-card" data-testid="current-run">
-      <div className="run-card-title">Current run</div>
-      <div className="small">
-        run <code>{run.runId !== null ? <ShortId id={run.runId} /> : "…"}</code>
-      </div>
-      <div className="small">
-        {run.continuing !== null ? (
-          <>
-            continuing session{" "}
-            <button
-              type="button"
-              className="link"
-              onClick={() => run.continuing && onOpen(run.continuing)}
-            >
-              <ShortId id={run.continuing} />
-            </button>
-          </>
-        ) : run.sessionId !== null ? (
-          <>
-            new session{" "}
-            <button
-              type="button"
-              className="link"
-              onClick={() => run.sessionId && onOpen(run.sessionId)}
-            >
-              <ShortId id={run.sessionId} />
-            </button>
-          </>
-        ) : (
-          "new session"
-        )}
-      </div>
-      <div className={`status status-${shownStatus(run)}`} data-testid="run-status">
-        {shownStatus(run)}
-      </div>
-    </div>
-  );
-}
+import { ComposerBanner } from "./composer-banner";
+import { LiveRun } from "./live-run";
+import { FINISHED_STATUSES } from "./run-state";
 
 interface ComposerProps {
   config: ServerConfig | null;
@@ -101,70 +51,13 @@ export function Composer({
   };
   return (
     <div className="composer" data-testid="composer">
-      {continuing !== null ? (
-        <div className="banner" data-testid="continue-banner">
-          Continuing session <ShortId id={continuing} /> ·{" "}
-          <button type="button" className="link" onClick={onStartNew}>
-            Start new session
-          </button>
-        </div>
-      ) : (
-        <div className="banner new-session" data-testid="new-session-banner">
-          Sending starts a new session
-          {openSession !== null ? (
-            <>
-              {" "}
-              (not <ShortId id={openSession} />, the one open above) ·{" "}
-              <button type="button" className="link" onClick={() => onContinue(openSession)}>
-                Continue <ShortId id={openSession} /> instead
-              </button>
-            </>
-          ) : null}
-        </div>
-      )}
-      {run !== null ? (
-        <div className="live-run" data-testid="live-run">
-          {run.notice !== null ? (
-            <div className="small run-notice" data-testid="run-notice">
-              {toVisibleText(run.notice).text}
-            </div>
-          ) : null}
-          {run.text !== "" ? <LongText text={run.text} limit={4000} className="live-text" /> : null}
-          {run.tools.map((tool) => (
-            <div key={tool.callId} className="small">
-              tool <code>{tool.name}</code> {preview(tool.title, 80)} — {tool.state}
-            </div>
-          ))}
-          {run.approvals.map((approval) => (
-            <div key={approval.callId} className="approval" data-testid="approval">
-              <span>
-                Allow <code>{approval.name}</code>:{" "}
-                {/* Whole and exact: hidden characters shown as escapes, never cut (toVisibleText). */}
-                <code className="approval-command" data-testid="approval-command">
-                  {toVisibleText(approval.title).text}
-                </code>
-                ?
-                {approval.hiddenCharacters ? (
-                  <strong className="approval-warning" data-testid="approval-warning">
-                    {" "}
-                    ⚠ {HIDDEN_CHARACTERS_WARNING}
-                  </strong>
-                ) : null}
-              </span>
-              <button
-                type="button"
-                onClick={() => void agent.decide(approval.callId, "allow_once")}
-              >
-                Approve
-              </button>
-              <button type="button" onClick={() => void agent.decide(approval.callId, "reject")}>
-                Deny
-              </button>
-            </div>
-          ))}
-          {run.error !== null ? <div className="error-box">{run.error}</div> : null}
-        </div>
-      ) : null}
+      <ComposerBanner
+        continuing={continuing}
+        openSession={openSession}
+        onStartNew={onStartNew}
+        onContinue={onContinue}
+      />
+      {run !== null ? <LiveRun run={run} agent={agent} /> : null}
       <div className="composer-row">
         <textarea
           aria-label="Message"
