@@ -1,9 +1,20 @@
 /** The session's timeline: a virtualised list (only the rows on screen are in the DOM). */
-import { useVirtualizer } from "@tanstack/react-virtual";
+
+import { useVirtualizer, type VirtualItem } from "@tanstack/react-virtual";
 import type { TimelineRow } from "@tapedeck/html-export/render";
 import { Row, type RowLinks } from "@tapedeck/html-export/render";
 import type { SessionEvent } from "@tapedeck/session";
-import { useEffect, useLayoutEffect, useRef } from "react";
+import { useRef } from "react";
+import { LoadEarlier } from "./load-earlier";
+import { rowShowsSeq } from "./timeline-rows";
+import {
+  type TimelineVirtualizer,
+  useFirstRowsMark,
+  useFollowNewestTurn,
+  useKeepTopRow,
+  useScrollToSeq,
+  useStayAtEnd,
+} from "./timeline-scroll";
 import { TurnFiles, turnCheckpoints } from "./turn-files";
 
 /** What {@link Timeline} shows. */
@@ -28,39 +39,48 @@ const ROW_ESTIMATE_PX = 72;
 /** Within this many pixels of the top, scrolling loads the earlier page. */
 const LOAD_EARLIER_PX = 400;
 
-function rowIndexOf(rows: TimelineRow[], seq: number): number {
-  let best = -1;
-  for (let index = 0; index < rows.length; index++) {
-    const row = rows[index];
-    if (row === undefined) continue;
-    if (row.seq === seq || (row.kind === "tool" && row.output?.seq === seq)) return index;
-    if (row.seq <= seq) best = index;
-  }
-  return best;
-}
-
-/** "Load earlier events", above a timeline that does not start at the session's start. */
-export function LoadEarlier({ earlier, onClick }: { earlier: number; onClick(): void }) {
-  if (earlier === 0) return null;
+/** One drawn row, placed where the virtualiser puts it; a turn lists its changed files. */
+function TimelineItem({
+  item,
+  virtualizer,
+  props,
+}: {
+  item: VirtualItem;
+  virtualizer: TimelineVirtualizer;
+  props: TimelineProps;
+}) {
+  const { rows, bySeq, seq, links, sessionId, onOpen } = props;
+  const row = rows[item.index];
+  if (row === undefined) return null;
+  const selected = seq !== null && rowShowsSeq(row, seq);
   return (
-    <button type="button" className="load-earlier" data-testid="load-earlier" onClick={onClick}>
-      Load earlier events ({earlier.toLocaleString()} before #{(earlier + 1).toLocaleString()})
-    </button>
+    <div
+      data-index={item.index}
+      ref={virtualizer.measureElement}
+      className="row-wrap"
+      style={{
+        position: "absolute",
+        top: 0,
+        left: 0,
+        width: "100%",
+        transform: `translateY(${item.start}px)`,
+      }}
+    >
+      <Row row={row} bySeq={bySeq} selected={selected} links={links} />
+      {row.kind === "turn" && sessionId !== undefined && onOpen !== undefined ? (
+        <TurnFiles
+          sessionId={sessionId}
+          checkpoints={turnCheckpoints(rows, item.index)}
+          onOpen={onOpen}
+        />
+      ) : null}
+    </div>
   );
 }
 
 /** The virtualised list: only the rows on screen are in the DOM. */
-export function Timeline({
-  rows,
-  bySeq,
-  seq,
-  links,
-  following,
-  earlier,
-  onLoadEarlier,
-  sessionId,
-  onOpen,
-}: TimelineProps) {
+export function Timeline(props: TimelineProps) {
+  const { rows, seq, following, earlier, onLoadEarlier } = props;
   const parent = useRef<HTMLDivElement>(null);
   // A session longer than its first page opens at its newest rows (scroll up for earlier ones),
   // unless a link asked for an event.
@@ -76,95 +96,12 @@ export function Timeline({
     // Rows are drawn in the first render, before the list has measured its own box.
     initialRect: { width: 0, height: window.innerHeight },
   });
-  const drawn = virtualizer.getVirtualItems().length > 0;
-  useLayoutEffect(() => {
-    if (drawn && performance.getEntriesByName("tapedeck:first-rows").length === 0) {
-      performance.mark("tapedeck:first-rows");
-    }
-  }, [drawn]);
-  const scrolledFor = useRef<number | null>(null);
-  useEffect(() => {
-    if (seq === null || scrolledFor.current === seq) return;
-    const index = rowIndexOf(rows, seq);
-    if (index < 0) return;
-    // Row heights are measured as rows render, so one scrollToIndex can land short of a far row:
-    // repeat on the next frames until the row is rendered (then never again for this seq, so
-    // live refreshes do not pull the page back).
-    let attempts = 0;
-    let frame = 0;
-    const step = () => {
-      if (virtualizer.getVirtualItems().some((item) => item.index === index)) {
-        virtualizer.scrollToIndex(index, { align: "center" });
-        scrolledFor.current = seq;
-        return;
-      }
-      virtualizer.scrollToIndex(index, { align: "center" });
-      attempts += 1;
-      if (attempts < 60) frame = requestAnimationFrame(step);
-    };
-    frame = requestAnimationFrame(step);
-    return () => cancelAnimationFrame(frame);
-  }, [seq, rows, virtualizer]);
-
-  // While a run of this session goes on, its newest turn stays in view as it grows.
-  useEffect(() => {
-    if (!following || rows.length === 0) return;
-    const lastTurn = rows.findLastIndex((row) => row.kind === "turn");
-    virtualizer.scrollToIndex(lastTurn >= 0 ? lastTurn : rows.length - 1, { align: "start" });
-  }, [following, rows, virtualizer]);
-
-  // Rows added in front (an earlier page) keep the row that was at the top where it was.
-  const topSeq = useRef<number | null>(null);
-  const heldFirst = useRef<number | undefined>(undefined);
-  useEffect(() => {
-    const first = rows[0]?.seq;
-    if (heldFirst.current !== undefined && first !== heldFirst.current && topSeq.current !== null) {
-      const index = rowIndexOf(rows, topSeq.current);
-      if (index >= 0) virtualizer.scrollToIndex(index, { align: "start" });
-    }
-    heldFirst.current = first;
-  }, [rows, virtualizer]);
-
-  // Scrolled to the end, the timeline stays at the end as streamed rows arrive and as rows grow
-  // (messages shown plain until the Markdown renderer has loaded, then rendered).
-  const atEnd = useRef(false);
-  useEffect(() => {
-    if (!openedPaged.current || rows.length === 0) return;
-    let attempts = 0;
-    let frame = 0;
-    const step = () => {
-      const element = parent.current;
-      virtualizer.scrollToIndex(rows.length - 1, { align: "end" });
-      attempts += 1;
-      // Row heights are measured as rows render: repeat until the end stays the end.
-      const settled =
-        element !== null && element.scrollTop + element.clientHeight >= element.scrollHeight - 2;
-      if (settled) atEnd.current = true;
-      if (settled || attempts >= 30) openedPaged.current = false;
-      else frame = requestAnimationFrame(step);
-    };
-    frame = requestAnimationFrame(step);
-    return () => cancelAnimationFrame(frame);
-  }, [rows, virtualizer]);
-  useEffect(() => {
-    if (!following && atEnd.current && rows.length > 0) {
-      virtualizer.scrollToIndex(rows.length - 1, { align: "end" });
-    }
-  }, [following, rows, virtualizer]);
-  // Rows that grow once measured (a message rendered as Markdown when its renderer arrives) keep
-  // a timeline that was at its end there. "At the end" is read from the list itself, against its
-  // height before the change: a scroll the list has not reported yet (to the top, say) wins.
+  useFirstRowsMark(virtualizer.getVirtualItems().length > 0);
+  useScrollToSeq(seq, rows, virtualizer);
+  useFollowNewestTurn(following, rows, virtualizer);
+  const topSeq = useKeepTopRow(rows, virtualizer);
   const totalSize = virtualizer.getTotalSize();
-  const heldSize = useRef(totalSize);
-  useEffect(() => {
-    const before = heldSize.current;
-    heldSize.current = totalSize;
-    const element = parent.current;
-    if (following || !atEnd.current || element === null || rows.length === 0) return;
-    if (totalSize !== before && element.scrollTop + element.clientHeight >= before - 24) {
-      virtualizer.scrollToIndex(rows.length - 1, { align: "end" });
-    }
-  }, [totalSize, following, rows, virtualizer]);
+  const atEnd = useStayAtEnd({ rows, virtualizer, following, parent, openedPaged, totalSize });
 
   const loadEarlier = () => {
     topSeq.current = rows[virtualizer.getVirtualItems()[0]?.index ?? 0]?.seq ?? null;
@@ -188,36 +125,9 @@ export function Timeline({
         }}
       >
         <div style={{ height: totalSize, position: "relative", width: "100%" }}>
-          {virtualizer.getVirtualItems().map((item) => {
-            const row = rows[item.index];
-            if (row === undefined) return null;
-            const selected =
-              seq !== null && (row.seq === seq || (row.kind === "tool" && row.output?.seq === seq));
-            return (
-              <div
-                key={item.key}
-                data-index={item.index}
-                ref={virtualizer.measureElement}
-                className="row-wrap"
-                style={{
-                  position: "absolute",
-                  top: 0,
-                  left: 0,
-                  width: "100%",
-                  transform: `translateY(${item.start}px)`,
-                }}
-              >
-                <Row row={row} bySeq={bySeq} selected={selected} links={links} />
-                {row.kind === "turn" && sessionId !== undefined && onOpen !== undefined ? (
-                  <TurnFiles
-                    sessionId={sessionId}
-                    checkpoints={turnCheckpoints(rows, item.index)}
-                    onOpen={onOpen}
-                  />
-                ) : null}
-              </div>
-            );
-          })}
+          {virtualizer.getVirtualItems().map((item) => (
+            <TimelineItem key={item.key} item={item} virtualizer={virtualizer} props={props} />
+          ))}
         </div>
       </div>
     </div>

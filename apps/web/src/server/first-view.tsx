@@ -21,10 +21,10 @@ import { renderToStaticMarkup } from "react-dom/server";
 import type { AgentRun } from "../client/agent-run";
 import { Composer } from "../client/composer";
 import { LiveSession } from "../client/live-session";
+import { LoadEarlier } from "../client/load-earlier";
 import { SidePanel } from "../client/panels";
 import { createQueryClient } from "../client/query-client";
 import { SessionHeader } from "../client/session-header";
-import { LoadEarlier } from "../client/timeline-list";
 import type { SessionPageAnswer } from "./session-routes";
 
 /**
