@@ -1,9 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { afterAll, beforeAll } from "vitest";
+import { createSessionStore, type SessionStore } from "../src/index";
+import { tempDirectory } from "./helpers";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -23,6 +26,31 @@ export async function bundleChild(name = "writer-child"): Promise<string> {
     logLevel: "error",
   });
   return outfile;
+}
+
+/** What {@link childHome} sets up for a suite: the bundled child, one temp home and its store. */
+export interface ChildHome {
+  script: string;
+  temp: ReturnType<typeof tempDirectory>;
+  store: SessionStore;
+}
+
+/**
+ * Registers, for the calling test file, the bundled child `name` with one temp home and a store
+ * over it (made before all tests, removed after); the fields are set once `beforeAll` has run.
+ */
+export function childHome(name = "writer-child"): ChildHome {
+  const home = {} as ChildHome;
+  beforeAll(async () => {
+    home.script = await bundleChild(name);
+    home.temp = tempDirectory();
+    home.store = createSessionStore({ home: home.temp.home });
+  });
+  afterAll(() => {
+    home.temp?.cleanup();
+    if (home.script !== undefined) rmSync(dirname(home.script), { recursive: true, force: true });
+  });
+  return home;
 }
 
 /** A spawned child with its stdout split into lines. */

@@ -1,27 +1,13 @@
 import { createHash } from "node:crypto";
-import { readdirSync, rmSync } from "node:fs";
-import { dirname } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSessionStore, type SessionStore } from "../src/index";
-import { bundleChild, spawnChild } from "./child-process";
-import { drafts, tempDirectory } from "./helpers";
+import { readdirSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { childHome, spawnChild } from "./child-process";
+import { drafts } from "./helpers";
 
 /** SIGKILLs of a process that compresses a log and restores it, over and over. */
 const kills = Number(process.env.TAPEDECK_COMPACT_CRASH_KILLS ?? 30);
 
-let script: string;
-let temp: ReturnType<typeof tempDirectory>;
-let store: SessionStore;
-
-beforeAll(async () => {
-  script = await bundleChild();
-  temp = tempDirectory();
-  store = createSessionStore({ home: temp.home });
-});
-afterAll(() => {
-  temp.cleanup();
-  rmSync(dirname(script), { recursive: true, force: true });
-});
+const home = childHome();
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -29,7 +15,7 @@ function sleep(ms: number): Promise<void> {
 
 async function digests(sessionId: string): Promise<Map<number, string>> {
   const found = new Map<number, string>();
-  for await (const { event } of store.read(sessionId)) {
+  for await (const { event } of home.store.read(sessionId)) {
     found.set(
       event.seq,
       createHash("sha1").update(JSON.stringify(event)).digest("hex").slice(0, 16),
@@ -41,13 +27,13 @@ async function digests(sessionId: string): Promise<Map<number, string>> {
 describe("crash safety of compact", () => {
   it(`survives ${kills} SIGKILLs while a log is compressed and restored: it always reads whole, every acknowledged append present`, async () => {
     const run = drafts("seed");
-    const { sessionId } = await store.create({
-      cwd: temp.root,
+    const { sessionId } = await home.store.create({
+      cwd: home.temp.root,
       seed: [run.system("compact crash test"), run.user("some text ".repeat(200))],
     });
     const resolved = new Map<number, string>();
     for (let kill = 0; kill < kills; kill += 1) {
-      const child = spawnChild(script, ["cycle", temp.home, sessionId]);
+      const child = spawnChild(home.script, ["cycle", home.temp.home, sessionId]);
       await child.waitFor((line) => line === "ready");
       // A cycle (compact, restore, append) fsyncs several times: tens of ms.
       await sleep(Math.random() * 400);
@@ -59,7 +45,7 @@ describe("crash safety of compact", () => {
         if (match) resolved.set(Number(match[1]), match[2]!);
       }
       // Plain, compressed or both (the same bytes): the log reads whole, never torn.
-      const session = await store.readSession(sessionId);
+      const session = await home.store.readSession(sessionId);
       const onDisk = await digests(sessionId);
       for (const [seq, digest] of resolved) {
         if (onDisk.get(seq) !== digest) {
@@ -69,8 +55,8 @@ describe("crash safety of compact", () => {
       expect(session.lastSeq).toBeGreaterThanOrEqual(Math.max(0, ...resolved.keys()));
     }
     // The next writer tidies whatever a kill left: one log file, plain.
-    await store.append(sessionId, [{ type: "x-after", runId: "after" }]);
-    const names = readdirSync(`${temp.home}/sessions`).filter((name) => !name.startsWith("."));
+    await home.store.append(sessionId, [{ type: "x-after", runId: "after" }]);
+    const names = readdirSync(`${home.temp.home}/sessions`).filter((name) => !name.startsWith("."));
     expect(names).toEqual([`${sessionId}.jsonl`]);
     expect(resolved.size).toBeGreaterThan(kills / 4);
   }, 600_000);

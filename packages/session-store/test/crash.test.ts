@@ -1,30 +1,16 @@
 import { createHash } from "node:crypto";
-import { readFileSync, rmSync } from "node:fs";
-import { dirname } from "node:path";
+import { readFileSync } from "node:fs";
 import { EventLogCorruptError, type Session } from "@tapedeck/session";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSessionStore, type SessionStore } from "../src/index";
-import { bundleChild, spawnChild } from "./child-process";
-import { drafts, tempDirectory } from "./helpers";
+import { describe, expect, it } from "vitest";
+import { childHome, spawnChild } from "./child-process";
+import { drafts } from "./helpers";
 
 /** SIGKILLs in one run: ≥ 200 in CI; `pnpm bench` runs the stress version with more. */
 const kills = Number(process.env.TAPEDECK_CRASH_KILLS ?? 200);
 /** A fresh session every this many kills keeps each verification replay small. */
 const killsPerSession = 10;
 
-let script: string;
-let temp: ReturnType<typeof tempDirectory>;
-let store: SessionStore;
-
-beforeAll(async () => {
-  script = await bundleChild();
-  temp = tempDirectory();
-  store = createSessionStore({ home: temp.home });
-});
-afterAll(() => {
-  temp.cleanup();
-  rmSync(dirname(script), { recursive: true, force: true });
-});
+const home = childHome();
 
 function digestOf(line: Buffer): string {
   return createHash("sha1").update(line).digest("hex").slice(0, 16);
@@ -37,12 +23,12 @@ function sleep(ms: number): Promise<void> {
 /** Reads the log after a crash: valid, or only a torn tail that `repair` fixes. */
 async function verify(sessionId: string): Promise<{ session: Session; repaired: boolean }> {
   try {
-    return { session: await store.readSession(sessionId), repaired: false };
+    return { session: await home.store.readSession(sessionId), repaired: false };
   } catch (error) {
     if (!EventLogCorruptError.isInstance(error) || error.code !== "TORN_TAIL") throw error;
-    const report = await store.repair(sessionId);
+    const report = await home.store.repair(sessionId);
     expect(report.action).toBe("moved-torn-tail");
-    return { session: await store.readSession(sessionId), repaired: true };
+    return { session: await home.store.readSession(sessionId), repaired: true };
   }
 }
 
@@ -52,9 +38,9 @@ async function verify(sessionId: string): Promise<{ session: Session; repaired: 
  * writer was handed.
  */
 async function lineDigests(sessionId: string): Promise<Map<number, string>> {
-  const bytes = readFileSync(store.pathOf(sessionId));
+  const bytes = readFileSync(home.store.pathOf(sessionId));
   const digests = new Map<number, string>();
-  for await (const entry of store.read(sessionId)) {
+  for await (const entry of home.store.read(sessionId)) {
     const line = bytes.subarray(entry.offset, entry.end - 1);
     const inBlob = line.includes('"outputBlob":');
     digests.set(
@@ -74,12 +60,15 @@ describe("crash safety", () => {
     for (let kill = 0; kill < kills; kill += 1) {
       if (kill % killsPerSession === 0) {
         sessionId = (
-          await store.create({ cwd: temp.root, seed: [drafts("seed").system("crash test")] })
+          await home.store.create({
+            cwd: home.temp.root,
+            seed: [drafts("seed").system("crash test")],
+          })
         ).sessionId;
         resolved = new Map();
       }
       const durability = Math.random() < 0.3 ? "every-event" : "turn";
-      const child = spawnChild(script, ["crash", temp.home, sessionId, durability]);
+      const child = spawnChild(home.script, ["crash", home.temp.home, sessionId, durability]);
       const moment = Math.random();
       if (moment < 0.25) {
         // Anywhere: during start-up, resume, repair, lock reclaim or the first appends.
