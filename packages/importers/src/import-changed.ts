@@ -22,8 +22,8 @@ import type { ImportSource } from "./types";
 /**
  * The sources continuous import follows: every tool with a default location. Transcript files
  * are statted (`source-watch.ts`); opencode's database is asked which sessions changed once its
- * files moved (`opencode-watch.ts`). opencode's older `storage/` folder (one JSON file per message
- * and part, before 1.2 migrated it into the database) is not watched.
+ * files moved, its older `storage/` folder (one JSON file per message and part, before 1.2
+ * migrated it into the database) statted per session (`opencode-watch.ts`).
  */
 export const WATCHED_SOURCES = [
   "claude-code",
@@ -70,6 +70,7 @@ export async function importChanged(options: ImportChangedOptions): Promise<Impo
         options.store,
         defaultLocations(source, options.env),
         state,
+        options.now ?? Date.now(),
       );
       statted += opencode.statted;
       summaries.push(...opencode.summaries);

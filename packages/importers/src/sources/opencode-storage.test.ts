@@ -1,10 +1,11 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createSessionStore } from "@tapedeck/session-store";
 import { testTempDir } from "@tapedeck/test-temp";
 import { describe, expect, it } from "vitest";
 import { importSessions } from "../import-run";
+import { writeOpencodeStorage, writeStorageFile } from "./test-opencode-storage";
 
 const exportDir = fileURLToPath(new URL("../../__fixtures__/samples/opencode", import.meta.url));
 const sample = JSON.parse(
@@ -15,23 +16,13 @@ const sample = JSON.parse(
 };
 
 /**
- * opencode's JSON-file storage (0.x/1.x) from the sample export: `storage/session/<project>/<ses>.json`,
- * `storage/message/<ses>/<msg>.json`, `storage/part/<msg>/<prt>.json`; plus one damaged part file.
+ * opencode's JSON-file storage (0.x/1.x) from the sample export (`writeOpencodeStorage`), plus
+ * one damaged part file.
  */
 function writeStorage(root: string): string {
   const storage = join(root, "opencode", "storage");
-  const write = (path: string, value: unknown) => {
-    mkdirSync(join(path, ".."), { recursive: true });
-    writeFileSync(path, typeof value === "string" ? value : JSON.stringify(value, null, 2));
-  };
-  write(join(storage, "session", "prj_1", `${sample.info.id}.json`), sample.info);
-  for (const message of sample.messages) {
-    write(join(storage, "message", sample.info.id, `${message.info.id}.json`), message.info);
-    for (const part of message.parts) {
-      write(join(storage, "part", message.info.id, `${part.id}.json`), part);
-    }
-  }
-  write(join(storage, "part", sample.messages[0]!.info.id, "prt_zzz.json"), "{broken");
+  writeOpencodeStorage(storage);
+  writeStorageFile(join(storage, "part", sample.messages[0]!.info.id, "prt_zzz.json"), "{broken");
   return storage;
 }
 

@@ -23,6 +23,7 @@ export {
   type ScriptedInput,
 } from "./cli-context";
 export { type BinaryEnvOptions, binaryEnv, NO_MODEL_SERVER } from "./model-env";
+export { type ReadLog, readLog } from "./read-log";
 export { type ReadOnlyDir, readOnlyDir } from "./read-only-dir";
 export { type CliResult, type RunCliOptions, runCli } from "./run-cli";
 export { type HomeLogs, homeLogs, jsonLines } from "./session-logs";
