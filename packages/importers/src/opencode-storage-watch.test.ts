@@ -124,13 +124,11 @@ describe("importChanged of opencode's storage folder", () => {
     symlinkSync(join(root, "secret.json"), join(parts, "prt_zzz3.json"));
     const found = await look();
     expect(found.summaries[0]?.counts).toMatchObject({ created: 1 });
-    expect(found.summaries[0]?.files[0]?.skipped.map((skip) => [skip.path, skip.reason])).toEqual(
-      [
-        [join(parts, "prt_zzz1.json"), "not JSON"],
-        [join(parts, "prt_zzz2.json"), "not a regular file (not read)"],
-        [join(parts, "prt_zzz3.json"), "outside the storage folder (not read)"],
-      ],
-    );
+    expect(found.summaries[0]?.files[0]?.skipped.map((skip) => [skip.path, skip.reason])).toEqual([
+      [join(parts, "prt_zzz1.json"), "not JSON"],
+      [join(parts, "prt_zzz2.json"), "not a regular file (not read)"],
+      [join(parts, "prt_zzz3.json"), "outside the storage folder (not read)"],
+    ]);
     expect((await look()).summaries).toEqual([]);
   });
 

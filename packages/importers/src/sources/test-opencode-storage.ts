@@ -25,7 +25,10 @@ export function writeStorageFile(path: string, json: unknown): void {
  * Writes the sample as a session of `storage` (created when missing), its first `messages`
  * messages; returns the session file.
  */
-export function writeOpencodeStorage(storage: string, options: OpencodeStorageOptions = {}): string {
+export function writeOpencodeStorage(
+  storage: string,
+  options: OpencodeStorageOptions = {},
+): string {
   const sessionId = options.sessionId ?? opencodeSample.info.id;
   const file = join(storage, "session", "prj_1", `${sessionId}.json`);
   writeStorageFile(file, { ...opencodeSample.info, id: sessionId });
