@@ -20,6 +20,7 @@ import { catalogEntry, type LogNames, listLogNames, scanFolder } from "./catalog
 import type { ChangeJournal } from "./change-journal";
 import { compressLog, freezeLog, logExists, warmLog } from "./cold-log";
 import { InvalidOffsetError, SessionHasForksError } from "./errors";
+import { forgetTail, readKeptTail, TailTarget, tailsDirOf } from "./kept-tail";
 import { LeftoverTemps } from "./leftover-temps";
 import { acquireLock, type HeldLock, liveLockOwner, releaseLock } from "./lock";
 import {
@@ -32,7 +33,9 @@ import {
 } from "./log-creation";
 import { readHeaderLine, replayLog } from "./log-file";
 import { defaultHome, LogFolder } from "./log-folder";
+import { readLogFileSync } from "./log-not-a-file";
 import { estimateMoved, movePayloads, storeMovedPayloads } from "./log-payloads";
+import { replayLogSync } from "./log-replay-sync";
 import { NewLogs } from "./new-logs";
 import { readEvents } from "./read-events";
 import type {
@@ -73,6 +76,8 @@ class FileSessionStore implements SessionStore {
   readonly sessionsDir: string;
   private readonly locksDir: string;
   private readonly trashDir: string;
+  /** Where writers keep the state they ended with (`kept-tail.ts`). */
+  private readonly tailsDir: string;
   private readonly durability: Durability;
   private readonly agent: { name: string; version: string };
   private readonly now: () => Date;
@@ -99,6 +104,7 @@ class FileSessionStore implements SessionStore {
     this.sessionsDir = this.folder.sessionsDir;
     this.locksDir = this.folder.locksDir;
     this.trashDir = join(this.home, "trash");
+    this.tailsDir = tailsDirOf(this.home);
     this.durability = options.durability ?? "turn";
     this.agent = options.agent ?? { ...defaultAgent };
     this.now = options.now ?? (() => new Date());
@@ -183,12 +189,22 @@ class FileSessionStore implements SessionStore {
     try {
       // Recorded before anything is appended: a reader that misses this line sees the lock file.
       this.journal.record("o", sessionId);
-      // A cold log becomes plain again before anything is appended.
+      // A cold log becomes plain again before anything is appended (and is replayed: its kept
+      // tail, if any, was forgotten when it was compressed).
+      const wasPlain = fs.existsSync(path);
       warmLog(path, sessionId);
-      const replayed = await replayLog(this.pathOfBound, sessionId);
-      const fd = fs.openSync(path, "a");
+      // Readable too: the kept tail hashes the log's last bytes.
+      const fd = fs.openSync(path, "a+");
+      let session: Session | { tail: TailTarget; read: () => Session };
+      try {
+        session = await this.continuedSession(sessionId, fd, wasPlain);
+      } catch (error) {
+        fs.closeSync(fd);
+        throw error;
+      }
       return new FileSessionWriter({
-        session: replayed.session,
+        session,
+        tailsDir: this.tailsDir,
         fd,
         path,
         home: this.home,
@@ -203,6 +219,30 @@ class FileSessionStore implements SessionStore {
       releaseLock(lock);
       throw error;
     }
+  }
+
+  /**
+   * What a writer continues from: the kept tail when it describes the log open as `fd` (size and
+   * hash of its last bytes, checked under the lock), else the replayed session.
+   */
+  private async continuedSession(
+    sessionId: string,
+    fd: number,
+    trustTail: boolean,
+  ): Promise<Session | { tail: TailTarget; read: () => Session }> {
+    const kept = trustTail ? readKeptTail(this.tailsDir, sessionId, fd) : undefined;
+    if (kept === undefined) return (await replayLog(this.pathOfBound, sessionId)).session;
+    const size = fs.fstatSync(fd).size;
+    const path = this.pathOf(sessionId);
+    return {
+      tail: new TailTarget(sessionId, kept),
+      // The log as it was at open (the writer adds its own appends): by path, so that it still
+      // reads after the writer closed.
+      read: () =>
+        replayLogSync(this.pathOfBound, sessionId, {
+          bytes: readLogFileSync(path, sessionId).subarray(0, size),
+        }),
+    };
   }
 
   async readHeader(sessionId: string): Promise<SessionHeader> {
@@ -360,6 +400,7 @@ class FileSessionStore implements SessionStore {
         throw new SessionHasForksError(sessionId, forks);
       }
       this.journal.record("d", sessionId);
+      forgetTail(this.tailsDir, sessionId);
       moveToTrash(this.sessionsDir, this.trashDir, sessionId);
     } finally {
       releaseLock(lock);
@@ -398,6 +439,7 @@ class FileSessionStore implements SessionStore {
       // Only a log that replays whole is compressed: damage stays where repair can reach it.
       await replayLog(this.pathOfBound, sessionId);
       this.journal.record("r", sessionId);
+      forgetTail(this.tailsDir, sessionId);
       // Large inline payloads go to blobs (stored for good first), then the log is compressed.
       const moved = movePayloads(fs.readFileSync(path), this.threshold);
       const added = storeMovedPayloads(moved, this.blobs);

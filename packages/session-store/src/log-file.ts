@@ -67,7 +67,8 @@ export function tornTailError(tail: TornTail, sessionId: string): EventLogCorrup
   );
 }
 
-function incompleteHeader(sessionId: string, empty: boolean): EventLogCorruptError {
+/** The error for a log without a whole header line. */
+export function incompleteHeader(sessionId: string, empty: boolean): EventLogCorruptError {
   return new EventLogCorruptError(
     "BAD_HEADER",
     empty ? "the log is empty (no header line)" : "the header line is incomplete (no newline)",
@@ -170,28 +171,41 @@ export async function replayLog(
 async function appendPrefix(pathOf: PathOf, session: Session, chain: readonly string[]) {
   const parent = session.header.parent;
   if (parent === undefined) return;
-  const nextChain = [...chain, session.sessionId];
-  if (nextChain.includes(parent.sessionId)) {
-    throw new EventLogCorruptError(
-      "BAD_HEADER",
-      `fork chain loops back to session ${parent.sessionId}`,
-      { line: 1, offset: 0, sessionId: session.sessionId },
-    );
-  }
+  const nextChain = forkChain(session, chain);
   let parentSession: Session;
   try {
     parentSession = (
       await replayLog(pathOf, parent.sessionId, { untilSeq: parent.seq, chain: nextChain })
     ).session;
   } catch (error) {
-    if (SessionNotFoundError.isInstance(error) && error.sessionId === parent.sessionId) {
-      throw new EventLogCorruptError(
-        "BAD_HEADER",
-        `session is a fork of ${parent.sessionId}, which does not exist`,
-        { line: 1, offset: 0, sessionId: session.sessionId, cause: error },
-      );
-    }
-    throw error;
+    throw missingParent(error, session);
   }
   appendParentPrefix(session, parentSession.events);
+}
+
+/** The fork chain with `session` added; a parent already on it is a loop (`BAD_HEADER`). */
+export function forkChain(session: Session, chain: readonly string[]): string[] {
+  const parentId = session.header.parent?.sessionId;
+  const nextChain = [...chain, session.sessionId];
+  if (parentId !== undefined && nextChain.includes(parentId)) {
+    throw new EventLogCorruptError("BAD_HEADER", `fork chain loops back to session ${parentId}`, {
+      line: 1,
+      offset: 0,
+      sessionId: session.sessionId,
+    });
+  }
+  return nextChain;
+}
+
+/** A fork's parent not found becomes `BAD_HEADER` of the fork; other errors stay as they are. */
+export function missingParent(error: unknown, session: Session): unknown {
+  const parentId = session.header.parent?.sessionId;
+  if (SessionNotFoundError.isInstance(error) && error.sessionId === parentId) {
+    return new EventLogCorruptError(
+      "BAD_HEADER",
+      `session is a fork of ${parentId}, which does not exist`,
+      { line: 1, offset: 0, sessionId: session.sessionId, cause: error },
+    );
+  }
+  return error;
 }

@@ -80,6 +80,34 @@ export async function openLogFile(path: string, sessionId: string): Promise<LogH
   return handle;
 }
 
+/**
+ * The bytes of a log, read synchronously with the checks of {@link openLogFile} (a cold log
+ * decompressed): what a writer reads when its kept tail spared it the replay and the whole
+ * session is asked for after all.
+ */
+export function readLogFileSync(path: string, sessionId: string): Buffer {
+  let fd: number;
+  try {
+    fd = fs.openSync(path, readFlags);
+  } catch (error) {
+    if (hasErrorCode(error, "ENOENT")) {
+      const plain = readColdLog(coldPathOf(path));
+      if (plain !== undefined) return plain;
+      throw new SessionNotFoundError(sessionId, { cause: error });
+    }
+    if (hasErrorCode(error, "ELOOP")) throw new LogNotAFileError(sessionId, path, "symbolic link");
+    if (hasErrorCode(error, "ENXIO")) throw new LogNotAFileError(sessionId, path, "socket");
+    throw error;
+  }
+  try {
+    const kind = kindOf(fs.fstatSync(fd));
+    if (kind !== undefined) throw new LogNotAFileError(sessionId, path, kind);
+    return fs.readFileSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Synchronous check of a log entry without following it: its kind when it is not a file. */
 export function logEntryKind(path: string): LogEntryKind | undefined {
   return kindOf(fs.lstatSync(path));

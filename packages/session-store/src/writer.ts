@@ -11,6 +11,7 @@ import {
 import { externalize } from "./blob-payloads";
 import type { BlobStore } from "./blob-store";
 import { fsyncAsync, writeAll } from "./fs-util";
+import { keepTail, type TailTarget } from "./kept-tail";
 import { type LineEncoder, scratchEncoder } from "./line-encoder";
 import { type HeldLock, releaseLock } from "./lock";
 import type { AppendOptions, Durability, SessionWriter } from "./session-store";
@@ -20,6 +21,12 @@ export interface PayloadSink {
   blobs: BlobStore;
   threshold: number;
 }
+
+/**
+ * What {@link applyDrafts} validates drafts against: a replayed `Session`, or the invariants' state
+ * a writer continued from (`TailTarget`).
+ */
+export type AppendTarget = Pick<Session, "sessionId" | "lastSeq" | "append">;
 
 /** The blobs a batch of lines names (hash → bytes), to be stored before the lines are written. */
 export type PendingBlobs = Map<string, Uint8Array>;
@@ -33,7 +40,7 @@ export type PendingBlobs = Map<string, Uint8Array>;
  * threshold are left out of the lines and added to `pending` (the caller stores them first).
  */
 export function applyDrafts(
-  session: Session,
+  session: AppendTarget,
   drafts: readonly SessionEventDraft[],
   now: () => Date,
   encoder: LineEncoder,
@@ -126,7 +133,14 @@ function needsSync(events: readonly SessionEvent[]): boolean {
  */
 export class FileSessionWriter implements SessionWriter {
   readonly sessionId: string;
-  private current: Session;
+  /** The replayed session; `undefined` while the writer continues from a kept tail. */
+  private current: Session | undefined;
+  /** The kept tail the writer continues from, until the whole session is asked for. */
+  private tail: TailTarget | undefined;
+  /** Reads the log as it was when the writer opened (see {@link FileSessionWriter.session}). */
+  private readonly readOpened: (() => Session) | undefined;
+  /** Where the state is kept at close (absent: not kept). */
+  private readonly tailsDir: string | undefined;
   private readonly fd: number;
   private readonly path: string;
   private readonly home: string;
@@ -142,7 +156,9 @@ export class FileSessionWriter implements SessionWriter {
   private readonly beforeRelease: (() => void) | undefined;
 
   constructor(options: {
-    session: Session;
+    /** The replayed session, or the kept tail and how to read the whole log when asked. */
+    session: Session | { tail: TailTarget; read: () => Session };
+    /** The log, open for appending and reading (the kept tail hashes its last bytes). */
     fd: number;
     /** The log's path (named in errors). */
     path: string;
@@ -155,10 +171,20 @@ export class FileSessionWriter implements SessionWriter {
     payloads?: PayloadSink;
     /** Runs after the last append reached the disk, before the lock is released. */
     beforeRelease?: () => void;
+    /** Folder of the kept tails: a clean close keeps the state there (`kept-tail.ts`). */
+    tailsDir?: string;
   }) {
     this.beforeRelease = options.beforeRelease;
-    this.sessionId = options.session.sessionId;
-    this.current = options.session;
+    this.tailsDir = options.tailsDir;
+    if ("tail" in options.session) {
+      this.sessionId = options.session.tail.sessionId;
+      this.tail = options.session.tail;
+      this.readOpened = options.session.read;
+    } else {
+      this.sessionId = options.session.sessionId;
+      this.current = options.session;
+      this.readOpened = undefined;
+    }
     this.fd = options.fd;
     this.path = options.path;
     this.home = options.home;
@@ -169,8 +195,25 @@ export class FileSessionWriter implements SessionWriter {
     this.payloads = options.payloads;
   }
 
+  /**
+   * The whole session. A writer that continued from a kept tail reads the log (as it was at open,
+   * synchronously) on the first call and applies its own appends since; from then on appends are
+   * validated against it. A log damaged where the kept tail could not see throws here.
+   */
   get session(): Session {
+    if (this.current === undefined) {
+      const tail = this.tail as TailTarget;
+      const session = (this.readOpened as () => Session)();
+      for (const event of tail.appended) session.append(event);
+      this.current = session;
+      this.tail = undefined;
+    }
     return this.current;
+  }
+
+  /** What appends are validated against now. */
+  private get target(): AppendTarget {
+    return this.current ?? (this.tail as TailTarget);
   }
 
   append(drafts: readonly SessionEventDraft[], options?: AppendOptions): Promise<SessionEvent[]> {
@@ -178,25 +221,19 @@ export class FileSessionWriter implements SessionWriter {
       this.assertUsable();
       if (drafts.length === 0) return [];
       let events: SessionEvent[];
-      const before = this.current.lastSeq;
+      const target = this.target;
+      const before = target.lastSeq;
       // The scratch buffer is the thread's one: the lines are copied out before the first await.
       let lines: readonly Uint8Array[];
       const pending: PendingBlobs = new Map();
       try {
         const encoder = scratchEncoder();
-        events = applyDrafts(
-          this.current,
-          drafts,
-          this.now,
-          encoder,
-          options,
-          this.payloads,
-          pending,
-        );
+        events = applyDrafts(target, drafts, this.now, encoder, options, this.payloads, pending);
         lines = linesOf(encoder, pending.size > 0);
       } catch (error) {
         // All or nothing: nothing was written, and the session forgets the valid drafts too.
-        this.current = rollBack(this.current, before);
+        if (this.current !== undefined) this.current = rollBack(this.current, before);
+        else this.tail?.rollBack(before);
         throw error;
       }
       // Bytes, not string lengths: the size a failed write cuts back to counts UTF-8 bytes.
@@ -236,6 +273,8 @@ export class FileSessionWriter implements SessionWriter {
       try {
         if (this.failure === undefined) {
           await fsyncAsync(this.fd);
+          // Only what is on disk is kept: after the fsync, before the lock goes.
+          this.keepTail();
         }
       } catch (error) {
         failed = toStorageFault(error, { path: this.path, home: this.home }) ?? error;
@@ -252,6 +291,14 @@ export class FileSessionWriter implements SessionWriter {
       }
       if (failed !== undefined) throw failed;
     });
+  }
+
+  /** Keeps the state for the next writer (`kept-tail.ts`); a failure only costs it a replay. */
+  private keepTail(): void {
+    if (this.tailsDir === undefined || this.size === 0) return;
+    const state =
+      this.current !== undefined ? this.current.invariantSnapshot() : this.tail?.snapshot();
+    if (state !== undefined) keepTail(this.tailsDir, this.sessionId, this.fd, this.size, state);
   }
 
   private assertUsable(): void {

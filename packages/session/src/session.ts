@@ -1,7 +1,9 @@
 import { EventLogCorruptError, type LogLocation } from "./errors";
 import {
   emptyInvariantState,
+  type InvariantSnapshot,
   invariantError,
+  invariantSnapshot,
   isInvariantViolation,
   stepInvariants,
 } from "./invariants";
@@ -171,6 +173,14 @@ export class Session {
   /** seq of the `function_call` with this call id, if any. */
   callSeq(callId: string): number | undefined {
     return this.invariants.calls.get(callId);
+  }
+
+  /**
+   * A copy of what the invariants look at now, as JSON (`restoreInvariantState` reads it back):
+   * what a writer keeps beside a log to continue it without replaying it.
+   */
+  invariantSnapshot(): InvariantSnapshot {
+    return invariantSnapshot(this.invariants);
   }
 
   /** True when the event with this seq is on the surface now. */
