@@ -5,6 +5,7 @@ import { createSessionStore } from "@tapedeck/session-store";
 import { testTempDir } from "@tapedeck/test-temp";
 import { describe, expect, it } from "vitest";
 import { importChanged } from "./import-changed";
+import { LIVE_MS } from "./opencode-storage-watch";
 import { COLD_PER_LOOK, HOT_MS } from "./source-watch";
 import { opencodeSample } from "./sources/test-opencode-db";
 import {
@@ -59,18 +60,25 @@ describe("importChanged of opencode's storage folder", () => {
     expect((await store.list()).length).toBe(3);
   });
 
-  it("stats only the session files and message folders of cold sessions, a slice per look", async () => {
+  it("stats only the session files and message folders of sessions no longer live", async () => {
     const { storage, look } = setup();
     writeOpencodeStorage(storage);
     writeOpencodeStorage(storage, { sessionId: "ses_other" });
     await look();
-    // Two days on, both sessions are cold: `session/`, the project folder, then each session's
-    // file and message folder (fewer than COLD_PER_LOOK sessions: all in the slice).
-    const later = Date.now() + 2 * HOT_MS;
-    const idle = await look(later);
-    expect(idle.summaries).toEqual([]);
+    // Live (just written): `session/`, the project folder, then per session its file, message
+    // folder and its listing, and per last message its file, part folder listing and parts.
+    const parts = (index: number) => opencodeSample.messages[index]!.parts.length;
+    const live = await look();
+    expect(live.summaries).toEqual([]);
+    expect(live.statted).toBe(2 + 2 * (3 + (2 + parts(1)) + (2 + parts(2))));
+    // An hour on (hot), and two days on (cold: fewer than COLD_PER_LOOK sessions, all in the
+    // slice): `session/`, the project folder, then each session's file and message folder.
     expect(COLD_PER_LOOK).toBeGreaterThanOrEqual(2);
-    expect(idle.statted).toBe(2 + 2 * 2);
+    for (const later of [Date.now() + LIVE_MS + 1000, Date.now() + 2 * HOT_MS]) {
+      const idle = await look(later);
+      expect(idle.summaries).toEqual([]);
+      expect(idle.statted).toBe(2 + 2 * 2);
+    }
   });
 
   it("sees a session that grows after a long rest", async () => {

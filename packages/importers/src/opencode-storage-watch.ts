@@ -6,7 +6,8 @@
  * streams into it (the file's size and mtime move, its folder's do not). So the folders and file
  * names alone lead from a session to its messages and parts, and a session is summed up by the
  * `stat`s of its session file, its message folder and its last messages with their parts: a look
- * takes those of the hot sessions, and of a slice of the cold ones only the first two.
+ * takes those of the sessions written in the last {@link LIVE_MS}, and of the others (all hot
+ * ones, a slice of the cold ones) only the first two.
  */
 import { createHash } from "node:crypto";
 import { readdirSync, type Stats, statSync } from "node:fs";
@@ -22,6 +23,15 @@ import { childOf } from "./sources/confined-read";
  */
 export const STORAGE_TAIL_MESSAGES = 2;
 
+/**
+ * A session written within this long is live: its last messages' files and parts are statted at
+ * every look (a part streamed into is rewritten in place). opencode writes a running session
+ * every few seconds (each streamed piece, each tool's start and end) and, after a tool that ran
+ * longer, a new message at once (its folder's mtime moves), so a session quiet for this long is
+ * watched by its session file and message folder alone.
+ */
+export const LIVE_MS = 15 * 60 * 1000;
+
 /** What one look at a storage folder found. */
 export interface StorageLook {
   /** Session file → what its session is now, for each session new or changed. */
@@ -34,10 +44,11 @@ export interface StorageLook {
 
 /**
  * Looks at `storage` (an opencode `storage/` folder) against `state`: lists `session/` and a
- * project folder only when its mtime moved (a new session), sums up every hot session (changed in
- * the last {@link HOT_MS}) and checks {@link COLD_PER_LOOK} cold ones (a slice that moves with the
- * clock) by their session file and message folder alone. `state.units` holds per session file what
- * its session was when last imported; the caller records `changed` once imported.
+ * project folder only when its mtime moved (a new session), sums up every live session (written
+ * in the last {@link LIVE_MS}), and checks every hot one (the last {@link HOT_MS}) and
+ * {@link COLD_PER_LOOK} cold ones (a slice that moves with the clock) by their session file and
+ * message folder alone, summing up those whose outline moved. `state.units` holds per session file
+ * what its session was when last imported; the caller records `changed` once imported.
  */
 export function lookAtStorage(storage: string, state: WatchState, now: number): StorageLook {
   const look: StorageLook = { changed: new Map(), statted: 0, dirty: false };
@@ -54,7 +65,9 @@ export function lookAtStorage(storage: string, state: WatchState, now: number): 
   for (const file in units) {
     if (!file.startsWith(prefix) || fresh.has(file)) continue;
     const known = units[file]!;
-    if (now - Number(known.slice(0, known.indexOf("|"))) < HOT_MS) compare(file, known);
+    const age = now - Number(known.slice(0, known.indexOf("|")));
+    if (age < LIVE_MS) compare(file, known);
+    else if (age < HOT_MS) compareOutline(file, known);
     else cold.push(file);
   }
   for (const file of fresh) compare(file, undefined);
@@ -63,12 +76,15 @@ export function lookAtStorage(storage: string, state: WatchState, now: number): 
   const start = cold.length === 0 ? 0 : (Math.floor(now / 1000) * COLD_PER_LOOK) % cold.length;
   for (let index = 0; index < count; index += 1) {
     const file = cold[(start + index) % cold.length]!;
-    const known = units[file]!;
+    compareOutline(file, units[file]!);
+  }
+  return look;
+
+  function compareOutline(file: string, known: string): void {
     const outline = sessionOutline(storage, file, look);
     if (outline === undefined) forget(file);
     else if (outline !== outlineOf(known)) compare(file, known);
   }
-  return look;
 
   function compare(file: string, known: string | undefined): void {
     const summary = summarizeSession(storage, file, look);
