@@ -84,6 +84,7 @@ export function convertOpencode(document: unknown, path: string): Conversion {
   const builder = new DraftBuilder(key, createdAt, "opencode:unknown");
   let cwd = info.directory;
   let entries = 0;
+  const last = messages.length - 1;
   for (const [index, raw] of messages.entries()) {
     const message = messageOf(raw);
     if (message === undefined) {
@@ -95,7 +96,9 @@ export function convertOpencode(document: unknown, path: string): Conversion {
     builder.at(messageInfo.time?.created);
     const pathInfo = isRecord(messageInfo.path) ? messageInfo.path : undefined;
     cwd ??= pathInfo === undefined ? undefined : stringField(pathInfo, "cwd");
-    const parts = message.parts.filter(isPart);
+    let parts = message.parts.filter(isPart);
+    if (index === last && messageInfo.role === "assistant" && !isFinished(messageInfo))
+      parts = parts.slice(0, firstUnfinished(parts));
     const source = { messageId: messageInfo.id };
     if (messageInfo.role === "user") convertUser(builder, parts, source);
     else if (messageInfo.role === "assistant")
@@ -117,6 +120,32 @@ export function convertOpencode(document: unknown, path: string): Conversion {
     ...(parentOf === undefined ? {} : { parentOf }),
   };
   return oneSession(session, skipped, entries);
+}
+
+/** True when opencode is done writing an assistant message: it is completed, or failed. */
+function isFinished(info: Record<string, unknown>): boolean {
+  return (isRecord(info.time) && typeof info.time.completed === "number") || isRecord(info.error);
+}
+
+/**
+ * The index of the first part opencode may still rewrite (the length when none): a text or
+ * reasoning part it streams into (started, not ended), a tool call not done (`pending`, whose
+ * input is still arriving, or `running`, whose result is not there yet). Converting only the
+ * parts before it keeps a conversion of a session opencode is writing a prefix of any later one,
+ * so importing it again appends instead of forking (the part is converted once it is done, or
+ * once a later message shows the session went on without it).
+ */
+function firstUnfinished(parts: readonly Record<string, unknown>[]): number {
+  const index = parts.findIndex((part) => {
+    if (part.type === "text" || part.type === "reasoning") {
+      return (
+        isRecord(part.time) && typeof part.time.start === "number" && part.time.end === undefined
+      );
+    }
+    if (part.type !== "tool" || !isRecord(part.state)) return false;
+    return part.state.status === "pending" || part.state.status === "running";
+  });
+  return index === -1 ? parts.length : index;
 }
 
 function convertUser(
