@@ -2,8 +2,10 @@
  * Continuous import of opencode's pre-1.2 `storage/` folder (a JSON file per session, message and
  * part) over the built binary: with auto import on, each `tapedeck sessions …` command imports
  * new sessions and appends to grown ones, reading only their files and nothing when nothing
- * changed; `tapedeck import --watch` lists a damaged part file it skipped.
+ * changed, and append to a session imported while opencode streamed its reply once the reply is
+ * done (never a fork); `tapedeck import --watch` lists a damaged part file it skipped.
  */
+import { rmSync } from "node:fs";
 import path from "node:path";
 import { cliContext, readLog, runCli } from "@tapedeck/test-harness";
 import { describe, expect, it } from "vitest";
@@ -55,6 +57,51 @@ describe("continuous import of opencode's storage folder", () => {
     reads.clear();
     expect(await list()).toEqual(grown);
     expect(reads.opened()).toEqual([]);
+  });
+
+  it("appends to a session imported while opencode was streaming its reply, once the reply is done", async () => {
+    const { workspace, cli } = await cliContext();
+    const storage = path.join(workspace.root, ".local", "share", "opencode", "storage");
+    writeOpencodeStorage(storage);
+    // The last reply as opencode leaves it mid-stream: the message not completed, its text part
+    // started and half written, no step-finish yet.
+    const last = opencodeSample.messages.at(-1)! as unknown as {
+      info: { id: string; time: { created: number; completed?: number } };
+      parts: { id: string; type: string; text?: string; time?: { start: number } }[];
+    };
+    const messageFile = path.join(storage, "message", sampleId, `${last.info.id}.json`);
+    const partsDir = path.join(storage, "part", last.info.id);
+    const text = last.parts.find((part) => part.type === "text")!;
+    const finish = last.parts.find((part) => part.type === "step-finish")!;
+    writeStorageFile(messageFile, {
+      ...last.info,
+      sessionID: sampleId,
+      time: { created: last.info.time.created },
+    });
+    writeStorageFile(path.join(partsDir, `${text.id}.json`), {
+      ...text,
+      text: text.text!.slice(0, 20),
+      time: { start: text.time!.start },
+    });
+    rmSync(path.join(partsDir, `${finish.id}.json`));
+    expect((await cli(["import", "--auto", "on"])).code).toBe(0);
+    const list = async () => {
+      const listed = await cli(["sessions", "list", "--all", "--json"]);
+      expect(listed.code, listed.stderr).toBe(0);
+      return JSON.parse(listed.stdout) as { id: string; eventCount: number }[];
+    };
+    const streaming = await list();
+    expect(streaming).toHaveLength(1);
+    // opencode ends the text (rewritten in place), adds the step's end and completes the message.
+    writeStorageFile(path.join(partsDir, `${text.id}.json`), text);
+    writeStorageFile(path.join(partsDir, `${finish.id}.json`), finish);
+    writeStorageFile(messageFile, { ...last.info, sessionID: sampleId });
+    const done = await list();
+    expect(done).toHaveLength(1);
+    expect(done[0]!.id).toBe(streaming[0]!.id);
+    expect(done[0]!.eventCount).toBeGreaterThan(streaming[0]!.eventCount);
+    const shown = await cli(["sessions", "show", done[0]!.id]);
+    expect(shown.stdout).toContain(text.text!);
   });
 
   it("watches the storage folder and lists a damaged part file it skipped", async () => {
