@@ -98,7 +98,7 @@ describe("continuous import", () => {
           child.kill("SIGINT");
         }
       },
-      timeoutMs: 60_000,
+      timeoutMs: 20_000,
     });
     expect(watched.code, watched.stderr).toBe(0);
     expect(watched.stdout).toContain("sessions: 1 created, 0 appended, 0 forked, 0 unchanged");
