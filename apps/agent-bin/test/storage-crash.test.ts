@@ -1,4 +1,11 @@
-import { readdirSync, renameSync, utimesSync } from "node:fs";
+import {
+  readdirSync,
+  readFileSync,
+  renameSync,
+  truncateSync,
+  unlinkSync,
+  utimesSync,
+} from "node:fs";
 import path from "node:path";
 import { uuidv7 } from "@tapedeck/session";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
@@ -153,4 +160,79 @@ describe("kill -9 over storage compact and prune (the real binary)", () => {
     expect(blobNames.filter((name) => !name.endsWith(".zst"))).toEqual([]);
     expect(await eventsOf(workspace.home, ids)).toEqual(expected);
   }, 600_000);
+});
+
+/** The raw blob file named by the line of event `seq` of a session's log. */
+function blobOfEvent(store: SessionStore, sessionId: string, seq: number): string {
+  const line = readFileSync(store.pathOf(sessionId), "utf8").split("\n")[seq]!;
+  const hash = /"blob":"([0-9a-f]{64})"/.exec(line)![1]!;
+  return path.join(store.home, "blobs", "sha256", hash.slice(0, 2), hash.slice(2));
+}
+
+describe("a power cut between a blob's line and the turn's fsync (the real binary)", () => {
+  it("the unfinished turn's lines from the cut blob on are moved aside and the session reads; a finished turn missing its blob stays refused", async () => {
+    const workspace = await testWorkspace();
+    const env = binaryEnv(workspace);
+    const cwd = workspace.cwd;
+    const store = createSessionStore({ home: workspace.home });
+    // Cut: a turn that wrote a large tool output (a blob, written raw, fsynced only at the
+    // turn's end) and an answer, then the machine lost power: the lines reached the disk, the
+    // blob only partly.
+    const { sessionId: cut } = await store.create({ cwd: workspace.root });
+    await turn(store, cut, output(3_000, 1), 1);
+    const runId = uuidv7();
+    const writer = await store.openWriter(cut);
+    const [, , call] = await writer.append([
+      {
+        type: "turn/start",
+        runId,
+        policy: { approval: "auto" },
+        model: "openai:m",
+        resumed: false,
+      },
+      { type: "message", runId, role: "user", content: "build it" },
+      { type: "function_call", runId, callId: "c2", name: "run", arguments: "{}" },
+    ]);
+    const [out] = await writer.append([
+      {
+        type: "function_call_output",
+        runId,
+        callId: "c2",
+        output: output(200_000, 2),
+        isError: false,
+        sourceEventSeqs: [call!.seq],
+      },
+      { type: "message", runId, role: "assistant", content: "it built" },
+    ]);
+    await writer.close();
+    truncateSync(blobOfEvent(store, cut, out!.seq), 4096);
+    const kept = readFileSync(store.pathOf(cut), "utf8").split("\n").slice(0, out!.seq);
+
+    // Finished: its turn ended (the log was fsynced after the blob), so a missing blob is damage.
+    const { sessionId: finished } = await store.create({ cwd: workspace.root });
+    await turn(store, finished, output(150_000, 3), 3);
+    unlinkSync(blobOfEvent(store, finished, 4));
+    const finishedBytes = readFileSync(store.pathOf(finished));
+
+    const verify = await runCli(["sessions", "verify", cut], { cwd, env });
+    expect(verify.code).toBe(1);
+    expect(verify.stdout).toContain("TORN_TAIL");
+    const repaired = await runCli(["sessions", "repair", cut], { cwd, env });
+    expect(repaired, repaired.stderr).toMatchObject({ code: 0 });
+    expect(repaired.stdout).toContain("torn tail");
+    expect(repaired.stdout).toContain("Closed the interrupted turn");
+    expect((await runCli(["sessions", "verify", cut], { cwd, env })).code).toBe(0);
+    expect(readFileSync(store.pathOf(cut), "utf8").split("\n").slice(0, out!.seq)).toEqual(kept);
+    const shown = await runCli(["sessions", "show", cut], { cwd, env });
+    expect(shown, shown.stderr).toMatchObject({ code: 0 });
+    expect(shown.stdout).toContain("task 1");
+
+    const refused = await runCli(["sessions", "repair", finished], { cwd, env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("BLOB_MISSING");
+    expect(readFileSync(store.pathOf(finished))).toEqual(finishedBytes);
+    const damaged = await runCli(["sessions", "verify", finished], { cwd, env });
+    expect(damaged.code).toBe(1);
+    expect(damaged.stdout).toContain("BLOB_MISSING");
+  }, 120_000);
 });

@@ -52,6 +52,51 @@ function wellFormed(text: string): boolean {
   return !loneSurrogate.test(text);
 }
 
+/**
+ * Memory reused for payloads' UTF-8 bytes. `Buffer.from` of a 1 MB output took 0.9–1.2 ms,
+ * nearly all of it the kernel handing out fresh pages; writing into memory already touched took
+ * 0.1 ms. The views {@link utf8} returns stay valid until {@link reset}.
+ */
+export class PayloadArena {
+  private buffer: Buffer = Buffer.alloc(0);
+  private used = 0;
+
+  /** The UTF-8 of `text`, a view valid until the next {@link reset}. */
+  utf8(text: string): Buffer {
+    const need = text.length * 3;
+    if (this.used + need > this.buffer.length) {
+      // Earlier views keep the old buffer alive; this one starts afresh.
+      this.buffer = Buffer.allocUnsafeSlow(Math.max(need, this.buffer.length * 2));
+      this.used = 0;
+    }
+    const start = this.used;
+    this.used += this.buffer.write(text, start, "utf8");
+    return this.buffer.subarray(start, this.used);
+  }
+
+  /** Makes the memory reusable (every view handed out before is stale). */
+  reset(): void {
+    this.used = 0;
+  }
+}
+
+let sharedArena: PayloadArena | undefined;
+
+/**
+ * The thread's shared arena, emptied. For blobs written before the next `await` (an append
+ * writes its batch's blobs before its first await): nothing else can run in between.
+ */
+export function scratchArena(): PayloadArena {
+  sharedArena ??= new PayloadArena();
+  sharedArena.reset();
+  return sharedArena;
+}
+
+/** The UTF-8 of `text` in a buffer of its own (`arena`'s memory when given). */
+function utf8Of(text: string, arena: PayloadArena | undefined): Buffer {
+  return arena === undefined ? Buffer.from(text, "utf8") : arena.utf8(text);
+}
+
 /** A preview that does not end inside a surrogate pair. */
 function previewOf(text: string): string {
   let end = Math.min(text.length, PREVIEW_CHARS);
@@ -64,12 +109,13 @@ function previewOf(text: string): string {
  * The form of `event` written to the log: its payload field in a blob when it holds at least
  * `threshold` UTF-8 bytes and is well-formed (UTF-8 cannot carry a lone surrogate), else `event`
  * itself. An event that already carries a reference is left alone. The blob's bytes are added to
- * `pending` (hash → bytes): the caller stores them for good before it writes the line.
+ * `pending` (hash → bytes), in `arena` when given: the caller stores them before it writes the line.
  */
 export function externalize(
   event: SessionEvent,
   threshold: number,
   pending: Map<string, Uint8Array>,
+  arena?: PayloadArena,
 ): SessionEvent {
   const fields = payloadFields[event.type];
   if (fields === undefined) return event;
@@ -81,7 +127,7 @@ export function externalize(
     return event;
   }
   if (!wellFormed(text)) return event;
-  const bytes = Buffer.from(text, "utf8");
+  const bytes = utf8Of(text, arena);
   if (bytes.length < threshold) return event;
   const hash = sha256Hex(bytes);
   pending.set(hash, bytes);

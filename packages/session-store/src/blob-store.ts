@@ -38,6 +38,43 @@ export interface StoredBlob {
   raw: boolean;
 }
 
+/** What {@link BlobStore.syncAll} fsyncs: blob files and the folders holding their names. */
+export interface BlobSyncs {
+  files: string[];
+  folders: Set<string>;
+}
+
+/**
+ * Makes `folder` and any missing parents up to (not above) `root`'s parent; returns the folders
+ * it made, so their parents can be fsynced too (a new folder's name is an entry of its parent).
+ */
+function makeFolders(folder: string, root: string): string[] {
+  if (fileStats(folder) !== undefined) return [];
+  const made: string[] = [];
+  for (let path = folder; path.length >= root.length; path = dirname(path)) {
+    if (fileStats(path) !== undefined) break;
+    made.unshift(path);
+  }
+  makeDirectories(folder);
+  return made;
+}
+
+/** Fsyncs a file by path (a blob's descriptor was closed after its write); absent: nothing. */
+async function fsyncFileAsync(path: string): Promise<void> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(path, "r");
+  } catch (error) {
+    if (hasErrorCode(error, "ENOENT")) return;
+    throw error;
+  }
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Node's own `require`, for a built-in loaded on first use. */
 const requireBuiltin = createRequire(import.meta.url);
 
@@ -125,49 +162,69 @@ export class BlobStore {
 
   /**
    * Whether blob `hash` of `bytes` payload bytes is stored whole: compressed (`compact` writes that
-   * form durable before its name), or raw at its full size. A raw file of another size is what a
-   * crash between a writer's rename and its fsync can leave (see {@link putAll}): written again.
+   * form durable and checked before its name), or raw at its full size with bytes that hash to its
+   * name. A raw file a power cut left before a writer's fsync (short, empty, other bytes of the
+   * same size) is written again.
    */
   private storedWhole(hash: string, bytes: number): boolean {
     if (fileStats(this.pathOf(hash)) !== undefined) return true;
     const raw = fileStats(this.rawPathOf(hash));
-    return raw !== undefined && Number(raw.size) === bytes;
+    if (raw === undefined || Number(raw.size) !== bytes) return false;
+    const data = this.readForm(this.rawPathOf(hash), hash);
+    return data !== undefined && sha256Hex(data) === hash;
   }
 
   /**
    * {@link put} (durable) of every blob in `blobs` (hash → bytes) at once, on the thread pool:
-   * each is written to a temp file, renamed into place, then the file and its folder are fsynced
-   * together. When the promise resolves every blob is on disk for good: only then may a log line
-   * name it. Renaming before the fsync lets one journal commit carry both the bytes and the name
-   * (ext4: fsync, rename, folder fsync took two commits; a blob cost 3× an inline payload). A
-   * crash before the fsyncs end may leave a short file under the blob's name, but no line names it
-   * yet, and {@link storedWhole} writes it again rather than reuse it.
+   * {@link writeAll}, then {@link syncAll}. When the promise resolves every blob is on disk for
+   * good: a writer that fsyncs every event waits for this before a line names a blob.
    */
   async putAll(blobs: ReadonlyMap<string, Uint8Array>): Promise<void> {
-    await Promise.all(
-      [...blobs].map(async ([hash, data]) => {
-        if (this.storedWhole(hash, data.length)) return;
-        const path = this.rawPathOf(hash);
-        await this.guardAsync(path, async () => {
-          makeDirectories(dirname(path));
-          const temp = tempPathIn(dirname(path), "blob");
-          const handle = await fs.promises.open(temp, "wx", 0o600);
-          try {
-            await handle.writeFile(data);
-            fs.renameSync(temp, path);
-          } catch (error) {
-            await handle.close();
-            removeFile(temp);
-            throw error;
-          }
-          try {
-            await Promise.all([handle.sync(), fsyncDirectoryAsync(dirname(path))]);
-          } finally {
-            await handle.close();
-          }
-        });
-      }),
-    );
+    await this.syncAll(this.writeAll(blobs));
+  }
+
+  /**
+   * Writes every blob in `blobs` (hash → bytes) raw and without fsync: a temp file, renamed into
+   * place (a reader or another writer never sees a partial blob under its name). A raw file
+   * already there is written again, not trusted: it may be another writer's, not fsynced yet, or
+   * what a power cut left of one (short, empty, other bytes of the same size), and checking it
+   * costs about what writing it does. Only a compressed one (`compact`'s, durable and checked) is
+   * kept. Returns what {@link syncAll} must fsync before a log line naming one of them may become
+   * durable: the files, their folders, and the parent of each folder made here (a new folder's
+   * own entry). A line naming a blob whose fsync a crash cut off was written in a turn that had
+   * not ended: replay treats it as an unfinished write (architecture/storage.md).
+   */
+  writeAll(blobs: ReadonlyMap<string, Uint8Array>): BlobSyncs {
+    const syncs: BlobSyncs = { files: [], folders: new Set() };
+    for (const [hash, data] of blobs) {
+      if (fileStats(this.pathOf(hash)) !== undefined) continue; // compact's form: durable
+      const path = this.rawPathOf(hash);
+      const folder = dirname(path);
+      syncs.files.push(path);
+      syncs.folders.add(folder);
+      this.guard(path, () => {
+        for (const made of makeFolders(folder, this.root)) syncs.folders.add(dirname(made));
+        const temp = tempPathIn(folder, "blob");
+        writeTemp(temp, data, false);
+        fs.renameSync(temp, path);
+      });
+    }
+    return syncs;
+  }
+
+  /**
+   * Fsyncs what {@link writeAll} wrote: every file and every folder at once on the thread pool
+   * (one journal commit carries them; ordered one after another they took two). A file
+   * compressed meanwhile by a compact is skipped (its `.zst` was fsynced before the raw file went,
+   * and the folder fsync covers the rename).
+   */
+  async syncAll(syncs: BlobSyncs): Promise<void> {
+    await Promise.all([
+      ...syncs.files.map((path) => this.guardAsync(path, () => fsyncFileAsync(path))),
+      ...[...syncs.folders].map((folder) =>
+        this.guardAsync(folder, () => fsyncDirectoryAsync(folder)),
+      ),
+    ]);
   }
 
   /**

@@ -13,6 +13,7 @@ import { type BlobStore, blobsBesideLog } from "./blob-store";
 import type { LogHandle } from "./cold-log";
 import { isTornTail, type LogLine, scanLines, type TornTail } from "./line-reader";
 import { openLogFile } from "./log-not-a-file";
+import { unfinishedBlobError, unfinishedBlobWrite } from "./unfinished-blob-write";
 
 /** Maps a validated session id to its log path. */
 export type PathOf = (sessionId: string) => string;
@@ -124,7 +125,8 @@ export interface ReplayedLog {
 /**
  * Replays a log from its file: header, then (for a fork) the parent's prefix read recursively
  * from the parent's own file, then every event, each validated by `Session.append`. Errors name
- * the session, line and byte offset.
+ * the session, line and byte offset. A line of the unfinished last turn whose blob a crash cut
+ * short is a torn tail from that line on (`unfinished-blob-write.ts`).
  */
 export async function replayLog(
   pathOf: PathOf,
@@ -150,10 +152,16 @@ export async function replayLog(
           session = Session.create(sessionId, [], header);
           await appendPrefix(pathOf, session, options.chain ?? []);
         } else {
-          session.append(parseEventOf(line, sessionId, blobs), {
-            line: line.line,
-            offset: line.offset,
-          });
+          let event: SessionEvent;
+          try {
+            event = parseEventOf(line, sessionId, blobs);
+          } catch (error) {
+            const unfinished = await unfinishedBlobWrite(error, session, handle, line, size);
+            if (unfinished === undefined) throw error;
+            if (options.allowTornTail) return { session, end, tornTail: unfinished };
+            throw unfinishedBlobError(unfinished, error as EventLogCorruptError, sessionId);
+          }
+          session.append(event, { line: line.line, offset: line.offset });
         }
         end = line.end;
         if (options.untilSeq !== undefined && session.lastSeq >= options.untilSeq) {

@@ -2,9 +2,15 @@
  * A log replayed synchronously, from bytes in memory: what a writer that continued from its kept
  * tail (`kept-tail.ts`) reads when its whole session is asked for after all (`writer.session` is a
  * getter). The same checks as `replayLog`: every line parsed and validated, every invariant, a
- * fork's parent prefix first (its own log, plain or cold), blob references resolved.
+ * fork's parent prefix first (its own log, plain or cold), blob references resolved (a blob a
+ * crash cut short in the unfinished last turn: `TORN_TAIL`, as there).
  */
-import { appendParentPrefix, Session } from "@tapedeck/session";
+import {
+  appendParentPrefix,
+  type EventLogCorruptError,
+  Session,
+  type SessionEvent,
+} from "@tapedeck/session";
 import { blobsBesideLog } from "./blob-store";
 import {
   forkChain,
@@ -16,6 +22,7 @@ import {
   tornTailError,
 } from "./log-file";
 import { readLogFileSync } from "./log-not-a-file";
+import { unfinishedBlobError, unfinishedBlobWriteSync } from "./unfinished-blob-write";
 
 /** Options of {@link replayLogSync}. */
 export interface ReplayLogSyncOptions {
@@ -57,7 +64,14 @@ export function replayLogSync(
       session = Session.create(sessionId, [], parseHeaderOf({ ...logLine, end }, sessionId));
       appendPrefixSync(pathOf, session, options.chain ?? []);
     } else {
-      const event = parseEventOf({ ...logLine, end }, sessionId, blobs);
+      let event: SessionEvent;
+      try {
+        event = parseEventOf({ ...logLine, end }, sessionId, blobs);
+      } catch (error) {
+        const unfinished = unfinishedBlobWriteSync(error, session, bytes, { ...logLine, end });
+        if (unfinished === undefined) throw error;
+        throw unfinishedBlobError(unfinished, error as EventLogCorruptError, sessionId);
+      }
       session.append(event, { line, offset: start });
     }
     start = end;

@@ -8,7 +8,7 @@ import {
   TapedeckError,
   toStorageFault,
 } from "@tapedeck/session";
-import { externalize } from "./blob-payloads";
+import { externalize, type PayloadArena, scratchArena } from "./blob-payloads";
 import type { BlobStore } from "./blob-store";
 import { fsyncAsync, writeAll } from "./fs-util";
 import { keepTail, type TailTarget } from "./kept-tail";
@@ -20,6 +20,8 @@ import type { AppendOptions, Durability, SessionWriter } from "./session-store";
 export interface PayloadSink {
   blobs: BlobStore;
   threshold: number;
+  /** Memory for the payloads' bytes (views valid until the blobs are written). */
+  arena?: PayloadArena;
 }
 
 /**
@@ -62,7 +64,9 @@ export function applyDrafts(
       session.append(event);
       events.push(event);
       encoder.json(
-        payloads === undefined ? event : externalize(event, payloads.threshold, pending),
+        payloads === undefined
+          ? event
+          : externalize(event, payloads.threshold, pending, payloads.arena),
       );
     }
   } catch (error) {
@@ -151,6 +155,8 @@ export class FileSessionWriter implements SessionWriter {
   private readonly now: () => Date;
   private readonly payloads: PayloadSink | undefined;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Fsyncs of blobs written since the log's last fsync, each settled to its error or undefined. */
+  private blobSyncs: Promise<unknown>[] = [];
   private closed = false;
   private failure: Error | undefined;
   private readonly beforeRelease: (() => void) | undefined;
@@ -228,7 +234,10 @@ export class FileSessionWriter implements SessionWriter {
       const pending: PendingBlobs = new Map();
       try {
         const encoder = scratchEncoder();
-        events = applyDrafts(target, drafts, this.now, encoder, options, this.payloads, pending);
+        // The payloads' bytes go to the thread's arena: the blobs are written before any await.
+        const payloads =
+          this.payloads === undefined ? undefined : { ...this.payloads, arena: scratchArena() };
+        events = applyDrafts(target, drafts, this.now, encoder, options, payloads, pending);
         lines = linesOf(encoder, pending.size > 0);
       } catch (error) {
         // All or nothing: nothing was written, and the session forgets the valid drafts too.
@@ -239,17 +248,13 @@ export class FileSessionWriter implements SessionWriter {
       // Bytes, not string lengths: the size a failed write cuts back to counts UTF-8 bytes.
       let written = 0;
       try {
-        // The blobs are on disk for good before a line names them (a crash never leaves a line
-        // whose blob is missing, whatever the kernel writes back first).
-        if (pending.size > 0) await this.payloads?.blobs.putAll(pending);
+        if (pending.size > 0) await this.storeBlobs(pending);
         // One write() per line: a crash leaves whole lines and at most one torn tail.
         for (const bytes of lines) {
           writeAll(this.fd, bytes);
           written += bytes.length;
         }
-        if (this.durability === "every-event" || needsSync(events)) {
-          await fsyncAsync(this.fd);
-        }
+        if (this.durability === "every-event" || needsSync(events)) await this.syncLog();
       } catch (error) {
         throw this.fail(error);
       }
@@ -261,8 +266,44 @@ export class FileSessionWriter implements SessionWriter {
   sync(): Promise<void> {
     return this.enqueue(async () => {
       this.assertUsable();
-      await fsyncAsync(this.fd);
+      await this.syncLog();
     });
+  }
+
+  /**
+   * Stores a batch's blobs before its lines are written. Every event fsynced (`"every-event"`):
+   * each append is acknowledged durable, so its blobs are fsynced first, as before. Per turn
+   * (default): written raw, their fsyncs (files and folders, on the thread pool) started now and
+   * awaited by {@link syncLog} before the log's next fsync. A line is only durable once the log is
+   * fsynced, so its blob is durable no later; a crash in between leaves lines of a turn that never
+   * ended naming a missing or short blob, which replay treats as an unfinished write.
+   */
+  private async storeBlobs(pending: PendingBlobs): Promise<void> {
+    const blobs = this.payloads?.blobs;
+    if (blobs === undefined) return;
+    if (this.durability === "every-event") {
+      await blobs.putAll(pending);
+      return;
+    }
+    // Written before any await: the bytes are views into the thread's arena.
+    const syncs = blobs.writeAll(pending);
+    // Settled to the error (or undefined): a failed fsync is thrown by syncLog, never unhandled.
+    this.blobSyncs.push(
+      blobs.syncAll(syncs).then(
+        () => undefined,
+        (error: unknown) => error ?? new Error("blob fsync failed"),
+      ),
+    );
+  }
+
+  /** Fsyncs the log, after every blob its lines name (in parallel, started when written). */
+  private async syncLog(): Promise<void> {
+    if (this.blobSyncs.length > 0) {
+      const syncs = this.blobSyncs;
+      this.blobSyncs = [];
+      for (const failed of await Promise.all(syncs)) if (failed !== undefined) throw failed;
+    }
+    await fsyncAsync(this.fd);
   }
 
   close(): Promise<void> {
@@ -272,9 +313,12 @@ export class FileSessionWriter implements SessionWriter {
       let failed: unknown;
       try {
         if (this.failure === undefined) {
-          await fsyncAsync(this.fd);
+          await this.syncLog();
           // Only what is on disk is kept: after the fsync, before the lock goes.
           this.keepTail();
+        } else {
+          // The blob fsyncs still running end before the descriptor closes.
+          await Promise.all(this.blobSyncs);
         }
       } catch (error) {
         failed = toStorageFault(error, { path: this.path, home: this.home }) ?? error;

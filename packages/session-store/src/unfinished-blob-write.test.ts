@@ -1,0 +1,173 @@
+import { existsSync, readFileSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { EventLogCorruptError, uuidv7 } from "@tapedeck/session";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { drafts, tempDirectory } from "../test/helpers";
+import { createSessionStore, type SessionStore } from "./index";
+
+let temp: ReturnType<typeof tempDirectory>;
+let store: SessionStore;
+
+beforeEach(() => {
+  temp = tempDirectory();
+  store = createSessionStore({ home: temp.home, blobThreshold: 1000 });
+});
+afterEach(() => temp.cleanup());
+
+/** Path of the raw blob a log line names (`"blob":"<hash>"`). */
+function blobOf(line: string): string {
+  const hash = /"blob":"([0-9a-f]{64})"/.exec(line)?.[1];
+  if (hash === undefined) throw new Error(`no blob in ${line.slice(0, 80)}`);
+  return join(temp.home, "blobs", "sha256", hash.slice(0, 2), hash.slice(2));
+}
+
+function lines(sessionId: string): string[] {
+  return readFileSync(store.pathOf(sessionId), "utf8").split("\n").slice(0, -1);
+}
+
+function readError(promise: Promise<unknown>): Promise<EventLogCorruptError> {
+  return promise.then(
+    () => {
+      throw new Error("the read succeeded");
+    },
+    (error: unknown) => {
+      if (!EventLogCorruptError.isInstance(error)) throw error;
+      return error;
+    },
+  );
+}
+
+/**
+ * A session whose last turn got as far as a large tool output and an assistant message, then
+ * stopped (no turn/end): what the disk holds after a crash before the turn's fsync, once the
+ * blob is `damage`d as a power cut may leave it.
+ */
+async function cutTurn(damage: "removed" | "short" | "empty" | "other bytes", more = 0) {
+  const { sessionId } = await store.create({ cwd: temp.root });
+  const done = drafts(uuidv7());
+  await store.append(sessionId, [done.start(), done.user("first"), done.end()]);
+  const run = drafts(uuidv7());
+  const writer = await store.openWriter(sessionId);
+  const [, , call] = await writer.append([run.start(), run.user("go"), run.call("c1")]);
+  const [output] = await writer.append([run.output("c1", call!.seq, "out ".repeat(2000))]);
+  for (let index = 0; index < more; index += 1) await writer.append([run.assistant(`${index}`)]);
+  await writer.close();
+  const all = lines(sessionId);
+  const line = output!.seq + 1;
+  const blob = blobOf(all[line - 1]!);
+  if (damage === "removed") unlinkSync(blob);
+  if (damage === "short") truncateSync(blob, 100);
+  if (damage === "empty") truncateSync(blob, 0);
+  if (damage === "other bytes") writeFileSync(blob, "x".repeat(8000));
+  return { sessionId, line, before: all, outputSeq: output!.seq, callId: "c1" };
+}
+
+describe("a blob a crash cut short in the last, unfinished turn", () => {
+  for (const damage of ["removed", "short", "empty", "other bytes"] as const) {
+    it(`blob ${damage}: reads say TORN_TAIL at its line; resume moves the turn's lines from there aside and closes the turn`, async () => {
+      const cut = await cutTurn(damage, 2);
+      const error = await readError(store.readSession(cut.sessionId));
+      expect(error).toMatchObject({ code: "TORN_TAIL", line: cut.line, seq: cut.outputSeq });
+      expect(error.message).toContain("never ended");
+
+      const resumed = await store.resumeSession(cut.sessionId);
+      // Everything before the line is kept byte for byte; the fragment is in a sidecar.
+      expect(lines(cut.sessionId)).toEqual(cut.before.slice(0, cut.line - 1));
+      expect(readFileSync(store.pathOf(cut.sessionId), "utf8")).not.toContain('"blob"');
+      // The interrupted turn's repair: the call gets a synthetic output.
+      expect(resumed.synthesizedEvents).toContainEqual(
+        expect.objectContaining({ type: "function_call_output", callId: cut.callId }),
+      );
+      await store.append(cut.sessionId, resumed.synthesizedEvents);
+      const session = await store.readSession(cut.sessionId);
+      expect(session.openTurn).toBeNull();
+      // The same output written again stores its blob whole again (never reuses the cut one).
+      const run = drafts(uuidv7());
+      const [, , call] = await store.append(cut.sessionId, [
+        run.start(),
+        run.user("again"),
+        run.call("c2"),
+      ]);
+      await store.append(cut.sessionId, [
+        run.output("c2", call!.seq, "out ".repeat(2000)),
+        run.end(),
+      ]);
+      const events = (await store.readSession(cut.sessionId)).events;
+      expect(events.at(-2)).toMatchObject({ output: "out ".repeat(2000) });
+    });
+  }
+
+  it("a writer continued from its kept tail (no replay) says the same TORN_TAIL when its session is read", async () => {
+    const cut = await cutTurn("short", 1);
+    const writer = await store.openWriter(cut.sessionId);
+    try {
+      const error = (() => {
+        try {
+          return writer.session;
+        } catch (thrown) {
+          return thrown;
+        }
+      })();
+      expect(error).toMatchObject({ code: "TORN_TAIL", line: cut.line });
+    } finally {
+      await writer.close();
+    }
+  });
+
+  it("repair moves the lines aside into a sidecar that holds them byte for byte", async () => {
+    const cut = await cutTurn("removed", 1);
+    const report = await store.repair(cut.sessionId);
+    expect(report.action).toBe("moved-torn-tail");
+    expect(readFileSync(report.sidecarPath!, "utf8")).toBe(
+      `${cut.before.slice(cut.line - 1).join("\n")}\n`,
+    );
+    expect((await store.readSession(cut.sessionId)).openTurn).not.toBeNull();
+  });
+
+  it("a blob missing in a turn that ended is damage: refused by read, resume and repair, nothing changed", async () => {
+    const { sessionId } = await store.create({ cwd: temp.root });
+    const run = drafts(uuidv7());
+    const [, , call] = await store.append(sessionId, [run.start(), run.user("go"), run.call("c1")]);
+    const [output] = await store.append(sessionId, [
+      run.output("c1", call!.seq, "out ".repeat(2000)),
+      run.end(),
+    ]);
+    const before = readFileSync(store.pathOf(sessionId));
+    unlinkSync(blobOf(lines(sessionId)[output!.seq]!));
+    for (const attempt of [
+      store.readSession(sessionId),
+      store.resumeSession(sessionId),
+      store.repair(sessionId),
+    ]) {
+      expect(await readError(attempt)).toMatchObject({ code: "BLOB_MISSING", seq: output!.seq });
+    }
+    expect(readFileSync(store.pathOf(sessionId))).toEqual(before);
+  });
+
+  it("a blob missing before an approval request in the open turn is damage (the request fsynced the log after the blob)", async () => {
+    const { sessionId } = await store.create({ cwd: temp.root });
+    const run = drafts(uuidv7());
+    const writer = await store.openWriter(sessionId);
+    const [, , call] = await writer.append([run.start(), run.user("go"), run.call("c1")]);
+    const [output] = await writer.append([run.output("c1", call!.seq, "out ".repeat(2000))]);
+    await writer.append([run.call("c2"), run.approval("c2")]);
+    await writer.close();
+    unlinkSync(blobOf(lines(sessionId)[output!.seq]!));
+    expect(await readError(store.resumeSession(sessionId))).toMatchObject({
+      code: "BLOB_MISSING",
+    });
+  });
+
+  it("a blob missing outside any turn (a seed message) is damage", async () => {
+    const run = drafts(uuidv7());
+    const { sessionId } = await store.create({
+      cwd: temp.root,
+      seed: [run.system("seed ".repeat(1000))],
+    });
+    unlinkSync(blobOf(lines(sessionId)[1]!));
+    expect(await readError(store.resumeSession(sessionId))).toMatchObject({
+      code: "BLOB_MISSING",
+    });
+    expect(existsSync(store.pathOf(sessionId))).toBe(true);
+  });
+});
