@@ -119,7 +119,7 @@ async function writeOnce(
     }
     const writer = await store.openWriter(latest.sessionId);
     try {
-      if (writer.session.lastSeq !== text.logEvents) {
+      if (writer.lastSeq !== text.logEvents) {
         return await reconcileUnderLock(store, converted, latest, writer);
       }
       await writer.append(rest, { keepTimestamps: true });

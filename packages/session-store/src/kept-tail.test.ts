@@ -66,6 +66,7 @@ describe("kept tail", () => {
     const writer = await store.openWriter(sessionId);
     const [start] = await writer.append([drafts(uuidv7()).start(true)]);
     expect(start?.seq).toBe(10);
+    expect(writer.lastSeq).toBe(10);
     // Asking for the whole session reads the log after all, and finds the damage.
     expect(() => writer.session).toThrow(EventLogCorruptError);
     await writer.close();

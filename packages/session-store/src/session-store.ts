@@ -265,6 +265,11 @@ export interface SessionWriter {
    */
   readonly session: Session;
   /**
+   * seq of the log's last event, appends included. Unlike `session.lastSeq` it never reads the
+   * log: a writer continued from a kept tail knows it without.
+   */
+  readonly lastSeq: number;
+  /**
    * Assigns `seq`/`ts`, validates each draft against the session, writes one `write()` per line,
    * and returns the complete events. All drafts are validated before any is written; an invalid
    * draft throws `EventLogCorruptError` and writes nothing.

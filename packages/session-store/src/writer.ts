@@ -217,6 +217,10 @@ export class FileSessionWriter implements SessionWriter {
     return this.current;
   }
 
+  get lastSeq(): number {
+    return this.target.lastSeq;
+  }
+
   /** What appends are validated against now. */
   private get target(): AppendTarget {
     return this.current ?? (this.tail as TailTarget);
