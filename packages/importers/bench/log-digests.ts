@@ -2,7 +2,7 @@
  * Proof that a change to the import's hot path leaves its output alone: imports the bench corpus
  * (`corpus.ts`) and the sample transcripts through every path a log can be written by (create,
  * append of a grown source, fork of a rewritten one, a fork by reference of a pi branch, an
- * unchanged re-import, a dry run) and prints the sha256 of every log produced,
+ * unchanged re-import, a dry run, continuous import of sources growing in place) and prints the sha256 of every log produced,
  * with the import summaries (temp paths replaced by `<root>`).
  *
  * Run it before and after a change and compare the two outputs:
@@ -26,7 +26,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createSessionStore } from "@tapedeck/session-store";
-import { type ImportSource, importSessions } from "../src/index";
+import { type ImportSource, importChanged, importSessions } from "../src/index";
 import { writeCorpus } from "./corpus";
 
 const SESSIONS = Number(process.env.LOG_DIGEST_SESSIONS ?? 12);
@@ -137,6 +137,48 @@ for (const source of sources) {
     rewrite(copy);
     await run(`${name}: rewritten (dry run)`, home, source, copy, { dryRun: true });
     await run(`${name}: rewritten`, home, source, copy);
+  }
+}
+// Continuous import of sources that grow in place (a look at a third, two thirds, all of each
+// file): what a watch writes, its grown looks converting only the new lines where it can.
+for (const source of ["claude-code", "codex"] as const) {
+  for (const [label, original] of [
+    ["bench", join(corpus, source)],
+    ["sample", join(root, "samples", source)],
+  ] as const) {
+    const name = `${source} ${label} watched`;
+    const user = join(root, `${name}-user`);
+    const folder =
+      source === "codex" ? join(user, "codex", "sessions") : join(user, "claude", "projects");
+    const env = {
+      HOME: user,
+      CODEX_HOME: join(user, "codex"),
+      CLAUDE_CONFIG_DIR: join(user, "claude"),
+    };
+    const home = join(root, `${name}-home`);
+    const store = createSessionStore({ home });
+    for (const fraction of [1 / 3, 2 / 3, 1]) {
+      if (!existsSync(folder)) cpSync(original, folder, { recursive: true });
+      // Grown in place (same inode), as the tool appends to its file.
+      for (const file of filesUnder(original)) {
+        const lines = readFileSync(file, "utf8").split("\n").filter(Boolean);
+        const keep = Math.max(1, Math.floor(lines.length * fraction));
+        writeFileSync(
+          join(folder, file.slice(original.length)),
+          `${lines.slice(0, keep).join("\n")}\n`,
+        );
+      }
+      const look = await importChanged({
+        store,
+        stateDir: join(home, "import"),
+        env,
+        sources: [source],
+      });
+      output[`${name}: ${Math.round(fraction * 3)}/3`] = {
+        summaries: JSON.parse(JSON.stringify(look.summaries).replaceAll(root, "<root>")),
+        logs: digests(home),
+      };
+    }
   }
 }
 rmSync(root, { recursive: true, force: true });

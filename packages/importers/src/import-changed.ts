@@ -6,7 +6,10 @@
  */
 import { join } from "node:path";
 import type { SessionStore } from "@tapedeck/session-store";
-import { type ImportSummary, importSessions } from "./import-run";
+import { type GrownSource, importGrown, isGrownSource, recordWhole } from "./grown-import";
+import type { FileReport } from "./import-file";
+import { type ImportSummary, importSessions, summarize } from "./import-run";
+import type { KeptConversion } from "./kept-conversion";
 import { defaultLocations, type ImportEnvironment } from "./locate";
 import { lookAtOpencode } from "./opencode-watch";
 import {
@@ -86,11 +89,9 @@ export async function importChanged(options: ImportChangedOptions): Promise<Impo
     );
     statted += look.statted;
     if (look.changed.length > 0) {
-      const summary = await importSessions({
-        store: options.store,
-        source,
-        paths: look.changed,
-      });
+      const summary = isGrownSource(source)
+        ? await importGrownOrWhole(options.store, options.stateDir, source, look.changed)
+        : await importSessions({ store: options.store, source, paths: look.changed });
       summaries.push(summary);
       recordSeen(state, withoutFailed(look, summary));
       saveWatchState(statePath, state);
@@ -101,6 +102,34 @@ export async function importChanged(options: ImportChangedOptions): Promise<Impo
     }
   }
   return { summaries, statted };
+}
+
+/**
+ * Imports the changed files of Codex or Claude Code: each one that grew from a kept record by
+ * converting its new lines only (`grown-import.ts`), the others whole, keeping a record of each
+ * for the next look. The summary is the one a whole import of every file would give.
+ */
+async function importGrownOrWhole(
+  store: SessionStore,
+  stateDir: string,
+  source: GrownSource,
+  paths: readonly string[],
+): Promise<ImportSummary> {
+  const reports = new Map<string, FileReport>();
+  const whole: string[] = [];
+  for (const path of paths) {
+    const report = await importGrown(store, stateDir, source, path);
+    if (report === undefined) whole.push(path);
+    else reports.set(path, report);
+  }
+  if (whole.length > 0) {
+    const kept = new Map<string, KeptConversion>();
+    const summary = await importSessions({ store, source, paths: whole, kept });
+    recordWhole(stateDir, source, summary, kept);
+    if (reports.size === 0) return summary;
+    return summarize(source, [...paths], false, [...reports.values(), ...summary.files]);
+  }
+  return summarize(source, [...paths], false, [...reports.values()]);
 }
 
 /** The files seen, less those of units that could not be read (tried again next look). */

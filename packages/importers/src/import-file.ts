@@ -6,7 +6,7 @@ import { defaultWorkspaceId, type SessionStore } from "@tapedeck/session-store";
 import { BackgroundSync } from "./background-sync";
 import { withSafeCwd } from "./header-rules";
 import type { ImportUnit } from "./locate";
-import type { ConvertedSession, SkippedLine, SourceKey } from "./types";
+import type { Conversion, ConvertedSession, SkippedLine, SourceKey } from "./types";
 import { type SessionOutcome, writeConverted } from "./write-session";
 
 /** What happened to one source file. */
@@ -35,9 +35,13 @@ export function reportOf(unit: Pick<ImportUnit, "path" | "bytes">): FileReport {
  * Converts `unit` into `report` (entries, skipped lines). Returns its sessions, or `undefined`
  * with `report.error` set when the file could not be read.
  */
-export function convertInto(unit: ImportUnit, report: FileReport): ConvertedSession[] | undefined {
+export function convertInto(
+  unit: ImportUnit,
+  report: FileReport,
+  convert: () => Conversion = () => unit.convert(),
+): ConvertedSession[] | undefined {
   try {
-    const conversion = unit.convert();
+    const conversion = convert();
     report.entries = conversion.entries;
     const safe = withSafeCwd(conversion.sessions.filter(hasTurn));
     report.skipped = [...conversion.skipped, ...safe.skipped];

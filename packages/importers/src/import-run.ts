@@ -1,6 +1,7 @@
 /** One `tapedeck import <source> [PATH…]`: find, convert and write every file, with a report. */
 import type { SessionStore } from "@tapedeck/session-store";
 import { convertInto, describe, type FileReport, RunWriter, reportOf } from "./import-file";
+import type { KeptConversion } from "./kept-conversion";
 import { defaultLocations, findUnits, type ImportEnvironment, type ImportUnit } from "./locate";
 import type { ConvertedSession, ImportSource } from "./types";
 import type { SessionOutcome } from "./write-session";
@@ -53,6 +54,11 @@ export interface ImportOptions {
   maxLineBytes?: number;
   /** Called after each file. */
   onProgress?: (progress: ImportProgress) => void;
+  /**
+   * Filled with the conversion of each unit that can keep its converter's state (by unit path):
+   * continuous import keeps it to convert only what the file grows by (`grown-import.ts`).
+   */
+  kept?: Map<string, KeptConversion>;
 }
 
 /**
@@ -86,7 +92,16 @@ export async function importSessions(options: ImportOptions): Promise<ImportSumm
     });
   };
   const importHere = async (unit: ImportUnit, report: FileReport) => {
-    const sessions = convertInto(unit, report);
+    const { kept } = options;
+    const keeping = kept === undefined ? undefined : unit.convertKeeping;
+    const sessions =
+      keeping === undefined
+        ? convertInto(unit, report)
+        : convertInto(unit, report, () => {
+            const conversion = keeping();
+            kept?.set(unit.path, conversion);
+            return conversion.conversion;
+          });
     if (sessions !== undefined) {
       const later = await run.writeFile(report, sessions);
       if (later.length > 0) deferred.push({ report, sessions: later });
@@ -110,6 +125,16 @@ export async function importSessions(options: ImportOptions): Promise<ImportSumm
     }
   }
   await run.finish();
+  return summarize(options.source, paths, dryRun, files);
+}
+
+/** The summary of an import that wrote `files`. */
+export function summarize(
+  source: ImportSource,
+  paths: string[],
+  dryRun: boolean,
+  files: FileReport[],
+): ImportSummary {
   const counts = { created: 0, appended: 0, forked: 0, unchanged: 0 };
   let newEvents = 0;
   for (const outcome of files.flatMap((file) => file.sessions)) {
@@ -117,7 +142,7 @@ export async function importSessions(options: ImportOptions): Promise<ImportSumm
     newEvents += outcome.newEvents;
   }
   return {
-    source: options.source,
+    source,
     paths,
     dryRun,
     files,

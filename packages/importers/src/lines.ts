@@ -27,6 +27,11 @@ export interface SplitOptions {
   path: string;
   /** Default {@link DEFAULT_MAX_LINE_BYTES}. */
   maxLineBytes?: number;
+  /**
+   * Where `bytes` start in the file, when they are its end only (the lines a source grew by):
+   * the number of the first line and its byte offset. Default line 1 at offset 0.
+   */
+  from?: { line: number; offset: number };
 }
 
 /**
@@ -42,7 +47,8 @@ export function splitLines(
   const lines: SourceLine[] = [];
   const skipped: SkippedLine[] = [];
   let start = 0;
-  let line = 1;
+  let line = options.from?.line ?? 1;
+  const base = options.from?.offset ?? 0;
   while (start < buffer.length) {
     const newline = buffer.indexOf(10, start);
     const end = newline === -1 ? buffer.length : newline;
@@ -51,7 +57,7 @@ export function splitLines(
       skipped.push({
         path: options.path,
         line,
-        offset: start,
+        offset: base + start,
         reason: `line too long (${length} bytes)`,
       });
     } else if (length > 0) {
@@ -60,8 +66,8 @@ export function splitLines(
       if (text.trim() !== "") {
         lines.push(
           newline === -1
-            ? { line, offset: start, text, last: true }
-            : { line, offset: start, text },
+            ? { line, offset: base + start, text, last: true }
+            : { line, offset: base + start, text },
         );
       }
     }

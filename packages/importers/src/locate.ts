@@ -6,6 +6,7 @@ import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileStats } from "@tapedeck/session-store";
 import { NotAFileError } from "./errors";
+import { convertKeeping, type KeptConversion, keepsState } from "./kept-conversion";
 import { parseJsonDocument, readSourceBytes, splitLines } from "./lines";
 import { convertClaudeCode } from "./sources/claude-code";
 import { convertCodex } from "./sources/codex";
@@ -69,6 +70,11 @@ export interface ImportUnit {
   bytes: number;
   /** Reads and converts it; throws only when the file cannot be read at all. */
   convert(): Conversion;
+  /**
+   * {@link convert}, keeping the converter's state and what was read (`kept-conversion.ts`):
+   * Codex `.jsonl` rollouts and Claude Code transcripts without sub-agent files only.
+   */
+  convertKeeping?(): KeptConversion;
 }
 
 /** Options of {@link findUnits}. */
@@ -193,16 +199,25 @@ function fileUnit(source: ImportSource, path: string, options: FindOptions): Imp
   });
   switch (source) {
     case "claude-code": {
-      const subagentDir = join(path.replace(/\.jsonl$/, ""), "subagents");
-      const subagents = listJsonl(subagentDir);
+      const subagents = claudeSubagentFiles(path);
       return {
         path,
         bytes: bytes + subagents.reduce((sum, file) => sum + sizeOf(file), 0),
         convert: () => withSplitSkips(convertClaudeCode(lines(path), subagents.map(lines))),
+        ...(subagents.length > 0
+          ? {}
+          : { convertKeeping: () => convertKeeping(source, path, options.maxLineBytes) }),
       };
     }
     case "codex":
-      return { path, bytes, convert: () => withSplitSkips(convertCodex(lines(path))) };
+      return {
+        path,
+        bytes,
+        convert: () => withSplitSkips(convertCodex(lines(path))),
+        ...(keepsState(source, path)
+          ? { convertKeeping: () => convertKeeping(source, path, options.maxLineBytes) }
+          : {}),
+      };
     case "pi":
       return { path, bytes, convert: () => withSplitSkips(convertPi(lines(path))) };
     case "tapedeck":
@@ -268,6 +283,11 @@ function storageUnit(storage: string, sessionFile: string): ImportUnit {
       return { ...conversion, skipped: [...skipped, ...conversion.skipped] };
     },
   };
+}
+
+/** A Claude Code transcript's sub-agent files (`<id>/subagents/*.jsonl`), sorted. */
+export function claudeSubagentFiles(transcript: string): string[] {
+  return listJsonl(join(transcript.replace(/\.jsonl$/, ""), "subagents"));
 }
 
 function listJsonl(directory: string): string[] {
