@@ -1,4 +1,5 @@
 import type * as fs from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -14,6 +15,8 @@ type Step =
   | { kind: "line"; hash: string; blobWritten: boolean; blobSynced: boolean };
 const steps: Step[] = [];
 const blobPathOf = { home: "" };
+/** When set, fsyncs of blob files fail with EIO (a disk that lost the write). */
+const failBlobSync = { on: false };
 
 function rawBlobPath(hash: string): string {
   return `${blobPathOf.home}/blobs/sha256/${hash.slice(0, 2)}/${hash.slice(2)}`;
@@ -67,6 +70,9 @@ vi.mock("node:fs", async (importOriginal) => {
     )(path, ...rest);
     const sync = handle.sync.bind(handle);
     handle.sync = async () => {
+      if (failBlobSync.on && String(path).includes("/blobs/sha256/")) {
+        throw Object.assign(new Error("EIO: i/o error, fsync"), { code: "EIO", errno: -5 });
+      }
       await sync();
       record(String(path));
     };
@@ -94,6 +100,7 @@ beforeEach(() => {
   temp = tempDirectory();
   blobPathOf.home = temp.home;
   steps.length = 0;
+  failBlobSync.on = false;
 });
 afterEach(() => temp.cleanup());
 
@@ -168,6 +175,21 @@ describe("blob durability", () => {
     const logSync = fsyncIndex(store.pathOf(sessionId));
     expect(fsyncIndex(rawBlobPath(hash))).toBeGreaterThan(-1);
     expect(fsyncIndex(rawBlobPath(hash))).toBeLessThan(logSync);
+    await writer.close();
+  });
+
+  it('"turn": a blob fsync that fails is the turn end\'s error, and the log is not fsynced after it', async () => {
+    const store = createSessionStore({ home: temp.home, blobThreshold: 1000 });
+    const { sessionId } = await store.create({ cwd: temp.root });
+    const run = drafts(uuidv7());
+    const writer = await store.openWriter(sessionId);
+    failBlobSync.on = true;
+    await writer.append([run.start(), run.user("y".repeat(5000))]);
+    steps.length = 0;
+    await expect(writer.append([run.end()])).rejects.toThrow(/i\/o error|EIO|disk/i);
+    expect(fsyncIndex(store.pathOf(sessionId))).toBe(-1);
+    // The turn/end line was cut back off: the turn stays unfinished on disk.
+    expect(readFileSync(store.pathOf(sessionId), "utf8")).not.toContain("turn/end");
     await writer.close();
   });
 
