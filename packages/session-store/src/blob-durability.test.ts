@@ -209,13 +209,38 @@ describe("blob durability", () => {
     await writer.close();
   });
 
-  it("a new log's seed blobs are fsynced before the log is created", async () => {
+  it("a new log's seed blobs (file, folder, new folders' parents) are fsynced before the log is created", async () => {
     const store = createSessionStore({ home: temp.home, blobThreshold: 1000 });
     const run = drafts(uuidv7());
-    await store.create({ cwd: temp.root, seed: [run.system("z".repeat(5000))] });
-    const blobs = steps.filter(
-      (step) => step.kind === "fsync" && step.path.includes("/blobs/sha256/"),
+    const { sessionId } = await store.create({
+      cwd: temp.root,
+      seed: [run.system("z".repeat(5000))],
+    });
+    const line = readFileSync(store.pathOf(sessionId), "utf8").split("\n")[1]!;
+    const blob = rawBlobPath(/"blob":"([0-9a-f]{64})"/.exec(line)![1]!);
+    const logSync = steps.findIndex(
+      (step) => step.kind === "fsync" && step.path.includes(`${temp.home}/sessions`),
     );
-    expect(blobs.length).toBeGreaterThanOrEqual(2);
+    for (const path of [blob, dirname(blob), dirname(dirname(blob)), `${temp.home}/blobs`]) {
+      expect(fsyncIndex(path), path).toBeGreaterThan(-1);
+      expect(fsyncIndex(path), path).toBeLessThan(logSync);
+    }
+  });
+
+  it("an import's blobs (written unsynced) and their new folders are fsynced by syncLogs", async () => {
+    const store = createSessionStore({ home: temp.home, blobThreshold: 1000 });
+    const run = drafts(uuidv7());
+    const { sessionId } = await store.create({
+      cwd: temp.root,
+      seed: [run.system("w".repeat(5000))],
+      durable: false,
+    });
+    expect(fsyncIndex(`${temp.home}/blobs`)).toBe(-1);
+    await store.syncLogs([sessionId]);
+    const line = readFileSync(store.pathOf(sessionId), "utf8").split("\n")[1]!;
+    const blob = rawBlobPath(/"blob":"([0-9a-f]{64})"/.exec(line)![1]!);
+    for (const path of [blob, dirname(blob), dirname(dirname(blob)), `${temp.home}/blobs`]) {
+      expect(fsyncIndex(path), path).toBeGreaterThan(-1);
+    }
   });
 });

@@ -100,6 +100,8 @@ export class BlobStore {
   private readonly dir: string;
   /** Blobs written without fsync (an import's), fsynced by {@link flush} before its logs are. */
   private readonly unsynced = new Set<string>();
+  /** Parents of the folders made for {@link unsynced} blobs (each a new entry of its parent). */
+  private readonly unsyncedFolders = new Set<string>();
 
   constructor(home: string) {
     this.root = join(home, "blobs");
@@ -150,11 +152,13 @@ export class BlobStore {
     const durable = options.durable !== false;
     const path = options.compressed === true ? this.pathOf(hash) : this.rawPathOf(hash);
     this.guard(path, () => {
-      makeDirectories(dirname(path));
+      // A folder made here is a new entry of its parent: fsynced with the blob's own folder.
+      const parents = makeFolders(dirname(path), this.root).map((made) => dirname(made));
       const temp = tempPathIn(dirname(path), "blob");
       writeTemp(temp, options.compressed === true ? compressBytes(data) : data, durable);
       fs.renameSync(temp, path);
-      if (durable) fsyncDirectory(dirname(path));
+      if (durable) for (const folder of [dirname(path), ...parents]) fsyncDirectory(folder);
+      else for (const folder of parents) this.unsyncedFolders.add(folder);
     });
     if (!durable) this.unsynced.add(path);
     return hash;
@@ -269,7 +273,7 @@ export class BlobStore {
   /** Fsyncs the blobs written without fsync since the last call, and their folders. */
   flush(): void {
     if (this.unsynced.size === 0) return;
-    const folders = new Set<string>();
+    const folders = new Set<string>(this.unsyncedFolders);
     for (const path of this.unsynced) {
       let fd: number;
       try {
@@ -288,6 +292,7 @@ export class BlobStore {
     }
     for (const folder of folders) fsyncDirectory(folder);
     this.unsynced.clear();
+    this.unsyncedFolders.clear();
   }
 
   /** Runs a write of blob file `path`; a full disk is one sentence naming the blob, as for a log. */
