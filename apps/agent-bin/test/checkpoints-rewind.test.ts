@@ -309,6 +309,45 @@ describe("checkpoints and rewind over the real binary", () => {
   it("kill -9 while a rewind writes its temp files: files old or new, the undo sweeps the temps", async () => {
     await killDuringRewind((state) => state.temps > 0);
   });
+  it("one turn of many commands (the run's file-system watcher answering): each checkpoint names what its command changed", async () => {
+    const commands = [
+      // the watcher is ready by the end of this one: from its checkpoint on, git is told
+      // only what changed
+      "sleep 0.5",
+      "sed -i s/tracked/edited/ tracked.txt",
+      "mkdir -p pkg/deep && echo nested > pkg/deep/new.txt",
+      "echo more >> pkg/deep/new.txt && chmod +x run.sh",
+      "rm tracked.txt && mv move.txt moved.txt",
+      "mv pkg lib",
+      "printf '' > .gitignore",
+    ];
+    let script = agentScript().user("many");
+    for (const command of commands) {
+      script = script.toolCall("run_command", { command }).toolResult("exit code 0\n");
+    }
+    const context = await cliContext(script.text("done").end().build(), { match: "off" });
+    makeRepo(context.workspace.cwd);
+    expect((await context.cli(["run", "--approve", "many"])).code).toBe(0);
+    const [sessionId = ""] = await context.logs.sessionIds();
+    const lines = (await context.logs.lines(sessionId)) as LogLine[];
+    const changed = lines
+      .filter((line) => line.type === "function_call_output")
+      .map((line) =>
+        (line.checkpoint?.changed ?? [])
+          .map((change) => [change.change, change.path, change.from].filter(Boolean).join(" "))
+          .sort(),
+      );
+    expect(changed).toEqual([
+      [],
+      ["modified tracked.txt"],
+      ["added pkg/deep/new.txt"],
+      ["mode run.sh", "modified pkg/deep/new.txt"],
+      ["deleted tracked.txt", "renamed moved.txt move.txt"],
+      ["renamed lib/deep/new.txt pkg/deep/new.txt"],
+      ["added debug.log", "modified .gitignore"],
+    ]);
+  });
+
   it("TAPEDECK_CHECKPOINTS=off records no checkpoint", async () => {
     const context = await cliContext(twoTurns(), {
       match: "off",

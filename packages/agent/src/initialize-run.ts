@@ -191,6 +191,7 @@ export async function initializeRun(options: InitializeRunOptions): Promise<Init
     written.push(...(await writer.append(drafts)));
   } catch (error) {
     await writer.close();
+    await checkpoints?.close();
     throw error;
   }
   return {

@@ -11,6 +11,11 @@ export interface WorkspaceCheckpointer {
    * parent, and what `changed` compares with).
    */
   take(sessionId: string, previous: string | undefined): Promise<CheckpointRecord>;
+  /**
+   * The run is over: releases what the checkpointer holds (the host's file-system watcher). Never
+   * throws; `take` is not called after.
+   */
+  close(): Promise<void>;
 }
 
 /** The id of the latest checkpoint taken in `events` (turn/start or tool output), if any. */
@@ -53,5 +58,11 @@ export class RunCheckpoints {
     });
     this.queue = run;
     return run;
+  }
+
+  /** After the checkpoints taken so far: releases the checkpointer (the run is over). */
+  async close(): Promise<void> {
+    await this.queue;
+    await this.checkpointer.close().catch(() => undefined);
   }
 }

@@ -365,7 +365,12 @@ export async function runTurn(options: RunTurnOptions): Promise<RunResult> {
       };
     }
   }
-  await endTurn(context, status, total, failure);
+  try {
+    await endTurn(context, status, total, failure);
+  } finally {
+    // The run's file-system watcher (if any) goes with the run.
+    await run.checkpoints?.close();
+  }
   return {
     runId,
     sessionId,

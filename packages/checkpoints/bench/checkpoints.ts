@@ -1,7 +1,9 @@
 /**
  * `pnpm bench` for @tapedeck/checkpoints, paired in one run:
  * - a turn's checkpoint (≤ 10 files changed) on a generated repository and on this one, p50,
- *   against `git add -A && git write-tree` into a temporary index on the same tree;
+ *   against `git add -A && git write-tree` into a temporary index on the same tree; on the
+ *   generated one also with the file-system monitor (a second store on the same files, in the
+ *   same rounds), p50 and p90, its set-up time and watch count apart;
  * - disk per checkpoint against the changed files' compressed (zlib) bytes;
  * - a rewind (plan + restore) of 100 changed files.
  *
@@ -115,11 +117,17 @@ function pairedRatio(engine: readonly number[], baseline: readonly number[]): nu
  * Paired rounds on one repository: each round changes 10 files, takes a checkpoint, then runs
  * the baseline on the same files, so both see the same load.
  */
-async function measureRepo(label: string, root: string, objects: string | undefined) {
+async function measureRepo(
+  label: string,
+  root: string,
+  objects: string | undefined,
+  withMonitor = false,
+) {
   const home = path.join(tmp, `home-${label}`);
   const store = await openCheckpointStore({ home, cwd: root });
   const ref = "refs/tapedeck/sessions/bench";
   let previous = (await store.take({ ref })).id;
+  const monitored = withMonitor ? await openMonitored(label, root) : undefined;
   const files = trackedFiles(root);
   const scratch = path.join(tmp, `scratch-${label}`);
   git(tmp, ["init", "-q", "--bare", scratch]);
@@ -138,14 +146,67 @@ async function measureRepo(label: string, root: string, objects: string | undefi
         previous = (await store.take({ ref, previous })).id;
       }),
     );
+    if (monitored !== undefined) await monitored.turn();
     baseline.push(await time(() => baselineSnapshot(root, scratch, objects)));
   }
+  const monitoredReport = monitored?.report();
+  await monitored?.store.close();
   gc();
   const packed = folderBytes(objectsDir) - packedBefore;
   const paired = pairedRatio(engine, baseline);
   engine.sort((a, b) => a - b);
   baseline.sort((a, b) => a - b);
-  return { store, previous, engine, baseline, paired, packed, compressed, files };
+  return {
+    store,
+    previous,
+    engine,
+    baseline,
+    paired,
+    packed,
+    compressed,
+    files,
+    monitored: monitoredReport,
+  };
+}
+
+/**
+ * A second store on the same workspace with the file-system monitor: opened, its watcher's set-up
+ * timed, two checkpoints taken (the first before the watcher is ready, the second hands git its
+ * first token); then one checkpoint a round, timed, with how git was answered.
+ */
+async function openMonitored(label: string, root: string) {
+  const store = await openCheckpointStore({
+    home: path.join(tmp, `home-${label}-monitored`),
+    cwd: root,
+    monitor: true,
+  });
+  const monitor = store.monitor;
+  if (monitor === undefined) throw new Error("no monitor");
+  const ref = "refs/tapedeck/sessions/bench";
+  let previous = (await store.take({ ref })).id;
+  await monitor.whenReady();
+  previous = (await store.take({ ref, previous })).id;
+  const turns: number[] = [];
+  let listed = 0;
+  return {
+    store,
+    async turn() {
+      turns.push(
+        await time(async () => {
+          previous = (await store.take({ ref, previous })).id;
+        }),
+      );
+      if (monitor.lastAnswer?.everything === false) listed += 1;
+    },
+    report() {
+      return {
+        turns: [...turns].sort((a, b) => a - b),
+        listed,
+        setupMs: monitor.setupMs ?? Number.NaN,
+        watches: monitor.watchCount,
+      };
+    },
+  };
 }
 
 /**
@@ -171,6 +232,40 @@ async function measureSteadyDisk(root: string, files: readonly string[]) {
   };
 }
 
+/** The monitored store's rows: turns p50 and p90, then its set-up apart. */
+function monitoredRows(
+  size: string,
+  monitored: { turns: number[]; listed: number; setupMs: number; watches: number },
+  baseline: number[],
+): BenchRow[] {
+  const answered = `${monitored.listed}/${monitored.turns.length} answered from the watcher`;
+  return [
+    {
+      name: `checkpoint with file-system monitor, ${size}-file repo (p50; ${answered})`,
+      value: percentile(monitored.turns, 50),
+      unit: "ms",
+      better: "lower",
+      baseline: percentile(baseline, 50),
+      baselineName: "git add -A && git write-tree, temporary index",
+      goal: "≤ 50 ms, faster than baseline",
+    },
+    {
+      name: `checkpoint with file-system monitor, ${size}-file repo (p90)`,
+      value: percentile(monitored.turns, 90),
+      unit: "ms",
+      better: "lower",
+      baseline: percentile(baseline, 90),
+      baselineName: "git add -A && git write-tree, temporary index",
+    },
+    {
+      name: `file-system monitor set-up (walk + ${monitored.watches} watches), once per run`,
+      value: monitored.setupMs,
+      unit: "ms",
+      better: "lower",
+    },
+  ];
+}
+
 /** The paired ratio as a row of its own (the p50 rows' ratio compares two separate medians). */
 function pairedRow(where: string, paired: number): BenchRow {
   return {
@@ -185,9 +280,15 @@ function pairedRow(where: string, paired: number): BenchRow {
 async function main(): Promise<void> {
   const rows: BenchRow[] = [];
   const generated = generateRepo(FILES);
-  const gen = await measureRepo("generated", generated, path.join(generated, ".git", "objects"));
+  const gen = await measureRepo(
+    "generated",
+    generated,
+    path.join(generated, ".git", "objects"),
+    true,
+  );
+  const size = FILES.toLocaleString("en-US");
   rows.push({
-    name: `checkpoint, ≤ 10 files changed, ${FILES.toLocaleString("en-US")}-file repo (p50)`,
+    name: `checkpoint, ≤ 10 files changed, ${size}-file repo (p50)`,
     value: percentile(gen.engine, 50),
     unit: "ms",
     better: "lower",
@@ -195,7 +296,8 @@ async function main(): Promise<void> {
     baselineName: "git add -A && git write-tree, temporary index",
     goal: "≤ 50 ms, faster than baseline",
   });
-  rows.push(pairedRow(`${FILES.toLocaleString("en-US")}-file repo`, gen.paired));
+  rows.push(pairedRow(`${size}-file repo`, gen.paired));
+  if (gen.monitored !== undefined) rows.push(...monitoredRows(size, gen.monitored, gen.baseline));
   const steady = await measureSteadyDisk(generated, gen.files);
   rows.push({
     name: `disk per checkpoint (10 files changed), as stored over ${DISK_RUNS} (packed as it goes)`,

@@ -3,6 +3,7 @@ import { copyFile, lstat, mkdir, readFile, rename, rm, writeFile } from "node:fs
 import path from "node:path";
 import type { CheckpointChange, CheckpointRecord } from "@tapedeck/session";
 import { CheckpointError } from "./errors";
+import { FsMonitor, type FsMonitorOptions, type MonitorAnswer } from "./fs-monitor";
 import { type GitPlace, runGit } from "./git";
 import { keepBorrowedObjects } from "./keep-borrowed";
 import { listChanged, pointHead } from "./list-changed";
@@ -35,6 +36,12 @@ export interface OpenCheckpointStoreOptions {
   maxFileBytes?: number;
   /** Default {@link DEFAULT_MAX_FILES}. */
   maxFiles?: number;
+  /**
+   * Watch the workspace (inotify) so each checkpoint's `git status` looks only at what changed
+   * (`fs-monitor.ts`); `true` or the monitor's options. For a process that takes several
+   * checkpoints (a run); call {@link CheckpointStore.close} when done. Default: no monitor.
+   */
+  monitor?: boolean | FsMonitorOptions;
 }
 
 /** A checkpoint just taken. */
@@ -90,6 +97,8 @@ export class CheckpointStore {
   private queue: Promise<unknown> = Promise.resolve();
   /** Trees of checkpoints this process took or looked up (ids never change meaning). */
   private readonly trees = new Map<string, string>();
+  /** The file-system monitor, when {@link OpenCheckpointStoreOptions.monitor} asked for one. */
+  monitor: FsMonitor | undefined;
 
   /** Use {@link openCheckpointStore}. */
   constructor(
@@ -145,13 +154,39 @@ export class CheckpointStore {
     });
   }
 
+  /** Stops the file-system monitor, if any (the store stays usable, unmonitored). */
+  async close(): Promise<void> {
+    const monitor = this.monitor;
+    this.monitor = undefined;
+    await this.serialize(async () => monitor?.close());
+  }
+
   private async takeNow(
     options: { ref: string; previous?: string },
     compare: readonly { tree: string; reverse: boolean }[],
   ): Promise<{ taken: TakenCheckpoint; compared: TreeChange[][] }> {
+    const monitor = this.monitor;
+    // The monitor's list, when it can vouch for it; otherwise git checks every file.
+    const answer: MonitorAnswer | undefined = await monitor?.changedSince().catch(() => undefined);
+    let succeeded = false;
+    try {
+      const only = answer?.everything === false ? answer.paths : undefined;
+      const taken = await this.takeListed(options, compare, only);
+      succeeded = true;
+      return taken;
+    } finally {
+      await monitor?.settle(succeeded);
+    }
+  }
+
+  private async takeListed(
+    options: { ref: string; previous?: string },
+    compare: readonly { tree: string; reverse: boolean }[],
+    only: readonly string[] | undefined,
+  ): Promise<{ taken: TakenCheckpoint; compared: TreeChange[][] }> {
     // The parent's tree is looked up while git lists the workspace.
     const [listed, previousTree] = await Promise.all([
-      listChanged(this.place),
+      listChanged(this.place, only),
       options.previous === undefined ? undefined : this.treeOf(options.previous),
     ]);
     const previous = previousTree === undefined ? undefined : options.previous;
@@ -316,6 +351,13 @@ export async function openCheckpointStore(
     await seedIndex(store, workspace.userIndex);
   }
   await syncPrivateSettings(store, options.home);
+  if (options.monitor !== undefined && options.monitor !== false) {
+    store.monitor = await FsMonitor.start(
+      store.place,
+      dir,
+      options.monitor === true ? {} : options.monitor,
+    );
+  }
   return store;
 }
 

@@ -10,6 +10,7 @@ export {
 } from "./checkpoint-store";
 export { CheckpointError } from "./errors";
 export { type CheckpointFile, DEFAULT_MAX_SHOWN_BYTES, fileAt } from "./file-at";
+export type { FsMonitor, FsMonitorOptions, MonitorAnswer } from "./fs-monitor";
 export { checkpointAt, type LoggedCheckpoint, loggedCheckpoints } from "./log-checkpoints";
 export { RESTORE_TEMP_SUFFIX, type RestoreResult } from "./restore-files";
 export {

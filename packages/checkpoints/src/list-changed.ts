@@ -56,11 +56,17 @@ export function parseStatus(output: Buffer): string[] {
  * (`core.untrackedCache`: only folders whose mtime moved are read again), which it keeps in the
  * private index (the only optional lock we allow: its own index). The store's `HEAD` names the
  * last checkpoint (see {@link pointHead}), so the index-to-`HEAD` half of `status` is nearly free.
+ *
+ * `only`: the paths a file-system monitor saw change (`fs-monitor.ts`), given as literal
+ * pathspecs (a folder stands for everything under it): git then `lstat`s and reads only those
+ * (the untracked cache is not used with a pathspec). An empty list runs no process.
  */
-export async function listChanged(place: GitPlace): Promise<string[]> {
+export async function listChanged(place: GitPlace, only?: readonly string[]): Promise<string[]> {
+  if (only !== undefined && only.length === 0) return [];
   const result = await runGit(
     place,
     [
+      "--literal-pathspecs",
       "-c",
       "status.showUntrackedFiles=all",
       "-c",
@@ -71,6 +77,7 @@ export async function listChanged(place: GitPlace): Promise<string[]> {
       "--no-renames",
       "--ignore-submodules=all",
       "--untracked-files=all",
+      ...(only === undefined ? [] : ["--", ...only]),
     ],
     { optionalLocks: true },
   );

@@ -397,6 +397,7 @@ export async function startRun(host: RunHost, options: StartRunOptions): Promise
       .append([{ type: "goal/set", runId: initialized.runId, goal }])
       .catch(async (error: unknown) => {
         await initialized.writer.close();
+        await initialized.checkpoints?.close();
         throw error;
       });
   }
@@ -404,6 +405,7 @@ export async function startRun(host: RunHost, options: StartRunOptions): Promise
   const mcpPlan = await serversOfRun(initialized, options.mcpServers, mcp).catch(
     async (error: unknown) => {
       await initialized.writer.close();
+      await initialized.checkpoints?.close();
       throw error;
     },
   );

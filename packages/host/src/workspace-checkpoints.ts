@@ -20,6 +20,15 @@ export function checkpointsEnabled(env: Record<string, string | undefined>): boo
   return !(value === "off" || value === "0" || value === "false" || value === "no");
 }
 
+/**
+ * True unless `TAPEDECK_CHECKPOINT_MONITOR` is `off` (also `0`, `false`, `no`): a run watches its
+ * workspace so each checkpoint looks only at what changed (`@tapedeck/checkpoints`, fs-monitor).
+ */
+export function checkpointMonitorEnabled(env: Record<string, string | undefined>): boolean {
+  const value = env.TAPEDECK_CHECKPOINT_MONITOR?.trim().toLowerCase();
+  return !(value === "off" || value === "0" || value === "false" || value === "no");
+}
+
 /** `TAPEDECK_CHECKPOINT_MAX_BYTES`: the per-file size limit, when set to a positive integer. */
 function maxFileBytes(env: Record<string, string | undefined>): number | undefined {
   const value = Number(env.TAPEDECK_CHECKPOINT_MAX_BYTES);
@@ -27,9 +36,10 @@ function maxFileBytes(env: Record<string, string | undefined>): number | undefin
 }
 
 /**
- * The checkpointer of runs working in `cwd`, or undefined when checkpoints are off. It opens the
- * workspace's store on first use; every failure becomes a record with `skipped` (a turn never
- * fails for a checkpoint).
+ * The checkpointer of a run working in `cwd`, or undefined when checkpoints are off. It opens the
+ * workspace's store on first use, with a file-system monitor (unless `TAPEDECK_CHECKPOINT_MONITOR`
+ * is off) that `close` stops at the end of the run; every failure becomes a record with `skipped`
+ * (a turn never fails for a checkpoint).
  */
 export function workspaceCheckpointer(
   home: string,
@@ -38,14 +48,18 @@ export function workspaceCheckpointer(
 ): WorkspaceCheckpointer | undefined {
   if (!checkpointsEnabled(env)) return undefined;
   let opened: Promise<CheckpointStore> | undefined;
+  let closed = false;
   const limit = maxFileBytes(env);
+  const monitor = checkpointMonitorEnabled(env);
   return {
     async take(sessionId, previous): Promise<CheckpointRecord> {
       try {
+        if (closed) throw new Error("the run's checkpoints are closed");
         opened ??= openCheckpointStore({
           home,
           cwd,
           ...(limit === undefined ? {} : { maxFileBytes: limit }),
+          monitor,
         });
         const store = await opened;
         // A previous id this store lacks (a log from another machine) gives a first checkpoint.
@@ -55,9 +69,17 @@ export function workspaceCheckpointer(
         });
         return checkpointRecordOf(taken);
       } catch (error) {
+        const failed = opened;
         opened = undefined;
+        await failed?.then((store) => store.close()).catch(() => undefined);
         return { changed: [], skipped: (error as Error).message ?? String(error) };
       }
+    },
+    async close(): Promise<void> {
+      closed = true;
+      const store = opened;
+      opened = undefined;
+      await store?.then((open) => open.close()).catch(() => undefined);
     },
   };
 }

@@ -1,0 +1,214 @@
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { gitRepo, testTempDir } from "@tapedeck/test-temp";
+import { afterEach, describe, expect, it } from "vitest";
+import { type CheckpointStore, openCheckpointStore } from "./checkpoint-store";
+import type { FsMonitorOptions } from "./fs-monitor";
+import { runGit } from "./git";
+
+const REF = "refs/tapedeck/sessions/monitored";
+const opened: CheckpointStore[] = [];
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+});
+
+/**
+ * A repository with a tracked file in nested folders and an ignored `build/`, a store watching
+ * it, and its first two checkpoints taken (the second once the watcher is ready: from then on
+ * checkpoints are answered from the watcher's list).
+ */
+async function monitored(options: FsMonitorOptions = {}) {
+  const base = testTempDir();
+  const root = path.join(base, "repo");
+  mkdirSync(path.join(root, "src", "deep"), { recursive: true });
+  gitRepo(root, {
+    "a.txt": "alpha\n",
+    "run.sh": "echo hi\n",
+    "gone.txt": "to be deleted\n",
+    "src/deep/one.ts": "export const one = 1;\n",
+    "src/deep/two.ts": "export const two = 2;\n",
+    ".gitignore": "build/\n*.log\n",
+  });
+  mkdirSync(path.join(root, "build"));
+  writeFileSync(path.join(root, "build", "out.txt"), "built\n");
+  const store = await openCheckpointStore({
+    home: path.join(base, "home"),
+    cwd: root,
+    monitor: options,
+  });
+  opened.push(store);
+  const monitor = store.monitor;
+  if (monitor === undefined) throw new Error("no monitor");
+  let previous = (await store.take({ ref: REF })).id;
+  await monitor.whenReady();
+  previous = (await store.take({ ref: REF, previous })).id;
+  /** Takes the next checkpoint: its changes as `change path [from]`, sorted. */
+  const next = async () => {
+    const taken = await store.take({ ref: REF, previous });
+    previous = taken.id;
+    const changes = taken.changes
+      .map((change) => [change.change, change.path, change.from].filter(Boolean).join(" "))
+      .sort();
+    const answer = monitor.lastAnswer?.everything === false ? "listed" : "everything";
+    return { changes, answer, id: taken.id };
+  };
+  return { root, store, monitor, next };
+}
+
+/** The blob id git would give `content`. */
+function blobOf(content: string): string {
+  return execFileSync("git", ["hash-object", "--stdin"], { input: content }).toString().trim();
+}
+
+describe("FsMonitor (checkpoints answered from inotify)", () => {
+  it("answers from its list once ready, and a quiet turn records nothing", async () => {
+    const { monitor, next } = await monitored();
+    expect(monitor.watchCount).toBe(3); // the root, src, src/deep (not .git, not build/)
+    expect(await next()).toEqual(expect.objectContaining({ changes: [], answer: "listed" }));
+  });
+
+  it("sees a sed -i edit, a delete, a chmod and a rename of a file", async () => {
+    const { root, next } = await monitored();
+    execFileSync("sed", ["-i", "s/one = 1/one = 11/", path.join(root, "src/deep/one.ts")]);
+    rmSync(path.join(root, "gone.txt"));
+    chmodSync(path.join(root, "run.sh"), 0o755);
+    renameSync(path.join(root, "a.txt"), path.join(root, "b.txt"));
+    expect(await next()).toEqual(
+      expect.objectContaining({
+        answer: "listed",
+        changes: [
+          "deleted gone.txt",
+          "mode run.sh",
+          "modified src/deep/one.ts",
+          "renamed b.txt a.txt",
+        ],
+      }),
+    );
+  });
+
+  it("sees a new file in a new nested folder, then an edit inside it", async () => {
+    const { root, next } = await monitored();
+    mkdirSync(path.join(root, "pkg/new/nested"), { recursive: true });
+    writeFileSync(path.join(root, "pkg/new/nested/file.ts"), "first\n");
+    expect((await next()).changes).toEqual(["added pkg/new/nested/file.ts"]);
+    // the new folders are watched now: an edit inside is on the list
+    writeFileSync(path.join(root, "pkg/new/nested/file.ts"), "second\n");
+    writeFileSync(path.join(root, "pkg/new/nested/more.ts"), "more\n");
+    expect(await next()).toEqual(
+      expect.objectContaining({
+        answer: "listed",
+        changes: ["added pkg/new/nested/more.ts", "modified pkg/new/nested/file.ts"],
+      }),
+    );
+  });
+
+  it("sees a folder renamed and a folder deleted and made again with other files", async () => {
+    const { root, next } = await monitored();
+    renameSync(path.join(root, "src"), path.join(root, "lib"));
+    const moved = await next();
+    expect(moved.changes).toEqual([
+      "renamed lib/deep/one.ts src/deep/one.ts",
+      "renamed lib/deep/two.ts src/deep/two.ts",
+    ]);
+    rmSync(path.join(root, "lib"), { recursive: true });
+    mkdirSync(path.join(root, "lib/deep"), { recursive: true });
+    writeFileSync(path.join(root, "lib/deep/three.ts"), "three\n");
+    expect((await next()).changes).toEqual([
+      "added lib/deep/three.ts",
+      "deleted lib/deep/one.ts",
+      "deleted lib/deep/two.ts",
+    ]);
+    // the folder made again is watched under its name
+    writeFileSync(path.join(root, "lib/deep/three.ts"), "three, edited\n");
+    expect(await next()).toEqual(
+      expect.objectContaining({ answer: "listed", changes: ["modified lib/deep/three.ts"] }),
+    );
+  });
+
+  it("a .gitignore edit that un-ignores a folder records it, and watches it from then on", async () => {
+    const { root, next } = await monitored();
+    execFileSync("sed", ["-i", "/^build\\/$/d", path.join(root, ".gitignore")]);
+    const unignored = await next();
+    expect(unignored.answer).toBe("everything");
+    expect(unignored.changes).toEqual(["added build/out.txt", "modified .gitignore"]);
+    writeFileSync(path.join(root, "build", "out.txt"), "built again\n");
+    expect(await next()).toEqual(
+      expect.objectContaining({ answer: "listed", changes: ["modified build/out.txt"] }),
+    );
+  });
+
+  it("a burst of events as large as the kernel queue makes git check everything", async () => {
+    const { root, next } = await monitored({ queueLimit: 5 });
+    for (let index = 0; index < 12; index += 1) {
+      writeFileSync(path.join(root, `burst-${String(index).padStart(2, "0")}.txt`), `${index}\n`);
+    }
+    const burst = await next();
+    expect(burst.answer).toBe("everything");
+    expect(burst.changes).toEqual(
+      Array.from({ length: 12 }, (_, index) => `added burst-${String(index).padStart(2, "0")}.txt`),
+    );
+    // the next interval is trusted again
+    writeFileSync(path.join(root, "burst-00.txt"), "changed\n");
+    expect(await next()).toEqual(
+      expect.objectContaining({ answer: "listed", changes: ["modified burst-00.txt"] }),
+    );
+  });
+
+  it("a change made while git runs is recorded by the next checkpoint", async () => {
+    const { root, store, monitor, next } = await monitored();
+    writeFileSync(path.join(root, "a.txt"), "before git runs\n");
+    const file = path.join(root, "src/deep/two.ts");
+    // Once the list is handed over, git runs: the file changes then, off this checkpoint's list.
+    const handOver = monitor.changedSince.bind(monitor);
+    monitor.changedSince = async () => {
+      const answer = await handOver();
+      writeFileSync(file, "while git runs\n");
+      monitor.changedSince = handOver;
+      return answer;
+    };
+    expect((await next()).changes).toEqual(["modified a.txt"]);
+    const after = await next();
+    expect(after).toEqual(
+      expect.objectContaining({ answer: "listed", changes: ["modified src/deep/two.ts"] }),
+    );
+    const recorded = await runGit(store.place, ["rev-parse", `${after.id}:src/deep/two.ts`], {
+      bare: true,
+    });
+    expect(recorded.stdout.toString().trim()).toBe(blobOf("while git runs\n"));
+  });
+
+  it("after another process wrote the private index, or while one watches too, git checks everything", async () => {
+    const { root, store, next } = await monitored();
+    const home = path.dirname(path.dirname(store.dir));
+    // another process's checkpoint (no monitor) writes the private index
+    const other = await openCheckpointStore({ home, cwd: root });
+    writeFileSync(path.join(root, "a.txt"), "changed, recorded by the other\n");
+    await other.take({ ref: "refs/tapedeck/sessions/other" });
+    writeFileSync(path.join(root, "run.sh"), "echo changed\n");
+    const afterOther = await next();
+    expect(afterOther.answer).toBe("everything");
+    expect(afterOther.changes).toEqual(["modified a.txt", "modified run.sh"]);
+    expect(await next()).toEqual(expect.objectContaining({ answer: "listed", changes: [] }));
+    // a second watcher of the same workspace (another run): neither trusts its own list
+    const second = await openCheckpointStore({ home, cwd: root, monitor: true });
+    opened.push(second);
+    writeFileSync(path.join(root, "a.txt"), "changed again\n");
+    expect(await next()).toEqual(
+      expect.objectContaining({ answer: "everything", changes: ["modified a.txt"] }),
+    );
+    await second.close();
+    await next();
+    expect((await next()).answer).toBe("listed");
+  });
+
+  it("closing removes its files and stops answering", async () => {
+    const { store, monitor } = await monitored();
+    const folder = path.join(store.dir, "monitors");
+    expect(readdirSync(folder)).toHaveLength(1);
+    await store.close();
+    expect(readdirSync(folder)).toEqual([]);
+    expect(monitor.watchCount).toBe(0);
+  });
+});
