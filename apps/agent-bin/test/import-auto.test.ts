@@ -104,4 +104,49 @@ describe("continuous import", () => {
     expect(watched.stdout).toContain("sessions: 1 created, 0 appended, 0 forked, 0 unchanged");
     expect(watched.stdout).toContain("sessions: 0 created, 1 appended, 0 forked, 0 unchanged");
   });
+
+  it("a watched Codex rollout that grows is appended from where the last look stopped: the log a whole import writes", async () => {
+    const { workspace, cli } = await cliContext();
+    const folder = path.join(workspace.root, ".codex", "sessions");
+    cpSync(path.join(samples, "codex"), folder, { recursive: true });
+    const file = readdirSync(folder, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => path.join(entry.parentPath, entry.name))[0]!;
+    const reply = (second: number, text: string) =>
+      `${JSON.stringify({
+        timestamp: `2025-12-28T12:22:0${second}.000Z`,
+        type: "response_item",
+        payload: { type: "message", role: "assistant", content: [{ type: "output_text", text }] },
+      })}\n`;
+    let looks = 0;
+    const watched = await cli(["import", "--watch", "--interval", "0.2"], undefined, {
+      onStdout: (stdout, child) => {
+        const seen = stdout.split("sessions:").length - 1;
+        if (seen === looks) return;
+        looks = seen;
+        // After the first look the rollout grows twice, in place; the third look stops it.
+        if (looks <= 2) appendFileSync(file, reply(looks, `part ${looks}`));
+        else child.kill("SIGINT");
+      },
+      timeoutMs: 20_000,
+    });
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(watched.stdout).toContain("sessions: 1 created, 0 appended, 0 forked, 0 unchanged");
+    expect(watched.stdout.match(/sessions: 0 created, 1 appended/gu)).toHaveLength(2);
+    // What the next look continues from: every byte of the rollout converted.
+    const records = path.join(workspace.home, "import", "grown", "codex");
+    const [record] = readdirSync(records);
+    const kept = JSON.parse(readFileSync(path.join(records, record!), "utf8"));
+    expect(kept.offset).toBe(readFileSync(file).length);
+    // The same log as a whole import of the grown file into a home of its own.
+    const whole = await cliContext();
+    const imported = await whole.cli(["import", "codex", file]);
+    expect(imported.code, imported.stderr).toBe(0);
+    const [id] = readdirSync(path.join(whole.workspace.home, "sessions")).filter((name) =>
+      name.endsWith(".jsonl"),
+    );
+    expect(readFileSync(path.join(workspace.home, "sessions", id!), "utf8")).toBe(
+      readFileSync(path.join(whole.workspace.home, "sessions", id!), "utf8"),
+    );
+  });
 });
