@@ -134,12 +134,13 @@ describe("a blob a crash cut short in the last, unfinished turn", () => {
     ]);
     const before = readFileSync(store.pathOf(sessionId));
     unlinkSync(blobOf(lines(sessionId)[output!.seq]!));
+    // One after another: each is refused on its own (and none runs beside another's repair).
     for (const attempt of [
-      store.readSession(sessionId),
-      store.resumeSession(sessionId),
-      store.repair(sessionId),
+      () => store.readSession(sessionId),
+      () => store.resumeSession(sessionId),
+      () => store.repair(sessionId),
     ]) {
-      expect(await readError(attempt)).toMatchObject({ code: "BLOB_MISSING", seq: output!.seq });
+      expect(await readError(attempt())).toMatchObject({ code: "BLOB_MISSING", seq: output!.seq });
     }
     expect(readFileSync(store.pathOf(sessionId))).toEqual(before);
   });
