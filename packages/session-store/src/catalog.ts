@@ -150,11 +150,15 @@ export function coldCatalogEntry(path: string, sessionId: string): LogEntry | nu
       modifiedMs: stat.mtimeMs,
       inode: stat.ino,
       compressed: true,
-      headerError: new EventLogCorruptError("BAD_HEADER", "the compressed log cannot be read", {
-        line: 1,
-        offset: 0,
-        sessionId,
-      }),
+      headerError: new EventLogCorruptError(
+        "COLD_LOG_CORRUPT",
+        "the compressed log's first frame cannot be read",
+        {
+          line: 1,
+          offset: 0,
+          sessionId,
+        },
+      ),
     };
   }
   const base = {

@@ -19,7 +19,7 @@ import {
   tempPathBeside,
   writeTemp,
 } from "./fs-util";
-import { compressBytes, decompressBytes, firstFrame } from "./zstd";
+import { compressBytes, decompressBytes, firstFrame, frameContentSize } from "./zstd";
 
 export { COLD_SUFFIX, coldPathOf, readColdLog };
 
@@ -33,22 +33,6 @@ export interface LogHandle {
   ): Promise<{ bytesRead: number }>;
   stat(): Promise<{ size: number }>;
   close(): Promise<void>;
-}
-
-/** A decompressed log served from memory. */
-export function memoryHandle(data: Buffer): LogHandle {
-  return {
-    async read(buffer, offset, length, position) {
-      const end = Math.min(data.length, position + length);
-      const bytesRead = Math.max(0, end - position);
-      if (bytesRead > 0) data.copy(buffer, offset, position, end);
-      return { bytesRead };
-    },
-    async stat() {
-      return { size: data.length };
-    },
-    async close() {},
-  };
 }
 
 /** Whether session `sessionId` has a log at plain path `path`, plain or compressed. */
@@ -94,7 +78,7 @@ export function coldHeader(
         const got = fs.readSync(fd, more, 0, 32, frame.end);
         bytes = Buffer.concat([bytes.subarray(0, frame.end), more.subarray(0, got)]);
       }
-      const rest = firstFrameSize(bytes.subarray(frame.end));
+      const rest = frameContentSize(bytes.subarray(frame.end));
       if (rest === undefined) return null;
       size += rest;
     }
@@ -104,22 +88,6 @@ export function coldHeader(
   } finally {
     fs.closeSync(fd);
   }
-}
-
-/** The content size in the header of the frame at the start of `data` (no block walk needed). */
-function firstFrameSize(data: Uint8Array): number | undefined {
-  // firstFrame walks the blocks too; for the size alone a header is enough, so give it a stub
-  // block after the header when the data stops there.
-  const frame = firstFrame(data);
-  if (frame !== undefined) return frame.contentSize;
-  const descriptor = data[4];
-  if (descriptor === undefined) return undefined;
-  const singleSegment = (descriptor >> 5) & 1;
-  const sizeBytes = [singleSegment ? 1 : 0, 2, 4, 8][descriptor >> 6] ?? 0;
-  const headerEnd = 5 + (singleSegment ? 0 : 1) + ([0, 1, 2, 4][descriptor & 3] ?? 0) + sizeBytes;
-  if (data.length < headerEnd) return undefined;
-  const stub = Buffer.concat([Buffer.from(data.subarray(0, headerEnd)), Buffer.from([1, 0, 0])]);
-  return firstFrame(stub)?.contentSize;
 }
 
 /** The compressed form of plain log bytes: the header line's frame, then the rest's. */

@@ -1,3 +1,4 @@
+import { EventLogCorruptError } from "@tapedeck/session/core";
 import type { LogHandle } from "./cold-log";
 
 /** One whole line of a log file (without its "\n"). */
@@ -54,12 +55,19 @@ export async function* scanLines(
   let carry: Buffer | undefined;
   let carryOffset = position;
   while (position < limit) {
-    const { bytesRead } = await handle.read(
-      buffer,
-      0,
-      Math.min(chunkSize, limit - position),
-      position,
-    );
+    let bytesRead: number;
+    try {
+      ({ bytesRead } = await handle.read(
+        buffer,
+        0,
+        Math.min(chunkSize, limit - position),
+        position,
+      ));
+    } catch (error) {
+      // A cold log's damage: at the first line not read whole.
+      if (!EventLogCorruptError.isInstance(error)) throw error;
+      throw error.withLocation({ line, offset: carry === undefined ? position : carryOffset });
+    }
     if (bytesRead === 0) break;
     const fresh = buffer.subarray(0, bytesRead);
     const data = carry === undefined ? fresh : Buffer.concat([carry, fresh]);
@@ -95,11 +103,17 @@ export function isTornTail(value: LogLine[] | TornTail): value is TornTail {
 }
 
 /**
- * Counts the "\n" bytes in `[0, end)`: the line number at a byte offset is that count plus one.
+ * Counts the "\n" bytes in `[0, end)` (the line number at a byte offset is that count plus one)
+ * and gives the byte just before `end` (a "\n" when `end` starts a line), in one pass: a cold
+ * log is decompressed once for both.
  */
-export async function countLines(handle: LogHandle, end: number): Promise<number> {
+export async function linesBefore(
+  handle: LogHandle,
+  end: number,
+): Promise<{ newlines: number; lastByte: number | undefined }> {
   const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(1 << 20, end)));
-  let count = 0;
+  let newlines = 0;
+  let lastByte: number | undefined;
   let position = 0;
   while (position < end) {
     const { bytesRead } = await handle.read(
@@ -112,12 +126,13 @@ export async function countLines(handle: LogHandle, end: number): Promise<number
     const view = buffer.subarray(0, bytesRead);
     let at = view.indexOf(newline, 0);
     while (at !== -1) {
-      count += 1;
+      newlines += 1;
       at = view.indexOf(newline, at + 1);
     }
     position += bytesRead;
+    lastByte = position === end ? view[bytesRead - 1] : undefined;
   }
-  return count;
+  return { newlines, lastByte };
 }
 
 /** The byte just before `offset` (to check that an offset starts a line), or `undefined` at 0. */

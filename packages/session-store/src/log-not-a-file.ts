@@ -2,7 +2,8 @@ import * as fs from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { basename } from "node:path";
 import { SessionNotFoundError, TapedeckError } from "@tapedeck/session";
-import { coldPathOf, type LogHandle, memoryHandle, readColdLog } from "./cold-log";
+import { coldPathOf, type LogHandle, readColdLog } from "./cold-log";
+import { coldLogHandle, openColdStream } from "./cold-stream";
 import { hasErrorCode } from "./fs-util";
 
 const marker = "tapedeck.error.LogNotAFileError";
@@ -63,9 +64,9 @@ export async function openLogFile(path: string, sessionId: string): Promise<LogH
     handle = await open(path, readFlags);
   } catch (error) {
     if (hasErrorCode(error, "ENOENT")) {
-      // A cold log: read decompressed, from memory.
-      const plain = readColdLog(coldPathOf(path));
-      if (plain !== undefined) return memoryHandle(plain);
+      // A cold log: decompressed as it is read, in chunks.
+      const cold = openColdStream(coldPathOf(path), sessionId);
+      if (cold !== undefined) return coldLogHandle(cold);
       throw new SessionNotFoundError(sessionId, { cause: error });
     }
     if (hasErrorCode(error, "ELOOP")) throw new LogNotAFileError(sessionId, path, "symbolic link");

@@ -1,7 +1,7 @@
 import { blobsBesideLog } from "./blob-store";
 import { asLogOffset } from "./catalog";
 import { InvalidOffsetError } from "./errors";
-import { byteBefore, countLines, isTornTail, scanLines } from "./line-reader";
+import { byteBefore, isTornTail, linesBefore, scanLines } from "./line-reader";
 import { openLog, parseEventOf, readHeaderOf, tornTailError } from "./log-file";
 import type { ReadEvent } from "./session-store";
 
@@ -28,18 +28,22 @@ export async function* readEvents(
     let start = headerEnd;
     let line = 2;
     if (fromOffset !== undefined && fromOffset !== 0 && fromOffset !== headerEnd) {
-      if (
-        fromOffset < headerEnd ||
-        fromOffset > size ||
-        (await byteBefore(handle, fromOffset)) !== 0x0a
-      ) {
-        throw new InvalidOffsetError(
+      const notALineStart = () =>
+        new InvalidOffsetError(
           `byte ${fromOffset} is not the start of an event line of session ${sessionId} (the log has ${size} bytes)`,
           { sessionId },
         );
+      if (fromOffset < headerEnd || fromOffset > size) throw notALineStart();
+      if (fromLine !== undefined) {
+        if ((await byteBefore(handle, fromOffset)) !== 0x0a) throw notALineStart();
+        line = fromLine;
+      } else {
+        // One pass for the count and the check (a cold log is decompressed once for both).
+        const before = await linesBefore(handle, fromOffset);
+        if (before.lastByte !== 0x0a) throw notALineStart();
+        line = before.newlines + 1;
       }
       start = fromOffset;
-      line = fromLine ?? (await countLines(handle, fromOffset)) + 1;
     }
     for await (const batch of scanLines(handle, { start, line, limit: size })) {
       if (isTornTail(batch)) {

@@ -12,8 +12,27 @@ interface ZstdModule {
   decompress(data: Uint8Array): Buffer;
 }
 
+/** A zstd streaming decompression context (`ZSTD_DCtx` through `zstd-napi`'s binding). */
+export interface DecompressionContext {
+  /**
+   * Decompresses what it can of `source` into `target`: `[hint, written, consumed]`, where a
+   * `hint` of 0 means a frame ended and is fully flushed. Throws zstd's error name on damage.
+   */
+  decompressStream(target: Uint8Array, source: Uint8Array): [number, number, number];
+  /** Abandons the frame being read (the next call starts a new one). */
+  reset(directive: number): void;
+}
+
+interface ZstdBinding {
+  DCtx: new () => DecompressionContext;
+  ResetDirective: { sessionOnly: number };
+}
+
 const moduleName = ["zstd", "napi"].join("-");
 let loaded: ZstdModule | undefined;
+let binding: ZstdBinding | undefined;
+// Free contexts for reuse: each holds zstd's window (up to a few MB), freed only by the GC.
+const idleContexts: DecompressionContext[] = [];
 
 function zstd(): ZstdModule {
   if (loaded === undefined) {
@@ -21,6 +40,30 @@ function zstd(): ZstdModule {
     loaded = createRequire(base)(moduleName) as ZstdModule;
   }
   return loaded;
+}
+
+function zstdBinding(): ZstdBinding {
+  if (binding === undefined) {
+    const base = typeof import.meta?.url === "string" ? import.meta.url : __filename;
+    binding = createRequire(base)(`${moduleName}/binding`) as ZstdBinding;
+  }
+  return binding;
+}
+
+/** A decompression context ready for a new frame; give it back with {@link releaseDecompression}. */
+export function acquireDecompression(): DecompressionContext {
+  return idleContexts.pop() ?? new (zstdBinding().DCtx)();
+}
+
+/** Resets `context` and keeps it for the next {@link acquireDecompression} (a few at most). */
+export function releaseDecompression(context: DecompressionContext): void {
+  resetDecompression(context);
+  if (idleContexts.length < 4) idleContexts.push(context);
+}
+
+/** Abandons the frame `context` was reading. */
+export function resetDecompression(context: DecompressionContext): void {
+  context.reset(zstdBinding().ResetDirective.sessionOnly);
 }
 
 /** The compression level of logs and blobs (zstd's default: the measured trade-off in architecture/storage.md). */
@@ -74,4 +117,20 @@ export function firstFrame(data: Uint8Array): { end: number; contentSize: number
   }
   position += checksum ? 4 : 0;
   return position <= data.length ? { end: position, contentSize } : undefined;
+}
+
+/** The content size in the header of the frame at the start of `data` (no block walk needed). */
+export function frameContentSize(data: Uint8Array): number | undefined {
+  // firstFrame walks the blocks too; for the size alone a header is enough, so give it a stub
+  // block after the header when the data stops there.
+  const frame = firstFrame(data);
+  if (frame !== undefined) return frame.contentSize;
+  const descriptor = data[4];
+  if (descriptor === undefined) return undefined;
+  const singleSegment = (descriptor >> 5) & 1;
+  const sizeBytes = [singleSegment ? 1 : 0, 2, 4, 8][descriptor >> 6] ?? 0;
+  const headerEnd = 5 + (singleSegment ? 0 : 1) + ([0, 1, 2, 4][descriptor & 3] ?? 0) + sizeBytes;
+  if (data.length < headerEnd) return undefined;
+  const stub = Buffer.concat([Buffer.from(data.subarray(0, headerEnd)), Buffer.from([1, 0, 0])]);
+  return firstFrame(stub)?.contentSize;
 }

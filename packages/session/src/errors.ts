@@ -53,6 +53,7 @@ export const eventLogErrorCodes = [
   "TORN_TAIL",
   "BLOB_MISSING",
   "BLOB_CORRUPT",
+  "COLD_LOG_CORRUPT",
 ] as const;
 
 /** Code of an {@link EventLogCorruptError}. */
