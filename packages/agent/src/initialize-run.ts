@@ -92,16 +92,27 @@ async function openWriterRepairingTail(
   store: SessionStore,
   sessionId: string,
 ): Promise<SessionWriter> {
+  let writer: SessionWriter;
   try {
-    return await store.openWriter(sessionId);
+    writer = await store.openWriter(sessionId);
   } catch (error) {
     if (EventLogCorruptError.isInstance(error) && error.code === "TORN_TAIL") {
       // A crash mid-write leaves a torn last line; resume repairs it (never other damage).
       await store.repair(sessionId);
-      return store.openWriter(sessionId);
+      writer = await store.openWriter(sessionId);
+    } else {
+      throw error;
     }
+  }
+  try {
+    // The run needs the history: read now, without blocking the event loop (a writer opened
+    // from the log's kept tail has not read the log).
+    await writer.loadSession();
+  } catch (error) {
+    await writer.close();
     throw error;
   }
+  return writer;
 }
 
 /**

@@ -31,7 +31,7 @@ export async function openSession(store: SessionStore, sessionId: string): Promi
   }
   try {
     // The agent's repair path: it also ends a tool process group the crashed run left running.
-    const repairs = await repairInterruptedRun(writer.session);
+    const repairs = await repairInterruptedRun(await writer.loadSession());
     if (repairs.length > 0) await writer.append(repairs);
     return writer.session;
   } finally {

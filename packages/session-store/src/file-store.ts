@@ -58,7 +58,7 @@ import type {
 } from "./session-store";
 import { moveTornTail, moveToTrash, sidecarPathOf } from "./set-aside";
 import { emptyTrash, type StoreStorageKind, storeStorageKinds } from "./storage-kinds";
-import { FileSessionWriter } from "./writer";
+import { FileSessionWriter, type KeptTailSession } from "./writer";
 
 /** The agent written into new headers when the options name none. */
 export const defaultAgent = { name: "tapedeck", version: "0.1.0" } as const;
@@ -195,7 +195,7 @@ class FileSessionStore implements SessionStore {
       warmLog(path, sessionId);
       // Readable too: the kept tail hashes the log's last bytes.
       const fd = fs.openSync(path, "a+");
-      let session: Session | { tail: TailTarget; read: () => Session };
+      let session: Session | KeptTailSession;
       try {
         session = await this.continuedSession(sessionId, fd, wasPlain);
       } catch (error) {
@@ -229,7 +229,7 @@ class FileSessionStore implements SessionStore {
     sessionId: string,
     fd: number,
     trustTail: boolean,
-  ): Promise<Session | { tail: TailTarget; read: () => Session }> {
+  ): Promise<Session | KeptTailSession> {
     const kept = trustTail ? readKeptTail(this.tailsDir, sessionId, fd) : undefined;
     if (kept === undefined) return (await replayLog(this.pathOfBound, sessionId)).session;
     const size = fs.fstatSync(fd).size;
@@ -242,6 +242,7 @@ class FileSessionStore implements SessionStore {
         replayLogSync(this.pathOfBound, sessionId, {
           bytes: readLogFileSync(path, sessionId).subarray(0, size),
         }),
+      load: async () => (await replayLog(this.pathOfBound, sessionId, { limit: size })).session,
     };
   }
 

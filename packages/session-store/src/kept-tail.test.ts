@@ -156,6 +156,24 @@ describe("kept tail", () => {
     expect(kept.state).toEqual(replayed.invariantSnapshot());
   });
 
+  it("loadSession reads a kept-tail writer's log asynchronously, up to where it was opened, with the writer's appends", async () => {
+    const store = createSessionStore({ home: temp.home });
+    const { sessionId, runId } = await loggedSession(store);
+    const run = drafts(runId);
+    const writer = await store.openWriter(sessionId);
+    await writer.append([run.output("c1", 7, "done")]);
+    // Started before the next append, which the read must not see twice.
+    const loading = writer.loadSession();
+    const appended = writer.append([run.assistant("ok")]);
+    const session = await loading;
+    await appended;
+    expect(writer.session).toBe(session);
+    await writer.append([run.end()]);
+    await writer.close();
+    expect(session.events).toEqual((await store.readSession(sessionId)).events);
+    expect(session.events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
   it("delete and compact forget the kept tail", async () => {
     const store = createSessionStore({ home: temp.home });
     const { sessionId } = await loggedSession(store);

@@ -112,6 +112,8 @@ export interface ReplayLogOptions {
   allowTornTail?: boolean;
   /** Sessions already on the fork chain, to refuse a cycle. */
   chain?: readonly string[];
+  /** Read no further than this byte offset (a line end): the log as a writer found it. */
+  limit?: number;
 }
 
 /** A replayed log. */
@@ -137,7 +139,8 @@ export async function replayLog(
   const handle = await openLog(path, sessionId);
   const blobs = blobsBesideLog(path);
   try {
-    const size = (await handle.stat()).size;
+    const stat = (await handle.stat()).size;
+    const size = options.limit === undefined ? stat : Math.min(stat, options.limit);
     let session: Session | undefined;
     let end = 0;
     for await (const batch of scanLines(handle, { limit: size })) {

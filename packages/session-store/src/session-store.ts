@@ -270,6 +270,11 @@ export interface SessionWriter {
    */
   readonly lastSeq: number;
   /**
+   * `session`, read asynchronously when the writer was opened from a kept tail (a run calls it
+   * before it needs the history, so the event loop runs while the log is read).
+   */
+  loadSession(): Promise<Session>;
+  /**
    * Assigns `seq`/`ts`, validates each draft against the session, writes one `write()` per line,
    * and returns the complete events. All drafts are validated before any is written; an invalid
    * draft throws `EventLogCorruptError` and writes nothing.

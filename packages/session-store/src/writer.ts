@@ -30,6 +30,16 @@ export interface PayloadSink {
  */
 export type AppendTarget = Pick<Session, "sessionId" | "lastSeq" | "append">;
 
+/**
+ * A writer's start from a kept tail: the invariants' state, and how to read the log as it was at
+ * open (synchronously for the `session` getter, asynchronously for `loadSession`).
+ */
+export interface KeptTailSession {
+  tail: TailTarget;
+  read: () => Session;
+  load: () => Promise<Session>;
+}
+
 /** The blobs a batch of lines names (hash → bytes), to be stored before the lines are written. */
 export type PendingBlobs = Map<string, Uint8Array>;
 
@@ -143,6 +153,8 @@ export class FileSessionWriter implements SessionWriter {
   private tail: TailTarget | undefined;
   /** Reads the log as it was when the writer opened (see {@link FileSessionWriter.session}). */
   private readonly readOpened: (() => Session) | undefined;
+  /** The same, reading asynchronously (see {@link FileSessionWriter.loadSession}). */
+  private readonly loadOpened: (() => Promise<Session>) | undefined;
   /** Where the state is kept at close (absent: not kept). */
   private readonly tailsDir: string | undefined;
   private readonly fd: number;
@@ -163,7 +175,7 @@ export class FileSessionWriter implements SessionWriter {
 
   constructor(options: {
     /** The replayed session, or the kept tail and how to read the whole log when asked. */
-    session: Session | { tail: TailTarget; read: () => Session };
+    session: Session | KeptTailSession;
     /** The log, open for appending and reading (the kept tail hashes its last bytes). */
     fd: number;
     /** The log's path (named in errors). */
@@ -186,10 +198,12 @@ export class FileSessionWriter implements SessionWriter {
       this.sessionId = options.session.tail.sessionId;
       this.tail = options.session.tail;
       this.readOpened = options.session.read;
+      this.loadOpened = options.session.load;
     } else {
       this.sessionId = options.session.sessionId;
       this.current = options.session;
       this.readOpened = undefined;
+      this.loadOpened = undefined;
     }
     this.fd = options.fd;
     this.path = options.path;
@@ -207,14 +221,30 @@ export class FileSessionWriter implements SessionWriter {
    * validated against it. A log damaged where the kept tail could not see throws here.
    */
   get session(): Session {
+    if (this.current === undefined) this.adopt((this.readOpened as () => Session)());
+    return this.current as Session;
+  }
+
+  /**
+   * {@link session}, read asynchronously when the writer continued from a kept tail (the event
+   * loop runs between the log's chunks, as when `openWriter` replayed): what a run calls before
+   * it needs the history.
+   */
+  async loadSession(): Promise<Session> {
     if (this.current === undefined) {
-      const tail = this.tail as TailTarget;
-      const session = (this.readOpened as () => Session)();
-      for (const event of tail.appended) session.append(event);
-      this.current = session;
-      this.tail = undefined;
+      const session = await (this.loadOpened as () => Promise<Session>)();
+      // The getter may have read it meanwhile.
+      if (this.current === undefined) this.adopt(session);
     }
-    return this.current;
+    return this.current as Session;
+  }
+
+  /** Takes the log as read at open, plus this writer's appends, as the session from now on. */
+  private adopt(session: Session): void {
+    const tail = this.tail as TailTarget;
+    for (const event of tail.appended) session.append(event);
+    this.current = session;
+    this.tail = undefined;
   }
 
   get lastSeq(): number {
