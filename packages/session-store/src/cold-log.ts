@@ -10,15 +10,20 @@ import * as fs from "node:fs";
 import { dirname } from "node:path";
 import { SessionNotFoundError } from "@tapedeck/session";
 import { COLD_SUFFIX, coldPathOf, readColdLog } from "./cold-read";
+import { type ColdLogStream, openColdStream } from "./cold-stream";
 import { LogCompressionError } from "./errors";
 import {
-  createFileExclusive,
   fsyncDirectory,
   hasErrorCode,
   removeFile,
   tempPathBeside,
+  writeAll,
   writeTemp,
 } from "./fs-util";
+
+/** Plain bytes written at a time when a cold log is restored. */
+const RESTORE_CHUNK = 1 << 20;
+
 import { compressBytes, decompressBytes, firstFrame, frameContentSize } from "./zstd";
 
 export { COLD_SUFFIX, coldPathOf, readColdLog };
@@ -147,14 +152,45 @@ export function warmLog(path: string, sessionId: string): void {
     }
     return;
   }
-  const plain = readColdLog(cold);
-  if (plain === undefined) throw new SessionNotFoundError(sessionId);
+  const stream = openColdStream(cold, sessionId);
+  if (stream === undefined) throw new SessionNotFoundError(sessionId);
   try {
-    createFileExclusive(path, plain);
+    restorePlain(stream, path);
+    // The plain log's name is on disk for good before the compressed one goes.
+    fsyncDirectory(dirname(path));
   } catch (error) {
     // Restored meanwhile by another process (which held no lock: never by a writer): as good.
     if (!hasErrorCode(error, "EEXIST")) throw error;
+  } finally {
+    stream.close();
   }
   removeFile(cold);
   fsyncDirectory(dirname(path));
+}
+
+/**
+ * Writes the plain bytes of `stream` to `path` (which must not exist) in chunks: temp file,
+ * fsync, link. A damaged `.zst` (`COLD_LOG_CORRUPT`) leaves no temp file and no plain log.
+ */
+function restorePlain(stream: ColdLogStream, path: string): void {
+  const temp = tempPathBeside(path);
+  // 0600: logs hold code, outputs and prompts; the home is private like ~/.ssh.
+  const fd = fs.openSync(temp, "wx", 0o600);
+  try {
+    try {
+      const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(RESTORE_CHUNK, stream.size)));
+      for (let position = 0; position < stream.size; ) {
+        const count = stream.read(chunk, 0, chunk.length, position);
+        if (count === 0) break;
+        writeAll(fd, chunk.subarray(0, count));
+        position += count;
+      }
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.linkSync(temp, path);
+  } finally {
+    removeFile(temp);
+  }
 }

@@ -1,11 +1,20 @@
-import { appendFileSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { uuidv7 } from "@tapedeck/session";
 import { testTempDir } from "@tapedeck/test-temp";
 import { beforeEach, describe, expect, it } from "vitest";
 import { writeColdLogStreaming, zstdBlockAt } from "../test/cold-logs";
 import { drafts } from "../test/helpers";
+import { warmLog } from "./cold-log";
 import { createSessionStore, logOffsetSchema, type ReadEvent, type SessionStore } from "./index";
+import { referencedBlobs } from "./storage-kinds";
 import { firstFrame } from "./zstd";
 
 let root: string;
@@ -142,6 +151,47 @@ describe("a cold log is read as a stream", () => {
     expect(error).toMatchObject({ code: "COLD_LOG_CORRUPT", sessionId });
   });
 
+  it("openLogReader of a cold log reads by position forward and back, the plain log's bytes", async () => {
+    const sessionId = await finished(60, 50_000);
+    const plain = readFileSync(store.pathOf(sessionId));
+    const read = await readAll(sessionId);
+    await store.compact(sessionId);
+    const reader = store.openLogReader(sessionId)!;
+    try {
+      // Last line first, then backwards, then a jump forward: every one the plain bytes.
+      const picks = [read.at(-1)!, read[300]!, read[120]!, read[2]!, read[250]!];
+      for (const { offset, end } of picks) {
+        expect(reader.readAt(offset, end - offset)?.equals(plain.subarray(offset, end))).toBe(true);
+      }
+      const target = Buffer.alloc(100);
+      expect(reader.readInto(target, 10, read[200]!.offset, 90)).toBe(true);
+      expect(
+        target.subarray(10).equals(plain.subarray(read[200]!.offset, read[200]!.offset + 90)),
+      ).toBe(true);
+      expect(reader.readAt(plain.length - 10, 11)).toBeNull();
+    } finally {
+      reader.close();
+    }
+  });
+
+  it("a writer on a damaged cold log gets COLD_LOG_CORRUPT and the .zst stays as it was, no plain log or temp file made", async () => {
+    const sessionId = await finished(30, 20_000);
+    await store.compact(sessionId);
+    const coldPath = `${store.pathOf(sessionId)}.zst`;
+    truncateSync(coldPath, Math.floor(readFileSync(coldPath).length * 0.7));
+    const damaged = readFileSync(coldPath);
+    const run = drafts(uuidv7());
+    const error = await failure(
+      store.append(sessionId, [run.start(), run.user("more"), run.end()]),
+    );
+    expect(error).toMatchObject({ code: "COLD_LOG_CORRUPT", sessionId });
+    expect(readFileSync(coldPath).equals(damaged)).toBe(true);
+    expect(existsSync(store.pathOf(sessionId))).toBe(false);
+    expect(
+      readdirSync(join(root, "home", "sessions")).filter((name) => name.endsWith(".tmp")),
+    ).toEqual([]);
+  });
+
   it("reading a 100 MB cold log holds a bounded part of it in memory", async () => {
     const { sessionId } = await store.create({ cwd: root });
     const header = readFileSync(store.pathOf(sessionId));
@@ -167,5 +217,42 @@ describe("a cold log is read as a stream", () => {
     expect(count).toBe(lines);
     // Decompressed whole it held ≥ 100 MB at once; streamed, a few chunks (≈ 1 MB each).
     expect(peak - before).toBeLessThan(size / 5);
+
+    // Search snippets by position: the last line, then the first.
+    const reader = store.openLogReader(sessionId)!;
+    const beforeReader = external();
+    const last = reader.readAt(
+      size - Buffer.byteLength(line(lines)),
+      Buffer.byteLength(line(lines)),
+    );
+    const first = reader.readAt(header.length, 100);
+    const readerPeak = external() - beforeReader;
+    reader.close();
+    expect(last?.toString()).toBe(line(lines));
+    expect(first?.toString()).toBe(line(1).slice(0, 100));
+    expect(readerPeak).toBeLessThan(size / 5);
+
+    // Unused blobs are found by scanning every log, and a writer restores the plain log: both
+    // in chunks (peak resident memory, reset before each).
+    const sessions = join(root, "home", "sessions");
+    expect(
+      peakResidentGrowth(() => referencedBlobs(sessions, join(root, "home", "trash"))),
+    ).toBeLessThan(size / 5);
+    expect(peakResidentGrowth(() => warmLog(store.pathOf(sessionId), sessionId))).toBeLessThan(
+      size / 5,
+    );
+    expect(readFileSync(store.pathOf(sessionId)).length).toBe(size);
   }, 60_000);
 });
+
+/** How far resident memory peaks above where it was while `operation` runs (Linux: VmHWM, reset first). */
+function peakResidentGrowth(operation: () => void): number {
+  const status = (field: string) =>
+    Number(
+      readFileSync("/proc/self/status", "utf8").match(new RegExp(`${field}:\\s+(\\d+) kB`))?.[1],
+    ) * 1024;
+  writeFileSync("/proc/self/clear_refs", "5");
+  const before = status("VmRSS");
+  operation();
+  return status("VmHWM") - before;
+}

@@ -292,6 +292,26 @@ export function openColdStream(coldPath: string, sessionId: string): ColdLogStre
   return ColdLogStream.fromDescriptor(fd, coldPath, sessionId);
 }
 
+/**
+ * Reads exactly `length` plain bytes at `position` into `target` at `targetOffset`; false when
+ * the log ends first.
+ */
+export function readFully(
+  stream: ColdLogStream,
+  target: Uint8Array,
+  targetOffset: number,
+  length: number,
+  position: number,
+): boolean {
+  let done = 0;
+  while (done < length) {
+    const count = stream.read(target, targetOffset + done, length - done, position + done);
+    if (count === 0) return false;
+    done += count;
+  }
+  return true;
+}
+
 /** The async {@link LogHandle} of the line readers over a cold log stream. */
 export function coldLogHandle(stream: ColdLogStream): LogHandle {
   return {

@@ -10,7 +10,8 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { assertSessionId, InvalidSessionIdError } from "@tapedeck/session/core";
 import { ChangeJournal } from "./change-journal";
-import { coldPathOf, readColdLog } from "./cold-read";
+import { coldPathOf } from "./cold-read";
+import { openColdStream, readFully } from "./cold-stream";
 import { fileStats, hasErrorCode } from "./fs-util";
 import { type ChangeCursor, cursorOf, parseChangeCursor } from "./journal-format";
 import { isLocksTempLabel, LeftoverTemps, mayBeTempName } from "./leftover-temps";
@@ -114,7 +115,7 @@ export class LogFolder {
     try {
       fd = fs.openSync(this.pathOf(sessionId), READER_FLAGS);
     } catch (error) {
-      if (hasErrorCode(error, "ENOENT")) return coldLogReader(this.pathOf(sessionId));
+      if (hasErrorCode(error, "ENOENT")) return coldLogReader(this.pathOf(sessionId), sessionId);
       if (hasErrorCode(error, "ELOOP")) return null;
       if (hasErrorCode(error, "ENXIO")) return null;
       throw error;
@@ -203,19 +204,25 @@ function withFolder(cursor: ChangeCursor, folder: string): ChangeCursor {
   return parsed === null ? cursor : cursorOf(parsed.generation, parsed.offset, folder);
 }
 
-/** A {@link LogReader} over the decompressed bytes of a cold log; `null` when there is none. */
-function coldLogReader(path: string): LogReader | null {
-  const data = readColdLog(coldPathOf(path));
-  if (data === undefined) return null;
+/**
+ * A {@link LogReader} over a cold log, decompressed as it is read (forward from where it is, or
+ * again from the nearest frame start for a read behind it); `null` when there is none.
+ */
+function coldLogReader(path: string, sessionId: string): LogReader | null {
+  const stream = openColdStream(coldPathOf(path), sessionId);
+  if (stream === undefined) return null;
   return {
     readAt(offset, length) {
-      return offset + length <= data.length ? data.subarray(offset, offset + length) : null;
+      if (offset + length > stream.size) return null;
+      const buffer = Buffer.allocUnsafe(length);
+      return readFully(stream, buffer, 0, length, offset) ? buffer : null;
     },
     readInto(target, targetOffset, offset, length) {
-      if (offset + length > data.length) return false;
-      data.copy(target, targetOffset, offset, offset + length);
-      return true;
+      if (offset + length > stream.size) return false;
+      return readFully(stream, target, targetOffset, length, offset);
     },
-    close() {},
+    close() {
+      stream.close();
+    },
   };
 }

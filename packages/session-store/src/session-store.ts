@@ -153,7 +153,12 @@ export type ChangeSet =
       skipped: SkippedEntry[];
     };
 
-/** Reads lines of one log by position (search results), through one open descriptor. */
+/**
+ * Reads lines of one log by position (search results), through one open descriptor. Over a cold
+ * log the bytes are decompressed as they are asked for (never the whole log at once): a read
+ * forward continues, a read behind the last one decompresses again from the start of the events;
+ * a damaged `.zst` throws `COLD_LOG_CORRUPT`.
+ */
 export interface LogReader {
   /** `length` bytes at `offset`, or `null` when the file is shorter. */
   readAt(offset: number, length: number): Buffer | null;

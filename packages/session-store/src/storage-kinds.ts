@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import { join } from "node:path";
 import type { BlobStore } from "./blob-store";
 import { COLD_SUFFIX } from "./cold-log";
-import { readColdLog } from "./cold-read";
+import { openColdStream } from "./cold-stream";
 import { hasErrorCode, parseTempName, processAlive } from "./fs-util";
 import { sessionIdOfFileName } from "./log-names";
 
@@ -46,12 +46,77 @@ function total(files: readonly FileInfo[]): { bytes: number; files: number } {
   return { bytes: files.reduce((sum, file) => sum + file.bytes, 0), files: files.length };
 }
 
-const blobNamePattern = /"blob":"([0-9a-f]{64})"/g;
+const blobKey = Buffer.from('"blob":"');
+/** Bytes of a name match: the key, 64 hex digits, the closing quote. */
+const MATCH_BYTES = blobKey.length + 65;
+const hexName = /^[0-9a-f]{64}$/;
+const SCAN_CHUNK = 1 << 20;
 
-/** The blob hashes a log's text names (its raw lines: references are never resolved here). */
-function blobsNamedIn(text: string, into: Set<string>): void {
-  if (!text.includes('"blob":"')) return;
-  for (const match of text.matchAll(blobNamePattern)) into.add(match[1] as string);
+/**
+ * Adds the blob hashes a log's raw lines name (`"blob":"<sha256>"`; references are never resolved
+ * here) to `into`, reading `size` bytes through `read` in chunks of `chunkSize` (a cold log
+ * decompressed as it goes): a name split between two chunks is found whole.
+ */
+export function blobsNamedIn(
+  read: (target: Buffer, length: number, position: number) => number,
+  size: number,
+  into: Set<string>,
+  chunkSize = SCAN_CHUNK,
+): void {
+  const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(chunkSize, size)) + MATCH_BYTES);
+  let kept = 0;
+  for (let position = 0; position < size; ) {
+    const count = read(buffer.subarray(kept), Math.min(chunkSize, size - position), position);
+    if (count === 0) break;
+    position += count;
+    const data = buffer.subarray(0, kept + count);
+    let at = data.indexOf(blobKey, 0);
+    while (at !== -1 && at + MATCH_BYTES <= data.length) {
+      const hash = data.toString("latin1", at + blobKey.length, at + MATCH_BYTES - 1);
+      if (data[at + MATCH_BYTES - 1] === 0x22 && hexName.test(hash)) into.add(hash);
+      at = data.indexOf(blobKey, at + 1);
+    }
+    // What may still begin a name: an unfinished match, else the last bytes of a split key.
+    const keepFrom = at !== -1 ? at : Math.max(0, data.length - (blobKey.length - 1));
+    data.copy(buffer, 0, keepFrom, data.length);
+    kept = data.length - keepFrom;
+  }
+}
+
+/** {@link blobsNamedIn} of one file of `folder`: a plain log, or a cold one read as a stream. */
+function blobsNamedInFile(file: FileInfo, into: Set<string>): void {
+  if (file.name.endsWith(COLD_SUFFIX)) {
+    // A damaged one throws (COLD_LOG_CORRUPT): the blobs it may name are never reclaimed.
+    const cold = openColdStream(file.path, file.name.slice(0, 36));
+    if (cold === undefined) return;
+    try {
+      blobsNamedIn(
+        (target, length, position) => cold.read(target, 0, length, position),
+        cold.size,
+        into,
+      );
+    } finally {
+      cold.close();
+    }
+    return;
+  }
+  let fd: number;
+  try {
+    fd = fs.openSync(file.path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  } catch (error) {
+    if (hasErrorCode(error, "ENOENT")) return;
+    throw error;
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    blobsNamedIn(
+      (target, length, position) => fs.readSync(fd, target, 0, length, position),
+      size,
+      into,
+    );
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /**
@@ -63,11 +128,8 @@ export function referencedBlobs(sessionsDir: string, trashDir: string): Set<stri
   for (const folder of [sessionsDir, trashDir]) {
     for (const file of filesIn(folder)) {
       if (file.name.startsWith(".")) continue;
-      if (file.name.endsWith(COLD_SUFFIX)) {
-        const plain = readColdLog(file.path);
-        if (plain !== undefined) blobsNamedIn(plain.toString("utf8"), named);
-      } else if (file.name.includes(".jsonl")) {
-        blobsNamedIn(fs.readFileSync(file.path, "utf8"), named);
+      if (file.name.endsWith(COLD_SUFFIX) || file.name.includes(".jsonl")) {
+        blobsNamedInFile(file, named);
       }
     }
   }
