@@ -12,7 +12,7 @@
  * the state (a Claude Code branch), a log whose last seq is not the state's (continued here, or
  * written by another import), a session another process is writing.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { SessionStore } from "@tapedeck/session-store";
 import { z } from "zod";
@@ -71,31 +71,67 @@ function recordPathOf(stateDir: string, source: GrownSource, path: string): stri
   return join(stateDir, "grown", source, `${hashOf(Buffer.from(path)).slice(0, 32)}.json`);
 }
 
-function readRecord(stateDir: string, source: GrownSource, path: string): GrownRecord | undefined {
-  let text: string;
+/** A record with whether its state was made by a converter of this process (no check needed). */
+interface HeldRecord {
+  record: GrownRecord;
+  trusted: boolean;
+}
+
+/**
+ * The records this process read or wrote last, by file, with what the file was then (size, mtime,
+ * inode): a process that looks again and again (`--watch`, the viewer) reuses the record it wrote
+ * while the file is unchanged, instead of reading, parsing and checking it again (its converter
+ * state is O(entries)). Another process that wrote the record since is seen by the `stat`.
+ */
+const held = new Map<string, { held: HeldRecord; stamp: string }>();
+
+function stampOf(file: string): string | undefined {
   try {
-    text = readFileSync(recordPathOf(stateDir, source, path), "utf8");
-  } catch {
-    return undefined;
-  }
-  try {
-    const parsed = grownRecordSchema.safeParse(JSON.parse(text));
-    return parsed.success && parsed.data.path === path ? parsed.data : undefined;
+    const stats = statSync(file);
+    return `${stats.size}:${stats.mtimeMs}:${stats.ino}`;
   } catch {
     return undefined;
   }
 }
 
+function readRecord(stateDir: string, source: GrownSource, path: string): HeldRecord | undefined {
+  const file = recordPathOf(stateDir, source, path);
+  const stamp = stampOf(file);
+  const known = held.get(file);
+  held.delete(file);
+  if (stamp === undefined) return undefined;
+  if (known !== undefined && known.stamp === stamp) return known.held;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  try {
+    const parsed = grownRecordSchema.safeParse(JSON.parse(text));
+    return parsed.success && parsed.data.path === path
+      ? { record: parsed.data, trusted: false }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes a record whose state a converter of this process made, and holds it. */
 function writeRecord(stateDir: string, source: GrownSource, record: GrownRecord): void {
   const path = recordPathOf(stateDir, source, record.path);
   mkdirSync(dirname(path), { recursive: true });
   const temp = `${path}.${process.pid}.tmp`;
   writeFileSync(temp, JSON.stringify(record));
   renameSync(temp, path);
+  const stamp = stampOf(path);
+  if (stamp !== undefined) held.set(path, { held: { record, trusted: true }, stamp });
 }
 
 function forgetRecord(stateDir: string, source: GrownSource, path: string): void {
-  rmSync(recordPathOf(stateDir, source, path), { force: true });
+  const file = recordPathOf(stateDir, source, path);
+  held.delete(file);
+  rmSync(file, { force: true });
 }
 
 /**
@@ -109,9 +145,9 @@ export async function importGrown(
   source: GrownSource,
   path: string,
 ): Promise<FileReport | undefined> {
-  const record = readRecord(stateDir, source, path);
-  if (record === undefined) return undefined;
-  const report = await continueFrom(store, source, record);
+  const kept = readRecord(stateDir, source, path);
+  if (kept === undefined) return undefined;
+  const report = await continueFrom(store, source, kept.record, kept.trusted);
   if (report === undefined) forgetRecord(stateDir, source, path);
   else if (report.record !== undefined) writeRecord(stateDir, source, report.record);
   return report?.report;
@@ -121,6 +157,7 @@ async function continueFrom(
   store: SessionStore,
   source: GrownSource,
   record: GrownRecord,
+  trusted: boolean,
 ): Promise<{ report: FileReport; record?: GrownRecord } | undefined> {
   const { path } = record;
   if (source === "claude-code" && claudeSubagentFiles(path).length > 0) return undefined;
@@ -139,7 +176,7 @@ async function continueFrom(
     path,
     from: { line: record.lines + 1, offset: record.offset },
   });
-  const resumed = resumeKept(source, record.state, { path, lines: split.lines });
+  const resumed = resumeKept(source, record.state, { path, lines: split.lines }, trusted);
   const draft = draftOf(resumed?.state);
   if (resumed === undefined || draft === undefined) return undefined;
   const [session, ...others] = resumed.conversion.sessions;

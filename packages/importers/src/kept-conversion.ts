@@ -10,11 +10,17 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import type { DraftState } from "./draft-state";
 import { splitLines } from "./lines";
 import {
+  type ClaudeCodeState,
   convertClaudeCodeKeeping,
   parseClaudeCodeState,
   resumeClaudeCode,
 } from "./sources/claude-code-resume";
-import { convertCodexKeeping, parseCodexState, resumeCodex } from "./sources/codex";
+import {
+  type CodexState,
+  convertCodexKeeping,
+  parseCodexState,
+  resumeCodex,
+} from "./sources/codex";
 import type { SourceFile } from "./sources/common";
 import type { Conversion, ImportSource, SkippedLine } from "./types";
 
@@ -125,14 +131,16 @@ export function resumeKept(
   source: "codex" | "claude-code",
   state: unknown,
   file: SourceFile,
+  /** The state is one a converter of this process made (not read back): not checked again. */
+  trusted = false,
 ): { conversion: Conversion; state: unknown } | undefined {
   if (source === "codex") {
-    const parsed = parseCodexState(state);
+    const parsed = trusted ? (state as CodexState) : parseCodexState(state);
     if (parsed === undefined) return undefined;
     const resumed = resumeCodex(parsed, file);
     return { conversion: resumed.conversion, state: resumed.state() };
   }
-  const parsed = parseClaudeCodeState(state);
+  const parsed = trusted ? (state as ClaudeCodeState) : parseClaudeCodeState(state);
   if (parsed === undefined) return undefined;
   const resumed = resumeClaudeCode(parsed, file);
   return resumed === undefined
