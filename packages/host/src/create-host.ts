@@ -20,7 +20,7 @@ import { setSessionGoal } from "./session-goal";
 import { type SessionTrustLedger, sessionTrustLedger } from "./session-trust";
 import { type PreparedRun, type StartRunOptions, startRun } from "./start-run";
 import { copyFromTeamIndex } from "./team-copy";
-import { workspaceCheckpointer } from "./workspace-checkpoints";
+import { workspaceCheckpointers } from "./workspace-checkpoints";
 
 /** Options of {@link createHost}; flags win over the environment. */
 export interface HostOptions extends QueryHostOptions {
@@ -30,6 +30,12 @@ export interface HostOptions extends QueryHostOptions {
   model?: string;
   /** Builds a provider (tests); default `resolveProvider(model, env)`. */
   providerFor?: (model: string) => LlmProvider;
+  /**
+   * How long a workspace's checkpoint store and file-system watcher stay open after its last run
+   * (a long-lived host: ACP, the viewer), so the next run's checkpoints find it watching; default
+   * 0 (closed as the run ends). `close()` closes them.
+   */
+  keepCheckpointWatchersMs?: number;
 }
 
 /**
@@ -95,8 +101,13 @@ export function createHost(options: HostOptions): Host {
     trust,
     approved: new Set<string>(),
   };
+  const checkpointers = workspaceCheckpointers(store.home, env, options.keepCheckpointWatchersMs);
   return {
     ...base,
+    close: () => {
+      base.close();
+      void checkpointers?.close();
+    },
     config,
     approvals: createApprovalBroker(),
     trust,
@@ -122,7 +133,7 @@ export function createHost(options: HostOptions): Host {
           providerFor,
           toolsFor,
           mcp,
-          checkpointerFor: (cwd) => workspaceCheckpointer(store.home, cwd, env),
+          checkpointerFor: (cwd) => checkpointers?.checkpointerFor(cwd),
           trust,
         },
         run,

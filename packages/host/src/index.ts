@@ -62,6 +62,11 @@ export {
   undoLastRewind,
 } from "./rewind";
 export {
+  type RunCheckpointers,
+  type RunCheckpointersOptions,
+  runCheckpointers,
+} from "./run-checkpointers";
+export {
   type RunEventProjectionOptions,
   runEventProjection,
   runEventsOfLog,
@@ -116,4 +121,5 @@ export {
   reclaimCheckpoints,
   sessionCheckpointRef,
   workspaceCheckpointer,
+  workspaceCheckpointers,
 } from "./workspace-checkpoints";

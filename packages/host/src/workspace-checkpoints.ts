@@ -1,18 +1,10 @@
 import type { WorkspaceCheckpointer } from "@tapedeck/agent";
-import {
-  type CheckpointStore,
-  checkpointRecordOf,
-  checkpointStorage,
-  openCheckpointStore,
-} from "@tapedeck/checkpoints";
-import type { CheckpointRecord } from "@tapedeck/session";
+import { checkpointStorage } from "@tapedeck/checkpoints";
 import type { SessionStore } from "@tapedeck/session-store";
+import { type RunCheckpointers, runCheckpointers } from "./run-checkpointers";
 import type { StorageContributor, StorageUsage } from "./storage-contributor";
 
-/** The ref that keeps a session's checkpoints alive in the workspace's private store. */
-export function sessionCheckpointRef(sessionId: string): string {
-  return `refs/tapedeck/sessions/${sessionId}`;
-}
+export { sessionCheckpointRef } from "./run-checkpointers";
 
 /** True unless `TAPEDECK_CHECKPOINTS` is `off` (also `0`, `false`, `no`). */
 export function checkpointsEnabled(env: Record<string, string | undefined>): boolean {
@@ -36,52 +28,35 @@ function maxFileBytes(env: Record<string, string | undefined>): number | undefin
 }
 
 /**
- * The checkpointer of a run working in `cwd`, or undefined when checkpoints are off. It opens the
- * workspace's store on first use, with a file-system monitor (unless `TAPEDECK_CHECKPOINT_MONITOR`
- * is off) that `close` stops at the end of the run; every failure becomes a record with `skipped`
- * (a turn never fails for a checkpoint).
+ * The checkpointers of a host's runs, or undefined when checkpoints are off: each opens the
+ * workspace's store on first use, with a file-system monitor unless `TAPEDECK_CHECKPOINT_MONITOR`
+ * is off (see {@link runCheckpointers}: runs of one workspace share it; `lingerMs` keeps it open
+ * after the last run ends).
+ */
+export function workspaceCheckpointers(
+  home: string,
+  env: Record<string, string | undefined>,
+  lingerMs = 0,
+): RunCheckpointers | undefined {
+  if (!checkpointsEnabled(env)) return undefined;
+  const limit = maxFileBytes(env);
+  return runCheckpointers(home, {
+    ...(limit === undefined ? {} : { maxFileBytes: limit }),
+    monitor: checkpointMonitorEnabled(env),
+    lingerMs,
+  });
+}
+
+/**
+ * The checkpointer of one run working in `cwd`, or undefined when checkpoints are off; its store
+ * and watcher close when the run ends (`close`).
  */
 export function workspaceCheckpointer(
   home: string,
   cwd: string,
   env: Record<string, string | undefined>,
 ): WorkspaceCheckpointer | undefined {
-  if (!checkpointsEnabled(env)) return undefined;
-  let opened: Promise<CheckpointStore> | undefined;
-  let closed = false;
-  const limit = maxFileBytes(env);
-  const monitor = checkpointMonitorEnabled(env);
-  return {
-    async take(sessionId, previous): Promise<CheckpointRecord> {
-      try {
-        if (closed) throw new Error("the run's checkpoints are closed");
-        opened ??= openCheckpointStore({
-          home,
-          cwd,
-          ...(limit === undefined ? {} : { maxFileBytes: limit }),
-          monitor,
-        });
-        const store = await opened;
-        // A previous id this store lacks (a log from another machine) gives a first checkpoint.
-        const taken = await store.take({
-          ref: sessionCheckpointRef(sessionId),
-          ...(previous === undefined ? {} : { previous }),
-        });
-        return checkpointRecordOf(taken);
-      } catch (error) {
-        const failed = opened;
-        opened = undefined;
-        await failed?.then((store) => store.close()).catch(() => undefined);
-        return { changed: [], skipped: (error as Error).message ?? String(error) };
-      }
-    },
-    async close(): Promise<void> {
-      closed = true;
-      const store = opened;
-      opened = undefined;
-      await store?.then((open) => open.close()).catch(() => undefined);
-    },
-  };
+  return workspaceCheckpointers(home, env)?.checkpointerFor(cwd);
 }
 
 /** The checkpoints' {@link StorageContributor} of `home` (`tapedeck storage` lists it). */

@@ -2,6 +2,9 @@ import { parseArgs } from "node:util";
 import { serveAcp } from "../acp/serve";
 import type { Io } from "./io";
 
+/** How long a workspace's checkpoint watcher outlives a prompt (10 minutes). */
+const WATCHER_LINGER_MS = 10 * 60_000;
+
 /**
  * `tapedeck acp [--model M]`: serves the Agent Client Protocol on stdio. Returns the exit code.
  *
@@ -25,6 +28,8 @@ export async function acpCommand(
       const host = createHost({
         env: io.env,
         ...(values.model === undefined ? {} : { model: values.model }),
+        // A session's next prompt finds its workspace watched (checkpoints list what changed).
+        keepCheckpointWatchersMs: WATCHER_LINGER_MS,
       });
       return { host, mcp: mcpSettingsFromEnv(io.env) };
     },

@@ -86,6 +86,9 @@ function runtimeOf(
     env: agent.env ?? process.env,
     home: store.home,
     model: agent.model,
+    // The next turn finds the workspace watched (its checkpoints list what changed); host.close()
+    // ends the watchers with the server.
+    keepCheckpointWatchersMs: 10 * 60_000,
     ...(provider === undefined ? {} : { providerFor: () => provider() }),
   });
   return { host, close: () => host.close() };
