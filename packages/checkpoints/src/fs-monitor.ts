@@ -300,19 +300,29 @@ export class FsMonitor {
     await writeFile(path.join(this.dir, name), "");
     const back = await seen;
     this.cookieWaiters.delete(name);
-    await rm(path.join(this.dir, name), { force: true });
+    void rm(path.join(this.dir, name), { force: true }).catch(() => undefined);
     if (!back) this.distrust ??= "the watcher did not see its cookie in time";
     // Events read meanwhile may have named new folders: watch them before the interval closes.
     await this.whenReady();
   }
 
-  /** Why the list cannot be trusted beyond what the events said, if it cannot. */
-  private async outsideReasons(): Promise<string | undefined> {
+  /** What {@link outsideReasons} compares, read while the cookie comes back. */
+  private async outsideState() {
     const [excludes, index, others] = await Promise.all([
       Promise.all(this.excludeFiles.map(fileStamp)).then((stamps) => stamps.join(",")),
       fileStamp(this.place.indexFile),
       this.removeDeadFolders(),
     ]);
+    return { excludes, index, others };
+  }
+
+  /** Why the list cannot be trusted beyond what the events said, if it cannot. */
+  private async outsideReasons(state: {
+    excludes: string;
+    index: string;
+    others: readonly string[];
+  }): Promise<string | undefined> {
+    const { excludes, index, others } = state;
     let reason: string | undefined;
     if (others.length > 0) reason = "another process watches this workspace";
     if (index !== this.indexStamp) reason ??= "the private index was written by another process";
@@ -334,8 +344,8 @@ export class FsMonitor {
     let reason: string | undefined = this.broken ?? (this.closed ? "closed" : undefined);
     if (reason === undefined && !this.ready) reason = "the watcher is not ready";
     if (reason === undefined) {
-      await this.drain();
-      reason = await this.outsideReasons();
+      const [, state] = await Promise.all([this.drain(), this.outsideState()]);
+      reason = await this.outsideReasons(state);
     }
     reason ??= this.distrust ?? (this.full ? `more than ${this.maxListed} paths` : undefined);
     // From here to the new list nothing awaits: every later event lands in it.

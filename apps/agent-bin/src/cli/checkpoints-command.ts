@@ -11,7 +11,10 @@ export const CHECKPOINTS_USAGE = `Usage: tapedeck checkpoints ID [--json]   list
        tapedeck checkpoints gc [--dry-run]  reclaim checkpoints no session (outside the trash) references
 
 A checkpoint records the workspace's files at each turn's start and after each tool that may change
-them; \`tapedeck rewind ID@SEQ\` restores one. TAPEDECK_CHECKPOINTS=off turns them off.`;
+them; \`tapedeck rewind ID@SEQ\` restores one. TAPEDECK_CHECKPOINTS=off turns them off. A run
+watches its workspace so each checkpoint looks only at what changed;
+TAPEDECK_CHECKPOINT_MONITOR=off turns the watcher off (every checkpoint then reads every file's
+stat data).`;
 
 const LETTER = { added: "A", modified: "M", deleted: "D", renamed: "R", mode: "T" } as const;
 
