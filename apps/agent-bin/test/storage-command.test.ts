@@ -1,4 +1,12 @@
-import { existsSync, readdirSync, readFileSync, unlinkSync, utimesSync } from "node:fs";
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  utimesSync,
+} from "node:fs";
 import path from "node:path";
 import { createSessionStore } from "@tapedeck/session-store";
 import { agentScript, cliContext } from "@tapedeck/test-harness";
@@ -143,6 +151,38 @@ describe("tapedeck storage", () => {
     expect(verify.code).not.toBe(0);
     expect(`${verify.stdout}${verify.stderr}`).toMatch(/BLOB_MISSING.*event \d+ \(function_call\)/);
     expect(readFileSync(logPath).equals(log)).toBe(true);
+  });
+
+  it("a truncated compressed log is a COLD_LOG_CORRUPT error naming the session for verify, show and export, and the .zst is left as it is", async () => {
+    const { cli, workspace } = await cliContext();
+    const store = createSessionStore({ home: workspace.home });
+    const seed = Array.from({ length: 400 }, (_, index) => ({
+      type: "message" as const,
+      runId: "r",
+      role: "user" as const,
+      content: `question ${index}: ${(index * 7919).toString(36).repeat(40)}`,
+    }));
+    const { sessionId } = await store.create({ cwd: workspace.cwd, seed });
+    expect((await store.compact(sessionId)).action).toBe("compressed");
+    const coldPath = `${store.pathOf(sessionId)}.zst`;
+    truncateSync(coldPath, Math.floor(statSync(coldPath).size * 0.6));
+    const damaged = readFileSync(coldPath);
+    const cases = [
+      ["sessions", "verify", sessionId],
+      ["sessions", "show", sessionId],
+      ["sessions", "export", sessionId, "-o", path.join(workspace.root, "out.jsonl")],
+    ];
+    for (const args of cases) {
+      const result = await cli(args);
+      expect(result.code, args.join(" ")).not.toBe(0);
+      expect(`${result.stdout}${result.stderr}`, args.join(" ")).toMatch(
+        new RegExp(
+          `COLD_LOG_CORRUPT at (session ${sessionId}, )?line \\d+, byte \\d+: the compressed log ${sessionId}\\.jsonl\\.zst ends before its last frame does: \\d+ of \\d+ bytes could be read \\(truncated\\)`,
+        ),
+      );
+    }
+    expect(readFileSync(coldPath).equals(damaged)).toBe(true);
+    expect(existsSync(store.pathOf(sessionId))).toBe(false);
   });
 
   it("storage --empty-trash frees the trash and says how much; bad durations are one sentence", async () => {
