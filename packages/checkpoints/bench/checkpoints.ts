@@ -149,7 +149,7 @@ async function measureRepo(
     if (monitored !== undefined) await monitored.turn();
     baseline.push(await time(() => baselineSnapshot(root, scratch, objects)));
   }
-  const monitoredReport = monitored?.report();
+  const monitoredReport = monitored?.report(engine);
   await monitored?.store.close();
   gc();
   const packed = folderBytes(objectsDir) - packedBefore;
@@ -198,8 +198,11 @@ async function openMonitored(label: string, root: string) {
       );
       if (monitor.lastAnswer?.everything === false) listed += 1;
     },
-    report() {
+    /** `unmonitored`: the plain store's times of the same rounds, in round order. */
+    report(unmonitored: readonly number[]) {
       return {
+        // > 1: the monitored checkpoint was faster in the same round
+        paired: pairedRatio(turns, unmonitored),
         turns: [...turns].sort((a, b) => a - b),
         listed,
         setupMs: monitor.setupMs ?? Number.NaN,
@@ -235,7 +238,13 @@ async function measureSteadyDisk(root: string, files: readonly string[]) {
 /** The monitored store's rows: turns p50 and p90, then its set-up apart. */
 function monitoredRows(
   size: string,
-  monitored: { turns: number[]; listed: number; setupMs: number; watches: number },
+  monitored: {
+    turns: number[];
+    paired: number;
+    listed: number;
+    setupMs: number;
+    watches: number;
+  },
   baseline: number[],
 ): BenchRow[] {
   const answered = `${monitored.listed}/${monitored.turns.length} answered from the watcher`;
@@ -256,6 +265,13 @@ function monitoredRows(
       better: "lower",
       baseline: percentile(baseline, 90),
       baselineName: "git add -A && git write-tree, temporary index",
+    },
+    {
+      name: `checkpoint with monitor vs without, median of paired rounds, ${size}-file repo`,
+      value: monitored.paired,
+      unit: "× (unmonitored ÷ monitored)",
+      better: "higher",
+      goal: "> 1×",
     },
     {
       name: `file-system monitor set-up (walk + ${monitored.watches} watches), once per run`,
