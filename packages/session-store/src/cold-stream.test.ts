@@ -13,6 +13,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { writeColdLogStreaming, zstdBlockAt } from "../test/cold-logs";
 import { drafts } from "../test/helpers";
 import { warmLog } from "./cold-log";
+import { liveColdStreams, MAX_LIVE_STREAMS } from "./cold-stream";
 import { createSessionStore, logOffsetSchema, type ReadEvent, type SessionStore } from "./index";
 import { referencedBlobs } from "./storage-kinds";
 import { firstFrame } from "./zstd";
@@ -172,6 +173,29 @@ describe("a cold log is read as a stream", () => {
     } finally {
       reader.close();
     }
+  });
+
+  it("many open readers of cold logs hold a bounded number of decompression contexts and still read right", async () => {
+    const ids: string[] = [];
+    for (let index = 0; index < MAX_LIVE_STREAMS + 4; index += 1)
+      ids.push(await finished(45, 30_000));
+    const plains = ids.map((id) => readFileSync(store.pathOf(id)));
+    for (const id of ids) await store.compact(id);
+    const readers = ids.map((id) => store.openLogReader(id)!);
+    try {
+      // Round after round over every reader, at positions that go back and forth.
+      for (const fraction of [0.2, 0.9, 0.6, 0.1]) {
+        readers.forEach((reader, index) => {
+          const plain = plains[index]!;
+          const offset = Math.floor(plain.length * fraction);
+          expect(reader.readAt(offset, 64)?.equals(plain.subarray(offset, offset + 64))).toBe(true);
+          expect(liveColdStreams()).toBeLessThanOrEqual(MAX_LIVE_STREAMS);
+        });
+      }
+    } finally {
+      for (const reader of readers) reader.close();
+    }
+    expect(liveColdStreams()).toBe(0);
   });
 
   it("a writer on a damaged cold log gets COLD_LOG_CORRUPT and the .zst stays as it was, no plain log or temp file made", async () => {

@@ -30,6 +30,18 @@ import {
 const INPUT_CHUNK = 1 << 17;
 /** Plain bytes kept for a reader that steps back a little (a header read, a line's last byte). */
 const WINDOW = 1 << 20;
+/**
+ * Streams that may hold a decompression context (zstd's window, ≈ 2–8 MB) and a plain window at
+ * once. A search keeps up to 64 logs open for snippets: past this many, the stream used least
+ * recently gives its context up and starts again from a frame start at its next read.
+ */
+export const MAX_LIVE_STREAMS = 8;
+const live: ColdLogStream[] = [];
+
+/** How many cold log streams hold a decompression context now (at most {@link MAX_LIVE_STREAMS}). */
+export function liveColdStreams(): number {
+  return live.length;
+}
 
 /** Where a zstd frame starts, in the compressed file and in the plain bytes. */
 interface FrameStart {
@@ -70,7 +82,6 @@ export class ColdLogStream {
     this.size = layout.size;
     this.frames = layout.frames;
     this.input = Buffer.allocUnsafe(Math.max(1, Math.min(INPUT_CHUNK, compressedSize)));
-    this.context = acquireDecompression();
   }
 
   /**
@@ -100,6 +111,7 @@ export class ColdLogStream {
    */
   read(target: Uint8Array, targetOffset: number, length: number, position: number): number {
     if (this.closed) throw new Error("read of a closed cold log");
+    this.touch();
     const wanted = Math.min(length, this.size - position);
     if (wanted <= 0) return 0;
     const fromWindow = this.copyFromWindow(target, targetOffset, wanted, position);
@@ -121,10 +133,35 @@ export class ColdLogStream {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.context !== undefined) releaseDecompression(this.context);
+    const context = this.giveUpContext();
+    if (context !== undefined) releaseDecompression(context);
+    fs.closeSync(this.fd);
+  }
+
+  /** Marks this stream as the one used most recently. */
+  private touch(): void {
+    const index = live.indexOf(this);
+    if (index !== -1 && index !== live.length - 1) {
+      live.splice(index, 1);
+      live.push(this);
+    }
+  }
+
+  /**
+   * Gives up the context and the window (another stream needs them, or this one closes): the
+   * position is lost, so the next read starts again at a frame start.
+   */
+  private giveUpContext(): DecompressionContext | undefined {
+    const index = live.indexOf(this);
+    if (index !== -1) live.splice(index, 1);
+    const context = this.context;
     this.context = undefined;
     this.window = undefined;
-    fs.closeSync(this.fd);
+    this.windowLength = 0;
+    this.inputStart = 0;
+    this.inputEnd = 0;
+    this.plainPosition = Number.POSITIVE_INFINITY;
+    return context;
   }
 
   private copyFromWindow(
@@ -260,8 +297,16 @@ export class ColdLogStream {
     );
   }
 
+  /** This stream's context, taken from the least recently used stream when too many hold one. */
   private decompression(): DecompressionContext {
-    if (this.context === undefined) throw new Error("read of a closed cold log");
+    if (this.closed) throw new Error("read of a closed cold log");
+    if (this.context === undefined) {
+      const evicted = live.length >= MAX_LIVE_STREAMS ? live[0]?.giveUpContext() : undefined;
+      // Taken from the middle of another log's frame: start it afresh.
+      if (evicted !== undefined) resetDecompression(evicted);
+      this.context = evicted ?? acquireDecompression();
+      live.push(this);
+    }
     return this.context;
   }
 }
