@@ -159,7 +159,13 @@ export async function replayLog(
           try {
             event = parseEventOf(line, sessionId, blobs);
           } catch (error) {
-            const unfinished = await unfinishedBlobWrite(error, session, handle, line, size);
+            const unfinished = await unfinishedBlobWrite(
+              error,
+              session.openTurn !== null,
+              handle,
+              line,
+              size,
+            );
             if (unfinished === undefined) throw error;
             if (options.allowTornTail) return { session, end, tornTail: unfinished };
             throw unfinishedBlobError(unfinished, error as EventLogCorruptError, sessionId);

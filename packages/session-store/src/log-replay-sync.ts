@@ -68,7 +68,10 @@ export function replayLogSync(
       try {
         event = parseEventOf({ ...logLine, end }, sessionId, blobs);
       } catch (error) {
-        const unfinished = unfinishedBlobWriteSync(error, session, bytes, { ...logLine, end });
+        const unfinished = unfinishedBlobWriteSync(error, session.openTurn !== null, bytes, {
+          ...logLine,
+          end,
+        });
         if (unfinished === undefined) throw error;
         throw unfinishedBlobError(unfinished, error as EventLogCorruptError, sessionId);
       }

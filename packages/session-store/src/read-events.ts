@@ -1,9 +1,11 @@
+import type { EventLogCorruptError, SessionEvent } from "@tapedeck/session";
 import { blobsBesideLog } from "./blob-store";
 import { asLogOffset } from "./catalog";
 import { InvalidOffsetError } from "./errors";
 import { byteBefore, isTornTail, linesBefore, scanLines } from "./line-reader";
 import { openLog, parseEventOf, readHeaderOf, tornTailError } from "./log-file";
 import type { ReadEvent } from "./session-store";
+import { unfinishedBlobError, unfinishedBlobWrite } from "./unfinished-blob-write";
 
 /**
  * The events of one log with their positions, for `SessionStore.read`: validates the header,
@@ -24,7 +26,8 @@ export async function* readEvents(
   const handle = await openLog(path, sessionId);
   const blobs = blobsBesideLog(path);
   try {
-    const { end: headerEnd, size } = await readHeaderOf(handle, sessionId);
+    const { header, end: headerEnd, size } = await readHeaderOf(handle, sessionId);
+    const forked = header.parent !== undefined;
     let start = headerEnd;
     let line = 2;
     if (fromOffset !== undefined && fromOffset !== 0 && fromOffset !== headerEnd) {
@@ -45,14 +48,34 @@ export async function* readEvents(
       }
       start = fromOffset;
     }
+    // Whether a turn is open at the line read, for the unfinished-turn blob rule: known only
+    // reading a log's own lines from its first (a fork may start inside its parent's turn).
+    let turnOpen: boolean | undefined = start === headerEnd && !forked ? false : undefined;
     for await (const batch of scanLines(handle, { start, line, limit: size })) {
       if (isTornTail(batch)) {
         if (options.stopAtTornTail) return;
         throw tornTailError(batch, sessionId);
       }
       for (const entry of batch) {
+        let event: SessionEvent;
+        try {
+          event = parseEventOf(entry, sessionId, blobs);
+        } catch (error) {
+          const unfinished = await unfinishedBlobWrite(
+            error,
+            turnOpen === true,
+            handle,
+            entry,
+            size,
+          );
+          if (unfinished === undefined) throw error;
+          if (options.stopAtTornTail) return;
+          throw unfinishedBlobError(unfinished, error as EventLogCorruptError, sessionId);
+        }
+        if (turnOpen !== undefined && event.type === "turn/start") turnOpen = true;
+        if (turnOpen !== undefined && event.type === "turn/end") turnOpen = false;
         yield {
-          event: parseEventOf(entry, sessionId, blobs),
+          event,
           line: entry.line,
           offset: asLogOffset(entry.offset),
           end: asLogOffset(entry.end),

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { EventLogCorruptError, uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { drafts, tempDirectory } from "../test/helpers";
-import { createSessionStore, type SessionStore } from "./index";
+import { createSessionStore, type ReadEvent, type SessionStore } from "./index";
 
 let temp: ReturnType<typeof tempDirectory>;
 let store: SessionStore;
@@ -23,6 +23,17 @@ function blobOf(line: string): string {
 
 function lines(sessionId: string): string[] {
   return readFileSync(store.pathOf(sessionId), "utf8").split("\n").slice(0, -1);
+}
+
+/** The events `read` yields until it throws (the error swallowed: the caller reads it again). */
+async function collect(events: AsyncIterable<ReadEvent>): Promise<ReadEvent[]> {
+  const found: ReadEvent[] = [];
+  try {
+    for await (const event of events) found.push(event);
+  } catch (error) {
+    if (found.length === 0) throw error;
+  }
+  return found;
 }
 
 function readError(promise: Promise<unknown>): Promise<EventLogCorruptError> {
@@ -112,6 +123,31 @@ describe("a blob a crash cut short in the last, unfinished turn", () => {
     } finally {
       await writer.close();
     }
+  });
+
+  it('read() yields the lines before it, then says TORN_TAIL (or, with tornTail: "stop", ends there); from an offset, where no turn is known, BLOB_MISSING', async () => {
+    const cut = await cutTurn("removed", 1);
+    const seen: number[] = [];
+    const failure = await readError(
+      (async () => {
+        for await (const { line } of store.read(cut.sessionId)) seen.push(line);
+      })(),
+    );
+    expect(failure).toMatchObject({ code: "TORN_TAIL", line: cut.line });
+    expect(seen.at(-1)).toBe(cut.line - 1);
+    const stopped: number[] = [];
+    for await (const { line } of store.read(cut.sessionId, { tornTail: "stop" }))
+      stopped.push(line);
+    expect(stopped).toEqual(seen);
+    const { offset } = (await collect(store.read(cut.sessionId))).at(-1)!;
+    const fromOffset = await readError(
+      (async () => {
+        for await (const _event of store.read(cut.sessionId, { fromOffset: offset })) {
+          // read to the end
+        }
+      })(),
+    );
+    expect(fromOffset.code).toBe("BLOB_MISSING");
   });
 
   it("repair moves the lines aside into a sidecar that holds them byte for byte", async () => {

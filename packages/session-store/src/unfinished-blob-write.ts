@@ -7,7 +7,7 @@
  * aside). Anywhere else (a turn that ended, an approval asked after it) a missing or damaged blob
  * stays damage.
  */
-import { EventLogCorruptError, type Session } from "@tapedeck/session";
+import { EventLogCorruptError } from "@tapedeck/session";
 import type { LogHandle } from "./cold-log";
 import { isTornTail, type LogLine, scanLines, type TornTail } from "./line-reader";
 
@@ -17,18 +17,18 @@ const durablePoints = new Set(["turn/end", "approval/request", "turn/start"]);
 /**
  * The torn tail to report for `error`, thrown reading `line` of a log of `size` bytes: from that
  * line to the end, when `error` is a missing or damaged blob (`BLOB_MISSING`, `BLOB_CORRUPT`),
- * `session` (replayed up to the line) has a turn open, and no later line ends it, asks for an
- * approval or starts another (each one a fsync of the log, after the turn's blobs). Otherwise
- * `undefined`: the error is damage.
+ * a turn is open at the line (`turnOpen`: the session replayed up to it has one), and no later
+ * line ends it, asks for an approval or starts another (each one a fsync of the log, after the
+ * turn's blobs). Otherwise `undefined`: the error is damage.
  */
 export async function unfinishedBlobWrite(
   error: unknown,
-  session: Session,
+  turnOpen: boolean,
   handle: LogHandle,
   line: LogLine,
   size: number,
 ): Promise<TornTail | undefined> {
-  if (!mayBeUnfinished(error, session)) return undefined;
+  if (!mayBeUnfinished(error, turnOpen)) return undefined;
   const rest = scanLines(handle, { start: line.end, line: line.line + 1, limit: size });
   for await (const batch of rest) {
     if (isTornTail(batch)) break;
@@ -40,11 +40,11 @@ export async function unfinishedBlobWrite(
 /** {@link unfinishedBlobWrite} over a log's bytes in memory (the synchronous replay's). */
 export function unfinishedBlobWriteSync(
   error: unknown,
-  session: Session,
+  turnOpen: boolean,
   bytes: Buffer,
   line: LogLine,
 ): TornTail | undefined {
-  if (!mayBeUnfinished(error, session)) return undefined;
+  if (!mayBeUnfinished(error, turnOpen)) return undefined;
   for (let start = line.end; ; ) {
     const newline = bytes.indexOf(0x0a, start);
     if (newline === -1) break; // a torn tail after it goes with it
@@ -55,11 +55,11 @@ export function unfinishedBlobWriteSync(
 }
 
 /** A missing or damaged blob met inside an open turn. */
-function mayBeUnfinished(error: unknown, session: Session): error is EventLogCorruptError {
+function mayBeUnfinished(error: unknown, turnOpen: boolean): error is EventLogCorruptError {
   return (
+    turnOpen &&
     EventLogCorruptError.isInstance(error) &&
-    (error.code === "BLOB_MISSING" || error.code === "BLOB_CORRUPT") &&
-    session.openTurn !== null
+    (error.code === "BLOB_MISSING" || error.code === "BLOB_CORRUPT")
   );
 }
 
