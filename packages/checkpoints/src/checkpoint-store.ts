@@ -97,6 +97,8 @@ export class CheckpointStore {
   private queue: Promise<unknown> = Promise.resolve();
   /** Trees of checkpoints this process took or looked up (ids never change meaning). */
   private readonly trees = new Map<string, string>();
+  /** The tree the last checkpoint of this store object wrote (what the index holds since). */
+  private lastTree: string | undefined;
   /** The file-system monitor, when {@link OpenCheckpointStoreOptions.monitor} asked for one. */
   monitor: FsMonitor | undefined;
 
@@ -190,6 +192,25 @@ export class CheckpointStore {
       options.previous === undefined ? undefined : this.treeOf(options.previous),
     ]);
     const previous = previousTree === undefined ? undefined : options.previous;
+    // The monitor saw nothing change and the index is as our last checkpoint left it (another
+    // writer makes its list untrusted): the tree is the last one written. Same as the parent's,
+    // the parent is the checkpoint, with no git process at all.
+    if (
+      only?.length === 0 &&
+      compare.length === 0 &&
+      previous !== undefined &&
+      previousTree !== undefined &&
+      previousTree === this.lastTree
+    ) {
+      await Promise.all([
+        setRef(this.place, options.ref, previous),
+        pointHead(this.place.gitDir, previous),
+      ]);
+      return {
+        taken: { id: previous, tree: previousTree, changes: [], omitted: [] },
+        compared: [],
+      };
+    }
     const { add, omitted } = await this.sortBySize(listed);
     await this.updateIndex(add, omitted);
     // The tree and the changes against the parent's tree are both read from the new index.
@@ -216,6 +237,7 @@ export class CheckpointStore {
     ]);
     if (crowded) await packLooseObjects(this.place);
     this.trees.set(id, tree);
+    this.lastTree = tree;
     return { taken: { id, tree, changes, omitted }, compared };
   }
 

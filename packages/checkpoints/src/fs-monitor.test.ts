@@ -69,6 +69,21 @@ describe("FsMonitor (checkpoints answered from inotify)", () => {
     expect(await next()).toEqual(expect.objectContaining({ changes: [], answer: "listed" }));
   });
 
+  it("a quiet checkpoint is its parent; one whose parent is another session's older tree still lists the changes", async () => {
+    const { root, store, next } = await monitored();
+    const quiet = await next();
+    expect(await next()).toEqual({ changes: [], answer: "listed", id: quiet.id });
+    // another session of the same store records a change; this session's next checkpoint sees
+    // nothing new on the list, but its parent's tree is older than the index's
+    writeFileSync(path.join(root, "a.txt"), "changed for the other session\n");
+    await store.take({ ref: "refs/tapedeck/sessions/other", previous: quiet.id });
+    const after = await next();
+    expect(after).toEqual(
+      expect.objectContaining({ answer: "listed", changes: ["modified a.txt"] }),
+    );
+    expect(after.id).not.toBe(quiet.id);
+  });
+
   it("sees a sed -i edit, a delete, a chmod and a rename of a file", async () => {
     const { root, next } = await monitored();
     execFileSync("sed", ["-i", "s/one = 1/one = 11/", path.join(root, "src/deep/one.ts")]);
