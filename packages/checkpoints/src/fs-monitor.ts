@@ -42,6 +42,7 @@ function kernelQueueLimit(): number {
   }
 }
 
+/** `items` in runs of at most `size`. */
 function chunk<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let at = 0; at < items.length; at += size) out.push(items.slice(at, at + size));
@@ -50,8 +51,10 @@ function chunk<T>(items: readonly T[], size: number): T[][] {
 
 /** Folders git ignores as a whole (`dir/`), in the work tree or under `pathspecs`. */
 async function ignoredFolders(place: GitPlace, pathspecs: readonly string[] = []) {
-  const args = ["--literal-pathspecs", "ls-files", "-z", "-o", "-i", "--directory"];
-  args.push("--exclude-standard");
+  const args = [
+    "--literal-pathspecs",
+    ...["ls-files", "-z", "--others", "--ignored", "--directory", "--exclude-standard"],
+  ];
   const found = new Set<string>();
   const runs = pathspecs.length === 0 ? [[]] : chunk(pathspecs, PATHSPECS_PER_RUN);
   for (const specs of runs) {
