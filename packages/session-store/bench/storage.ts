@@ -173,6 +173,16 @@ async function main(): Promise<void> {
   const plainOpen = await sample(3, async () => (await store.openWriter(sessionId)).close());
   await store.compact(sessionId);
   const coldRead = await sample(5, () => store.readSession(sessionId));
+  // Buffers held while the cold log is read as a stream (decompressed whole, it held all of it).
+  const buffers = () => process.memoryUsage().external + process.memoryUsage().arrayBuffers;
+  const buffersBefore = buffers();
+  let buffersPeak = buffersBefore;
+  let streamed = 0;
+  for await (const _ of store.read(sessionId)) {
+    streamed += 1;
+    if (streamed % 1000 === 0) buffersPeak = Math.max(buffersPeak, buffers());
+  }
+  const plainBytes = store.entry(sessionId)?.size ?? 0;
   const coldOpen: number[] = [];
   for (let run = 0; run < 3; run += 1) {
     await store.compact(sessionId);
@@ -190,6 +200,15 @@ async function main(): Promise<void> {
       baseline: median(bare),
       baselineName: "readFile + split + JSON.parse, plain",
       goal: "≥ 0.5×",
+    },
+    {
+      name: "buffers held by read() of the compressed log (peak growth)",
+      value: Math.max(0, buffersPeak - buffersBefore),
+      unit: "B",
+      better: "lower",
+      baseline: plainBytes,
+      baselineName: "the plain log's size (what decompressing whole held)",
+      goal: "≤ 0.1× (ratio ≥ 10)",
     },
     {
       name: "readSession of the plain log",
