@@ -374,11 +374,13 @@ export async function openCheckpointStore(
   }
   await syncPrivateSettings(store, options.home);
   if (options.monitor !== undefined && options.monitor !== false) {
+    // A monitor that cannot start (no inotify watch left, a cookie folder that cannot be made)
+    // leaves the store unmonitored: every checkpoint then checks every file.
     store.monitor = await FsMonitor.start(
       store.place,
       dir,
       options.monitor === true ? {} : options.monitor,
-    );
+    ).catch(() => undefined);
   }
   return store;
 }

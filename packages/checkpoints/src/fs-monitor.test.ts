@@ -218,6 +218,26 @@ describe("FsMonitor (checkpoints answered from inotify)", () => {
     expect((await next()).answer).toBe("listed");
   });
 
+  it("a monitor that cannot start leaves checkpoints working, unmonitored", async () => {
+    const base = testTempDir();
+    const root = path.join(base, "repo");
+    mkdirSync(root);
+    gitRepo(root, { "a.txt": "alpha\n" });
+    const home = path.join(base, "home");
+    const plain = await openCheckpointStore({ home, cwd: root });
+    const first = await plain.take({ ref: REF });
+    // its cookie folder cannot be made: a file stands where the monitors' folder goes
+    writeFileSync(path.join(plain.dir, "monitors"), "not a folder\n");
+    const store = await openCheckpointStore({ home, cwd: root, monitor: true });
+    opened.push(store);
+    expect(store.monitor).toBeUndefined();
+    writeFileSync(path.join(root, "a.txt"), "changed\n");
+    const taken = await store.take({ ref: REF, previous: first.id });
+    expect(taken.changes.map((change) => `${change.change} ${change.path}`)).toEqual([
+      "modified a.txt",
+    ]);
+  });
+
   it("closing removes its files and stops answering", async () => {
     const { store, monitor } = await monitored();
     const folder = path.join(store.dir, "monitors");

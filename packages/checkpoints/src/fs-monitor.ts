@@ -150,6 +150,7 @@ export class FsMonitor {
    * Starts watching the work tree of `place` in the background (its cookies live in
    * `storeDir/monitors/<pid>-<hex>/`; those of dead processes are removed). Until every folder is
    * watched, checkpoints check everything; {@link whenReady} resolves once the walk is done.
+   * Throws when its cookie folder cannot be made or watched (nothing is left open).
    */
   static async start(
     place: GitPlace,
@@ -157,9 +158,14 @@ export class FsMonitor {
     options: FsMonitorOptions = {},
   ): Promise<FsMonitor> {
     const monitor = new FsMonitor(place, storeDir, options);
-    await mkdir(monitor.dir, { recursive: true });
-    await monitor.removeDeadFolders();
-    monitor.cookieWatcher = watch(monitor.dir, { persistent: false, encoding: "utf8" });
+    try {
+      await mkdir(monitor.dir, { recursive: true });
+      await monitor.removeDeadFolders();
+      monitor.cookieWatcher = watch(monitor.dir, { persistent: false, encoding: "utf8" });
+    } catch (error) {
+      await monitor.close();
+      throw error;
+    }
     monitor.cookieWatcher.on("change", (_kind, name) => {
       if (typeof name === "string") monitor.cookieWaiters.get(name)?.();
     });
