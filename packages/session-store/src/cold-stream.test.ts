@@ -144,6 +144,20 @@ describe("a cold log is read as a stream", () => {
     });
   });
 
+  it("a .zst that is not zstd at all is COLD_LOG_CORRUPT for readers and in the listing", async () => {
+    const sessionId = await finished(2, 1_000);
+    await store.compact(sessionId);
+    writeFileSync(`${store.pathOf(sessionId)}.zst`, "a gzip file someone renamed, or anything");
+    const error = await failure(readAll(sessionId));
+    expect(error).toMatchObject({ code: "COLD_LOG_CORRUPT", sessionId });
+    expect(String((error as Error).message)).toContain("has no readable zstd frame header");
+    expect(store.entry(sessionId)?.headerError).toMatchObject({
+      code: "COLD_LOG_CORRUPT",
+      sessionId,
+    });
+    expect(() => store.openLogReader(sessionId)).toThrow(/^COLD_LOG_CORRUPT at session /);
+  });
+
   it("bytes after the frames a cold log declares are COLD_LOG_CORRUPT", async () => {
     const sessionId = await finished(3, 1_000);
     await store.compact(sessionId);
