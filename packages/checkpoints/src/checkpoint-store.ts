@@ -97,6 +97,7 @@ export class CheckpointStore {
   private queue: Promise<unknown> = Promise.resolve();
   /** Trees of checkpoints this process took or looked up (ids never change meaning). */
   private readonly trees = new Map<string, string>();
+  private readonly home: string;
   /** The tree the last checkpoint of this store object wrote (what the index holds since). */
   private lastTree: string | undefined;
   /** The file-system monitor, when {@link OpenCheckpointStoreOptions.monitor} asked for one. */
@@ -106,8 +107,9 @@ export class CheckpointStore {
   constructor(
     workspace: CheckpointWorkspace,
     dir: string,
-    options: { maxFileBytes: number; maxFiles: number },
+    options: { maxFileBytes: number; maxFiles: number; home: string },
   ) {
+    this.home = options.home;
     this.workspace = workspace;
     this.dir = dir;
     this.place = {
@@ -153,6 +155,17 @@ export class CheckpointStore {
           reverse: entry.direction === "toward",
         })),
       );
+    });
+  }
+
+  /**
+   * Reads the user's repository settings again (its `info/exclude`, its objects folder), as
+   * opening the store does: for a store kept open across runs. A changed exclude makes the
+   * monitor's next answer "everything" (and the folders no longer ignored watched).
+   */
+  async refreshSettings(): Promise<void> {
+    await this.serialize(async () => {
+      if (await syncPrivateSettings(this, this.home)) this.monitor?.ignoreRulesChanged();
     });
   }
 
@@ -362,6 +375,7 @@ export async function openCheckpointStore(
   const store = new CheckpointStore(workspace, dir, {
     maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
     maxFiles: options.maxFiles ?? DEFAULT_MAX_FILES,
+    home: options.home,
   });
   const gitDir = store.place.gitDir;
   if (!existsSync(path.join(gitDir, "HEAD"))) {
@@ -401,8 +415,11 @@ async function seedIndex(store: CheckpointStore, userIndex: string): Promise<voi
   }
 }
 
-/** Keeps the private alternates and exclude file in step with the user's repository. */
-async function syncPrivateSettings(store: CheckpointStore, home: string): Promise<void> {
+/**
+ * Keeps the private alternates and exclude file in step with the user's repository; true when
+ * the exclude file changed.
+ */
+async function syncPrivateSettings(store: CheckpointStore, home: string): Promise<boolean> {
   const { workspace } = store;
   const gitDir = store.place.gitDir;
   const alternates = path.join(gitDir, "objects", "info", "alternates");
@@ -418,8 +435,8 @@ async function syncPrivateSettings(store: CheckpointStore, home: string): Promis
       : await readFile(workspace.userExclude, "utf8").catch(() => "");
   const exclude = path.join(gitDir, "info", "exclude");
   const lines = excludeLines(workspace, home, userExclude);
-  if ((await readFile(exclude, "utf8").catch(() => "")) !== lines) {
-    await mkdir(path.dirname(exclude), { recursive: true });
-    await writeFile(exclude, lines);
-  }
+  if ((await readFile(exclude, "utf8").catch(() => "")) === lines) return false;
+  await mkdir(path.dirname(exclude), { recursive: true });
+  await writeFile(exclude, lines);
+  return true;
 }

@@ -19,7 +19,7 @@ afterEach(async () => {
  * it, and its first two checkpoints taken (the second once the watcher is ready: from then on
  * checkpoints are answered from the watcher's list).
  */
-async function monitored(options: FsMonitorOptions = {}) {
+async function monitored(options: FsMonitorOptions = {}, prepare?: (root: string) => void) {
   const base = testTempDir();
   const root = path.join(base, "repo");
   mkdirSync(path.join(root, "src", "deep"), { recursive: true });
@@ -33,6 +33,7 @@ async function monitored(options: FsMonitorOptions = {}) {
   });
   mkdirSync(path.join(root, "build"));
   writeFileSync(path.join(root, "build", "out.txt"), "built\n");
+  prepare?.(root);
   const store = await openCheckpointStore({
     home: path.join(base, "home"),
     cwd: root,
@@ -151,6 +152,24 @@ describe("FsMonitor (checkpoints answered from inotify)", () => {
     writeFileSync(path.join(root, "build", "out.txt"), "built again\n");
     expect(await next()).toEqual(
       expect.objectContaining({ answer: "listed", changes: ["modified build/out.txt"] }),
+    );
+  });
+
+  it("a store kept open reads the user's info/exclude again: a folder no longer excluded is recorded, then watched", async () => {
+    const exclude = (root: string) => path.join(root, ".git", "info", "exclude");
+    const { root, store, next } = await monitored({}, (root) => {
+      mkdirSync(path.join(root, "scratch"));
+      writeFileSync(path.join(root, "scratch", "notes.txt"), "notes\n");
+      writeFileSync(exclude(root), "scratch/\n");
+    });
+    writeFileSync(exclude(root), "# nothing excluded now\n");
+    await store.refreshSettings();
+    expect(await next()).toEqual(
+      expect.objectContaining({ answer: "everything", changes: ["added scratch/notes.txt"] }),
+    );
+    writeFileSync(path.join(root, "scratch", "notes.txt"), "more notes\n");
+    expect(await next()).toEqual(
+      expect.objectContaining({ answer: "listed", changes: ["modified scratch/notes.txt"] }),
     );
   });
 

@@ -295,6 +295,11 @@ export class FsMonitor {
     this.tree.close();
   }
 
+  /** The store's own exclude rules changed (`info/exclude`): the next answer is "everything". */
+  ignoreRulesChanged(): void {
+    this.ignoresChanged = true;
+  }
+
   /** Waits until every event queued before now has been read (a cookie file comes back). */
   private async drain(): Promise<void> {
     this.cookies += 1;

@@ -50,6 +50,23 @@ describe("runCheckpointers", () => {
     expect(watchers()).toEqual([]);
   });
 
+  it("a run that finds the store kept open reads the user's info/exclude again", async () => {
+    const { cwd, home } = workspace();
+    const exclude = path.join(cwd, ".git", "info", "exclude");
+    writeFileSync(path.join(cwd, "scratch.txt"), "scratch\n");
+    writeFileSync(exclude, "scratch.txt\n");
+    const checkpointers = runCheckpointers(home, { monitor: true, lingerMs: 60_000 });
+    const first = checkpointers.checkpointerFor(cwd);
+    const start = await first.take("s1", undefined);
+    await first.close();
+    writeFileSync(exclude, "# nothing excluded now\n");
+    const next = checkpointers.checkpointerFor(cwd);
+    const record = await next.take("s1", start.id);
+    expect(record.changed).toEqual([{ path: "scratch.txt", change: "added" }]);
+    await next.close();
+    await checkpointers.close();
+  });
+
   it("without lingering the watcher closes as the run ends; with it, once the time is up", async () => {
     const { cwd, home, watchers } = workspace();
     const now = runCheckpointers(home, { monitor: true, lingerMs: 0 });

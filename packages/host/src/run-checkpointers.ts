@@ -98,12 +98,19 @@ export function runCheckpointers(home: string, options: RunCheckpointersOptions)
       const root = rootOf(cwd);
       let held: SharedStore | undefined;
       let closed = false;
+      let refreshed = false;
       return {
         async take(sessionId, previous): Promise<CheckpointRecord> {
           try {
             if (closed) throw new Error("the run's checkpoints are closed");
             held ??= acquire(root, cwd);
             const store = await held.store;
+            // A store kept open since an earlier run reads the user's settings again, as a
+            // newly opened one does (its info/exclude may have changed meanwhile).
+            if (!refreshed) {
+              refreshed = true;
+              await store.refreshSettings();
+            }
             // A previous id this store lacks (a log from another machine) gives a first one.
             const taken = await store.take({
               ref: sessionCheckpointRef(sessionId),
