@@ -109,9 +109,13 @@ export function compressLog(plain: Buffer): Buffer {
  * written whole (temp, fsync, link, directory fsync) and checked to decompress to the same bytes
  * before the plain log is removed. The caller holds the session's lock. `rewritten`: the bytes to
  * store instead of the plain log's (its payloads moved to blobs, which are already on disk for
- * good); the plain log stays the only copy until they are. Returns the bytes before and after.
+ * good); the plain log stays the only copy until they are. Returns the bytes before and after,
+ * and `stored`, the plain bytes a restore writes back.
  */
-export function freezeLog(path: string, rewritten?: Buffer): { before: number; after: number } {
+export function freezeLog(
+  path: string,
+  rewritten?: Buffer,
+): { before: number; after: number; stored: Buffer } {
   const cold = coldPathOf(path);
   // A compressed copy left by a crash is older than or equal to the plain log: replace it.
   removeFile(cold);
@@ -133,7 +137,7 @@ export function freezeLog(path: string, rewritten?: Buffer): { before: number; a
   fsyncDirectory(dirname(path));
   removeFile(path);
   fsyncDirectory(dirname(path));
-  return { before: plain.length, after: compressed.length };
+  return { before: plain.length, after: compressed.length, stored: target };
 }
 
 /**

@@ -20,7 +20,7 @@ import { catalogEntry, type LogNames, listLogNames, scanFolder } from "./catalog
 import type { ChangeJournal } from "./change-journal";
 import { compressLog, freezeLog, logExists, warmLog } from "./cold-log";
 import { InvalidOffsetError, SessionHasForksError } from "./errors";
-import { forgetTail, readKeptTail, TailTarget, tailsDirOf } from "./kept-tail";
+import { forgetTail, keepTailOfBytes, readKeptTail, TailTarget, tailsDirOf } from "./kept-tail";
 import { LeftoverTemps } from "./leftover-temps";
 import { acquireLock, type HeldLock, liveLockOwner, releaseLock } from "./lock";
 import {
@@ -189,15 +189,14 @@ class FileSessionStore implements SessionStore {
     try {
       // Recorded before anything is appended: a reader that misses this line sees the lock file.
       this.journal.record("o", sessionId);
-      // A cold log becomes plain again before anything is appended (and is replayed: its kept
-      // tail, if any, was forgotten when it was compressed).
-      const wasPlain = fs.existsSync(path);
+      // A cold log becomes plain again before anything is appended: exactly the bytes `compact`
+      // kept a tail for, so the writer continues from it as from a plain log's.
       warmLog(path, sessionId);
       // Readable too: the kept tail hashes the log's last bytes.
       const fd = fs.openSync(path, "a+");
       let session: Session | KeptTailSession;
       try {
-        session = await this.continuedSession(sessionId, fd, wasPlain);
+        session = await this.continuedSession(sessionId, fd);
       } catch (error) {
         fs.closeSync(fd);
         throw error;
@@ -228,9 +227,8 @@ class FileSessionStore implements SessionStore {
   private async continuedSession(
     sessionId: string,
     fd: number,
-    trustTail: boolean,
   ): Promise<Session | KeptTailSession> {
-    const kept = trustTail ? readKeptTail(this.tailsDir, sessionId, fd) : undefined;
+    const kept = readKeptTail(this.tailsDir, sessionId, fd);
     if (kept === undefined) return (await replayLog(this.pathOfBound, sessionId)).session;
     const size = fs.fstatSync(fd).size;
     const path = this.pathOf(sessionId);
@@ -438,14 +436,27 @@ class FileSessionStore implements SessionStore {
     }
     try {
       // Only a log that replays whole is compressed: damage stays where repair can reach it.
-      await replayLog(this.pathOfBound, sessionId);
+      const replayed = await replayLog(this.pathOfBound, sessionId);
       this.journal.record("r", sessionId);
       forgetTail(this.tailsDir, sessionId);
       // Large inline payloads go to blobs (stored for good first), then the log is compressed.
-      const moved = movePayloads(fs.readFileSync(path), this.threshold);
+      const plain = fs.readFileSync(path);
+      const moved = movePayloads(plain, this.threshold);
       const added = storeMovedPayloads(moved, this.blobs);
-      const { before, after } = freezeLog(path, moved.moved > 0 ? moved.bytes : undefined);
-      return { sessionId, action: "compressed", before, after: after + added };
+      const frozen = freezeLog(path, moved.moved > 0 ? moved.bytes : undefined);
+      // The next writer restores exactly `stored`: its tail lets that writer continue without a
+      // replay. Kept once the compressed log is on disk for good and the plain one gone, and only
+      // when the replay read the bytes compressed (a program that holds no lock may append).
+      if (replayed.end === plain.length && frozen.before === plain.length) {
+        const state = replayed.session.invariantSnapshot();
+        keepTailOfBytes(this.tailsDir, sessionId, frozen.stored, state);
+      }
+      return {
+        sessionId,
+        action: "compressed",
+        before: frozen.before,
+        after: frozen.after + added,
+      };
     } finally {
       releaseLock(lock);
     }

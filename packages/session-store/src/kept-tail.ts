@@ -102,9 +102,35 @@ export function keepTail(
   size: number,
   state: InvariantSnapshot,
 ): void {
+  writeTail(tailsDir, sessionId, size, () => hashBefore(fd, size), state);
+}
+
+/**
+ * Keeps `state` as the tail of a log whose plain bytes are `bytes`, for the writer that will
+ * write exactly them back (a cold log restored: `compact` keeps the tail of what it compressed,
+ * after the compressed log is on disk for good). Like {@link keepTail}, a failure is dropped.
+ */
+export function keepTailOfBytes(
+  tailsDir: string,
+  sessionId: string,
+  bytes: Uint8Array,
+  state: InvariantSnapshot,
+): void {
+  if (bytes.length === 0) return;
+  const hash = () => sha256Hex(bytes.subarray(Math.max(0, bytes.length - HASHED_BYTES)));
+  writeTail(tailsDir, sessionId, bytes.length, hash, state);
+}
+
+function writeTail(
+  tailsDir: string,
+  sessionId: string,
+  size: number,
+  hash: () => string,
+  state: InvariantSnapshot,
+): void {
   const temp = tempPathIn(tailsDir, sessionId);
   try {
-    const text = JSON.stringify({ v: KEPT_TAIL_VERSION, size, hash: hashBefore(fd, size), state });
+    const text = JSON.stringify({ v: KEPT_TAIL_VERSION, size, hash: hash(), state });
     let out: number;
     try {
       out = fs.openSync(temp, "wx", 0o600);
