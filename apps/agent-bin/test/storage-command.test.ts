@@ -129,6 +129,9 @@ describe("tapedeck storage", () => {
       .split("\n")
       .find((line) => line.includes('"type":"function_call"'));
     expect(callLine).toContain('"argumentsBlob":');
+    // compact kept the tail of the rewritten bytes (what the resume restores), not the old ones.
+    const tailPath = path.join(workspace.home, "tails", `${sessionId}.json`);
+    expect(JSON.parse(readFileSync(tailPath, "utf8")).size).toBe(size);
     expect(await cli(["sessions", "verify", "--all"])).toMatchObject({ code: 0 });
     const exportedAfter = path.join(workspace.root, "after.jsonl");
     expect((await cli(["sessions", "export", sessionId, "-o", exportedAfter])).code).toBe(0);
@@ -138,6 +141,8 @@ describe("tapedeck storage", () => {
     expect(resumed).toMatchObject({ code: 0, stdout: "Again.\n" });
     expect(server?.failures()).toEqual([]);
     server?.assertAllConsumed();
+    expect(await cli(["sessions", "verify", sessionId])).toMatchObject({ code: 0 });
+    expect(JSON.parse(readFileSync(tailPath, "utf8")).size).toBe(statSync(logPath).size);
   });
 
   it("a missing blob is a BLOB_MISSING error naming the event, and the log is left as it is", async () => {
