@@ -186,7 +186,8 @@ export class CheckpointStore {
     let succeeded = false;
     try {
       const only = answer?.everything === false ? answer.paths : undefined;
-      const taken = await this.takeListed(options, compare, only);
+      const exact = answer?.everything === false && !answer.foldersGone;
+      const taken = await this.takeListed(options, compare, only, exact);
       succeeded = true;
       return taken;
     } finally {
@@ -198,10 +199,11 @@ export class CheckpointStore {
     options: { ref: string; previous?: string },
     compare: readonly { tree: string; reverse: boolean }[],
     only: readonly string[] | undefined,
+    exact = false,
   ): Promise<{ taken: TakenCheckpoint; compared: TreeChange[][] }> {
-    // The parent's tree is looked up while git lists the workspace.
-    const [listed, previousTree] = await Promise.all([
-      listChanged(this.place, only),
+    // The parent's tree is looked up while git records the listed files.
+    const [recorded, previousTree] = await Promise.all([
+      exact && only !== undefined && only.length > 0 ? this.updateTracked(only) : false,
       options.previous === undefined ? undefined : this.treeOf(options.previous),
     ]);
     const previous = previousTree === undefined ? undefined : options.previous;
@@ -224,8 +226,7 @@ export class CheckpointStore {
         compared: [],
       };
     }
-    const { add, omitted } = await this.sortBySize(listed);
-    await this.updateIndex(add, omitted);
+    const omitted = recorded ? [] : await this.listAndRecord(only);
     // The tree and the changes against the parent's tree are both read from the new index.
     const [written, changes, ...compared] = await Promise.all([
       runGit(this.place, ["write-tree"]),
@@ -252,6 +253,47 @@ export class CheckpointStore {
     this.trees.set(id, tree);
     this.lastTree = tree;
     return { taken: { id, tree, changes, omitted }, compared };
+  }
+
+  /**
+   * Asks `git status` what changed (everything, or under `only`), records it in the private index
+   * and returns the files left out for their size.
+   */
+  private async listAndRecord(only: readonly string[] | undefined) {
+    const { add, omitted } = await this.sortBySize(await listChanged(this.place, only));
+    await this.updateIndex(add, omitted);
+    return omitted;
+  }
+
+  /**
+   * The monitor's exact list (no watched folder moved or deleted) recorded in one git process,
+   * without `git status`: when every listed path is gone or a file or symlink within the size
+   * limit, `update-index --remove` without `--add` refreshes the tracked ones and drops the gone
+   * ones. A path the index does not hold (a new file, which may be ignored) makes git refuse the
+   * whole batch before writing anything: false, and the caller asks `git status` as before.
+   */
+  private async updateTracked(listed: readonly string[]): Promise<boolean> {
+    const paths = [...new Set(listed)];
+    const plain = await Promise.all(
+      paths.map((relative) =>
+        lstat(path.join(this.workspace.root, relative)).then(
+          (stat) => (stat.isFile() && stat.size <= this.maxFileBytes) || stat.isSymbolicLink(),
+          () => true, // gone: a tracked file is dropped, an untracked one is no entry
+        ),
+      ),
+    );
+    if (plain.includes(false)) return false;
+    try {
+      await this.withIndexLock(() =>
+        runGit(this.place, ["update-index", "-z", "--remove", "--stdin"], {
+          input: `${paths.join("\0")}\0`,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (CheckpointError.isInstance(error) && error.code === "GIT_FAILED") return false;
+      throw error;
+    }
   }
 
   /** Splits listed paths into those to record and those left out for their size. */

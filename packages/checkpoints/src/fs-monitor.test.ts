@@ -1,5 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { gitRepo, testTempDir } from "@tapedeck/test-temp";
 import { afterEach, describe, expect, it } from "vitest";
@@ -61,6 +69,37 @@ async function monitored(options: FsMonitorOptions = {}, prepare?: (root: string
 /** The blob id git would give `content`. */
 function blobOf(content: string): string {
   return execFileSync("git", ["hash-object", "--stdin"], { input: content }).toString().trim();
+}
+
+/**
+ * Runs `task` with a `git` on PATH that logs each command's subcommand before running the real
+ * git: which git processes a checkpoint started.
+ */
+async function logGitCommands<T>(
+  task: () => Promise<T>,
+): Promise<{ result: T; subcommands: string[] }> {
+  const dir = testTempDir();
+  const log = path.join(dir, "git-commands.log");
+  const realGit = execFileSync("sh", ["-c", "command -v git"]).toString().trim();
+  writeFileSync(
+    path.join(dir, "git"),
+    `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${realGit}' "$@"\n`,
+    { mode: 0o755 },
+  );
+  writeFileSync(log, "");
+  const savedPath = process.env.PATH;
+  process.env.PATH = `${dir}${path.delimiter}${savedPath ?? ""}`;
+  try {
+    const result = await task();
+    const known = ["status", "update-index", "write-tree", "diff-index", "ls-files", "rev-parse"];
+    const subcommands = readFileSync(log, "utf8")
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => line.split(" ").find((word) => known.includes(word)) ?? line);
+    return { result, subcommands };
+  } finally {
+    process.env.PATH = savedPath;
+  }
 }
 
 describe("FsMonitor (checkpoints answered from inotify)", () => {
@@ -140,6 +179,59 @@ describe("FsMonitor (checkpoints answered from inotify)", () => {
     writeFileSync(path.join(root, "lib/deep/three.ts"), "three, edited\n");
     expect(await next()).toEqual(
       expect.objectContaining({ answer: "listed", changes: ["modified lib/deep/three.ts"] }),
+    );
+  });
+
+  it("records edits of tracked files with one update-index and no git status", async () => {
+    const { root, store, next } = await monitored();
+    const commands = await logGitCommands(async () => {
+      execFileSync("sed", ["-i", "s/two = 2/two = 22/", path.join(root, "src/deep/two.ts")]);
+      writeFileSync(path.join(root, "a.txt"), "alpha, edited\n");
+      rmSync(path.join(root, "gone.txt"));
+      return next();
+    });
+    expect(commands.result).toEqual(
+      expect.objectContaining({
+        answer: "listed",
+        changes: ["deleted gone.txt", "modified a.txt", "modified src/deep/two.ts"],
+      }),
+    );
+    expect(commands.subcommands.filter((name) => name === "status")).toEqual([]);
+    expect(commands.subcommands.filter((name) => name === "update-index")).toHaveLength(1);
+    const recorded = await runGit(
+      store.place,
+      ["rev-parse", `${commands.result.id}:src/deep/two.ts`],
+      { bare: true },
+    );
+    expect(recorded.stdout.toString().trim()).toBe(blobOf("export const two = 22;\n"));
+  });
+
+  it("a new file beside the edits (or an ignored one) makes git status list them, as before", async () => {
+    const { root, next } = await monitored();
+    writeFileSync(path.join(root, "a.txt"), "alpha, edited\n");
+    writeFileSync(path.join(root, "src/deep/debug.log"), "ignored\n");
+    const ignoredBeside = await next();
+    expect(ignoredBeside).toEqual(
+      expect.objectContaining({ answer: "listed", changes: ["modified a.txt"] }),
+    );
+    writeFileSync(path.join(root, "src/deep/one.ts"), "export const one = 111;\n");
+    writeFileSync(path.join(root, "src/deep/three.ts"), "three\n");
+    expect(await next()).toEqual(
+      expect.objectContaining({
+        answer: "listed",
+        changes: ["added src/deep/three.ts", "modified src/deep/one.ts"],
+      }),
+    );
+  });
+
+  it("a tracked folder moved out of the workspace records every file under it deleted", async () => {
+    const { root, next } = await monitored();
+    renameSync(path.join(root, "src"), path.join(path.dirname(root), "src-moved-out"));
+    expect(await next()).toEqual(
+      expect.objectContaining({
+        answer: "listed",
+        changes: ["deleted src/deep/one.ts", "deleted src/deep/two.ts"],
+      }),
     );
   });
 

@@ -24,7 +24,15 @@ export interface FsMonitorOptions {
  * trusted.
  */
 export type MonitorAnswer =
-  | { everything: false; paths: string[] }
+  | {
+      everything: false;
+      paths: string[];
+      /**
+       * A watched folder was moved or deleted since the last checkpoint: a listed path may stand
+       * for the files that were under it (the checkpoint then asks `git status`).
+       */
+      foldersGone: boolean;
+    }
   | { everything: true; reason: string };
 
 /** How long a cookie may take to come back before the watcher is distrusted. */
@@ -116,6 +124,8 @@ export class FsMonitor {
   private full = false;
   private events = 0;
   private cookies = 0;
+  /** A watched folder was moved or deleted since the last handover. */
+  private foldersGone = false;
   private distrust: string | undefined = "the first checkpoint of this process";
   private ignoresChanged = false;
   private broken: string | undefined;
@@ -241,7 +251,10 @@ export class FsMonitor {
     // A folder moved or deleted: its watches follow the inode, not the name, so they go (the
     // path, a pathspec for everything under it, is recorded). Whatever has the name now is
     // looked at as a new folder.
-    if (this.tree.has(relative)) this.tree.remove(relative);
+    if (this.tree.has(relative)) {
+      this.tree.remove(relative);
+      this.foldersGone = true;
+    }
     this.queueNewFolder(relative);
   }
 
@@ -364,14 +377,18 @@ export class FsMonitor {
     reason ??= this.distrust ?? (this.full ? `more than ${this.maxListed} paths` : undefined);
     // From here to the new list nothing awaits: every later event lands in it.
     const paths = [...this.paths];
+    const foldersGone = this.foldersGone;
     this.paths = new Set();
+    this.foldersGone = false;
     this.full = false;
     this.events = 0;
     // Folders watched while the first walk ran may have changed before their watch began: the
     // first list to trust starts once every folder is watched.
     this.distrust = this.ready ? undefined : "the watcher was not ready at the last checkpoint";
     this.lastAnswer =
-      reason === undefined ? { everything: false, paths } : { everything: true, reason };
+      reason === undefined
+        ? { everything: false, paths, foldersGone }
+        : { everything: true, reason };
     return this.lastAnswer;
   }
 
