@@ -1,16 +1,21 @@
+import { spawnSync } from "node:child_process";
 import {
   existsSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
   statSync,
   truncateSync,
   unlinkSync,
   utimesSync,
+  writeFileSync,
 } from "node:fs";
 import path from "node:path";
 import { createSessionStore } from "@tapedeck/session-store";
 import { agentScript, cliContext } from "@tapedeck/test-harness";
 import { describe, expect, it } from "vitest";
+import { formatBytes } from "../src/cli/storage-command";
 
 /** 150 kB of varied text: over the 64 KiB blob threshold, and compressible. */
 const bigText = Array.from(
@@ -226,4 +231,82 @@ describe("tapedeck storage", () => {
     expect(emptied.stdout).toMatch(/^Freed \d+(\.\d)? (B|kB) \(1 files\) from the trash\.$/m);
     expect(readdirSync(path.join(workspace.home, "trash"))).toEqual([]);
   });
+
+  it("storage counts kept tails and import state; compact removes a killed writer's tail temp and the tail of a session whose log is gone, and keeps a live one", async () => {
+    const { cli, workspace } = await cliContext(twoTurnsScript());
+    const first = await cli(["run", "hi"]);
+    expect(first).toMatchObject({ code: 0, stdout: "Hello.\n" });
+    const sessionId = /session (\S+) · completed/.exec(first.stderr)?.[1] ?? "";
+    const tails = path.join(workspace.home, "tails");
+    expect(readdirSync(tails)).toEqual([`${sessionId}.json`]);
+    // What a writer killed between the tail's temp write and its rename leaves (its pid is dead),
+    // and the tail of a session whose log was removed by hand.
+    const deadTemp = `.${sessionId}.${deadPid()}.0123456789ab.1.tmp`;
+    writeFileSync(path.join(tails, deadTemp), readFileSync(path.join(tails, `${sessionId}.json`)));
+    const goneId = "019b4dc5-813f-743f-8c49-481b373d2e09";
+    writeFileSync(path.join(tails, `${goneId}.json`), "{}");
+    // Continuous import's state: a grown-source record and a source's state file.
+    const grown = path.join(workspace.home, "import", "grown", "codex");
+    mkdirSync(grown, { recursive: true });
+    writeFileSync(path.join(grown, `${"a".repeat(32)}.json`), "x".repeat(300));
+    writeFileSync(path.join(workspace.home, "import", "codex.json"), "y".repeat(200));
+
+    const tailBytes = () =>
+      readdirSync(tails).reduce((sum, name) => sum + statSync(path.join(tails, name)).size, 0);
+    const before = (await cli(["storage"])).stdout;
+    const row = (kind: string, bytes: number, files: number) =>
+      new RegExp(`^${kind} +${formatBytes(bytes).replace(".", "\\.")} +${files} files$`, "m");
+    expect(before).toMatch(row("kept tails", tailBytes(), 3));
+    expect(before).toMatch(row("import state", 500, 2));
+
+    expect((await cli(["storage", "compact", "--older-than", "30d"])).code).toBe(0);
+    expect(readdirSync(tails)).toEqual([`${sessionId}.json`]);
+    expect((await cli(["storage"])).stdout).toMatch(row("kept tails", tailBytes(), 1));
+    // The kept tail still describes the log: the next run continues from it.
+    expect(await cli(["run", "-c", "again"])).toMatchObject({ code: 0, stdout: "Again.\n" });
+    expect(await cli(["sessions", "verify", "--all"])).toMatchObject({ code: 0 });
+  });
+
+  it("a session pruned to the trash and put back with mv resumes: prune forgot its tail, the resumed run replays it and keeps a valid one", async () => {
+    const { cli, server, workspace } = await cliContext(twoTurnsScript());
+    const first = await cli(["run", "hi"]);
+    expect(first).toMatchObject({ code: 0, stdout: "Hello.\n" });
+    const sessionId = /session (\S+) · completed/.exec(first.stderr)?.[1] ?? "";
+    const logPath = path.join(workspace.home, "sessions", `${sessionId}.jsonl`);
+    const tail = path.join(workspace.home, "tails", `${sessionId}.json`);
+    expect(existsSync(tail)).toBe(true);
+    const old = new Date(Date.now() - 40 * 86_400_000);
+    utimesSync(logPath, old, old);
+    const pruned = await cli(["storage", "prune", "--older-than", "30d"]);
+    expect(pruned.stdout).toMatch(/^Moved 1 session /);
+    expect(existsSync(tail)).toBe(false);
+    renameSync(path.join(workspace.home, "trash", `${sessionId}.jsonl`), logPath);
+    expect(await cli(["run", "-c", "again"])).toMatchObject({ code: 0, stdout: "Again.\n" });
+    expect(server?.failures()).toEqual([]);
+    expect(await cli(["sessions", "verify", "--all"])).toMatchObject({ code: 0 });
+    expect(JSON.parse(readFileSync(tail, "utf8")).size).toBe(statSync(logPath).size);
+    // Compact keeps that tail (its session is live) and the trash holds nothing of it.
+    expect((await cli(["storage", "compact", "--older-than", "30d"])).code).toBe(0);
+    expect(existsSync(tail)).toBe(true);
+    expect(readdirSync(path.join(workspace.home, "trash"))).toEqual([]);
+  });
 });
+
+/** Two plain turns: "hi" → "Hello.", then "again" → "Again.". */
+function twoTurnsScript() {
+  return agentScript()
+    .user("hi")
+    .text("Hello.")
+    .end()
+    .user("again")
+    .text("Again.")
+    .end()
+    .build();
+}
+
+/** A process id that runs no process: a child's, once it has exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ["-e", "0"]);
+  if (child.pid === undefined) throw new Error("no child");
+  return child.pid;
+}

@@ -40,7 +40,12 @@ describe("Storage in the viewer", () => {
       (await store.scan()).logs.find((log) => log.sessionId === hot.sessionId)?.size,
     );
     expect(byKind["compressed logs"]).toMatchObject({ files: 1 });
-    expect(Object.keys(byKind)).toEqual(expect.arrayContaining(["blobs", "trash", "index"]));
+    expect(Object.keys(byKind)).toEqual(
+      expect.arrayContaining(["blobs", "trash", "index", "kept tails", "import state"]),
+    );
+    // The compressed log's tail (kept by compact) and no import yet.
+    expect(byKind["kept tails"]).toMatchObject({ files: 1 });
+    expect(byKind["import state"]).toEqual({ kind: "import state", bytes: 0, files: 0 });
     expect(report.bytes).toBe(report.rows.reduce((sum, row) => sum + row.bytes, 0));
   });
 

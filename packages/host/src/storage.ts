@@ -6,6 +6,7 @@
 import * as fs from "node:fs";
 import { TapedeckError } from "@tapedeck/session";
 import type { CompactResult, SessionStore } from "@tapedeck/session-store";
+import { importStateContributor } from "./import-state-storage";
 import { indexPath } from "./index-path";
 import type { StorageContributor } from "./storage-contributor";
 import { checkpointsContributor } from "./workspace-checkpoints";
@@ -69,8 +70,9 @@ function indexContributor(home: string): StorageContributor {
 }
 
 /**
- * Every contributor of the home: the store's kinds, the index, then `extra` (checkpoints and
- * other packages' data, registered by whoever owns it).
+ * Every contributor of the home: the store's kinds (kept tails among them), the index, import
+ * state (`import-state-storage.ts`), the checkpoints, then `extra` (other packages' data,
+ * registered by whoever owns it).
  */
 export function storageContributors(
   store: SessionStore,
@@ -79,6 +81,7 @@ export function storageContributors(
   return [
     ...store.storageKinds(),
     indexContributor(store.home),
+    importStateContributor(store.home),
     checkpointsContributor(store.home),
     ...extra,
   ];

@@ -57,6 +57,7 @@ import type {
   SessionWriter,
 } from "./session-store";
 import { moveTornTail, moveToTrash, sidecarPathOf } from "./set-aside";
+import { keptTailsKind } from "./kept-tails-kind";
 import { emptyTrash, type StoreStorageKind, storeStorageKinds } from "./storage-kinds";
 import { FileSessionWriter, type KeptTailSession } from "./writer";
 
@@ -467,11 +468,19 @@ class FileSessionStore implements SessionStore {
       sessionsDir: this.sessionsDir,
       trashDir: this.trashDir,
       blobs: this.blobs,
+      tails: keptTailsKind(this.tailsDir, (sessionId) => this.hasLog(sessionId)),
     });
   }
 
   emptyTrash(options: { dryRun: boolean }): { bytes: number; files: number } {
-    return emptyTrash(this.trashDir, options);
+    const emptied = emptyTrash(this.trashDir, options);
+    // `delete` forgot their tails; one a crash or an older program left goes with them.
+    if (!options.dryRun) {
+      for (const sessionId of emptied.sessionIds) {
+        if (!this.hasLog(sessionId)) forgetTail(this.tailsDir, sessionId);
+      }
+    }
+    return { bytes: emptied.bytes, files: emptied.files };
   }
 
   putBlob(data: Uint8Array, options: { mediaType: string; durable?: boolean }): BlobRef {

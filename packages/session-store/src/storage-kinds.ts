@@ -1,6 +1,6 @@
 /**
  * What the store keeps in the home, by kind, for `tapedeck storage`: plain logs, compressed
- * (cold) logs, blobs and the trash. Each kind is a `StorageContributor` of `@tapedeck/host`
+ * (cold) logs, blobs, kept tails and the trash. Each kind is a `StorageContributor` of `@tapedeck/host`
  * (declared here structurally: the store does not depend on host). Only the store lists its
  * folders (architecture/session-store.md, "Nothing outside the store lists the folder").
  */
@@ -138,13 +138,14 @@ export function referencedBlobs(sessionsDir: string, trashDir: string): Set<stri
 
 const TEMP_AGE_MS = 60 * 60 * 1000;
 
-/** The store's kinds of data in a home (see the file's comment). */
+/** The store's kinds of data in a home (see the file's comment); `tails`: `kept-tails-kind.ts`. */
 export function storeStorageKinds(paths: {
   sessionsDir: string;
   trashDir: string;
   blobs: BlobStore;
+  tails: StoreStorageKind;
 }): StoreStorageKind[] {
-  const { sessionsDir, trashDir, blobs } = paths;
+  const { sessionsDir, trashDir, blobs, tails } = paths;
   const logs = (cold: boolean) =>
     filesIn(sessionsDir).filter((file) =>
       cold
@@ -179,6 +180,7 @@ export function storeStorageKinds(paths: {
         return { bytes };
       },
     },
+    tails,
     {
       kind: "trash",
       usage: async () => total(filesIn(trashDir)),
@@ -204,12 +206,20 @@ function leftoverTemp(path: string): boolean {
   return olderThan(path, TEMP_AGE_MS);
 }
 
-/** Removes every file in the trash; returns the bytes freed (or, with `dryRun`, that would be). */
+/**
+ * Removes every file in the trash; returns the bytes freed (or, with `dryRun`, that would be) and
+ * the sessions whose files those were (named `<id>.jsonl…`).
+ */
 export function emptyTrash(
   trashDir: string,
   options: { dryRun: boolean },
-): { bytes: number; files: number } {
+): { bytes: number; files: number; sessionIds: string[] } {
   const files = filesIn(trashDir);
   if (!options.dryRun) for (const file of files) fs.unlinkSync(file.path);
-  return total(files);
+  const sessionIds = new Set<string>();
+  for (const file of files) {
+    const sessionId = sessionIdOfFileName(file.name.slice(0, 36 + ".jsonl".length));
+    if (sessionId !== undefined) sessionIds.add(sessionId);
+  }
+  return { ...total(files), sessionIds: [...sessionIds] };
 }
