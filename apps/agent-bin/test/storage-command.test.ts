@@ -294,14 +294,7 @@ describe("tapedeck storage", () => {
 
 /** Two plain turns: "hi" → "Hello.", then "again" → "Again.". */
 function twoTurnsScript() {
-  return agentScript()
-    .user("hi")
-    .text("Hello.")
-    .end()
-    .user("again")
-    .text("Again.")
-    .end()
-    .build();
+  return agentScript().user("hi").text("Hello.").end().user("again").text("Again.").end().build();
 }
 
 /** A process id that runs no process: a child's, once it has exited. */

@@ -21,6 +21,7 @@ import type { ChangeJournal } from "./change-journal";
 import { compressLog, freezeLog, logExists, warmLog } from "./cold-log";
 import { InvalidOffsetError, SessionHasForksError } from "./errors";
 import { forgetTail, keepTailOfBytes, readKeptTail, TailTarget, tailsDirOf } from "./kept-tail";
+import { keptTailsKind } from "./kept-tails-kind";
 import { LeftoverTemps } from "./leftover-temps";
 import { acquireLock, type HeldLock, liveLockOwner, releaseLock } from "./lock";
 import {
@@ -57,7 +58,6 @@ import type {
   SessionWriter,
 } from "./session-store";
 import { moveTornTail, moveToTrash, sidecarPathOf } from "./set-aside";
-import { keptTailsKind } from "./kept-tails-kind";
 import { emptyTrash, type StoreStorageKind, storeStorageKinds } from "./storage-kinds";
 import { FileSessionWriter, type KeptTailSession } from "./writer";
 
