@@ -4,7 +4,7 @@
  * (off by default, off again with `--auto off`), and `tapedeck import --watch` imports them as
  * they appear until interrupted.
  */
-import { appendFileSync, cpSync, readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { cliContext } from "@tapedeck/test-harness";
@@ -141,6 +141,44 @@ describe("continuous import", () => {
     // The same log as a whole import of the grown file into a home of its own.
     const whole = await cliContext();
     const imported = await whole.cli(["import", "codex", file]);
+    expect(imported.code, imported.stderr).toBe(0);
+    const wholeLogs = await whole.logs.all();
+    expect(wholeLogs.size).toBe(1);
+    expect(await logs.all()).toEqual(wholeLogs);
+  });
+  it("a watched Claude Code transcript with parallel tool calls that grows is appended from where the last look stopped: the log a whole import writes", async () => {
+    const { workspace, cli, logs } = await cliContext();
+    const folder = path.join(workspace.root, ".claude", "projects");
+    cpSync(path.join(samples, "claude-code"), folder, { recursive: true });
+    const project = path.join(folder, readdirSync(folder)[0]!);
+    const file = path.join(project, readdirSync(project)[0]!);
+    // The real sample: the results of its parallel calls hang from their own calls. The watch
+    // sees its first 5 lines, then 10, then all 15.
+    const lines = readFileSync(file, "utf8").split(/(?<=\n)/u);
+    expect(lines).toHaveLength(15);
+    writeFileSync(file, lines.slice(0, 5).join(""));
+    let looks = 0;
+    const watched = await cli(["import", "--watch", "--interval", "0.2"], undefined, {
+      onStdout: (stdout, child) => {
+        const seen = stdout.split("sessions:").length - 1;
+        if (seen === looks) return;
+        looks = seen;
+        if (looks <= 2) appendFileSync(file, lines.slice(5 * looks, 5 * looks + 5).join(""));
+        else child.kill("SIGINT");
+      },
+      timeoutMs: 20_000,
+    });
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(watched.stdout).toContain("sessions: 1 created, 0 appended, 0 forked, 0 unchanged");
+    expect(watched.stdout.match(/sessions: 0 created, 1 appended/gu)).toHaveLength(2);
+    // What the next look continues from: every byte of the transcript converted.
+    const records = path.join(workspace.home, "import", "grown", "claude-code");
+    const [record] = readdirSync(records);
+    const kept = JSON.parse(readFileSync(path.join(records, record!), "utf8"));
+    expect(kept.offset).toBe(readFileSync(file).length);
+    // The same log as a whole import of the grown file into a home of its own.
+    const whole = await cliContext();
+    const imported = await whole.cli(["import", "claude-code", file]);
     expect(imported.code, imported.stderr).toBe(0);
     const wholeLogs = await whole.logs.all();
     expect(wholeLogs.size).toBe(1);

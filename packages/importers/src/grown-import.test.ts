@@ -1,5 +1,6 @@
 /**
- * Continuous import converts only the lines a Codex rollout or a Claude Code transcript grew by
+ * Continuous import converts only the lines a Codex rollout or a Claude Code transcript (a chain,
+ * or one with parallel tool calls, as most are) grew by
  * (`grown-import.ts`): at every line count of the samples, a look after the file grew writes the
  * same logs, byte for byte, and reports the same as a whole import of the same files, and it
  * parses none of the lines it had converted before.
@@ -81,6 +82,54 @@ function claudeChain(): string[] {
   ];
 }
 
+/** The real Claude Code sample: parallel tool calls, each result hanging from its own call. */
+const claudeSampleFile =
+  ".claude/projects/-home-marco-projects-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl";
+const claudeSample = readFileSync(join(samples, "claude-code", claudeSampleFile.slice(17)), "utf8")
+  .split("\n")
+  .filter(Boolean);
+
+/** A made-up Claude Code transcript with two turns of parallel tool calls and a damaged line. */
+function claudeParallel(): string[] {
+  const sessionId = "5f0c0000-0000-4000-8000-000000000003";
+  let n = 0;
+  const at = (uuid: string, parentUuid: string | null, type: string, content: unknown) => {
+    n += 1;
+    return JSON.stringify({
+      uuid,
+      parentUuid,
+      sessionId,
+      cwd: "/work",
+      timestamp: new Date(Date.UTC(2026, 10, 2, 0, 0, n)).toISOString(),
+      type,
+      message: { role: type, ...(type === "assistant" ? { model: "claude-x" } : {}), content },
+    });
+  };
+  const call = (uuid: string, parent: string, callId: string) =>
+    at(uuid, parent, "assistant", [
+      { type: "tool_use", id: callId, name: "Read", input: { path: callId } },
+    ]);
+  const result = (uuid: string, parent: string, callId: string) =>
+    at(uuid, parent, "user", [{ type: "tool_result", tool_use_id: callId, content: callId }]);
+  return [
+    at("p1", null, "user", "Read a, b and c."),
+    call("a1", "p1", "t1"),
+    call("a2", "a1", "t2"),
+    call("a3", "a2", "t3"),
+    result("r1", "a1", "t1"),
+    result("r2", "a2", "t2"),
+    "not json",
+    result("r3", "a3", "t3"),
+    at("a4", "r3", "assistant", [{ type: "text", text: "Read them." }]),
+    at("p2", "a4", "user", "and d, e?"),
+    call("a5", "p2", "t4"),
+    call("a6", "a5", "t5"),
+    result("r4", "a5", "t4"),
+    result("r5", "a6", "t5"),
+    at("a7", "r5", "assistant", [{ type: "text", text: "Done." }]),
+  ];
+}
+
 const cases: { name: string; source: ImportSource; file: string; lines: string[] }[] = [
   {
     name: "the Codex sample",
@@ -93,6 +142,18 @@ const cases: { name: string; source: ImportSource; file: string; lines: string[]
     source: "claude-code",
     file: ".claude/projects/-work/5f0c0000-0000-4000-8000-000000000002.jsonl",
     lines: claudeChain(),
+  },
+  {
+    name: "the Claude Code sample (parallel tool calls)",
+    source: "claude-code",
+    file: claudeSampleFile,
+    lines: claudeSample,
+  },
+  {
+    name: "a Claude Code transcript with parallel tool calls",
+    source: "claude-code",
+    file: ".claude/projects/-work/5f0c0000-0000-4000-8000-000000000003.jsonl",
+    lines: claudeParallel(),
   },
 ];
 

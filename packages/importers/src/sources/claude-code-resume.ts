@@ -2,9 +2,11 @@
  * Converting only the entries appended to a Claude Code transcript: from the state kept after
  * the entries converted before ({@link convertClaudeCodeKeeping}), the entries that followed give
  * the events a conversion of the whole file has after the old ones. Only a transcript that is one
- * chain without sidechains or sub-agents keeps a state, and it stays resumable only while each
- * new entry hangs from the one before: anything else (a branch, a sidechain, an entry naming a
- * parent that is not the chain's tip) returns `undefined`, and the caller converts the whole file.
+ * session without sidechains or sub-agents keeps a state (a chain, or one whose side entries are
+ * results of parallel tool calls, in file order), and it stays resumable only while the new
+ * entries keep it one session (`one-session.ts`): a typed prompt must hang below the last one.
+ * Anything else (a second branch, a sidechain, an id met again) returns `undefined`, and the
+ * caller converts the whole file.
  */
 import { z } from "zod";
 import { DraftBuilder } from "../draft-builder";
@@ -17,9 +19,11 @@ import {
   convertEntry,
   entrySchema,
   ignoredTypes,
+  opensBranch,
   type TypedCommand,
 } from "./claude-code";
 import { parseEntries, type SourceFile } from "./common";
+import { placeEntry } from "./one-session";
 
 const claudeCodeStateSchema = z.object({
   draft: draftStateSchema,
@@ -27,9 +31,12 @@ const claudeCodeStateSchema = z.object({
   cwd: z.string(),
   title: z.string().optional(),
   command: z.object({ text: z.string(), uuid: z.string().optional() }).optional(),
-  /** The chain's node ids in order (the last is its tip) and the uuids seen. */
+  /** The entries' node ids in file order (the last is the one before the next) and the uuids seen. */
   ids: z.array(z.string()).min(1),
   uuids: z.array(z.string()),
+  /** Where they sit (`one-session.ts`): the subtree of the last typed prompt, and whether one was. */
+  turn: z.array(z.string()),
+  prompted: z.boolean(),
 });
 
 /** A Claude Code conversion's state after some entries (plain JSON). */
@@ -62,8 +69,9 @@ export function convertClaudeCodeKeeping(
 }
 
 function stateOf(end: ChainEnd): ClaudeCodeState | undefined {
-  const { builder, ids, uuids, cwd, createdAt } = end;
+  const { builder, ids, uuids, cwd, createdAt, turn, prompted } = end;
   if (builder === undefined || ids === undefined || uuids === undefined) return undefined;
+  if (turn === undefined || prompted === undefined) return undefined;
   if (end.settled !== true || end.sessionIdFromEntry !== true || ids.length === 0) return undefined;
   if (cwd === undefined || createdAt === undefined) return undefined;
   return {
@@ -81,12 +89,15 @@ function stateOf(end: ChainEnd): ClaudeCodeState | undefined {
         }),
     ids: [...ids],
     uuids: [...uuids],
+    turn: [...turn],
+    prompted,
   };
 }
 
 /**
  * Converts the entries that followed the ones `state` was taken after (`file` holds only those,
- * with their line numbers in the whole file). `undefined` when they do not continue the chain.
+ * with their line numbers in the whole file). `undefined` when the whole file is no longer one
+ * session (or not one this state can tell).
  */
 export function resumeClaudeCode(
   state: ClaudeCodeState,
@@ -97,6 +108,7 @@ export function resumeClaudeCode(
   const uuids = new Set(state.uuids);
   const known = new Set(state.ids);
   const ids = [...state.ids];
+  const placement = { prompted: state.prompted, turn: new Set(state.turn) };
   const entries = [];
   for (const { value, line } of read) {
     // A uuid met before: dropped, as the whole file's conversion drops it.
@@ -107,9 +119,9 @@ export function resumeClaudeCode(
     if (value.isSidechain === true) return undefined;
     const own = claudeTree.id(value);
     const id = own ?? `line-${line}`;
-    const tip = ids.at(-1);
-    const parent = own === undefined ? tip : claudeTree.parentId(value, known, tip);
-    if (parent !== tip || known.has(id)) return undefined;
+    const previous = ids.at(-1);
+    const parent = own === undefined ? previous : claudeTree.parentId(value, known, previous);
+    if (known.has(id) || !placeEntry(placement, id, parent, opensBranch(value))) return undefined;
     known.add(id);
     ids.push(id);
     entries.push(value);
@@ -146,6 +158,8 @@ export function resumeClaudeCode(
     sessionIdFromEntry: true,
     ids,
     uuids: [...uuids],
+    turn: [...placement.turn],
+    prompted: placement.prompted,
   };
   return {
     conversion: {

@@ -21,8 +21,9 @@ import {
   type SourceFile,
   stringField,
 } from "./common";
-import { appendOnlyTreeSessions, buildTree, type TreeShape } from "./entry-tree";
+import { appendOnlyTreeSessions, buildTree, type TreeNode, type TreeShape } from "./entry-tree";
 import { inlineImages } from "./images";
+import { emptyPlacement, placeEntry } from "./one-session";
 
 /** A Claude Code transcript line, as read. */
 export const entrySchema = z.looseObject({
@@ -82,8 +83,9 @@ export function convertClaudeCode(
 }
 
 /**
- * {@link convertClaudeCode}, filling `kept` with where the main chain's conversion ended when the
- * file is one chain without sidechains or sub-agents (what `claude-code-resume.ts` continues).
+ * {@link convertClaudeCode}, filling `kept` with where the main session's conversion ended when the
+ * file is one session without sidechains or sub-agents: a chain, or one whose only side entries
+ * are results of parallel tool calls (what `claude-code-resume.ts` continues).
  */
 export function convertClaudeCodeInto(
   main: SourceFile,
@@ -145,21 +147,22 @@ export function convertClaudeCodeInto(
     if (child !== undefined) children.push(child);
   }
   const nodes = buildTree(mainEntries, claudeTree);
+  const trees = appendOnlyTreeSessions(key, nodes, opensBranch);
   const keep =
     kept !== undefined &&
     children.length === 0 &&
     mainEntries.length === entries.length &&
-    nodes.every((node, index) => index === 0 || node.parentId === nodes[index - 1]!.id) &&
-    new Set(nodes.map((node) => node.id)).size === nodes.length;
+    trees.length === 1 &&
+    trees[0]!.nodes.length === nodes.length &&
+    keepPlacement(kept, nodes);
   if (keep) {
     kept.sessionIdFromEntry = entries.some((entry) => entry.value.sessionId !== undefined);
-    kept.ids = nodes.map((node) => node.id);
     kept.uuids = entries.flatMap((entry) =>
       entry.value.uuid === undefined ? [] : [entry.value.uuid],
     );
     kept.entries = count;
   }
-  for (const tree of appendOnlyTreeSessions(key, nodes, opensBranch)) {
+  for (const tree of trees) {
     // A branch links the sub-agents that started before it parted from the main session.
     const parted = isoTime(tree.divergence?.entry.timestamp);
     const links =
@@ -176,6 +179,25 @@ export function convertClaudeCodeInto(
   if (trunk !== undefined) linkSpawners(trunk, children);
   sessions.push(...children);
   return { sessions, skipped, entries: count };
+}
+
+/**
+ * Fills `kept` with the entries' ids and where they sit ({@link placeEntry}), entry by entry as a
+ * resume places the appended ones; false when the placement says the tree is more than one session
+ * or an id repeats (the whole file is converted again then).
+ */
+function keepPlacement(kept: ChainEnd, nodes: readonly TreeNode<Entry>[]): boolean {
+  const placement = emptyPlacement();
+  const ids = new Set<string>();
+  for (const node of nodes) {
+    if (ids.has(node.id)) return false;
+    ids.add(node.id);
+    if (!placeEntry(placement, node.id, node.parentId, opensBranch(node.entry))) return false;
+  }
+  kept.ids = nodes.map((node) => node.id);
+  kept.turn = [...placement.turn];
+  kept.prompted = placement.prompted;
+  return true;
 }
 
 /** Claude Code's tools that start a sub-agent (`Task`; `Agent` in later versions). */
@@ -237,7 +259,7 @@ export const claudeTree: TreeShape<Entry> = {
  * its entry the parent of the one it replaces. Results of parallel tool calls also hang from
  * their own calls, and those stay in the session they belong to.
  */
-function opensBranch(entry: Entry): boolean {
+export function opensBranch(entry: Entry): boolean {
   if (entry.type !== "user" || entry.isMeta === true || entry.isCompactSummary === true)
     return false;
   const text = promptText(isRecord(entry.message) ? entry.message.content : undefined);
@@ -375,7 +397,7 @@ function link(builder: DraftBuilder, child: ConvertedSession): void {
 }
 
 /**
- * Where the conversion of a one-chain transcript ended (filled by {@link convertClaudeCodeInto}):
+ * Where the conversion of a one-session transcript ended (filled by {@link convertClaudeCodeInto}):
  * what converting the entries appended after it needs.
  */
 export interface ChainEnd {
@@ -388,9 +410,12 @@ export interface ChainEnd {
   settled?: boolean;
   /** True when the session id came from an entry, not the file's name. */
   sessionIdFromEntry?: boolean;
-  /** The chain's node ids in order (an entry without `uuid` is `line-<n>`), and its uuids. */
+  /** The entries' node ids in file order (an entry without `uuid` is `line-<n>`), and their uuids. */
   ids?: string[];
   uuids?: string[];
+  /** Where they sit: see `one-session.ts`. */
+  turn?: string[];
+  prompted?: boolean;
   /** Entries read. */
   entries?: number;
 }
