@@ -210,6 +210,13 @@ describe("resuming a Claude Code transcript", () => {
     ).toBeDefined();
   });
 
+  it("keeps no entry in its turn before a prompt was typed (a session only started with a command)", () => {
+    const commandOnly = { path: "/c.jsonl", lines: lines.slice(0, 2) };
+    const kept = convertClaudeCodeKeeping(commandOnly).state();
+    expect(kept).toMatchObject({ prompted: false, turn: [] });
+    expect(state).toMatchObject({ prompted: true });
+  });
+
   it("keeps no state for a transcript with sub-agents or a branch", () => {
     const subagent = { path: "/c/subagents/agent-1.jsonl", lines };
     expect(

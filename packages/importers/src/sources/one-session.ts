@@ -12,7 +12,10 @@
 export interface TurnPlacement {
   /** True once an entry opened a branch (a prompt was typed). */
   prompted: boolean;
-  /** The subtree of the last entry that opened a branch (it included); every entry before one. */
+  /**
+   * The subtree of the last entry that opened a branch (it included); empty before one (any
+   * entry can then be the parent of the first).
+   */
   turn: Set<string>;
 }
 
@@ -36,6 +39,6 @@ export function placeEntry(
     if (!below) return false;
     placement.prompted = true;
     placement.turn = new Set([id]);
-  } else if (below) placement.turn.add(id);
+  } else if (placement.prompted && below) placement.turn.add(id);
   return true;
 }
