@@ -10,7 +10,10 @@ import { type TempWorkspace, tempWorkspace } from "./temp-workspace";
  */
 export function testTempDir(prefix = "tapedeck-test-"): string {
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  // Retries: an import's store makes spare log files on the thread pool and a late one can land
+  // while the folder is being removed (ENOTEMPTY); once the folder is gone the spare's creation
+  // fails quietly. The run's temp guard still fails on anything left behind.
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }));
   return dir;
 }
 
