@@ -23,6 +23,47 @@ const made = fileURLToPath(
   new URL("../../../packages/importers/__fixtures__/made", import.meta.url),
 );
 
+type Context = Awaited<ReturnType<typeof cliContext>>;
+
+/**
+ * Runs `tapedeck import --watch` until its third look, calling `grow(look)` after looks 1 and 2,
+ * then checks one session created and twice appended, the kept record's offset at the file's
+ * end, and the watched home's log equal to what a whole import of the grown file writes.
+ */
+async function expectWatchedGrowthAsWhole(
+  { workspace, cli, logs }: Context,
+  source: "codex" | "claude-code",
+  file: string,
+  grow: (look: number) => void,
+): Promise<void> {
+  let looks = 0;
+  const watched = await cli(["import", "--watch", "--interval", "0.2"], undefined, {
+    onStdout: (stdout, child) => {
+      const seen = stdout.split("sessions:").length - 1;
+      if (seen === looks) return;
+      looks = seen;
+      if (looks <= 2) grow(looks);
+      else child.kill("SIGINT");
+    },
+    timeoutMs: 20_000,
+  });
+  expect(watched.code, watched.stderr).toBe(0);
+  expect(watched.stdout).toContain("sessions: 1 created, 0 appended, 0 forked, 0 unchanged");
+  expect(watched.stdout.match(/sessions: 0 created, 1 appended/gu)).toHaveLength(2);
+  // What the next look continues from: every byte of the file converted.
+  const records = path.join(workspace.home, "import", "grown", source);
+  const [record] = readdirSync(records);
+  const kept = JSON.parse(readFileSync(path.join(records, record!), "utf8"));
+  expect(kept.offset).toBe(readFileSync(file).length);
+  // The same log as a whole import of the grown file into a home of its own.
+  const whole = await cliContext();
+  const imported = await whole.cli(["import", source, file]);
+  expect(imported.code, imported.stderr).toBe(0);
+  const wholeLogs = await whole.logs.all();
+  expect(wholeLogs.size).toBe(1);
+  expect(await logs.all()).toEqual(wholeLogs);
+}
+
 describe("continuous import", () => {
   it("imports before a sessions command while auto import is on, and not when off", async () => {
     const { workspace, cli } = await cliContext();
@@ -106,7 +147,8 @@ describe("continuous import", () => {
   });
 
   it("a watched Codex rollout that grows is appended from where the last look stopped: the log a whole import writes", async () => {
-    const { workspace, cli, logs } = await cliContext();
+    const context = await cliContext();
+    const { workspace } = context;
     const folder = path.join(workspace.root, ".codex", "sessions");
     cpSync(path.join(samples, "codex"), folder, { recursive: true });
     const file = readdirSync(folder, { recursive: true, withFileTypes: true })
@@ -118,36 +160,15 @@ describe("continuous import", () => {
         type: "response_item",
         payload: { type: "message", role: "assistant", content: [{ type: "output_text", text }] },
       })}\n`;
-    let looks = 0;
-    const watched = await cli(["import", "--watch", "--interval", "0.2"], undefined, {
-      onStdout: (stdout, child) => {
-        const seen = stdout.split("sessions:").length - 1;
-        if (seen === looks) return;
-        looks = seen;
-        // After the first look the rollout grows twice, in place; the third look stops it.
-        if (looks <= 2) appendFileSync(file, reply(looks, `part ${looks}`));
-        else child.kill("SIGINT");
-      },
-      timeoutMs: 20_000,
-    });
-    expect(watched.code, watched.stderr).toBe(0);
-    expect(watched.stdout).toContain("sessions: 1 created, 0 appended, 0 forked, 0 unchanged");
-    expect(watched.stdout.match(/sessions: 0 created, 1 appended/gu)).toHaveLength(2);
-    // What the next look continues from: every byte of the rollout converted.
-    const records = path.join(workspace.home, "import", "grown", "codex");
-    const [record] = readdirSync(records);
-    const kept = JSON.parse(readFileSync(path.join(records, record!), "utf8"));
-    expect(kept.offset).toBe(readFileSync(file).length);
-    // The same log as a whole import of the grown file into a home of its own.
-    const whole = await cliContext();
-    const imported = await whole.cli(["import", "codex", file]);
-    expect(imported.code, imported.stderr).toBe(0);
-    const wholeLogs = await whole.logs.all();
-    expect(wholeLogs.size).toBe(1);
-    expect(await logs.all()).toEqual(wholeLogs);
+    // After the first look the rollout grows twice, in place; the third look stops it.
+    await expectWatchedGrowthAsWhole(context, "codex", file, (look) =>
+      appendFileSync(file, reply(look, `part ${look}`)),
+    );
   });
+
   it("a watched Claude Code transcript with parallel tool calls that grows is appended from where the last look stopped: the log a whole import writes", async () => {
-    const { workspace, cli, logs } = await cliContext();
+    const context = await cliContext();
+    const { workspace } = context;
     const folder = path.join(workspace.root, ".claude", "projects");
     cpSync(path.join(samples, "claude-code"), folder, { recursive: true });
     const project = path.join(folder, readdirSync(folder)[0]!);
@@ -157,31 +178,8 @@ describe("continuous import", () => {
     const lines = readFileSync(file, "utf8").split(/(?<=\n)/u);
     expect(lines).toHaveLength(15);
     writeFileSync(file, lines.slice(0, 5).join(""));
-    let looks = 0;
-    const watched = await cli(["import", "--watch", "--interval", "0.2"], undefined, {
-      onStdout: (stdout, child) => {
-        const seen = stdout.split("sessions:").length - 1;
-        if (seen === looks) return;
-        looks = seen;
-        if (looks <= 2) appendFileSync(file, lines.slice(5 * looks, 5 * looks + 5).join(""));
-        else child.kill("SIGINT");
-      },
-      timeoutMs: 20_000,
-    });
-    expect(watched.code, watched.stderr).toBe(0);
-    expect(watched.stdout).toContain("sessions: 1 created, 0 appended, 0 forked, 0 unchanged");
-    expect(watched.stdout.match(/sessions: 0 created, 1 appended/gu)).toHaveLength(2);
-    // What the next look continues from: every byte of the transcript converted.
-    const records = path.join(workspace.home, "import", "grown", "claude-code");
-    const [record] = readdirSync(records);
-    const kept = JSON.parse(readFileSync(path.join(records, record!), "utf8"));
-    expect(kept.offset).toBe(readFileSync(file).length);
-    // The same log as a whole import of the grown file into a home of its own.
-    const whole = await cliContext();
-    const imported = await whole.cli(["import", "claude-code", file]);
-    expect(imported.code, imported.stderr).toBe(0);
-    const wholeLogs = await whole.logs.all();
-    expect(wholeLogs.size).toBe(1);
-    expect(await logs.all()).toEqual(wholeLogs);
+    await expectWatchedGrowthAsWhole(context, "claude-code", file, (look) =>
+      appendFileSync(file, lines.slice(5 * look, 5 * look + 5).join("")),
+    );
   });
 });

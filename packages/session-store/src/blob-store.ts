@@ -14,6 +14,7 @@ import {
   fileStats,
   fsyncDirectory,
   fsyncDirectoryAsync,
+  fsyncFileAsync,
   hasErrorCode,
   makeDirectories,
   removeFile,
@@ -57,22 +58,6 @@ function makeFolders(folder: string, root: string): string[] {
   }
   makeDirectories(folder);
   return made;
-}
-
-/** Fsyncs a file by path (a blob's descriptor was closed after its write); absent: nothing. */
-async function fsyncFileAsync(path: string): Promise<void> {
-  let handle: fs.promises.FileHandle;
-  try {
-    handle = await fs.promises.open(path, "r");
-  } catch (error) {
-    if (hasErrorCode(error, "ENOENT")) return;
-    throw error;
-  }
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /** Node's own `require`, for a built-in loaded on first use. */

@@ -72,6 +72,22 @@ export function fsyncDirectory(directory: string): void {
 }
 
 /** {@link fsyncDirectory} on the thread pool: the event loop goes on while the disk commits. */
+/** Fsyncs a file by path (its descriptor was closed after its write); an absent file: nothing. */
+export async function fsyncFileAsync(path: string): Promise<void> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(path, "r");
+  } catch (error) {
+    if (hasErrorCode(error, "ENOENT")) return;
+    throw error;
+  }
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 export async function fsyncDirectoryAsync(directory: string): Promise<void> {
   let handle: fs.promises.FileHandle;
   try {

@@ -17,6 +17,7 @@ import {
   faultWriting,
   fsyncAsync,
   fsyncDirectoryAsync,
+  fsyncFileAsync,
   hasErrorCode,
   makeDirectories,
   removeFile,
@@ -148,18 +149,7 @@ export class NewLogs {
       }
       return;
     }
-    let handle: fs.promises.FileHandle;
-    try {
-      handle = await fs.promises.open(path, "r");
-    } catch (error) {
-      if (hasErrorCode(error, "ENOENT")) return;
-      throw error;
-    }
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await fsyncFileAsync(path);
   }
 
   /** A ready spare, if any. */
