@@ -7,7 +7,7 @@
 import { appendFileSync, cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { cliContext } from "@tapedeck/test-harness";
+import { cliContext, listSessions } from "@tapedeck/test-harness";
 import { describe, expect, it } from "vitest";
 import {
   addOpencodeMessages,
@@ -71,11 +71,7 @@ describe("continuous import", () => {
     cpSync(path.join(samples, "pi"), path.join(workspace.root, ".pi", "agent", "sessions"), {
       recursive: true,
     });
-    const count = async () => {
-      const list = await cli(["sessions", "list", "--all", "--json"]);
-      expect(list.code, list.stderr).toBe(0);
-      return (JSON.parse(list.stdout) as unknown[]).length;
-    };
+    const count = async () => (await listSessions(cli)).length;
     expect(await count()).toBe(0);
     const on = await cli(["import", "--auto", "on"]);
     expect(on.stdout).toContain("Auto import on");
@@ -102,11 +98,7 @@ describe("continuous import", () => {
       recursive: true,
     });
     expect((await cli(["import", "--auto", "on"])).code).toBe(0);
-    const list = async () => {
-      const listed = await cli(["sessions", "list", "--all", "--json"]);
-      expect(listed.code, listed.stderr).toBe(0);
-      return JSON.parse(listed.stdout) as { id: string; eventCount: number }[];
-    };
+    const list = () => listSessions(cli);
     const first = await list();
     // opencode's session, Gemini CLI's saved chat and its checkpoint.
     expect(first).toHaveLength(3);

@@ -7,7 +7,7 @@
  */
 import { rmSync } from "node:fs";
 import path from "node:path";
-import { cliContext, readLog, runCli } from "@tapedeck/test-harness";
+import { cliContext, listSessions, readLog, runCli } from "@tapedeck/test-harness";
 import { describe, expect, it } from "vitest";
 import { opencodeSample } from "../../../packages/importers/src/sources/test-opencode-db";
 import {
@@ -85,11 +85,7 @@ describe("continuous import of opencode's storage folder", () => {
     });
     rmSync(path.join(partsDir, `${finish.id}.json`));
     expect((await cli(["import", "--auto", "on"])).code).toBe(0);
-    const list = async () => {
-      const listed = await cli(["sessions", "list", "--all", "--json"]);
-      expect(listed.code, listed.stderr).toBe(0);
-      return JSON.parse(listed.stdout) as { id: string; eventCount: number }[];
-    };
+    const list = () => listSessions(cli);
     const streaming = await list();
     expect(streaming).toHaveLength(1);
     // opencode ends the text (rewritten in place), adds the step's end and completes the message.

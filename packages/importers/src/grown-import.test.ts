@@ -13,6 +13,7 @@ import { testTempDir } from "@tapedeck/test-temp";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { importChanged } from "./import-changed";
 import { importSessions } from "./import-run";
+import { claudeChainBuilder } from "./sources/test-claude-code-chain";
 import type { ImportSource } from "./types";
 
 const samples = fileURLToPath(new URL("../__fixtures__/samples", import.meta.url));
@@ -51,21 +52,7 @@ function codexLines(): string[] {
 /** A Claude Code transcript that is one chain (the real sample's parallel results are not). */
 function claudeChain(): string[] {
   const sessionId = "5f0c0000-0000-4000-8000-000000000002";
-  let n = 0;
-  const entry = (fields: Record<string, unknown>) => {
-    n += 1;
-    return JSON.stringify({
-      uuid: `e${n}`,
-      parentUuid: n === 1 ? null : `e${n - 1}`,
-      sessionId,
-      cwd: "/work",
-      timestamp: new Date(Date.UTC(2026, 10, 1, 0, 0, n)).toISOString(),
-      ...fields,
-    });
-  };
-  const user = (content: unknown) => entry({ type: "user", message: { role: "user", content } });
-  const assistant = (content: unknown[]) =>
-    entry({ type: "assistant", message: { role: "assistant", model: "claude-x", content } });
+  const { entry, user, assistant } = claudeChainBuilder(sessionId);
   return [
     user("<command-name>/init</command-name>\n<command-args></command-args>"),
     user("Please write an AGENTS.md for this repository."),
@@ -79,7 +66,7 @@ function claudeChain(): string[] {
     user([{ type: "tool_result", tool_use_id: "t2", content: "b's text" }]),
     assistant([{ type: "text", text: "Done." }]),
     user("thanks"),
-  ];
+  ].map((line) => (typeof line === "string" ? line : JSON.stringify(line)));
 }
 
 /** The real Claude Code sample: parallel tool calls, each result hanging from its own call. */

@@ -16,6 +16,7 @@ import {
   resumeClaudeCode,
 } from "./claude-code-resume";
 import type { SourceFile } from "./common";
+import { claudeChainBuilder } from "./test-claude-code-chain";
 
 const folder = fileURLToPath(
   new URL("../../__fixtures__/samples/claude-code/-home-marco-projects-spotter", import.meta.url),
@@ -23,22 +24,7 @@ const folder = fileURLToPath(
 const sample = join(folder, readdirSync(folder).find((name) => name.endsWith(".jsonl"))!);
 
 const id = "5f0c0000-0000-4000-8000-000000000001";
-let n = 0;
-/** One entry of a chain: its parent is the entry before. */
-function entry(fields: Record<string, unknown>): Record<string, unknown> {
-  n += 1;
-  return {
-    uuid: `e${n}`,
-    parentUuid: n === 1 ? null : `e${n - 1}`,
-    sessionId: id,
-    cwd: "/work",
-    timestamp: new Date(Date.UTC(2026, 10, 1, 0, 0, n)).toISOString(),
-    ...fields,
-  };
-}
-const user = (content: unknown) => entry({ type: "user", message: { role: "user", content } });
-const assistant = (content: unknown[]) =>
-  entry({ type: "assistant", message: { role: "assistant", model: "claude-x", content } });
+const { entry, user, assistant } = claudeChainBuilder(id);
 const chainLines = [
   { type: "summary", summary: "Writing AGENTS.md", leafUuid: "e4" },
   user("<command-name>/init</command-name>\n<command-args></command-args>"),

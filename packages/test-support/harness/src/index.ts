@@ -27,6 +27,7 @@ export { type ReadLog, readLog } from "./read-log";
 export { type ReadOnlyDir, readOnlyDir } from "./read-only-dir";
 export { type CliResult, type RunCliOptions, runCli } from "./run-cli";
 export { type HomeLogs, homeLogs, jsonLines } from "./session-logs";
+export { type ListedSession, listSessions } from "./sessions-list";
 export { type SmallDisk, smallDisk } from "./small-disk";
 export {
   type PermissionAnswer,
