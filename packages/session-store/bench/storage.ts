@@ -121,11 +121,13 @@ async function homeRatio(name: string, payloads: (session: number, turn: number)
     }
   }
   const before = bytesUnder(join(root, `${name}-plain`, "sessions"));
+  const started = performance.now();
   for (const id of await compacted.sessionIds()) await compacted.compact(id);
+  const compactMs = performance.now() - started;
   const after =
     bytesUnder(join(root, `${name}-blobs`, "sessions")) +
     bytesUnder(join(root, `${name}-blobs`, "blobs"));
-  return { before, after };
+  return { before, after, compactMs };
 }
 
 async function main(): Promise<void> {
@@ -156,6 +158,18 @@ async function main(): Promise<void> {
       baseline: text.before,
       baselineName: "plain logs",
       goal: "≤ 0.35× (ratio ≥ 2.86)",
+    },
+    {
+      name: "compact of the output/image-heavy home (per MB of plain logs)",
+      value: heavy.compactMs / (heavy.before / 1e6),
+      unit: "ms",
+      better: "lower",
+    },
+    {
+      name: "compact of the text-only home (per MB of plain logs)",
+      value: text.compactMs / (text.before / 1e6),
+      unit: "ms",
+      better: "lower",
     },
   ]);
 

@@ -8,6 +8,13 @@
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import {
+  BLOB_LEVEL,
+  baseNamedBy,
+  DELTA_HEADER_BYTES,
+  type DeltaPlanner,
+  unpackDelta,
+} from "./blob-delta";
 import { BlobReadError, InvalidBlobHashError } from "./errors";
 import {
   faultWriting,
@@ -21,7 +28,7 @@ import {
   tempPathIn,
   writeTemp,
 } from "./fs-util";
-import { compressBytes, decompressBytes } from "./zstd";
+import { compressBytesAt, decompressBytes } from "./zstd";
 
 const CODEC_SUFFIX = ".zst";
 const hashPattern = /^[0-9a-f]{64}$/;
@@ -37,6 +44,12 @@ export interface StoredBlob {
   temp: boolean;
   /** The uncompressed form (`<62 hex>`, no suffix), not yet compressed by `compact`. */
   raw: boolean;
+}
+
+/** How `compact` compresses one blob: the log's planner (delta or plain frame) and the blob's media type. */
+export interface CompressPlan {
+  planner: DeltaPlanner;
+  mediaType: string | undefined;
 }
 
 /** What {@link BlobStore.syncAll} fsyncs: blob files and the folders holding their names. */
@@ -126,27 +139,100 @@ export class BlobStore {
    * kept (same name, same bytes). The file appears whole or not at all (temp file + rename).
    * `durable` (default): the file and its folder are fsynced before this returns; otherwise
    * {@link flush} does it later (an import's logs are fsynced in batches). `compressed`: stored
-   * as its zstd frame (`compact`), else as is (a writer's: no compression on the append path).
+   * as its zstd frame (`compact`: a delta against an earlier blob when `plan`'s planner finds
+   * one, always durable), else as is (a writer's: no compression on the append path).
    */
   put(
     data: Uint8Array,
     hash = sha256Hex(data),
-    options: { durable?: boolean; compressed?: boolean } = {},
+    options: { durable?: boolean; compressed?: boolean; plan?: CompressPlan } = {},
   ): string {
     if (this.storedWhole(hash, data.length)) return hash;
+    if (options.compressed === true) {
+      const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+      this.placeCompressed(hash, this.frameOf(hash, bytes, options.plan));
+      options.plan?.planner.stored(hash, options.plan.mediaType, bytes);
+      return hash;
+    }
     const durable = options.durable !== false;
-    const path = options.compressed === true ? this.pathOf(hash) : this.rawPathOf(hash);
+    const path = this.rawPathOf(hash);
     this.guard(path, () => {
       // A folder made here is a new entry of its parent: fsynced with the blob's own folder.
       const parents = makeFolders(dirname(path), this.root).map((made) => dirname(made));
       const temp = tempPathIn(dirname(path), "blob");
-      writeTemp(temp, options.compressed === true ? compressBytes(data) : data, durable);
+      writeTemp(temp, data, durable);
       fs.renameSync(temp, path);
       if (durable) for (const folder of [dirname(path), ...parents]) fsyncDirectory(folder);
       else for (const folder of parents) this.unsyncedFolders.add(folder);
     });
     if (!durable) this.unsynced.add(path);
     return hash;
+  }
+
+  /** The compressed file for blob `hash` of `data`: `plan`'s choice, else a plain frame. */
+  private frameOf(hash: string, data: Buffer, plan: CompressPlan | undefined): Buffer {
+    return plan === undefined
+      ? compressBytesAt(data, BLOB_LEVEL)
+      : plan.planner.frameFor(hash, data, plan.mediaType);
+  }
+
+  /**
+   * Puts `bytes` in place as blob `hash`'s compressed file, for good (temp, fsync, link, folder
+   * fsync, and the parent of any folder made). Never replaces one already there (another
+   * compact's): a blob another delta names as its base must stay a plain frame, so the first
+   * form in place is kept.
+   */
+  private placeCompressed(hash: string, bytes: Uint8Array): void {
+    const packed = this.pathOf(hash);
+    this.guard(packed, () => {
+      const parents = makeFolders(dirname(packed), this.root).map((made) => dirname(made));
+      const temp = tempPathIn(dirname(packed), "blob");
+      writeTemp(temp, bytes, true);
+      try {
+        fs.linkSync(temp, packed);
+      } catch (error) {
+        if (!hasErrorCode(error, "EEXIST")) {
+          removeFile(temp);
+          throw error;
+        }
+      }
+      removeFile(temp);
+      for (const folder of [dirname(packed), ...parents]) fsyncDirectory(folder);
+    });
+  }
+
+  /**
+   * Whether blob `hash`'s compressed file is a delta (`undefined`: it has none). Reads its first
+   * bytes only.
+   */
+  isDelta(hash: string): boolean | undefined {
+    const base = this.baseRecord(hash);
+    return base === null ? undefined : base !== undefined;
+  }
+
+  /** The base blob `hash`'s compressed file names, if it is a delta (reclaim keeps it). */
+  baseOf(hash: string): string | undefined {
+    const base = this.baseRecord(hash);
+    return base === null ? undefined : base;
+  }
+
+  /** `null`: no compressed file; `undefined`: a plain frame (or unreadable); else the base. */
+  private baseRecord(hash: string): string | undefined | null {
+    let fd: number;
+    try {
+      fd = fs.openSync(this.pathOf(hash), "r");
+    } catch (error) {
+      if (hasErrorCode(error, "ENOENT")) return null;
+      throw error;
+    }
+    try {
+      const head = Buffer.alloc(DELTA_HEADER_BYTES);
+      const read = fs.readSync(fd, head, 0, head.length, 0);
+      const named = baseNamedBy(head.subarray(0, read));
+      return named !== undefined && "base" in named ? named.base : undefined;
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   /**
@@ -224,14 +310,20 @@ export class BlobStore {
    *
    * @throws {@link BlobReadError} when the raw file does not hash to its name (left as it is).
    */
-  compress(hash: string): { before: number; after: number } | undefined {
+  compress(hash: string, plan?: CompressPlan): { before: number; after: number } | undefined {
     const raw = this.rawPathOf(hash);
     const packed = this.pathOf(hash);
     let data: Buffer;
     try {
       data = fs.readFileSync(raw);
     } catch (error) {
-      if (hasErrorCode(error, "ENOENT")) return undefined;
+      if (hasErrorCode(error, "ENOENT")) {
+        // Already compressed (by an earlier compact): a plain frame may serve as a base.
+        if (plan !== undefined && fileStats(packed) !== undefined) {
+          plan.planner.stored(hash, plan.mediaType);
+        }
+        return undefined;
+      }
       throw error;
     }
     if (fileStats(packed) === undefined) {
@@ -242,17 +334,22 @@ export class BlobStore {
           `blob ${hash} is damaged (its bytes hash to another name)`,
         );
       }
-      const compressed = compressBytes(data);
-      this.guard(packed, () => {
-        const temp = tempPathIn(dirname(packed), "blob");
-        writeTemp(temp, compressed, true);
-        fs.renameSync(temp, packed);
-        fsyncDirectory(dirname(packed));
-      });
+      this.placeCompressed(hash, this.frameOf(hash, data, plan));
     }
+    plan?.planner.stored(hash, plan.mediaType, data);
     removeFile(raw);
     fsyncDirectory(dirname(raw));
     return { before: data.length, after: Number(fileStats(packed)?.size ?? 0) };
+  }
+
+  /** The bytes of blob `hash`'s uncompressed file, `undefined` when it has none (not checked). */
+  readRaw(hash: string): Buffer | undefined {
+    try {
+      return fs.readFileSync(this.rawPathOf(hash));
+    } catch (error) {
+      if (hasErrorCode(error, "ENOENT")) return undefined;
+      throw error;
+    }
   }
 
   /** Fsyncs the blobs written without fsync since the last call, and their folders. */
@@ -335,10 +432,58 @@ export class BlobStore {
       throw error;
     }
     if (!path.endsWith(CODEC_SUFFIX)) return stored;
+    const named = baseNamedBy(stored);
+    if (named !== undefined) return this.readDelta(stored, hash, named);
     try {
       return decompressBytes(stored);
     } catch {
       throw new BlobReadError("BLOB_CORRUPT", hash, `blob ${hash} is damaged (not a zstd frame)`);
+    }
+  }
+
+  /**
+   * The payload of delta file `stored` of blob `hash`: its base is read (a plain frame or raw,
+   * its hash checked), then the frame is decompressed against it (the caller checks `hash`).
+   */
+  private readDelta(
+    stored: Buffer,
+    hash: string,
+    named: { base: string } | { damaged: true },
+  ): Buffer {
+    if ("damaged" in named) {
+      throw new BlobReadError(
+        "BLOB_CORRUPT",
+        hash,
+        `blob ${hash} is damaged (its header names no base blob)`,
+      );
+    }
+    const { base } = named;
+    let baseBytes: Buffer;
+    try {
+      if (this.isDelta(base) === true) {
+        throw new BlobReadError(
+          "BLOB_CORRUPT",
+          base,
+          `blob ${base} is damaged (a delta, where a base must be a plain frame)`,
+        );
+      }
+      baseBytes = this.get(base);
+    } catch (error) {
+      if (!BlobReadError.isInstance(error)) throw error;
+      throw new BlobReadError(
+        error.code,
+        hash,
+        `blob ${hash}, a delta against blob ${base}, which ${error.message.replace(`blob ${base} `, "")}`,
+      );
+    }
+    try {
+      return unpackDelta(stored, baseBytes);
+    } catch {
+      throw new BlobReadError(
+        "BLOB_CORRUPT",
+        hash,
+        `blob ${hash} is damaged (its delta against blob ${base} does not decompress)`,
+      );
     }
   }
 

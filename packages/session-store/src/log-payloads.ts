@@ -6,10 +6,11 @@
  * read resolves it back to the exact string (architecture/storage.md, "Compact").
  */
 import type { SessionEvent } from "@tapedeck/session";
+import { BLOB_LEVEL, DeltaPlanner } from "./blob-delta";
 import { externalize } from "./blob-payloads";
 import type { BlobStore } from "./blob-store";
 import type { PendingBlobs } from "./writer";
-import { compressBytes } from "./zstd";
+import { compressBytesAt } from "./zstd";
 
 /** Event types whose payload may move to a blob (their field names: blob-payloads.ts). */
 const payloadTypes = [
@@ -26,11 +27,12 @@ export interface MovedPayloads {
   moved: number;
   /** New blobs (hash → payload bytes), to be stored before the log naming them is. */
   pending: PendingBlobs;
-  /** Every blob the rewritten log names. */
-  named: Set<string>;
+  /** Every blob the rewritten log names, in the order of the log, with its media type when known. */
+  named: Map<string, string | undefined>;
 }
 
-const blobName = /"blob":"([0-9a-f]{64})"/g;
+/** A reference as `externalize` and `attachmentRef` write it: name, size, media type. */
+const blobName = /"blob":"([0-9a-f]{64})"(?:,"bytes":[0-9]+,"mediaType":"((?:[^"\\]|\\.)*)")?/g;
 
 /**
  * Moves the payloads of at least `threshold` UTF-8 bytes in plain log `plain` (a log that replays
@@ -39,7 +41,7 @@ const blobName = /"blob":"([0-9a-f]{64})"/g;
  */
 export function movePayloads(plain: Buffer, threshold: number): MovedPayloads {
   const pending: PendingBlobs = new Map();
-  const named = new Set<string>();
+  const named = new Map<string, string | undefined>();
   const parts: Buffer[] = [];
   let moved = 0;
   let start = 0;
@@ -61,7 +63,10 @@ export function movePayloads(plain: Buffer, threshold: number): MovedPayloads {
   const bytes = moved === 0 ? plain : Buffer.concat([...parts, plain.subarray(kept)]);
   const text = bytes.toString("latin1");
   if (text.includes('"blob":"')) {
-    for (const match of text.matchAll(blobName)) named.add(match[1] as string);
+    for (const match of text.matchAll(blobName)) {
+      const hash = match[1] as string;
+      if (!named.has(hash) || named.get(hash) === undefined) named.set(hash, match[2]);
+    }
   }
   return { bytes, moved, pending, named };
 }
@@ -76,24 +81,66 @@ function rewriteLine(text: string, threshold: number, pending: PendingBlobs): st
 
 /**
  * Stores `moved`'s new blobs compressed and for good (before the log that names them is written),
- * and compresses the blobs the log names that a writer stored raw. Returns the blob bytes added.
+ * and compresses the blobs the log names that a writer stored raw. In the log's order, each may
+ * become a delta against one of the log's recent blobs of its media type (`blob-delta.ts`).
+ * Returns the blob bytes added.
  */
 export function storeMovedPayloads(moved: MovedPayloads, blobs: BlobStore): number {
+  const planner = plannerOver(blobs);
   let added = 0;
+  for (const [hash, mediaType] of moved.named) {
+    const plan = { planner, mediaType };
+    const data = moved.pending.get(hash);
+    if (data !== undefined && !blobs.has(hash)) {
+      blobs.put(data, hash, { compressed: true, plan });
+      added += blobs.storedBytes(hash);
+    } else {
+      blobs.compress(hash, plan);
+    }
+  }
+  // Every new blob is named by the rewritten log; any other is stored all the same.
   for (const [hash, data] of moved.pending) {
     if (blobs.has(hash)) continue;
     blobs.put(data, hash, { compressed: true });
     added += blobs.storedBytes(hash);
   }
-  for (const hash of moved.named) blobs.compress(hash);
   return added;
 }
 
-/** The bytes `moved`'s new blobs would take, compressed (a dry run: nothing written). */
+/**
+ * The bytes `moved`'s new blobs would take, compressed as {@link storeMovedPayloads} would
+ * (a dry run: nothing written; the blobs the log names are read to choose the same deltas).
+ */
 export function estimateMoved(moved: MovedPayloads, blobs: BlobStore): number {
+  const planner = plannerOver(blobs);
   let added = 0;
+  for (const [hash, mediaType] of moved.named) {
+    const pending = moved.pending.get(hash);
+    if (pending !== undefined && !blobs.has(hash)) {
+      const data = Buffer.from(pending.buffer, pending.byteOffset, pending.byteLength);
+      const file = planner.frameFor(hash, data, mediaType);
+      planner.stored(hash, mediaType, data, file);
+      added += file.length;
+    } else if (blobs.isDelta(hash) === undefined) {
+      const data = blobs.readRaw(hash);
+      if (data !== undefined) {
+        planner.stored(hash, mediaType, data, planner.frameFor(hash, data, mediaType));
+      }
+    } else {
+      planner.stored(hash, mediaType);
+    }
+  }
   for (const [hash, data] of moved.pending) {
-    if (!blobs.has(hash)) added += compressBytes(data).length;
+    if (!blobs.has(hash) && !moved.named.has(hash))
+      added += compressBytesAt(data, BLOB_LEVEL).length;
   }
   return added;
+}
+
+/** A planner that reads earlier blobs from `blobs`. */
+function plannerOver(blobs: BlobStore): DeltaPlanner {
+  return new DeltaPlanner({
+    get: (hash) => blobs.get(hash),
+    isDelta: (hash) => blobs.isDelta(hash),
+  });
 }

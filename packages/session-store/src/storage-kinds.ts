@@ -166,6 +166,11 @@ export function storeStorageKinds(paths: {
       // Unreferenced blobs, and temp files of a blob write a killed process left.
       reclaim: async (_live, options) => {
         const named = referencedBlobs(sessionsDir, trashDir);
+        // A delta is read with its base: the base stays as long as the delta does, named or not.
+        for (const hash of [...named]) {
+          const base = blobs.baseOf(hash);
+          if (base !== undefined) named.add(base);
+        }
         let bytes = 0;
         for (const blob of blobs.list()) {
           // A raw blob beside its compressed form is what a compact killed in between left.

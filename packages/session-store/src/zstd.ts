@@ -10,6 +10,15 @@ import { createRequire } from "node:module";
 interface ZstdModule {
   compress(data: Uint8Array, parameters?: { compressionLevel?: number }): Buffer;
   decompress(data: Uint8Array): Buffer;
+  Compressor: new () => {
+    setParameters(parameters: { compressionLevel: number }): void;
+    loadDictionary(data: Uint8Array): void;
+    compress(data: Uint8Array): Buffer;
+  };
+  Decompressor: new () => {
+    loadDictionary(data: Uint8Array): void;
+    decompress(data: Uint8Array): Buffer;
+  };
 }
 
 /** A zstd streaming decompression context (`ZSTD_DCtx` through `zstd-napi`'s binding). */
@@ -72,6 +81,30 @@ export const ZSTD_LEVEL = 3;
 /** One zstd frame of `data` (its content size in the frame header). */
 export function compressBytes(data: Uint8Array): Buffer {
   return zstd().compress(data, { compressionLevel: ZSTD_LEVEL });
+}
+
+/** One zstd frame of `data` at compression level `level`. */
+export function compressBytesAt(data: Uint8Array, level: number): Buffer {
+  return zstd().compress(data, { compressionLevel: level });
+}
+
+/**
+ * One zstd frame of `data` compressed against `base` as a raw-content dictionary (zstd's
+ * `--patch-from`: matches may point into `base`), at `level`. Only {@link decompressAgainst}
+ * with the same `base` reads it back.
+ */
+export function compressAgainst(data: Uint8Array, base: Uint8Array, level: number): Buffer {
+  const compressor = new (zstd().Compressor)();
+  compressor.setParameters({ compressionLevel: level });
+  compressor.loadDictionary(base);
+  return compressor.compress(data);
+}
+
+/** The bytes of a frame {@link compressAgainst} made with `base` (skippable frames skipped). */
+export function decompressAgainst(data: Uint8Array, base: Uint8Array): Buffer {
+  const decompressor = new (zstd().Decompressor)();
+  decompressor.loadDictionary(base);
+  return decompressor.decompress(data);
 }
 
 /** The bytes of one or more concatenated zstd frames. */

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { BlobStore } from "../src/blob-store";
 import { childHome, spawnChild } from "./child-process";
 import { drafts } from "./helpers";
 
@@ -25,39 +26,55 @@ async function digests(sessionId: string): Promise<Map<number, string>> {
 }
 
 describe("crash safety of compact", () => {
-  it(`survives ${kills} SIGKILLs while a log is compressed and restored: it always reads whole, every acknowledged append present`, async () => {
-    const run = drafts("seed");
-    const { sessionId } = await home.store.create({
-      cwd: home.temp.root,
-      seed: [run.system("compact crash test"), run.user("some text ".repeat(200))],
-    });
-    const resolved = new Map<number, string>();
-    for (let kill = 0; kill < kills; kill += 1) {
-      const child = spawnChild(home.script, ["cycle", home.temp.home, sessionId]);
-      await child.waitFor((line) => line === "ready");
-      // A cycle (compact, restore, append) fsyncs several times: tens of ms.
-      await sleep(Math.random() * 400);
-      child.process.kill("SIGKILL");
-      const { signal } = await child.exited;
-      if (signal !== "SIGKILL") throw new Error(`the child exited on its own: ${child.stderr()}`);
-      for (const line of child.lines) {
-        const match = /^ok (\d+) ([0-9a-f]+)$/.exec(line);
-        if (match) resolved.set(Number(match[1]), match[2]!);
-      }
-      // Plain, compressed or both (the same bytes): the log reads whole, never torn.
-      const session = await home.store.readSession(sessionId);
-      const onDisk = await digests(sessionId);
-      for (const [seq, digest] of resolved) {
-        if (onDisk.get(seq) !== digest) {
-          throw new Error(`seq ${seq} acknowledged before kill ${kill} but missing or different`);
+  it.each([
+    ["a log is compressed and restored", "cycle"],
+    ["a log and its blobs are compressed (each new blob a delta against a base)", "cycle-blobs"],
+  ])(
+    `survives ${kills} SIGKILLs while %s: it always reads whole, every acknowledged append present`,
+    async (_what, mode) => {
+      const run = drafts("seed");
+      const { sessionId } = await home.store.create({
+        cwd: home.temp.root,
+        seed: [run.system("compact crash test"), run.user("some text ".repeat(200))],
+      });
+      const resolved = new Map<number, string>();
+      for (let kill = 0; kill < kills; kill += 1) {
+        const child = spawnChild(home.script, [mode, home.temp.home, sessionId]);
+        await child.waitFor((line) => line === "ready");
+        // A cycle (compact, restore, append) fsyncs several times: tens of ms.
+        await sleep(Math.random() * 400);
+        child.process.kill("SIGKILL");
+        const { signal } = await child.exited;
+        if (signal !== "SIGKILL") throw new Error(`the child exited on its own: ${child.stderr()}`);
+        for (const line of child.lines) {
+          const match = /^ok (\d+) ([0-9a-f]+)$/.exec(line);
+          if (match) resolved.set(Number(match[1]), match[2]!);
         }
+        // Plain, compressed or both (the same bytes): the log reads whole, never torn.
+        const session = await home.store.readSession(sessionId);
+        const onDisk = await digests(sessionId);
+        for (const [seq, digest] of resolved) {
+          if (onDisk.get(seq) !== digest) {
+            throw new Error(`seq ${seq} acknowledged before kill ${kill} but missing or different`);
+          }
+        }
+        expect(session.lastSeq).toBeGreaterThanOrEqual(Math.max(0, ...resolved.keys()));
       }
-      expect(session.lastSeq).toBeGreaterThanOrEqual(Math.max(0, ...resolved.keys()));
-    }
-    // The next writer tidies whatever a kill left: one log file, plain.
-    await home.store.append(sessionId, [{ type: "x-after", runId: "after" }]);
-    const names = readdirSync(`${home.temp.home}/sessions`).filter((name) => !name.startsWith("."));
-    expect(names).toEqual([`${sessionId}.jsonl`]);
-    expect(resolved.size).toBeGreaterThan(kills / 4);
-  }, 600_000);
+      // The next writer tidies whatever a kill left: one log file, plain.
+      await home.store.append(sessionId, [{ type: "x-after", runId: "after" }]);
+      const names = readdirSync(`${home.temp.home}/sessions`).filter((name) =>
+        name.startsWith(sessionId),
+      );
+      expect(names).toEqual([`${sessionId}.jsonl`]);
+      expect(resolved.size).toBeGreaterThan(kills / 4);
+      if (mode === "cycle-blobs") {
+        // The kills left deltas behind, each read against its base above.
+        await home.store.compact(sessionId);
+        const blobs = new BlobStore(home.temp.home);
+        const deltas = blobs.list().filter((blob) => !blob.temp && blobs.isDelta(blob.hash));
+        expect(deltas.length).toBeGreaterThan(0);
+      }
+    },
+    600_000,
+  );
 });

@@ -10,6 +10,9 @@
  *   hammer <home> <sessionId> <name> <n>    after "go" on stdin, n one-shot appends, retrying on busy
  *   cycle  <home> <sessionId>               forever: compact the log (cold), then append one event
  *                                           (which restores it plain): "ok <seq> <digest>" per append
+ *   cycle-blobs <home> <sessionId>          the same, each append a message of a ~100 KB build log
+ *                                           that differs from the last in a few lines (a blob, which
+ *                                           the next compact stores as a delta against an earlier one)
  */
 import { createHash, randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
@@ -122,6 +125,30 @@ async function cycle(): Promise<void> {
   }
 }
 
+/** A build log of ~100 KB: the same lines each run but a few timings (a re-run). */
+function buildLog(run: number): string {
+  const lines: string[] = [];
+  for (let index = 0; index < 1500; index += 1) {
+    const token = createHash("sha1").update(String(index)).digest("hex").slice(0, 12);
+    lines.push(
+      `src/module-${index % 97}/file-${index}.ts ${token} ok in ${index % 40 === 0 ? run : index}ms`,
+    );
+  }
+  return lines.join("\n");
+}
+
+async function cycleBlobs(): Promise<void> {
+  const store = createSessionStore({ home: home! });
+  report("ready");
+  for (let index = 0; ; index += 1) {
+    await store.compact(sessionId!);
+    const [event] = await store.append(sessionId!, [
+      { type: "message", runId: "cycle", role: "user", content: buildLog(Date.now() + index) },
+    ]);
+    report(`ok ${event!.seq} ${digest(event!)}`);
+  }
+}
+
 async function hold(): Promise<void> {
   const store = createSessionStore({ home: home! });
   const writer = await store.openWriter(sessionId!);
@@ -169,6 +196,9 @@ switch (mode) {
     break;
   case "hold":
     await hold();
+    break;
+  case "cycle-blobs":
+    await cycleBlobs();
     break;
   case "cycle":
     await cycle();
