@@ -15,7 +15,7 @@
  * the unreferenced-blob sweep keeps every base a kept blob names. Decisions and measurements:
  * architecture/storage.md, "Delta blobs".
  */
-import { compressAgainst, compressBytesAt, decompressAgainst } from "./zstd";
+import { type BaseCompressor, compressBytesAt, compressorAgainst, decompressAgainst } from "./zstd";
 
 /** zstd level of the frames `compact` writes for blobs (measured: architecture/storage.md). */
 export const BLOB_LEVEL = 4;
@@ -33,6 +33,20 @@ const BASE_PREFIX = "base sha256:";
 const HEADER_CONTENT = BASE_PREFIX.length + 64;
 /** Bytes of the skippable frame that names the base. */
 export const DELTA_HEADER_BYTES = 8 + HEADER_CONTENT;
+
+/**
+ * What a blob is compared with: its media type, narrowed for a text payload that is a base64
+ * `data:` URL (a screenshot inside a tool output) to that URL's type, so build logs are not tried
+ * against images nor images against build logs.
+ */
+function kindOf(mediaType: string, data: Buffer | undefined): string {
+  if (data === undefined || data[0] !== 0x64 || !data.subarray(0, 5).equals(DATA_URL)) {
+    return mediaType;
+  }
+  const end = data.subarray(0, 128).indexOf(";base64,");
+  return end === -1 ? mediaType : `${mediaType} ${data.toString("latin1", 0, end)}`;
+}
+const DATA_URL = Buffer.from("data:");
 
 /** The skippable frame naming `baseHash`. */
 function deltaHeader(baseHash: string): Buffer {
@@ -65,10 +79,11 @@ export function unpackDelta(stored: Uint8Array, base: Uint8Array): Buffer {
   return decompressAgainst(stored.subarray(DELTA_HEADER_BYTES), base);
 }
 
-/** A base the planner may try: its bytes once read. */
+/** A base the planner may try: its bytes once read, its compressor once made (reused: loading a base costs about what compressing it does). */
 interface Candidate {
   hash: string;
   data: Buffer | undefined;
+  compressor?: BaseCompressor;
 }
 
 /** How a {@link DeltaPlanner} reads an earlier blob (hash checked) and tells a delta from a plain frame. */
@@ -97,13 +112,14 @@ export class DeltaPlanner {
     const alone = compressBytesAt(data, BLOB_LEVEL);
     if (mediaType === undefined || data.length > DELTA_MAX_BYTES) return alone;
     let best: { bytes: Buffer; base: Buffer } | undefined;
-    for (const candidate of [...(this.recent.get(mediaType) ?? [])].reverse()) {
+    for (const candidate of [...(this.recent.get(kindOf(mediaType, data)) ?? [])].reverse()) {
       if (candidate.hash === hash) continue;
       const base = this.bytesOf(candidate);
       if (base === undefined) continue;
       let frame: Buffer;
       try {
-        frame = compressAgainst(data, base, BLOB_LEVEL);
+        candidate.compressor ??= compressorAgainst(base, BLOB_LEVEL);
+        frame = candidate.compressor.compress(data);
       } catch {
         continue;
       }
@@ -131,11 +147,13 @@ export class DeltaPlanner {
     if (data !== undefined && (data.length < DELTA_MIN_BYTES || data.length > DELTA_MAX_BYTES)) {
       return;
     }
-    const list = this.recent.get(mediaType) ?? [];
+    // A blob compressed by an earlier compact is classed by its media type alone (not read now).
+    const kind = kindOf(mediaType, data);
+    const list = this.recent.get(kind) ?? [];
     if (list.some((candidate) => candidate.hash === hash)) return;
     list.push({ hash, data });
     if (list.length > DELTA_CANDIDATES) list.shift();
-    this.recent.set(mediaType, list);
+    this.recent.set(kind, list);
   }
 
   /** A candidate's bytes (read on first use when it was already compressed), or `undefined`. */

@@ -88,16 +88,21 @@ export function compressBytesAt(data: Uint8Array, level: number): Buffer {
   return zstd().compress(data, { compressionLevel: level });
 }
 
+/** Compresses against one base, its dictionary tables built once for every frame it makes. */
+export interface BaseCompressor {
+  compress(data: Uint8Array): Buffer;
+}
+
 /**
- * One zstd frame of `data` compressed against `base` as a raw-content dictionary (zstd's
- * `--patch-from`: matches may point into `base`), at `level`. Only {@link decompressAgainst}
- * with the same `base` reads it back.
+ * A compressor of zstd frames against `base` as a raw-content dictionary (zstd's `--patch-from`:
+ * matches may point into `base`), at `level`. Only {@link decompressAgainst} with the same `base`
+ * reads its frames back.
  */
-export function compressAgainst(data: Uint8Array, base: Uint8Array, level: number): Buffer {
+export function compressorAgainst(base: Uint8Array, level: number): BaseCompressor {
   const compressor = new (zstd().Compressor)();
   compressor.setParameters({ compressionLevel: level });
   compressor.loadDictionary(base);
-  return compressor.compress(data);
+  return compressor;
 }
 
 /** The bytes of a frame {@link compressAgainst} made with `base` (skippable frames skipped). */
