@@ -7,9 +7,9 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import { EventLogCorruptError, uuidv7 } from "@tapedeck/session";
+import { uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { drafts, tempDirectory } from "../test/helpers";
+import { drafts, readError, tempDirectory } from "../test/helpers";
 import { BlobStore } from "./blob-store";
 import { BlobReadError, createSessionStore, type SessionStore } from "./index";
 import { compressBytes } from "./zstd";
@@ -52,18 +52,6 @@ async function appendOutput(sessionId: string, output: string): Promise<number> 
 }
 
 const hashOf = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
-
-function readError(promise: Promise<unknown>): Promise<EventLogCorruptError> {
-  return promise.then(
-    () => {
-      throw new Error("the read succeeded");
-    },
-    (error: unknown) => {
-      if (!EventLogCorruptError.isInstance(error)) throw error;
-      return error;
-    },
-  );
-}
 
 /** Session 1 holds a build log and its re-run (compacted: the re-run a delta); session 2 the re-run only. */
 async function sharedDelta() {

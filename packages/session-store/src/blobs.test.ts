@@ -9,9 +9,9 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { EventLogCorruptError, TapedeckError, uuidv7 } from "@tapedeck/session";
+import { TapedeckError, uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { drafts, tempDirectory } from "../test/helpers";
+import { drafts, readError, tempDirectory } from "../test/helpers";
 import { BlobStore } from "./blob-store";
 import {
   BlobReadError,
@@ -56,18 +56,6 @@ function blobFiles(): string[] {
   const root = join(temp.home, "blobs", "sha256");
   return readdirSync(root).flatMap((prefix) =>
     readdirSync(join(root, prefix)).map((name) => join(root, prefix, name)),
-  );
-}
-
-function readError(promise: Promise<unknown>): Promise<EventLogCorruptError> {
-  return promise.then(
-    () => {
-      throw new Error("the read succeeded");
-    },
-    (error: unknown) => {
-      if (!EventLogCorruptError.isInstance(error)) throw error;
-      return error;
-    },
   );
 }
 

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { EventLogCorruptError, uuidv7 } from "@tapedeck/session";
+import { uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { drafts, tempDirectory } from "../test/helpers";
+import { drafts, readError, tempDirectory } from "../test/helpers";
 import { createSessionStore, type ReadEvent, type SessionStore } from "./index";
 
 let temp: ReturnType<typeof tempDirectory>;
@@ -34,18 +34,6 @@ async function collect(events: AsyncIterable<ReadEvent>): Promise<ReadEvent[]> {
     if (found.length === 0) throw error;
   }
   return found;
-}
-
-function readError(promise: Promise<unknown>): Promise<EventLogCorruptError> {
-  return promise.then(
-    () => {
-      throw new Error("the read succeeded");
-    },
-    (error: unknown) => {
-      if (!EventLogCorruptError.isInstance(error)) throw error;
-      return error;
-    },
-  );
 }
 
 /**

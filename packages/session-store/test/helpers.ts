@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type SessionEventDraft, uuidv7 } from "@tapedeck/session";
+import { EventLogCorruptError, type SessionEventDraft, uuidv7 } from "@tapedeck/session";
 import { expect } from "vitest";
 import type { ChangeSet, SessionStore } from "../src/index";
 
@@ -114,4 +114,17 @@ export async function appendTurnTo(store: SessionStore, sessionId: string): Prom
 export function journalIds(changes: ChangeSet): string[] {
   expect(changes.kind).toBe("journal");
   return changes.kind === "journal" ? changes.sessionIds : [];
+}
+
+/** The `EventLogCorruptError` `promise` rejects with; fails when it resolves or throws another error. */
+export function readError(promise: Promise<unknown>): Promise<EventLogCorruptError> {
+  return promise.then(
+    () => {
+      throw new Error("the read succeeded");
+    },
+    (error: unknown) => {
+      if (!EventLogCorruptError.isInstance(error)) throw error;
+      return error;
+    },
+  );
 }

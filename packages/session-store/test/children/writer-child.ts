@@ -113,14 +113,13 @@ async function crash(durability: Durability): Promise<void> {
   }
 }
 
-async function cycle(): Promise<void> {
+/** Forever: compact the log, then append the event `next` makes (which restores it plain). */
+async function cycle(next: (index: number) => SessionEventDraft): Promise<void> {
   const store = createSessionStore({ home: home! });
   report("ready");
   for (let index = 0; ; index += 1) {
     await store.compact(sessionId!);
-    const [event] = await store.append(sessionId!, [
-      { type: "x-cycle", runId: "cycle", index, pad: randomBytes(64).toString("hex") },
-    ]);
+    const [event] = await store.append(sessionId!, [next(index)]);
     report(`ok ${event!.seq} ${digest(event!)}`);
   }
 }
@@ -135,18 +134,6 @@ function buildLog(run: number): string {
     );
   }
   return lines.join("\n");
-}
-
-async function cycleBlobs(): Promise<void> {
-  const store = createSessionStore({ home: home! });
-  report("ready");
-  for (let index = 0; ; index += 1) {
-    await store.compact(sessionId!);
-    const [event] = await store.append(sessionId!, [
-      { type: "message", runId: "cycle", role: "user", content: buildLog(Date.now() + index) },
-    ]);
-    report(`ok ${event!.seq} ${digest(event!)}`);
-  }
 }
 
 async function hold(): Promise<void> {
@@ -198,10 +185,20 @@ switch (mode) {
     await hold();
     break;
   case "cycle-blobs":
-    await cycleBlobs();
+    await cycle((index) => ({
+      type: "message",
+      runId: "cycle",
+      role: "user",
+      content: buildLog(Date.now() + index),
+    }));
     break;
   case "cycle":
-    await cycle();
+    await cycle((index) => ({
+      type: "x-cycle",
+      runId: "cycle",
+      index,
+      pad: randomBytes(64).toString("hex"),
+    }));
     break;
   case "try":
     await attempt();
