@@ -150,6 +150,47 @@ describe("tapedeck storage", () => {
     expect(JSON.parse(readFileSync(tailPath, "utf8")).size).toBe(statSync(logPath).size);
   });
 
+  it("a second write that edits a few lines of the first is stored as a delta by compact; export, verify and the resumed run's model input (strict replay) see the exact bytes", async () => {
+    const edited = bigText
+      .replace("row 100: ", "row 100 (edited): ")
+      .replace("row 4000: ", "row 4000 (edited): ");
+    const script = agentScript()
+      .user("write twice")
+      .toolCall("write_file", { path: "big.txt", content: bigText })
+      .toolResult(`Wrote ${bigText.length} bytes to big.txt.`)
+      .toolCall("write_file", { path: "big.txt", content: edited })
+      .toolResult(`Wrote ${edited.length} bytes to big.txt.`)
+      .text("Written.")
+      .end()
+      .user("again")
+      .text("Again.")
+      .end()
+      .build();
+    const { cli, server, workspace } = await cliContext(script);
+    const first = await cli(["run", "--approve", "write twice"]);
+    expect(first).toMatchObject({ code: 0, stdout: "Written.\n" });
+    const sessionId = /session (\S+) · completed/.exec(first.stderr)?.[1] ?? "";
+    const exportedBefore = path.join(workspace.root, "before.jsonl");
+    expect((await cli(["sessions", "export", sessionId, "-o", exportedBefore])).code).toBe(0);
+    expect((await cli(["storage", "compact", "--older-than", "0s"])).code).toBe(0);
+    // One blob is a plain zstd frame, the other a delta: a skippable frame (magic 0x184D2A5D)
+    // naming the first as its base, then a frame far smaller than the first's.
+    const files = blobFiles(workspace.home).map((file) => readFileSync(file));
+    expect(files).toHaveLength(2);
+    const delta = files.find((bytes) => bytes.readUInt32LE(0) === 0x184d2a5d);
+    const plain = files.find((bytes) => bytes.readUInt32LE(0) === 0xfd2fb528);
+    expect(delta?.toString("latin1", 8, 20)).toBe("base sha256:");
+    expect(delta!.length).toBeLessThan(plain!.length / 4);
+    expect(await cli(["sessions", "verify", "--all"])).toMatchObject({ code: 0 });
+    const exportedAfter = path.join(workspace.root, "after.jsonl");
+    expect((await cli(["sessions", "export", sessionId, "-o", exportedAfter])).code).toBe(0);
+    expect(readFileSync(exportedAfter, "utf8")).toBe(readFileSync(exportedBefore, "utf8"));
+    const resumed = await cli(["run", "-c", "again"]);
+    expect(resumed).toMatchObject({ code: 0, stdout: "Again.\n" });
+    expect(server?.failures()).toEqual([]);
+    server?.assertAllConsumed();
+  });
+
   it("a missing blob is a BLOB_MISSING error naming the event, and the log is left as it is", async () => {
     const { cli, workspace } = await cliContext(readBigScript());
     const first = await cli(["run", "--approve", "read it"]);
