@@ -342,16 +342,6 @@ export class BlobStore {
     return { before: data.length, after: Number(fileStats(packed)?.size ?? 0) };
   }
 
-  /** The bytes of blob `hash`'s uncompressed file, `undefined` when it has none (not checked). */
-  readRaw(hash: string): Buffer | undefined {
-    try {
-      return fs.readFileSync(this.rawPathOf(hash));
-    } catch (error) {
-      if (hasErrorCode(error, "ENOENT")) return undefined;
-      throw error;
-    }
-  }
-
   /** Fsyncs the blobs written without fsync since the last call, and their folders. */
   flush(): void {
     if (this.unsynced.size === 0) return;

@@ -108,10 +108,13 @@ export function storeMovedPayloads(moved: MovedPayloads, blobs: BlobStore): numb
 }
 
 /**
- * The bytes `moved`'s new blobs would take, compressed as {@link storeMovedPayloads} would
- * (a dry run: nothing written; the blobs the log names are read to choose the same deltas).
+ * The bytes `moved`'s new blobs would take, compressed as {@link storeMovedPayloads} would (a dry
+ * run: nothing written). Cheap for `tapedeck storage`: nothing is done for a log without inline
+ * payloads to move, and the raw blobs a writer stored are neither counted nor tried as bases (a
+ * new blob that compact would store as a delta against one of them is counted as a plain frame).
  */
 export function estimateMoved(moved: MovedPayloads, blobs: BlobStore): number {
+  if (moved.pending.size === 0) return 0;
   const planner = plannerOver(blobs);
   let added = 0;
   for (const [hash, mediaType] of moved.named) {
@@ -121,18 +124,14 @@ export function estimateMoved(moved: MovedPayloads, blobs: BlobStore): number {
       const file = planner.frameFor(hash, data, mediaType);
       planner.stored(hash, mediaType, data, file);
       added += file.length;
-    } else if (blobs.isDelta(hash) === undefined) {
-      const data = blobs.readRaw(hash);
-      if (data !== undefined) {
-        planner.stored(hash, mediaType, data, planner.frameFor(hash, data, mediaType));
-      }
-    } else {
+    } else if (blobs.isDelta(hash) !== undefined) {
       planner.stored(hash, mediaType);
     }
   }
   for (const [hash, data] of moved.pending) {
-    if (!blobs.has(hash) && !moved.named.has(hash))
+    if (!blobs.has(hash) && !moved.named.has(hash)) {
       added += compressBytesAt(data, BLOB_LEVEL).length;
+    }
   }
   return added;
 }
