@@ -80,7 +80,7 @@ async function cutTurn(damage: "removed" | "short" | "empty" | "other bytes", mo
   return { sessionId, line, before: all, outputSeq: output!.seq, callId: "c1" };
 }
 
-describe("a blob a crash cut short in the last, unfinished turn", () => {
+describe("a blob a crash cut short after the last acknowledged point", () => {
   for (const damage of ["removed", "short", "empty", "other bytes"] as const) {
     it(`blob ${damage}: reads say TORN_TAIL at its line; resume moves the turn's lines from there aside and closes the turn`, async () => {
       const cut = await cutTurn(damage, 2);
