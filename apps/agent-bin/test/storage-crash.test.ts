@@ -226,26 +226,24 @@ describe("a power cut between a blob's line and the end of its fsync (the real b
     unlinkSync(blobOfEvent(store, finished, 4));
     const finishedBytes = readFileSync(store.pathOf(finished));
 
-    const verify = await runCli(["sessions", "verify", cut], { cwd, env });
-    expect(verify.code).toBe(1);
-    expect(verify.stdout).toContain("TORN_TAIL");
-    const repaired = await runCli(["sessions", "repair", cut], { cwd, env });
-    expect(repaired, repaired.stderr).toMatchObject({ code: 0 });
-    expect(repaired.stdout).toContain("torn tail");
-    expect(repaired.stdout).toContain("Closed the interrupted turn");
-    expect((await runCli(["sessions", "verify", cut], { cwd, env })).code).toBe(0);
+    /** Verify says TORN_TAIL, repair moves the tail aside, verify passes; repair's output. */
+    const repairTornTail = async (sessionId: string): Promise<string> => {
+      const verify = await runCli(["sessions", "verify", sessionId], { cwd, env });
+      expect(verify.code).toBe(1);
+      expect(verify.stdout).toContain("TORN_TAIL");
+      const repaired = await runCli(["sessions", "repair", sessionId], { cwd, env });
+      expect(repaired, repaired.stderr).toMatchObject({ code: 0 });
+      expect(repaired.stdout).toContain("torn tail");
+      expect((await runCli(["sessions", "verify", sessionId], { cwd, env })).code).toBe(0);
+      return repaired.stdout;
+    };
+    expect(await repairTornTail(cut)).toContain("Closed the interrupted turn");
     expect(readFileSync(store.pathOf(cut), "utf8").split("\n").slice(0, out!.seq)).toEqual(kept);
     const shown = await runCli(["sessions", "show", cut], { cwd, env });
     expect(shown, shown.stderr).toMatchObject({ code: 0 });
     expect(shown.stdout).toContain("task 1");
 
-    const endedVerify = await runCli(["sessions", "verify", ended], { cwd, env });
-    expect(endedVerify.code).toBe(1);
-    expect(endedVerify.stdout).toContain("TORN_TAIL");
-    const endedRepair = await runCli(["sessions", "repair", ended], { cwd, env });
-    expect(endedRepair, endedRepair.stderr).toMatchObject({ code: 0 });
-    expect(endedRepair.stdout).toContain("torn tail");
-    expect((await runCli(["sessions", "verify", ended], { cwd, env })).code).toBe(0);
+    await repairTornTail(ended);
     // The first turn (acknowledged at its end) is kept byte for byte; the cut lines are in the
     // sidecar, byte for byte, not deleted.
     expect(readFileSync(store.pathOf(ended), "utf8").split("\n").slice(0, endedOutput)).toEqual(

@@ -80,6 +80,18 @@ async function cutTurn(damage: "removed" | "short" | "empty" | "other bytes", mo
   return { sessionId, line, before: all, outputSeq: output!.seq, callId: "c1" };
 }
 
+/** A session of one turn that ended: a call and its large output (a blob), then turn/end. */
+async function endedTurn() {
+  const { sessionId } = await store.create({ cwd: temp.root });
+  const run = drafts(uuidv7());
+  const [, , call] = await store.append(sessionId, [run.start(), run.user("go"), run.call("c1")]);
+  const [output] = await store.append(sessionId, [
+    run.output("c1", call!.seq, "out ".repeat(2000)),
+    run.end(),
+  ]);
+  return { sessionId, output };
+}
+
 describe("a blob a crash cut short after the last acknowledged point", () => {
   for (const damage of ["removed", "short", "empty", "other bytes"] as const) {
     it(`blob ${damage}: reads say TORN_TAIL at its line; resume moves the turn's lines from there aside and closes the turn`, async () => {
@@ -198,13 +210,7 @@ describe("a blob a crash cut short after the last acknowledged point", () => {
   });
 
   it("a blob missing in a turn before the last (a line follows its turn's end) is damage: BLOB_MISSING naming session, line and seq, refused by read, resume and repair, nothing changed", async () => {
-    const { sessionId } = await store.create({ cwd: temp.root });
-    const run = drafts(uuidv7());
-    const [, , call] = await store.append(sessionId, [run.start(), run.user("go"), run.call("c1")]);
-    const [output] = await store.append(sessionId, [
-      run.output("c1", call!.seq, "out ".repeat(2000)),
-      run.end(),
-    ]);
+    const { sessionId, output } = await endedTurn();
     const next = drafts(uuidv7());
     await store.append(sessionId, [next.start(), next.user("again")]);
     const before = readFileSync(store.pathOf(sessionId));
@@ -249,13 +255,7 @@ describe("a blob a crash cut short after the last acknowledged point", () => {
   });
 
   it("a torn last line after a turn's end (written once that end was acknowledged) makes a missing blob before it damage", async () => {
-    const { sessionId } = await store.create({ cwd: temp.root });
-    const run = drafts(uuidv7());
-    const [, , call] = await store.append(sessionId, [run.start(), run.user("go"), run.call("c1")]);
-    const [output] = await store.append(sessionId, [
-      run.output("c1", call!.seq, "out ".repeat(2000)),
-      run.end(),
-    ]);
+    const { sessionId, output } = await endedTurn();
     unlinkSync(blobOf(lines(sessionId)[output!.seq]!));
     expect(await readError(store.readSession(sessionId))).toMatchObject({ code: "TORN_TAIL" });
     appendFileSync(store.pathOf(sessionId), '{"seq":');
