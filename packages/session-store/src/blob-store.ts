@@ -1,9 +1,10 @@
 /**
  * The home's content-addressed blob store: `<home>/blobs/sha256/<2 hex>/<62 hex>` (the payload's
  * bytes, as a writer stores them) or `<62 hex>.zst` (one zstd frame of them, once `compact` has
- * compressed it). Written temp + fsync + rename + folder fsync before any log line names the blob
- * (an import's: before its logs are fsynced, {@link BlobStore.flush}), verified by hash on every
- * read.
+ * compressed it). `put` writes temp + fsync + rename + folder fsync before any log line names the
+ * blob (an import's: before its logs are fsynced, {@link BlobStore.flush}); a writer's
+ * ({@link BlobStore.writeAll}) is fsynced beside the log at its next acknowledged point. Verified
+ * by hash on every read.
  */
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
