@@ -169,8 +169,8 @@ function blobOfEvent(store: SessionStore, sessionId: string, seq: number): strin
   return path.join(store.home, "blobs", "sha256", hash.slice(0, 2), hash.slice(2));
 }
 
-describe("a power cut between a blob's line and the turn's fsync (the real binary)", () => {
-  it("the unfinished turn's lines from the cut blob on are moved aside and the session reads; a finished turn missing its blob stays refused", async () => {
+describe("a power cut between a blob's line and the end of its fsync (the real binary)", () => {
+  it("the last turn's lines from the cut blob on (finished or not) are moved aside and the session reads; an earlier turn missing its blob stays refused", async () => {
     const workspace = await testWorkspace();
     const env = binaryEnv(workspace);
     const cwd = workspace.cwd;
@@ -208,24 +208,57 @@ describe("a power cut between a blob's line and the turn's fsync (the real binar
     truncateSync(blobOfEvent(store, cut, out!.seq), 4096);
     const kept = readFileSync(store.pathOf(cut), "utf8").split("\n").slice(0, out!.seq);
 
-    // Finished: its turn ended (the log was fsynced after the blob), so a missing blob is damage.
+    // Finished last turn: the output, the answer and turn/end in one append, whose fsyncs (the
+    // blob's and the log's) ran together; the power went before the blob's ended, so the turn's
+    // end is on disk and the blob is not. Nothing from the output on was acknowledged.
+    const { sessionId: ended } = await store.create({ cwd: workspace.root });
+    await turn(store, ended, output(2_000, 5), 5);
+    await turn(store, ended, output(150_000, 6), 6);
+    const endedLines = readFileSync(store.pathOf(ended), "utf8").split("\n");
+    const endedOutput = endedLines.findIndex((line) => line.includes('"outputBlob"'));
+    unlinkSync(blobOfEvent(store, ended, endedOutput));
+
+    // An earlier turn: another turn started after its end (which waited for the blob), so a
+    // missing blob is damage.
     const { sessionId: finished } = await store.create({ cwd: workspace.root });
     await turn(store, finished, output(150_000, 3), 3);
+    await turn(store, finished, output(1_000, 4), 4);
     unlinkSync(blobOfEvent(store, finished, 4));
     const finishedBytes = readFileSync(store.pathOf(finished));
 
-    const verify = await runCli(["sessions", "verify", cut], { cwd, env });
-    expect(verify.code).toBe(1);
-    expect(verify.stdout).toContain("TORN_TAIL");
-    const repaired = await runCli(["sessions", "repair", cut], { cwd, env });
-    expect(repaired, repaired.stderr).toMatchObject({ code: 0 });
-    expect(repaired.stdout).toContain("torn tail");
-    expect(repaired.stdout).toContain("Closed the interrupted turn");
-    expect((await runCli(["sessions", "verify", cut], { cwd, env })).code).toBe(0);
+    /** Verify says TORN_TAIL, repair moves the tail aside, verify passes; repair's output. */
+    const repairTornTail = async (sessionId: string): Promise<string> => {
+      const verify = await runCli(["sessions", "verify", sessionId], { cwd, env });
+      expect(verify.code).toBe(1);
+      expect(verify.stdout).toContain("TORN_TAIL");
+      const repaired = await runCli(["sessions", "repair", sessionId], { cwd, env });
+      expect(repaired, repaired.stderr).toMatchObject({ code: 0 });
+      expect(repaired.stdout).toContain("torn tail");
+      expect((await runCli(["sessions", "verify", sessionId], { cwd, env })).code).toBe(0);
+      return repaired.stdout;
+    };
+    expect(await repairTornTail(cut)).toContain("Closed the interrupted turn");
     expect(readFileSync(store.pathOf(cut), "utf8").split("\n").slice(0, out!.seq)).toEqual(kept);
     const shown = await runCli(["sessions", "show", cut], { cwd, env });
     expect(shown, shown.stderr).toMatchObject({ code: 0 });
     expect(shown.stdout).toContain("task 1");
+
+    await repairTornTail(ended);
+    // The first turn (acknowledged at its end) is kept byte for byte; the cut lines are in the
+    // sidecar, byte for byte, not deleted.
+    expect(readFileSync(store.pathOf(ended), "utf8").split("\n").slice(0, endedOutput)).toEqual(
+      endedLines.slice(0, endedOutput),
+    );
+    const sidecars = readdirSync(path.dirname(store.pathOf(ended))).filter(
+      (name) => name.startsWith(ended) && name.includes(".torn-"),
+    );
+    expect(sidecars).toHaveLength(1);
+    expect(readFileSync(path.join(path.dirname(store.pathOf(ended)), sidecars[0]!), "utf8")).toBe(
+      `${endedLines.slice(endedOutput, -1).join("\n")}\n`,
+    );
+    const endedShown = await runCli(["sessions", "show", ended], { cwd, env });
+    expect(endedShown, endedShown.stderr).toMatchObject({ code: 0 });
+    expect(endedShown.stdout).toContain("task 5");
 
     const refused = await runCli(["sessions", "repair", finished], { cwd, env });
     expect(refused.code).toBe(1);

@@ -244,8 +244,8 @@ async function main(): Promise<void> {
   ]);
 
   // 3. A 1 MB tool output to a blob against appending it inline, paired: the same output to each
-  //    home in turn. Two shapes: the whole turn's end in the output's append (two ordered journal
-  //    commits for a blob, one inline), and the agent's (the output alone, then the model, then the
+  //    home in turn. Two shapes: the whole turn's end in the output's append (the blob's fsyncs
+  //    and the log's run together), and the agent's (the output alone, then the model, then the
   //    answer and turn/end; the pause stands for the model and is not timed).
   const inline = createSessionStore({
     home: join(root, "inline"),
@@ -258,10 +258,12 @@ async function main(): Promise<void> {
   for (let index = 0; index < pairs; index += 1) {
     // Flat strings, each output new to the blob store (a concatenation would time its flattening).
     const outputs = [outputText(1 << 20, 1000 + index), outputText(1 << 20, 5000 + index)];
-    for (const [target, key] of [
+    const homes = [
       [inline, "inline"],
       [blobbed, "blob"],
-    ] as const) {
+    ] as const;
+    // Alternating which goes first: a load that rises or falls within a pair favours neither.
+    for (const [target, key] of index % 2 === 0 ? homes : [...homes].reverse()) {
       oneAppend[key].push(await outputTurn(target, outputs[0]!, false));
       agentShape[key].push(await outputTurn(target, outputs[1]!, true));
     }

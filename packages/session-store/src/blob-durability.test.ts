@@ -11,12 +11,27 @@ import { createSessionStore } from "./index";
  * every log line that names a blob, with whether the blob's file was there when it was written.
  */
 type Step =
-  | { kind: "fsync"; path: string }
-  | { kind: "line"; hash: string; blobWritten: boolean; blobSynced: boolean };
+  | { kind: "fsync" | "fsync-start"; path: string }
+  | { kind: "line"; hash: string; blobWritten: boolean; blobSynced: boolean }
+  | { kind: "ack" };
 const steps: Step[] = [];
 const blobPathOf = { home: "" };
 /** When set, fsyncs of blob files fail with EIO (a disk that lost the write). */
 const failBlobSync = { on: false };
+/** While `held`, fsyncs of `blobs` and what it holds wait (a slow disk) until `release` is called. */
+const blobGate: { held: Promise<void> | undefined; release: () => void } = {
+  held: undefined,
+  release: () => {},
+};
+
+function holdBlobSyncs(): void {
+  blobGate.held = new Promise((resolve) => {
+    blobGate.release = () => {
+      blobGate.held = undefined;
+      resolve();
+    };
+  });
+}
 
 function rawBlobPath(hash: string): string {
   return `${blobPathOf.home}/blobs/sha256/${hash.slice(0, 2)}/${hash.slice(2)}`;
@@ -46,10 +61,21 @@ vi.mock("node:fs", async (importOriginal) => {
     record(paths.get(fd) ?? "");
   };
   const fsync = (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
-    actual.fsync(fd, (error) => {
-      if (error === null) record(paths.get(fd) ?? "");
-      callback(error);
-    });
+    const path = paths.get(fd) ?? "";
+    steps.push({ kind: "fsync-start", path: renamed.get(path) ?? path });
+    const inBlobs = path.includes("/blobs/") || path.endsWith("/blobs");
+    if (failBlobSync.on && path.includes("/blobs/sha256/")) {
+      const error = Object.assign(new Error("EIO: i/o error, fsync"), { code: "EIO", errno: -5 });
+      setImmediate(() => callback(error));
+      return;
+    }
+    const run = () =>
+      actual.fsync(fd, (error) => {
+        if (error === null) record(path);
+        callback(error);
+      });
+    if (inBlobs && blobGate.held !== undefined) void blobGate.held.then(run);
+    else run();
   };
   const writeSync = (fd: number, data: Uint8Array, ...rest: unknown[]) => {
     const text = Buffer.from(data).toString("utf8");
@@ -101,7 +127,21 @@ beforeEach(() => {
   blobPathOf.home = temp.home;
   steps.length = 0;
   failBlobSync.on = false;
+  blobGate.release();
 });
+
+/** Index of the first step of `kind` for `path` at or after `from`, -1 if none. */
+function stepIndex(kind: "fsync" | "fsync-start", path: string, from = 0): number {
+  return steps.findIndex(
+    (step, index) => index >= from && step.kind === kind && "path" in step && step.path === path,
+  );
+}
+
+/** Lets the thread pool and the event loop run until `done()` holds (or 5 s pass). */
+async function until(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 2));
+}
 afterEach(() => temp.cleanup());
 
 /** Index of the first fsync of `path` at or after `from`, -1 if none. */
@@ -112,32 +152,84 @@ function fsyncIndex(path: string, from = 0): number {
 }
 
 describe("blob durability", () => {
-  it('"turn": a blob is written before its line, and fsynced (file, folder, new folders\' parents) before the log at turn/end', async () => {
+  it("\"turn\": a blob is written before its line; at turn/end its fsyncs (file, folder, new folders' parents) and the log's run together, and the append is acknowledged only when all ended", async () => {
     const store = createSessionStore({ home: temp.home, blobThreshold: 1000 });
     const { sessionId } = await store.create({ cwd: temp.root });
     const run = drafts(uuidv7());
     const writer = await store.openWriter(sessionId);
     const log = store.pathOf(sessionId);
     steps.length = 0;
+    // The blob's fsyncs are held: the disk has not finished them when the turn ends.
+    holdBlobSyncs();
     await writer.append([run.start(), run.user("y".repeat(5000))]);
     const line = steps.find((step) => step.kind === "line");
     expect(line).toMatchObject({ kind: "line", blobWritten: true });
     // Mid-turn the log is not fsynced (the line is not durable yet, so neither need the blob be).
-    expect(fsyncIndex(log)).toBe(-1);
-    await writer.append([run.end()]);
+    expect(stepIndex("fsync-start", log)).toBe(-1);
+    let acknowledged = false;
+    const ending = writer.append([run.end()]).then(() => {
+      acknowledged = true;
+      steps.push({ kind: "ack" });
+    });
+    // The log's fsync starts while the blob's are still running: not one after the other.
+    await until(() => stepIndex("fsync", log) > -1);
+    expect(stepIndex("fsync", log)).toBeGreaterThan(-1);
     const blob = rawBlobPath((line as { hash: string }).hash);
-    const logSync = fsyncIndex(log);
-    expect(logSync).toBeGreaterThan(-1);
-    // Blobs then log: the file, its folder, and the folders made for it (a new name each).
-    for (const path of [blob, dirname(blob), dirname(dirname(blob)), `${temp.home}/blobs`]) {
-      const index = fsyncIndex(path);
-      expect(index, path).toBeGreaterThan(-1);
-      expect(index, path).toBeLessThan(logSync);
+    const paths = [blob, dirname(blob), dirname(dirname(blob)), `${temp.home}/blobs`];
+    for (const path of paths) {
+      expect(stepIndex("fsync-start", path), path).toBeGreaterThan(-1);
+      expect(stepIndex("fsync", path), path).toBe(-1);
+    }
+    // Nothing is acknowledged before every fsync ended.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(acknowledged).toBe(false);
+    blobGate.release();
+    await ending;
+    const ack = steps.findIndex((step) => step.kind === "ack");
+    for (const path of [...paths, log]) {
+      expect(stepIndex("fsync", path), path).toBeGreaterThan(-1);
+      expect(stepIndex("fsync", path), path).toBeLessThan(ack);
     }
     await writer.close();
   });
 
-  it('"turn": sync() and close() in an open turn fsync its blobs before the log', async () => {
+  it("an append with lines after a turn's end (an import's turns in one batch) makes its blobs durable before it writes a line", async () => {
+    const store = createSessionStore({ home: temp.home, blobThreshold: 1000 });
+    const { sessionId } = await store.create({ cwd: temp.root });
+    const writer = await store.openWriter(sessionId);
+    const first = drafts(uuidv7());
+    // A blob written mid-turn by an earlier append, its fsync still running (held).
+    holdBlobSyncs();
+    await writer.append([first.start(), first.user("earlier ".repeat(1000))]);
+    const second = drafts(uuidv7());
+    steps.length = 0;
+    const appending = writer.append([
+      first.user("x".repeat(5000)),
+      first.end(),
+      second.start(),
+      second.user("z".repeat(5000)),
+      second.end(),
+    ]);
+    // No line is written while a blob's fsync (the earlier one's, or its own) is running.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(steps.filter((step) => step.kind === "line")).toEqual([]);
+    blobGate.release();
+    await appending;
+    const earlier = readFileSync(store.pathOf(sessionId), "utf8").split("\n")[2]!;
+    const earlierBlob = rawBlobPath(/"blob":"([0-9a-f]{64})"/.exec(earlier)![1]!);
+    const lines = steps.filter((step) => step.kind === "line");
+    expect(lines).toHaveLength(2);
+    expect(lines).toEqual([
+      expect.objectContaining({ blobWritten: true, blobSynced: true }),
+      expect.objectContaining({ blobWritten: true, blobSynced: true }),
+    ]);
+    const firstLine = steps.findIndex((step) => step.kind === "line");
+    expect(stepIndex("fsync", earlierBlob)).toBeGreaterThan(-1);
+    expect(stepIndex("fsync", earlierBlob)).toBeLessThan(firstLine);
+    await writer.close();
+  });
+
+  it('"turn": sync() and close() in an open turn return once its blobs and the log are fsynced', async () => {
     const store = createSessionStore({ home: temp.home, blobThreshold: 1000 });
     const { sessionId } = await store.create({ cwd: temp.root });
     const log = store.pathOf(sessionId);
@@ -149,11 +241,12 @@ describe("blob durability", () => {
       const { hash } = steps.find((step) => step.kind === "line") as { hash: string };
       if (end === "sync") await writer.sync();
       else await writer.close();
-      const logSync = fsyncIndex(log);
-      expect(logSync, end).toBeGreaterThan(-1);
-      expect(fsyncIndex(rawBlobPath(hash)), end).toBeGreaterThan(-1);
-      expect(fsyncIndex(rawBlobPath(hash)), end).toBeLessThan(logSync);
-      expect(fsyncIndex(dirname(rawBlobPath(hash))), end).toBeLessThan(logSync);
+      steps.push({ kind: "ack" });
+      const ack = steps.findIndex((step) => step.kind === "ack");
+      for (const path of [log, rawBlobPath(hash), dirname(rawBlobPath(hash))]) {
+        expect(fsyncIndex(path), `${end} ${path}`).toBeGreaterThan(-1);
+        expect(fsyncIndex(path), `${end} ${path}`).toBeLessThan(ack);
+      }
       if (end === "sync") {
         await writer.append([run.end()]);
         await writer.close();
@@ -161,7 +254,7 @@ describe("blob durability", () => {
     }
   });
 
-  it("a blob another writer stored and may not have fsynced is fsynced again before a line naming it becomes durable", async () => {
+  it("a blob another writer stored and may not have fsynced is fsynced again before a line naming it is acknowledged", async () => {
     const store = createSessionStore({ home: temp.home, blobThreshold: 1000 });
     const { sessionId } = await store.create({ cwd: temp.root });
     const run = drafts(uuidv7());
@@ -171,14 +264,15 @@ describe("blob durability", () => {
     steps.length = 0;
     const again = drafts(uuidv7());
     await writer.append([again.start(), again.user("same ".repeat(1000)), again.end()]);
+    steps.push({ kind: "ack" });
     const { hash } = steps.find((step) => step.kind === "line") as { hash: string };
-    const logSync = fsyncIndex(store.pathOf(sessionId));
+    const ack = steps.findIndex((step) => step.kind === "ack");
     expect(fsyncIndex(rawBlobPath(hash))).toBeGreaterThan(-1);
-    expect(fsyncIndex(rawBlobPath(hash))).toBeLessThan(logSync);
+    expect(fsyncIndex(rawBlobPath(hash))).toBeLessThan(ack);
     await writer.close();
   });
 
-  it('"turn": a blob fsync that fails is the turn end\'s error, and the log is not fsynced after it', async () => {
+  it("\"turn\": a blob fsync that fails is the turn end's error, and the turn's end is cut back off the log", async () => {
     const store = createSessionStore({ home: temp.home, blobThreshold: 1000 });
     const { sessionId } = await store.create({ cwd: temp.root });
     const run = drafts(uuidv7());
@@ -187,13 +281,12 @@ describe("blob durability", () => {
     await writer.append([run.start(), run.user("y".repeat(5000))]);
     steps.length = 0;
     await expect(writer.append([run.end()])).rejects.toThrow(/i\/o error|EIO|disk/i);
-    expect(fsyncIndex(store.pathOf(sessionId))).toBe(-1);
     // The turn/end line was cut back off: the turn stays unfinished on disk.
     expect(readFileSync(store.pathOf(sessionId), "utf8")).not.toContain("turn/end");
     await writer.close();
   });
 
-  it('"every-event": a blob (file and folder) is fsynced before the line naming it is written', async () => {
+  it('"every-event": each append returns once its blobs (file and folder) and the log are fsynced, started together', async () => {
     const store = createSessionStore({
       home: temp.home,
       blobThreshold: 1000,
@@ -202,10 +295,26 @@ describe("blob durability", () => {
     const { sessionId } = await store.create({ cwd: temp.root });
     const run = drafts(uuidv7());
     const writer = await store.openWriter(sessionId);
-    await writer.append([run.start(), run.user("y".repeat(5000))]);
-    expect(steps.filter((step) => step.kind === "line")).toEqual([
-      expect.objectContaining({ blobWritten: true, blobSynced: true }),
-    ]);
+    const log = store.pathOf(sessionId);
+    steps.length = 0;
+    holdBlobSyncs();
+    let acknowledged = false;
+    const appending = writer.append([run.start(), run.user("y".repeat(5000))]).then(() => {
+      acknowledged = true;
+      steps.push({ kind: "ack" });
+    });
+    await until(() => stepIndex("fsync", log) > -1);
+    expect(stepIndex("fsync", log)).toBeGreaterThan(-1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(acknowledged).toBe(false);
+    blobGate.release();
+    await appending;
+    const { hash } = steps.find((step) => step.kind === "line") as { hash: string };
+    const ack = steps.findIndex((step) => step.kind === "ack");
+    for (const path of [rawBlobPath(hash), dirname(rawBlobPath(hash)), log]) {
+      expect(fsyncIndex(path), path).toBeGreaterThan(-1);
+      expect(fsyncIndex(path), path).toBeLessThan(ack);
+    }
     await writer.close();
   });
 

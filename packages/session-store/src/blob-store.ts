@@ -1,9 +1,10 @@
 /**
  * The home's content-addressed blob store: `<home>/blobs/sha256/<2 hex>/<62 hex>` (the payload's
  * bytes, as a writer stores them) or `<62 hex>.zst` (one zstd frame of them, once `compact` has
- * compressed it). Written temp + fsync + rename + folder fsync before any log line names the blob
- * (an import's: before its logs are fsynced, {@link BlobStore.flush}), verified by hash on every
- * read.
+ * compressed it). `put` writes temp + fsync + rename + folder fsync before any log line names the
+ * blob (an import's: before its logs are fsynced, {@link BlobStore.flush}); a writer's
+ * ({@link BlobStore.writeAll}) is fsynced beside the log at its next acknowledged point. Verified
+ * by hash on every read.
  */
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
@@ -19,9 +20,9 @@ import { BlobReadError, InvalidBlobHashError } from "./errors";
 import {
   faultWriting,
   fileStats,
+  fsyncAndClose,
   fsyncDirectory,
   fsyncDirectoryAsync,
-  fsyncFileAsync,
   hasErrorCode,
   makeDirectories,
   removeFile,
@@ -52,9 +53,12 @@ export interface CompressPlan {
   mediaType: string | undefined;
 }
 
-/** What {@link BlobStore.syncAll} fsyncs: blob files and the folders holding their names. */
+/**
+ * What {@link BlobStore.syncAll} fsyncs: blob files (by the descriptor they were written
+ * through, still open) and the folders holding their names.
+ */
 export interface BlobSyncs {
-  files: string[];
+  files: { path: string; fd: number }[];
   folders: Set<string>;
 }
 
@@ -250,52 +254,57 @@ export class BlobStore {
   }
 
   /**
-   * {@link put} (durable) of every blob in `blobs` (hash → bytes) at once, on the thread pool:
-   * {@link writeAll}, then {@link syncAll}. When the promise resolves every blob is on disk for
-   * good: a writer that fsyncs every event waits for this before a line names a blob.
-   */
-  async putAll(blobs: ReadonlyMap<string, Uint8Array>): Promise<void> {
-    await this.syncAll(this.writeAll(blobs));
-  }
-
-  /**
    * Writes every blob in `blobs` (hash → bytes) raw and without fsync: a temp file, renamed into
    * place (a reader or another writer never sees a partial blob under its name). A raw file
    * already there is written again, not trusted: it may be another writer's, not fsynced yet, or
    * what a power cut left of one (short, empty, other bytes of the same size), and checking it
    * costs about what writing it does. Only a compressed one (`compact`'s, durable and checked) is
-   * kept. Returns what {@link syncAll} must fsync before a log line naming one of them may become
-   * durable: the files, their folders, and the parent of each folder made here (a new folder's
-   * own entry). A line naming a blob whose fsync a crash cut off was written in a turn that had
-   * not ended: replay treats it as an unfinished write (architecture/storage.md).
+   * kept. Returns what {@link syncAll} must fsync before a line naming one of them is
+   * acknowledged: the files (their descriptors, left open), their folders, and the parent of
+   * each folder made here (a new folder's own entry). A line naming a blob whose fsync a crash
+   * cut off was never acknowledged: replay treats it as an unfinished write
+   * (`unfinished-blob-write.ts`, architecture/storage.md).
    */
   writeAll(blobs: ReadonlyMap<string, Uint8Array>): BlobSyncs {
     const syncs: BlobSyncs = { files: [], folders: new Set() };
-    for (const [hash, data] of blobs) {
-      if (fileStats(this.pathOf(hash)) !== undefined) continue; // compact's form: durable
-      const path = this.rawPathOf(hash);
-      const folder = dirname(path);
-      syncs.files.push(path);
-      syncs.folders.add(folder);
-      this.guard(path, () => {
-        for (const made of makeFolders(folder, this.root)) syncs.folders.add(dirname(made));
-        const temp = tempPathIn(folder, "blob");
-        writeTemp(temp, data, false);
-        fs.renameSync(temp, path);
-      });
+    try {
+      for (const [hash, data] of blobs) {
+        if (fileStats(this.pathOf(hash)) !== undefined) continue; // compact's form: durable
+        const path = this.rawPathOf(hash);
+        const folder = dirname(path);
+        syncs.folders.add(folder);
+        this.guard(path, () => {
+          for (const made of makeFolders(folder, this.root)) syncs.folders.add(dirname(made));
+          const temp = tempPathIn(folder, "blob");
+          // Kept open: fsynced through it (opening the file again took two more thread-pool hops).
+          const fd = writeTemp(temp, data, false, true) as number;
+          try {
+            fs.renameSync(temp, path);
+          } catch (error) {
+            fs.closeSync(fd);
+            removeFile(temp);
+            throw error;
+          }
+          syncs.files.push({ path, fd });
+        });
+      }
+    } catch (error) {
+      for (const { fd } of syncs.files) fs.closeSync(fd);
+      throw error;
     }
     return syncs;
   }
 
   /**
-   * Fsyncs what {@link writeAll} wrote: every file and every folder at once on the thread pool
-   * (one journal commit carries them; ordered one after another they took two). A file
-   * compressed meanwhile by a compact is skipped (its `.zst` was fsynced before the raw file went,
-   * and the folder fsync covers the rename).
+   * Fsyncs what {@link writeAll} wrote, and closes its descriptors: every file and every folder
+   * at once on the thread pool (one journal commit carries them; ordered one after another they
+   * took two). A file compressed meanwhile by a compact is fsynced all the same through its
+   * descriptor (harmless: its `.zst` was fsynced before the raw file went, and the folder fsync
+   * covers the rename).
    */
   async syncAll(syncs: BlobSyncs): Promise<void> {
     await Promise.all([
-      ...syncs.files.map((path) => this.guardAsync(path, () => fsyncFileAsync(path))),
+      ...syncs.files.map(({ path, fd }) => this.guardAsync(path, () => fsyncAndClose(fd))),
       ...[...syncs.folders].map((folder) =>
         this.guardAsync(folder, () => fsyncDirectoryAsync(folder)),
       ),
@@ -393,7 +402,12 @@ export class BlobStore {
   get(hash: string): Buffer {
     // Compressed first, then raw, then compressed again: a compact may turn one into the other
     // between the two reads (the `.zst` is in place before the raw file goes).
-    let data = this.readForm(this.pathOf(hash), hash) ?? this.readForm(this.rawPathOf(hash), hash);
+    let compressed = true;
+    let data = this.readForm(this.pathOf(hash), hash);
+    if (data === undefined) {
+      data = this.readForm(this.rawPathOf(hash), hash);
+      compressed = data === undefined;
+    }
     data ??= this.readForm(this.pathOf(hash), hash);
     if (data === undefined) {
       throw new BlobReadError(
@@ -407,6 +421,7 @@ export class BlobStore {
         "BLOB_CORRUPT",
         hash,
         `blob ${hash} is damaged (its bytes hash to another name)`,
+        compressed,
       );
     }
     return data;
@@ -427,7 +442,12 @@ export class BlobStore {
     try {
       return decompressBytes(stored);
     } catch {
-      throw new BlobReadError("BLOB_CORRUPT", hash, `blob ${hash} is damaged (not a zstd frame)`);
+      throw new BlobReadError(
+        "BLOB_CORRUPT",
+        hash,
+        `blob ${hash} is damaged (not a zstd frame)`,
+        true,
+      );
     }
   }
 
@@ -445,6 +465,7 @@ export class BlobStore {
         "BLOB_CORRUPT",
         hash,
         `blob ${hash} is damaged (its header names no base blob)`,
+        true,
       );
     }
     const { base } = named;
@@ -455,6 +476,7 @@ export class BlobStore {
           "BLOB_CORRUPT",
           base,
           `blob ${base} is damaged (a delta, where a base must be a plain frame)`,
+          true,
         );
       }
       baseBytes = this.get(base);
@@ -464,6 +486,7 @@ export class BlobStore {
         error.code,
         hash,
         `blob ${hash}, a delta against blob ${base}, which ${error.message.replace(`blob ${base} `, "")}`,
+        true,
       );
     }
     try {
@@ -473,6 +496,7 @@ export class BlobStore {
         "BLOB_CORRUPT",
         hash,
         `blob ${hash} is damaged (its delta against blob ${base} does not decompress)`,
+        true,
       );
     }
   }

@@ -43,12 +43,20 @@ function bigOutput(seed: string): string {
 }
 
 /** A session with one call whose output is `output`; its id and the output's seq. */
-async function sessionWithOutput(output: string) {
+/**
+ * A session with `output` in a turn of its own; `laterTurn`: another turn after it (a blob
+ * damaged before that turn's start is damage, not a write a crash cut short).
+ */
+async function sessionWithOutput(output: string, laterTurn = false) {
   const { sessionId } = await store.create({ cwd: temp.root });
   const run = drafts(uuidv7());
   await store.append(sessionId, [run.start(), run.user("go"), run.call("c1")]);
   const [event] = await store.append(sessionId, [run.output("c1", 3, output)]);
   await store.append(sessionId, [run.end()]);
+  if (laterTurn) {
+    const next = drafts(uuidv7());
+    await store.append(sessionId, [next.start(), next.user("next"), next.end()]);
+  }
   return { sessionId, seq: event!.seq };
 }
 
@@ -181,7 +189,7 @@ describe("blobs", () => {
   });
 
   it("a missing blob is BLOB_MISSING naming the session, the event's seq and its line", async () => {
-    const { sessionId, seq } = await sessionWithOutput(bigOutput("c"));
+    const { sessionId, seq } = await sessionWithOutput(bigOutput("c"), true);
     unlinkSync(blobFiles()[0]!);
     const error = await readError(store.readSession(sessionId));
     expect(error.code).toBe("BLOB_MISSING");
@@ -191,7 +199,7 @@ describe("blobs", () => {
   });
 
   it("a blob whose bytes no longer match its hash is BLOB_CORRUPT", async () => {
-    const { sessionId, seq } = await sessionWithOutput(bigOutput("d"));
+    const { sessionId, seq } = await sessionWithOutput(bigOutput("d"), true);
     // A valid zstd frame of other bytes: it decompresses, but hashes to another name.
     writeFileSync(blobFiles()[0]!, compressBytes(Buffer.from("not the output")));
     const error = await readError(store.readSession(sessionId));

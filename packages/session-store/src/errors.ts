@@ -82,11 +82,23 @@ export class BlobReadError extends TapedeckError {
   declare readonly code: "BLOB_MISSING" | "BLOB_CORRUPT";
   /** The blob's name (its sha256). */
   readonly hash: string;
+  /**
+   * The failure is in a compressed form (`.zst`, a delta or its base): `compact` writes those
+   * durably before any log names them in that form, so it is damage, never a writer's blob a
+   * power cut cut short (architecture/storage.md).
+   */
+  readonly compressed: boolean;
 
-  constructor(code: "BLOB_MISSING" | "BLOB_CORRUPT", hash: string, message: string) {
+  constructor(
+    code: "BLOB_MISSING" | "BLOB_CORRUPT",
+    hash: string,
+    message: string,
+    compressed = false,
+  ) {
     super(code, message);
     this.name = "BlobReadError";
     this.hash = hash;
+    this.compressed = compressed;
   }
 
   static override isInstance(error: unknown): error is BlobReadError {

@@ -127,8 +127,8 @@ export interface ReplayedLog {
 /**
  * Replays a log from its file: header, then (for a fork) the parent's prefix read recursively
  * from the parent's own file, then every event, each validated by `Session.append`. Errors name
- * the session, line and byte offset. A line of the unfinished last turn whose blob a crash cut
- * short is a torn tail from that line on (`unfinished-blob-write.ts`).
+ * the session, line and byte offset. A line whose blob a crash cut short, with no acknowledged
+ * write after it, is a torn tail from that line on (`unfinished-blob-write.ts`).
  */
 export async function replayLog(
   pathOf: PathOf,
@@ -161,7 +161,7 @@ export async function replayLog(
           } catch (error) {
             const unfinished = await unfinishedBlobWrite(
               error,
-              session.openTurn !== null,
+              session.turnCount > 0,
               handle,
               line,
               size,

@@ -3,7 +3,7 @@
  * tail (`kept-tail.ts`) reads when its whole session is asked for after all (`writer.session` is a
  * getter). The same checks as `replayLog`: every line parsed and validated, every invariant, a
  * fork's parent prefix first (its own log, plain or cold), blob references resolved (a blob a
- * crash cut short in the unfinished last turn: `TORN_TAIL`, as there).
+ * crash cut short, with no acknowledged write after it: `TORN_TAIL`, as there).
  */
 import {
   appendParentPrefix,
@@ -68,7 +68,7 @@ export function replayLogSync(
       try {
         event = parseEventOf({ ...logLine, end }, sessionId, blobs);
       } catch (error) {
-        const unfinished = unfinishedBlobWriteSync(error, session.openTurn !== null, bytes, {
+        const unfinished = unfinishedBlobWriteSync(error, session.turnCount > 0, bytes, {
           ...logLine,
           end,
         });

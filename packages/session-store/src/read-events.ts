@@ -48,9 +48,9 @@ export async function* readEvents(
       }
       start = fromOffset;
     }
-    // Whether a turn is open at the line read, for the unfinished-turn blob rule: known only
-    // reading a log's own lines from its first (a fork may start inside its parent's turn).
-    let turnOpen: boolean | undefined = start === headerEnd && !forked ? false : undefined;
+    // Whether a turn has started by the line read, for the unfinished-write blob rule: known
+    // only reading a log's own lines from its first (a fork's prefix is its parent's).
+    let turnStarted: boolean | undefined = start === headerEnd && !forked ? false : undefined;
     for await (const batch of scanLines(handle, { start, line, limit: size })) {
       if (isTornTail(batch)) {
         if (options.stopAtTornTail) return;
@@ -63,7 +63,7 @@ export async function* readEvents(
         } catch (error) {
           const unfinished = await unfinishedBlobWrite(
             error,
-            turnOpen === true,
+            turnStarted === true,
             handle,
             entry,
             size,
@@ -72,8 +72,7 @@ export async function* readEvents(
           if (options.stopAtTornTail) return;
           throw unfinishedBlobError(unfinished, error as EventLogCorruptError, sessionId);
         }
-        if (turnOpen !== undefined && event.type === "turn/start") turnOpen = true;
-        if (turnOpen !== undefined && event.type === "turn/end") turnOpen = false;
+        if (turnStarted === false && event.type === "turn/start") turnStarted = true;
         yield {
           event,
           line: entry.line,

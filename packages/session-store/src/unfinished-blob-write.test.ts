@@ -1,4 +1,11 @@
-import { existsSync, readFileSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  readFileSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -61,13 +68,25 @@ async function cutTurn(damage: "removed" | "short" | "empty" | "other bytes", mo
   return { sessionId, line, before: all, outputSeq: output!.seq, callId: "c1" };
 }
 
-describe("a blob a crash cut short in the last, unfinished turn", () => {
+/** A session of one turn that ended: a call and its large output (a blob), then turn/end. */
+async function endedTurn() {
+  const { sessionId } = await store.create({ cwd: temp.root });
+  const run = drafts(uuidv7());
+  const [, , call] = await store.append(sessionId, [run.start(), run.user("go"), run.call("c1")]);
+  const [output] = await store.append(sessionId, [
+    run.output("c1", call!.seq, "out ".repeat(2000)),
+    run.end(),
+  ]);
+  return { sessionId, output };
+}
+
+describe("a blob a crash cut short after the last acknowledged point", () => {
   for (const damage of ["removed", "short", "empty", "other bytes"] as const) {
     it(`blob ${damage}: reads say TORN_TAIL at its line; resume moves the turn's lines from there aside and closes the turn`, async () => {
       const cut = await cutTurn(damage, 2);
       const error = await readError(store.readSession(cut.sessionId));
       expect(error).toMatchObject({ code: "TORN_TAIL", line: cut.line, seq: cut.outputSeq });
-      expect(error.message).toContain("never ended");
+      expect(error.message).toContain("no acknowledged write followed");
 
       const resumed = await store.resumeSession(cut.sessionId);
       // Everything before the line is kept byte for byte; the fragment is in a sidecar.
@@ -148,14 +167,56 @@ describe("a blob a crash cut short in the last, unfinished turn", () => {
     expect((await store.readSession(cut.sessionId)).openTurn).not.toBeNull();
   });
 
-  it("a blob missing in a turn that ended is damage: refused by read, resume and repair, nothing changed", async () => {
+  it("a blob missing in a last turn that ended is a torn tail (its fsync ran beside the log's): repair moves the lines to a sidecar, nothing acknowledged is lost", async () => {
     const { sessionId } = await store.create({ cwd: temp.root });
+    const done = drafts(uuidv7());
+    await store.append(sessionId, [done.start(), done.user("first"), done.end()]);
     const run = drafts(uuidv7());
     const [, , call] = await store.append(sessionId, [run.start(), run.user("go"), run.call("c1")]);
+    // The output, the answer and the turn's end in one append: one fsync of the log and the blob.
     const [output] = await store.append(sessionId, [
       run.output("c1", call!.seq, "out ".repeat(2000)),
+      run.assistant("done"),
       run.end(),
     ]);
+    const before = lines(sessionId);
+    const line = output!.seq + 1;
+    unlinkSync(blobOf(before[line - 1]!));
+    const error = await readError(store.readSession(sessionId));
+    expect(error).toMatchObject({ code: "TORN_TAIL", line, seq: output!.seq, sessionId });
+    const report = await store.repair(sessionId);
+    expect(report.action).toBe("moved-torn-tail");
+    // The sidecar holds the output, the answer and the turn's end byte for byte; every line
+    // before them (the first turn, acknowledged at its end) stays in the log.
+    expect(readFileSync(report.sidecarPath!, "utf8")).toBe(
+      `${before.slice(line - 1).join("\n")}\n`,
+    );
+    expect(lines(sessionId)).toEqual(before.slice(0, line - 1));
+    const session = await store.readSession(sessionId);
+    expect(session.events.filter((event) => event.type === "turn/end")).toHaveLength(1);
+    expect(session.openTurn).not.toBeNull();
+  });
+
+  it("a compressed blob (written by compact, durable before any log named it) damaged in a last turn that ended is damage: BLOB_CORRUPT, nothing moved", async () => {
+    // Session one's output is compacted to a `.zst`; session two's last turn writes the same
+    // output, which dedupes onto that compressed form (no raw file is written).
+    const { sessionId: one } = await endedTurn();
+    await store.compact(one);
+    const { sessionId: two, output } = await endedTurn();
+    const before = lines(two);
+    const zst = `${blobOf(before[output!.seq]!)}.zst`;
+    expect(existsSync(zst)).toBe(true);
+    writeFileSync(zst, "not a zstd frame");
+    const error = await readError(store.readSession(two));
+    expect(error).toMatchObject({ code: "BLOB_CORRUPT", seq: output!.seq, sessionId: two });
+    await expect(store.repair(two)).rejects.toMatchObject({ code: "BLOB_CORRUPT" });
+    expect(lines(two)).toEqual(before);
+  });
+
+  it("a blob missing in a turn before the last (a line follows its turn's end) is damage: BLOB_MISSING naming session, line and seq, refused by read, resume and repair, nothing changed", async () => {
+    const { sessionId, output } = await endedTurn();
+    const next = drafts(uuidv7());
+    await store.append(sessionId, [next.start(), next.user("again")]);
     const before = readFileSync(store.pathOf(sessionId));
     unlinkSync(blobOf(lines(sessionId)[output!.seq]!));
     // One after another: each is refused on its own (and none runs beside another's repair).
@@ -164,22 +225,47 @@ describe("a blob a crash cut short in the last, unfinished turn", () => {
       () => store.resumeSession(sessionId),
       () => store.repair(sessionId),
     ]) {
-      expect(await readError(attempt())).toMatchObject({ code: "BLOB_MISSING", seq: output!.seq });
+      expect(await readError(attempt())).toMatchObject({
+        code: "BLOB_MISSING",
+        sessionId,
+        line: output!.seq + 1,
+        seq: output!.seq,
+      });
     }
     expect(readFileSync(store.pathOf(sessionId))).toEqual(before);
   });
 
-  it("a blob missing before an approval request in the open turn is damage (the request fsynced the log after the blob)", async () => {
-    const { sessionId } = await store.create({ cwd: temp.root });
-    const run = drafts(uuidv7());
-    const writer = await store.openWriter(sessionId);
-    const [, , call] = await writer.append([run.start(), run.user("go"), run.call("c1")]);
-    const [output] = await writer.append([run.output("c1", call!.seq, "out ".repeat(2000))]);
-    await writer.append([run.call("c2"), run.approval("c2")]);
-    await writer.close();
+  it("a blob missing before an approval request that ends the log is a torn tail; with a line after the request (its fsync ended), damage", async () => {
+    for (const decided of [false, true]) {
+      const { sessionId } = await store.create({ cwd: temp.root });
+      const runId = uuidv7();
+      const run = drafts(runId);
+      const writer = await store.openWriter(sessionId);
+      const [, , call] = await writer.append([run.start(), run.user("go"), run.call("c1")]);
+      const [output] = await writer.append([run.output("c1", call!.seq, "out ".repeat(2000))]);
+      await writer.append([run.call("c2"), run.approval("c2")]);
+      if (decided) {
+        await writer.append([
+          { type: "approval/decision", runId, callId: "c2", decision: "reject" },
+        ]);
+      }
+      await writer.close();
+      unlinkSync(blobOf(lines(sessionId)[output!.seq]!));
+      expect(await readError(store.readSession(sessionId)), String(decided)).toMatchObject({
+        code: decided ? "BLOB_MISSING" : "TORN_TAIL",
+        line: output!.seq + 1,
+      });
+    }
+  });
+
+  it("a torn last line after a turn's end (written once that end was acknowledged) makes a missing blob before it damage", async () => {
+    const { sessionId, output } = await endedTurn();
     unlinkSync(blobOf(lines(sessionId)[output!.seq]!));
-    expect(await readError(store.resumeSession(sessionId))).toMatchObject({
+    expect(await readError(store.readSession(sessionId))).toMatchObject({ code: "TORN_TAIL" });
+    appendFileSync(store.pathOf(sessionId), '{"seq":');
+    expect(await readError(store.readSession(sessionId))).toMatchObject({
       code: "BLOB_MISSING",
+      seq: output!.seq,
     });
   });
 

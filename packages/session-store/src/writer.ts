@@ -89,8 +89,8 @@ export function applyDrafts(
 
 /**
  * The encoder's lines: views into its buffer when nothing is awaited before they are written,
- * copies when `copy` (blobs are stored first, and another writer of this thread may reuse the
- * buffer meanwhile).
+ * copies when `copy` (blobs are made durable first, and another writer of this thread may reuse
+ * the buffer meanwhile).
  */
 function linesOf(encoder: LineEncoder, copy: boolean): Uint8Array[] {
   const lines: Uint8Array[] = [];
@@ -135,9 +135,24 @@ export function rollBack(session: Session, lastSeq: number): Session {
   return copy;
 }
 
+/** Events whose append is acknowledged durable under the `"turn"` policy: the log is fsynced. */
+function isSyncPoint(event: SessionEvent): boolean {
+  return event.type === "turn/end" || event.type === "approval/request";
+}
+
 /** True when a batch must be fsynced under the `"turn"` policy. */
 function needsSync(events: readonly SessionEvent[]): boolean {
-  return events.some((event) => event.type === "turn/end" || event.type === "approval/request");
+  return events.some(isSyncPoint);
+}
+
+/**
+ * True when a line follows a sync point in the batch (an import's many turns in one append).
+ * Replay takes a line after a sync point as proof that the point's fsyncs ended, blobs
+ * included (`unfinished-blob-write.ts`); in one batch nothing was fsynced in between, so such a
+ * batch stores its blobs, and waits for the earlier ones, before its lines are written.
+ */
+function linesAfterSyncPoint(events: readonly SessionEvent[]): boolean {
+  return events.slice(0, -1).some(isSyncPoint);
 }
 
 /**
@@ -265,6 +280,7 @@ export class FileSessionWriter implements SessionWriter {
       const before = target.lastSeq;
       // The scratch buffer is the thread's one: the lines are copied out before the first await.
       let lines: readonly Uint8Array[];
+      let storeFirst = false;
       const pending: PendingBlobs = new Map();
       try {
         const encoder = scratchEncoder();
@@ -272,7 +288,8 @@ export class FileSessionWriter implements SessionWriter {
         const payloads =
           this.payloads === undefined ? undefined : { ...this.payloads, arena: scratchArena() };
         events = applyDrafts(target, drafts, this.now, encoder, options, payloads, pending);
-        lines = linesOf(encoder, pending.size > 0);
+        storeFirst = linesAfterSyncPoint(events) && (pending.size > 0 || this.blobSyncs.length > 0);
+        lines = linesOf(encoder, storeFirst);
       } catch (error) {
         // All or nothing: nothing was written, and the session forgets the valid drafts too.
         if (this.current !== undefined) this.current = rollBack(this.current, before);
@@ -282,7 +299,8 @@ export class FileSessionWriter implements SessionWriter {
       // Bytes, not string lengths: the size a failed write cuts back to counts UTF-8 bytes.
       let written = 0;
       try {
-        if (pending.size > 0) await this.storeBlobs(pending);
+        if (storeFirst) await this.storeBlobsFirst(pending);
+        else if (pending.size > 0) this.storeBlobs(pending);
         // One write() per line: a crash leaves whole lines and at most one torn tail.
         for (const bytes of lines) {
           writeAll(this.fd, bytes);
@@ -305,20 +323,16 @@ export class FileSessionWriter implements SessionWriter {
   }
 
   /**
-   * Stores a batch's blobs before its lines are written. Every event fsynced (`"every-event"`):
-   * each append is acknowledged durable, so its blobs are fsynced first, as before. Per turn
-   * (default): written raw, their fsyncs (files and folders, on the thread pool) started now and
-   * awaited by {@link syncLog} before the log's next fsync. A line is only durable once the log is
-   * fsynced, so its blob is durable no later; a crash in between leaves lines of a turn that never
-   * ended naming a missing or short blob, which replay treats as an unfinished write.
+   * Writes a batch's blobs (raw, temp file and rename) before its lines, and starts their fsyncs
+   * (files and folders, on the thread pool) at once; {@link syncLog} awaits them beside the log's
+   * own fsync at the next acknowledged point (a turn's end, an approval request, every append
+   * with `"every-event"`, `sync`, `close`). A crash before that point may leave lines naming a
+   * blob that did not reach the disk, all of them unacknowledged: replay moves them aside as a
+   * torn tail (`unfinished-blob-write.ts`, architecture/storage.md).
    */
-  private async storeBlobs(pending: PendingBlobs): Promise<void> {
+  private storeBlobs(pending: PendingBlobs): void {
     const blobs = this.payloads?.blobs;
     if (blobs === undefined) return;
-    if (this.durability === "every-event") {
-      await blobs.putAll(pending);
-      return;
-    }
     // Written before any await: the bytes are views into the thread's arena.
     const syncs = blobs.writeAll(pending);
     // Settled to the error (or undefined): a failed fsync is thrown by syncLog, never unhandled.
@@ -330,14 +344,39 @@ export class FileSessionWriter implements SessionWriter {
     );
   }
 
-  /** Fsyncs the log, after every blob its lines name (in parallel, started when written). */
+  /**
+   * For a batch with lines after a sync point: its blobs, and every blob written since the log's
+   * last fsync, are on disk for good before its lines are written (replay reads a line after a
+   * sync point as proof that the point's blobs were durable).
+   */
+  private async storeBlobsFirst(pending: PendingBlobs): Promise<void> {
+    if (pending.size > 0) this.storeBlobs(pending);
+    await this.awaitBlobSyncs();
+  }
+
+  /** Waits for the blob fsyncs started so far; throws the first that failed. */
+  private async awaitBlobSyncs(): Promise<void> {
+    if (this.blobSyncs.length === 0) return;
+    const syncs = this.blobSyncs;
+    this.blobSyncs = [];
+    for (const failed of await Promise.all(syncs)) if (failed !== undefined) throw failed;
+  }
+
+  /**
+   * Fsyncs the log and every blob written since its last fsync, all at once (one journal commit
+   * carries them; blobs first, then the log, took two): the caller acknowledges nothing before
+   * both have ended. A line that reached the disk while its blob did not is therefore never
+   * acknowledged, and every later acknowledged point waited for that blob.
+   */
   private async syncLog(): Promise<void> {
-    if (this.blobSyncs.length > 0) {
-      const syncs = this.blobSyncs;
-      this.blobSyncs = [];
-      for (const failed of await Promise.all(syncs)) if (failed !== undefined) throw failed;
+    const log = fsyncAsync(this.fd);
+    try {
+      await this.awaitBlobSyncs();
+    } finally {
+      // Never left unhandled, and never acknowledged early: the log's fsync ends before a throw.
+      await log.catch(() => undefined);
     }
-    await fsyncAsync(this.fd);
+    await log;
   }
 
   close(): Promise<void> {
