@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { EventLogCorruptError, parseHeaderLine, type SessionHeader } from "@tapedeck/session";
 import * as z from "zod/mini";
 import { COLD_SUFFIX, coldHeader, coldPathOf } from "./cold-log";
+import { segmentPathOf } from "./cold-segment";
 import { hasErrorCode } from "./fs-util";
 import { mayBeTempName } from "./leftover-temps";
 import { sessionIdOfFileName } from "./log-names";
@@ -161,11 +162,17 @@ export function coldCatalogEntry(path: string, sessionId: string): LogEntry | nu
       ),
     };
   }
+  // What writers appended since: the segment at the `.zst`'s plain size (`cold-segment.ts`).
+  const segment = fs.statSync(segmentPathOf(coldPathOf(path), found.size), {
+    throwIfNoEntry: false,
+  });
+  const grown = segment?.isFile() === true && segment.mtimeMs > found.stat.mtimeMs;
   const base = {
     sessionId,
-    size: asLogOffset(found.size),
-    modifiedAt: found.stat.mtime,
-    modifiedMs: found.stat.mtimeMs,
+    size: asLogOffset(found.size + (segment?.isFile() === true ? segment.size : 0)),
+    modifiedAt: grown ? segment.mtime : found.stat.mtime,
+    modifiedMs: grown ? segment.mtimeMs : found.stat.mtimeMs,
+    // The `.zst`'s: a segment only adds bytes after the ones an index read; a fold is a new file.
     inode: found.stat.ino,
     compressed: true,
   };

@@ -58,15 +58,31 @@ describe("cold (compressed) logs", () => {
     reader?.close();
   });
 
-  it("a writer restores the plain log first and appends to it", async () => {
+  it("a writer appends to a segment beside the .zst, which stays as it is (no plain log restored)", async () => {
     const sessionId = await finished(2);
     const plain = readFileSync(store.pathOf(sessionId));
     await store.compact(sessionId);
+    const cold = `${store.pathOf(sessionId)}.zst`;
+    const zst = { bytes: readFileSync(cold), stat: statSync(cold) };
     const run = drafts(uuidv7());
     await store.append(sessionId, [run.start(), run.user("more"), run.end()]);
-    expect(existsSync(`${store.pathOf(sessionId)}.zst`)).toBe(false);
-    const after = readFileSync(store.pathOf(sessionId));
-    expect(after.subarray(0, plain.length).equals(plain)).toBe(true);
+    expect(existsSync(store.pathOf(sessionId))).toBe(false);
+    expect(readFileSync(cold).equals(zst.bytes)).toBe(true);
+    expect(statSync(cold)).toMatchObject({ ino: zst.stat.ino, mtimeMs: zst.stat.mtimeMs });
+    const segment = readFileSync(`${cold}.${plain.length}.seg`);
+    expect(
+      segment
+        .toString()
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line).type),
+    ).toEqual(["turn/start", "message", "turn/end"]);
+    const reader = store.openLogReader(sessionId);
+    expect(
+      reader?.readAt(0, plain.length + segment.length)?.equals(Buffer.concat([plain, segment])),
+    ).toBe(true);
+    reader?.close();
+    expect(store.entry(sessionId)?.size).toBe(plain.length + segment.length);
     expect((await store.readSession(sessionId)).lastSeq).toBeGreaterThan(0);
   });
 

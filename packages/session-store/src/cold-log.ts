@@ -2,27 +2,20 @@
  * Cold logs: a session with no writer and no append for a while is kept zstd-compressed as
  * `<id>.jsonl.zst` beside where its plain log was (two frames: the header line, then the rest, so
  * a listing reads the header without decompressing the log). Readers see the plain bytes; a
- * writer first restores the plain log ({@link warmLog}). A crash at any point leaves a whole
- * plain log, a whole compressed one, or both with the same bytes (the plain one is then read and
- * the compressed one removed by the next compaction or writer). See architecture/storage.md.
+ * writer leaves the `.zst` as it is and appends to a plain segment beside it (`cold-segment.ts`,
+ * {@link openForAppend}), which `compact` folds in later ({@link foldSegment}). A crash at any
+ * point of compressing leaves a whole plain log, a whole compressed one, or both with the same
+ * bytes (the plain one is then read and the compressed one removed by the next compaction or
+ * writer). See architecture/storage.md.
  */
 import * as fs from "node:fs";
-import { dirname } from "node:path";
-import { SessionNotFoundError } from "@tapedeck/session";
+import { basename, dirname } from "node:path";
+import { SessionNotFoundError, TapedeckError } from "@tapedeck/session";
 import { COLD_SUFFIX, coldPathOf, readColdLog } from "./cold-read";
-import { type ColdLogStream, openColdStream } from "./cold-stream";
+import { segmentPathOf } from "./cold-segment";
+import { openColdStream } from "./cold-stream";
 import { LogCompressionError } from "./errors";
-import {
-  fsyncDirectory,
-  hasErrorCode,
-  removeFile,
-  tempPathBeside,
-  writeAll,
-  writeTemp,
-} from "./fs-util";
-
-/** Plain bytes written at a time when a cold log is restored. */
-const RESTORE_CHUNK = 1 << 20;
+import { fsyncDirectory, hasErrorCode, removeFile, tempPathBeside, writeTemp } from "./fs-util";
 
 import { compressBytes, decompressBytes, firstFrame, frameContentSize } from "./zstd";
 
@@ -110,12 +103,12 @@ export function compressLog(plain: Buffer): Buffer {
  * before the plain log is removed. The caller holds the session's lock. `rewritten`: the bytes to
  * store instead of the plain log's (its payloads moved to blobs, which are already on disk for
  * good); the plain log stays the only copy until they are. Returns the bytes before and after,
- * and `stored`, the plain bytes a restore writes back.
+ * `stored`, the plain bytes compressed, and `compressed`, the `.zst`'s bytes.
  */
 export function freezeLog(
   path: string,
   rewritten?: Buffer,
-): { before: number; after: number; stored: Buffer } {
+): { before: number; after: number; stored: Buffer; compressed: Buffer } {
   const cold = coldPathOf(path);
   // A compressed copy left by a crash is older than or equal to the plain log: replace it.
   removeFile(cold);
@@ -137,64 +130,107 @@ export function freezeLog(
   fsyncDirectory(dirname(path));
   removeFile(path);
   fsyncDirectory(dirname(path));
-  return { before: plain.length, after: compressed.length, stored: target };
+  return { before: plain.length, after: compressed.length, stored: target, compressed };
+}
+
+/** Where a writer appends to a session's log: the plain log, or a cold log's segment. */
+export interface AppendTarget {
+  /** The file appended to. */
+  path: string;
+  /** Bytes of the log before that file: 0 for a plain log, the `.zst`'s plain size else. */
+  base: number;
+  /** The `.zst` when `path` is its segment. */
+  coldPath?: string;
 }
 
 /**
- * Makes sure plain log `path` exists before a writer appends: a compressed log is restored
- * (plain written whole and fsynced, then the compressed one removed); a compressed copy beside a
- * plain log (a crash's leftover) is removed. The caller holds the session's lock.
+ * Where a writer on log `path` appends, without changing anything: the plain log when there is
+ * one (a `.zst` beside it is a crash's leftover with the same bytes), else the segment of the
+ * cold log at its plain size (read from its frame headers, nothing decompressed).
  *
- * @throws SessionNotFoundError when neither exists.
+ * @throws SessionNotFoundError when neither exists; `COLD_LOG_CORRUPT` when the `.zst`'s frame
+ * headers cannot be read.
  */
-export function warmLog(path: string, sessionId: string): void {
-  const cold = coldPathOf(path);
-  if (fs.existsSync(path)) {
+export function appendTargetOf(path: string, sessionId: string): AppendTarget {
+  if (fs.existsSync(path)) return { path, base: 0 };
+  const coldPath = coldPathOf(path);
+  const stream = openColdStream(coldPath, sessionId);
+  if (stream === undefined) throw new SessionNotFoundError(sessionId);
+  const base = stream.size;
+  stream.close();
+  return { path: segmentPathOf(coldPath, base), base, coldPath };
+}
+
+/**
+ * Opens where a writer appends (the caller holds the session's lock), readable too (the kept
+ * tail hashes the last bytes): the plain log, after removing a compressed copy a crash left
+ * beside it; or the cold log's segment, created empty when there is none yet (its name made
+ * durable before anything appended to it is acknowledged). The `.zst` is never written.
+ */
+export function openForAppend(
+  path: string,
+  sessionId: string,
+): { fd: number; target: AppendTarget; created: boolean } {
+  const target = appendTargetOf(path, sessionId);
+  if (target.coldPath === undefined) {
+    const cold = coldPathOf(path);
     if (fs.existsSync(cold)) {
       removeFile(cold);
       fsyncDirectory(dirname(path));
     }
-    return;
+    return { fd: fs.openSync(path, "a+"), target, created: false };
   }
-  const stream = openColdStream(cold, sessionId);
-  if (stream === undefined) throw new SessionNotFoundError(sessionId);
+  const flags = fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW;
+  let fd: number;
+  let created = true;
   try {
-    restorePlain(stream, path);
-    // The plain log's name is on disk for good before the compressed one goes.
+    // 0600: logs hold code, outputs and prompts; the home is private like ~/.ssh.
+    fd = fs.openSync(target.path, flags | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
     fsyncDirectory(dirname(path));
   } catch (error) {
-    // Restored meanwhile by another process (which held no lock: never by a writer): as good.
     if (!hasErrorCode(error, "EEXIST")) throw error;
-  } finally {
-    stream.close();
+    fd = fs.openSync(target.path, flags);
+    created = false;
   }
-  removeFile(cold);
-  fsyncDirectory(dirname(path));
+  if (!fs.fstatSync(fd).isFile()) {
+    fs.closeSync(fd);
+    throw new TapedeckError(
+      "LOG_NOT_A_FILE",
+      `the segment ${basename(target.path)} of session ${sessionId} is not a regular file`,
+    );
+  }
+  return { fd, target, created };
 }
 
 /**
- * Writes the plain bytes of `stream` to `path` (which must not exist) in chunks: temp file,
- * fsync, link. A damaged `.zst` (`COLD_LOG_CORRUPT`) leaves no temp file and no plain log.
+ * Folds cold log `path`'s segment into a new `.zst` holding `plain`: the `.zst`'s plain bytes as
+ * they are, then the segment's (or what they became with payloads moved to blobs, which are on
+ * disk for good first). The new `.zst` is written to a temp file, fsynced, checked to decompress
+ * to `plain` and renamed over the old one (a reader sees the old or the new, whole); the segment
+ * is removed only then. A crash in between leaves a segment whose base is no longer the `.zst`'s
+ * plain size (which grew by the segment's bytes): never read again, removed by `storage compact`.
+ * The caller holds the session's lock. Returns the new `.zst`'s bytes and size, and its plain size.
  */
-function restorePlain(stream: ColdLogStream, path: string): void {
-  const temp = tempPathBeside(path);
-  // 0600: logs hold code, outputs and prompts; the home is private like ~/.ssh.
-  const fd = fs.openSync(temp, "wx", 0o600);
+export function foldSegment(
+  path: string,
+  sessionId: string,
+  plain: Buffer,
+  mtimeMs: number,
+): { after: number; plainSize: number; compressed: Buffer } {
+  const coldPath = coldPathOf(path);
+  const target = appendTargetOf(path, sessionId);
+  const compressed = compressLog(plain);
+  if (!decompressBytes(compressed).equals(plain)) throw new LogCompressionError(path);
+  const temp = tempPathBeside(coldPath);
   try {
-    try {
-      const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(RESTORE_CHUNK, stream.size)));
-      for (let position = 0; position < stream.size; ) {
-        const count = stream.read(chunk, 0, chunk.length, position);
-        if (count === 0) break;
-        writeAll(fd, chunk.subarray(0, count));
-        position += count;
-      }
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.linkSync(temp, path);
+    writeTemp(temp, compressed, true);
+    fs.utimesSync(temp, mtimeMs / 1000, mtimeMs / 1000);
+    fs.renameSync(temp, coldPath);
   } finally {
     removeFile(temp);
   }
+  fsyncDirectory(dirname(path));
+  removeFile(target.path);
+  fsyncDirectory(dirname(path));
+  return { after: compressed.length, plainSize: plain.length, compressed };
 }

@@ -15,7 +15,6 @@
 import * as fs from "node:fs";
 import { basename } from "node:path";
 import { EventLogCorruptError } from "@tapedeck/session/core";
-import type { LogHandle } from "./cold-log";
 import { hasErrorCode } from "./fs-util";
 import {
   acquireDecompression,
@@ -335,41 +334,6 @@ export function openColdStream(coldPath: string, sessionId: string): ColdLogStre
     return undefined;
   }
   return ColdLogStream.fromDescriptor(fd, coldPath, sessionId);
-}
-
-/**
- * Reads exactly `length` plain bytes at `position` into `target` at `targetOffset`; false when
- * the log ends first.
- */
-export function readFully(
-  stream: ColdLogStream,
-  target: Uint8Array,
-  targetOffset: number,
-  length: number,
-  position: number,
-): boolean {
-  let done = 0;
-  while (done < length) {
-    const count = stream.read(target, targetOffset + done, length - done, position + done);
-    if (count === 0) return false;
-    done += count;
-  }
-  return true;
-}
-
-/** The async {@link LogHandle} of the line readers over a cold log stream. */
-export function coldLogHandle(stream: ColdLogStream): LogHandle {
-  return {
-    async read(buffer, offset, length, position) {
-      return { bytesRead: stream.read(buffer, offset, length, position) };
-    },
-    async stat() {
-      return { size: stream.size };
-    },
-    async close() {
-      stream.close();
-    },
-  };
 }
 
 /** The `COLD_LOG_CORRUPT` error of compressed log `path`. */

@@ -1,11 +1,13 @@
+import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import { join } from "node:path";
 import { EventLogCorruptError, uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { zstdBlockAt } from "../test/cold-logs";
 import { drafts, tempDirectory } from "../test/helpers";
 import { compressLog } from "./cold-log";
 import { createSessionStore, type SessionStore } from "./index";
-import { decompressBytes } from "./zstd";
+import { decompressBytes, firstFrame } from "./zstd";
 
 let temp: ReturnType<typeof tempDirectory>;
 beforeEach(() => {
@@ -34,7 +36,9 @@ async function coldCandidate(inlineLarge = false): Promise<string> {
   const [, , large] = await writer.append([run.start(true), run.user("second"), run.call("c0")]);
   await writer.append([run.output("c0", large!.seq, inlineLarge ? LARGE_OUTPUT : "small")]);
   const [filler] = await writer.append([run.call("c2")]);
-  await writer.append([run.output("c2", filler!.seq, "x".repeat(8_000)), run.call("c1")]);
+  // Incompressible, so the compressed log has bytes before the last 4 KB the kept tail hashes.
+  const noise = randomBytes(6_000).toString("hex");
+  await writer.append([run.output("c2", filler!.seq, noise), run.call("c1")]);
   await writer.close();
   return sessionId;
 }
@@ -59,8 +63,24 @@ function overwrite(plain: Buffer, from: string, to: string): Buffer {
   return copy;
 }
 
+/**
+ * Damages the compressed log of `sessionId` in place, before its last 4 KB (the bytes the kept
+ * tail hashes of a `.zst`): only a reader that decompresses it sees the damage.
+ */
+function damageCompressed(store: SessionStore, sessionId: string): void {
+  const cold = `${store.pathOf(sessionId)}.zst`;
+  const bytes = fs.readFileSync(cold);
+  // The events' frame's first block made reserved (type 3): zstd refuses it.
+  const at = zstdBlockAt(bytes, firstFrame(bytes)?.end ?? 0, 0);
+  expect(at).toBeLessThan(bytes.length - 4096);
+  bytes[at] = (bytes[at] as number) | 0b110;
+  const { atime, mtime } = fs.statSync(cold);
+  fs.writeFileSync(cold, bytes);
+  fs.utimesSync(cold, atime, mtime);
+}
+
 describe("kept tail of a cold log", () => {
-  it("compact keeps the tail of the bytes a restore writes back, and the next writer continues from it without reading the log", async () => {
+  it("compact keeps the tail of the compressed log, and the next writer appends to a segment without reading it", async () => {
     const store = createSessionStore({ home: temp.home });
     const sessionId = await coldCandidate();
     const before = await store.readSession(sessionId);
@@ -69,14 +89,12 @@ describe("kept tail of a cold log", () => {
     const kept = tailOf(sessionId);
     expect(kept.size).toBe(store.entry(sessionId)?.size);
     expect(kept.state).toEqual(before.invariantSnapshot());
-    // Damage before the last 4 KB, same size: only a writer that replays would see it.
-    rewriteCold(store, sessionId, (plain) =>
-      overwrite(plain, '"first question"', '"first questio\\"'),
-    );
-    await expect(store.readSession(sessionId)).rejects.toMatchObject({ code: "BAD_JSON" });
+    // Damage before the last 4 KB: only a writer that replays (or restores) would see it.
+    damageCompressed(store, sessionId);
+    await expect(store.readSession(sessionId)).rejects.toMatchObject({ code: "COLD_LOG_CORRUPT" });
 
     const writer = await store.openWriter(sessionId);
-    expect(fs.existsSync(store.pathOf(sessionId))).toBe(true);
+    expect(fs.existsSync(store.pathOf(sessionId))).toBe(false);
     expect(writer.lastSeq).toBe(before.lastSeq);
     // c1 is pending in the kept state: an output for it is accepted, one for c9 refused.
     const run = drafts(uuidv7());
@@ -88,24 +106,29 @@ describe("kept tail of a cold log", () => {
     expect(output?.seq).toBe(before.lastSeq + 1);
     await writer.close();
     const refused = await store.readSession(sessionId).catch((error: unknown) => error);
-    expect(EventLogCorruptError.isInstance(refused) && refused.code).toBe("BAD_JSON");
+    expect(EventLogCorruptError.isInstance(refused) && refused.code).toBe("COLD_LOG_CORRUPT");
+    // The next writer continues from the tail the first kept (over the .zst and its segment).
+    const next = await store.openWriter(sessionId);
+    expect(next.lastSeq).toBe(before.lastSeq + 1);
+    await next.close();
   });
 
-  it("a compact that moved payloads to blobs keeps the tail of the rewritten bytes: the restored log is continued, appended to and verifies whole", async () => {
+  it("a compact that moved payloads to blobs keeps the tail of the rewritten bytes: a writer continues it, appends to its segment, and it verifies whole", async () => {
     const sessionId = await coldCandidate(true);
     const store = createSessionStore({ home: temp.home });
     const plainSize = fs.statSync(store.pathOf(sessionId)).size;
     const before = await store.readSession(sessionId);
     await store.compact(sessionId);
-    const restoredSize = store.entry(sessionId)?.size ?? 0;
-    expect(restoredSize).toBeLessThan(plainSize - 90_000);
-    expect(tailOf(sessionId).size).toBe(restoredSize);
+    const compressedPlainSize = store.entry(sessionId)?.size ?? 0;
+    expect(compressedPlainSize).toBeLessThan(plainSize - 90_000);
+    expect(tailOf(sessionId).size).toBe(compressedPlainSize);
 
     const writer = await store.openWriter(sessionId);
-    expect(fs.statSync(store.pathOf(sessionId)).size).toBe(restoredSize);
     const run = drafts(uuidv7());
     await writer.append([run.output("c1", before.pendingCalls[0]!.seq, "done"), run.end()]);
     await writer.close();
+    const segment = `${store.pathOf(sessionId)}.zst.${compressedPlainSize}.seg`;
+    expect(tailOf(sessionId).size).toBe(compressedPlainSize + fs.statSync(segment).size);
     const after = await store.readSession(sessionId);
     expect(after.events.slice(0, before.events.length)).toEqual(before.events);
     expect(after.events.map((event) => event.type).slice(-2)).toEqual([
@@ -117,20 +140,23 @@ describe("kept tail of a cold log", () => {
     expect(tailOf(sessionId).state).toEqual(after.invariantSnapshot());
   });
 
-  it("a compact that moved payloads to blobs: a writer continues from its tail without reading the log (damage before the last 4 KB unseen)", async () => {
+  it("a segment whose last bytes changed since the tail was kept is replayed (damage there refused)", async () => {
     const sessionId = await coldCandidate(true);
     const store = createSessionStore({ home: temp.home });
     const before = await store.readSession(sessionId);
     await store.compact(sessionId);
-    rewriteCold(store, sessionId, (plain) =>
-      overwrite(plain, '"first question"', '"first questio\\"'),
-    );
     const writer = await store.openWriter(sessionId);
     const [output] = await writer.append([
       drafts(uuidv7()).output("c1", before.pendingCalls[0]!.seq, "done"),
     ]);
     expect(output?.seq).toBe(before.lastSeq + 1);
     await writer.close();
+    const sessions = join(temp.home, "sessions");
+    const [name] = fs.readdirSync(sessions).filter((file) => file.endsWith(".seg"));
+    const segment = join(sessions, name!);
+    const text = fs.readFileSync(segment, "utf8").replace('"done"', '"don\\"');
+    fs.writeFileSync(segment, text);
+    await expect(store.openWriter(sessionId)).rejects.toMatchObject({ code: "BAD_JSON" });
   });
 
   it("a cold log whose restored bytes differ from the kept tail is replayed: damage in the last 4 KB is refused, a shorter log continued from its own state", async () => {

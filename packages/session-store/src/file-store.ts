@@ -18,9 +18,27 @@ import { attachmentRef, blobThresholdOf } from "./blob-payloads";
 import { BlobStore } from "./blob-store";
 import { catalogEntry, type LogNames, listLogNames, scanFolder } from "./catalog";
 import type { ChangeJournal } from "./change-journal";
-import { compressLog, freezeLog, logExists, warmLog } from "./cold-log";
+import {
+  appendTargetOf,
+  compressLog,
+  foldSegment,
+  freezeLog,
+  logExists,
+  openForAppend,
+  readColdLog,
+} from "./cold-log";
+import { readSegment, segmentedHash, segmentedTailed, zstTailOf } from "./cold-segment";
 import { InvalidOffsetError, SessionHasForksError } from "./errors";
-import { forgetTail, keepTailOfBytes, readKeptTail, TailTarget, tailsDirOf } from "./kept-tail";
+import { removeFile } from "./fs-util";
+import {
+  forgetTail,
+  keepTailOfHash,
+  plainTailed,
+  readKeptTail,
+  type TailedLog,
+  TailTarget,
+  tailsDirOf,
+} from "./kept-tail";
 import { keptTailsKind } from "./kept-tails-kind";
 import { LeftoverTemps } from "./leftover-temps";
 import { acquireLock, type HeldLock, liveLockOwner, releaseLock } from "./lock";
@@ -190,23 +208,28 @@ class FileSessionStore implements SessionStore {
     try {
       // Recorded before anything is appended: a reader that misses this line sees the lock file.
       this.journal.record("o", sessionId);
-      // A cold log becomes plain again before anything is appended: exactly the bytes `compact`
-      // kept a tail for, so the writer continues from it as from a plain log's.
-      warmLog(path, sessionId);
-      // Readable too: the kept tail hashes the log's last bytes.
-      const fd = fs.openSync(path, "a+");
+      // A cold log stays as it is: the writer appends to its segment (`cold-segment.ts`) and
+      // continues from the tail `compact` kept, reading nothing of the `.zst` but its last bytes.
+      const { fd, target, created } = openForAppend(path, sessionId);
+      const segmentOf =
+        target.coldPath === undefined
+          ? undefined
+          : { base: target.base, tailed: segmentedTailed(target.coldPath, target.base, fd) };
       let session: Session | KeptTailSession;
       try {
-        session = await this.continuedSession(sessionId, fd);
+        session = await this.continuedSession(sessionId, segmentOf?.tailed ?? plainTailed(fd));
       } catch (error) {
         fs.closeSync(fd);
+        // A refused open (damage found by the replay) leaves no empty segment behind.
+        if (created) removeFile(target.path);
         throw error;
       }
       return new FileSessionWriter({
         session,
         tailsDir: this.tailsDir,
         fd,
-        path,
+        ...(segmentOf === undefined ? {} : { segmentOf }),
+        path: target.path,
         home: this.home,
         lock,
         durability: this.durability,
@@ -222,16 +245,16 @@ class FileSessionStore implements SessionStore {
   }
 
   /**
-   * What a writer continues from: the kept tail when it describes the log open as `fd` (size and
-   * hash of its last bytes, checked under the lock), else the replayed session.
+   * What a writer continues from: the kept tail when it describes log `log` (size and hash of its
+   * last bytes, checked under the lock), else the replayed session.
    */
   private async continuedSession(
     sessionId: string,
-    fd: number,
+    log: TailedLog,
   ): Promise<Session | KeptTailSession> {
-    const kept = readKeptTail(this.tailsDir, sessionId, fd);
+    const kept = readKeptTail(this.tailsDir, sessionId, log);
     if (kept === undefined) return (await replayLog(this.pathOfBound, sessionId)).session;
-    const size = fs.fstatSync(fd).size;
+    const size = log.size();
     const path = this.pathOf(sessionId);
     return {
       tail: new TailTarget(sessionId, kept),
@@ -360,14 +383,24 @@ class FileSessionStore implements SessionStore {
     try {
       const replayed = await replayLog(this.pathOfBound, sessionId, { allowTornTail: true });
       const tail = replayed.tornTail;
-      // Only a plain log can have a torn tail (a cold one was whole when it was compressed).
-      if (tail !== undefined) warmLog(path, sessionId);
       if (tail === undefined) {
         return { sessionId, action: "none", bytesMoved: 0, size: replayed.end };
       }
+      // A plain log's, or a cold log's segment's (a `.zst` was whole when it was compressed).
+      const target = appendTargetOf(path, sessionId);
+      if (tail.offset < target.base) {
+        throw new TapedeckError(
+          "COLD_LOG_CORRUPT",
+          `session ${sessionId}: a torn tail at byte ${tail.offset} lies in its compressed log`,
+        );
+      }
       const sidecarPath = sidecarPathOf(path, tail.offset, this.now());
       this.journal.record("r", sessionId);
-      moveTornTail(path, tail, sidecarPath);
+      moveTornTail(
+        target.path,
+        { offset: tail.offset - target.base, bytes: tail.bytes },
+        sidecarPath,
+      );
       return {
         sessionId,
         action: "moved-torn-tail",
@@ -409,8 +442,7 @@ class FileSessionStore implements SessionStore {
 
   async compact(sessionId: string, options: CompactOptions = {}): Promise<CompactResult> {
     const path = this.assertExists(sessionId);
-    if (!fs.existsSync(path))
-      return { sessionId, action: "already-compressed", before: 0, after: 0 };
+    if (!fs.existsSync(path)) return this.foldCold(sessionId, path, options);
     const olderThanMs = options.olderThanMs ?? 0;
     const age = this.now().getTime() - fs.statSync(path).mtimeMs;
     // Without an age limit every log qualifies: a file's mtime can run a little ahead of Date.now().
@@ -427,14 +459,8 @@ class FileSessionStore implements SessionStore {
         after: compressLog(moved.bytes).length + estimateMoved(moved, this.blobs),
       };
     }
-    let lock: HeldLock;
-    try {
-      lock = this.takeLock(sessionId);
-    } catch (error) {
-      if (SessionBusyError.isInstance(error))
-        return { sessionId, action: "busy", before: 0, after: 0 };
-      throw error;
-    }
+    const lock = this.compactLock(sessionId);
+    if (lock === undefined) return { sessionId, action: "busy", before: 0, after: 0 };
     try {
       // Only a log that replays whole is compressed: damage stays where repair can reach it.
       const replayed = await replayLog(this.pathOfBound, sessionId);
@@ -445,12 +471,12 @@ class FileSessionStore implements SessionStore {
       const moved = movePayloads(plain, this.threshold);
       const added = storeMovedPayloads(moved, this.blobs);
       const frozen = freezeLog(path, moved.moved > 0 ? moved.bytes : undefined);
-      // The next writer restores exactly `stored`: its tail lets that writer continue without a
-      // replay. Kept once the compressed log is on disk for good and the plain one gone, and only
-      // when the replay read the bytes compressed (a program that holds no lock may append).
+      // The next writer appends to a segment beside the `.zst`: its tail lets that writer
+      // continue without a replay. Kept once the compressed log is on disk for good and the plain
+      // one gone, and only when the replay read the bytes compressed (a program that holds no
+      // lock may append).
       if (replayed.end === plain.length && frozen.before === plain.length) {
-        const state = replayed.session.invariantSnapshot();
-        keepTailOfBytes(this.tailsDir, sessionId, frozen.stored, state);
+        this.keepColdTail(sessionId, frozen.stored.length, frozen.compressed, replayed.session);
       }
       return {
         sessionId,
@@ -458,6 +484,78 @@ class FileSessionStore implements SessionStore {
         before: frozen.before,
         after: frozen.after + added,
       };
+    } finally {
+      releaseLock(lock);
+    }
+  }
+
+  /** The session's lock for `compact`; `undefined` when a writer holds it. */
+  private compactLock(sessionId: string): HeldLock | undefined {
+    try {
+      return this.takeLock(sessionId);
+    } catch (error) {
+      if (SessionBusyError.isInstance(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** Keeps the tail of a cold log just written (`compressed`, `size` plain bytes), no segment. */
+  private keepColdTail(sessionId: string, size: number, compressed: Buffer, session: Session) {
+    const hash = segmentedHash(compressed.length, zstTailOf(compressed), Buffer.alloc(0));
+    keepTailOfHash(this.tailsDir, sessionId, size, hash, session.invariantSnapshot());
+  }
+
+  /**
+   * `compact` of a cold log: its segment (what writers appended since) folded into a new `.zst`,
+   * its large inline payloads moved to blobs first; `already-compressed` when it has none.
+   */
+  private async foldCold(
+    sessionId: string,
+    path: string,
+    options: CompactOptions,
+  ): Promise<CompactResult> {
+    const none = { sessionId, before: 0, after: 0 };
+    const target = appendTargetOf(path, sessionId);
+    const coldPath = target.coldPath as string;
+    const segment = fs.statSync(target.path, { throwIfNoEntry: false });
+    if (segment === undefined || segment.size === 0) {
+      return { ...none, action: "already-compressed" };
+    }
+    const olderThanMs = options.olderThanMs ?? 0;
+    if (olderThanMs > 0 && this.now().getTime() - segment.mtimeMs < olderThanMs) {
+      return { ...none, action: "recent" };
+    }
+    const zstBytes = fs.statSync(coldPath).size;
+    const joined = () => {
+      const old = readColdLog(coldPath) as Buffer;
+      const plain = Buffer.concat([old, readSegment(coldPath, target.base)]);
+      // The `.zst`'s bytes stay as they are: only the segment's lines may change.
+      return { plain, moved: movePayloads(plain, this.threshold, target.base) };
+    };
+    if (options.dryRun) {
+      const { moved } = joined();
+      return {
+        ...none,
+        action: "compressed",
+        before: zstBytes + segment.size,
+        after: compressLog(moved.bytes).length + estimateMoved(moved, this.blobs),
+      };
+    }
+    const lock = this.compactLock(sessionId);
+    if (lock === undefined) return { ...none, action: "busy" };
+    try {
+      // Only a log that replays whole is folded: a damaged segment stays for repair.
+      const replayed = await replayLog(this.pathOfBound, sessionId);
+      const { plain, moved } = joined();
+      this.journal.record("r", sessionId);
+      forgetTail(this.tailsDir, sessionId);
+      const added = storeMovedPayloads(moved, this.blobs);
+      const before = zstBytes + fs.statSync(target.path).size;
+      const folded = foldSegment(path, sessionId, moved.bytes, segment.mtimeMs);
+      if (replayed.end === plain.length) {
+        this.keepColdTail(sessionId, folded.plainSize, folded.compressed, replayed.session);
+      }
+      return { ...none, action: "compressed", before, after: folded.after + added };
     } finally {
       releaseLock(lock);
     }

@@ -46,6 +46,21 @@ function tailPathOf(tailsDir: string, sessionId: string): string {
   return join(tailsDir, `${sessionId}.json`);
 }
 
+/**
+ * What a kept tail is checked against: the log's size now, and the hash that stands for its last
+ * bytes at `size` (a plain log: its last {@link HASHED_BYTES}; a cold log with its segment:
+ * `cold-segment.ts`).
+ */
+export interface TailedLog {
+  size(): number;
+  hash(size: number): string;
+}
+
+/** The {@link TailedLog} of a plain log open (readable) as `fd`. */
+export function plainTailed(fd: number): TailedLog {
+  return { size: () => fs.fstatSync(fd).size, hash: (size) => hashBefore(fd, size) };
+}
+
 /** sha256 of the bytes `[size - HASHED_BYTES, size)` of the file open as `fd`. */
 function hashBefore(fd: number, size: number): string {
   const from = Math.max(0, size - HASHED_BYTES);
@@ -60,14 +75,13 @@ function hashBefore(fd: number, size: number): string {
 }
 
 /**
- * The state kept for the log open as `fd` (readable, its lock held), as the JSON it was written
- * in; `undefined` when there is none or it does not describe the log as it is now (size, hash,
+ * The state kept for log `log` (its lock held), as the JSON it was written in; `undefined` when there is none or it does not describe the log as it is now (size, hash,
  * version, damage).
  */
 export function readKeptTail(
   tailsDir: string,
   sessionId: string,
-  fd: number,
+  log: TailedLog,
 ): InvariantSnapshot | undefined {
   let text: string;
   try {
@@ -85,40 +99,39 @@ export function readKeptTail(
   const parsed = keptTailSchema.safeParse(value);
   if (!parsed.success) return undefined;
   const { size, hash, state } = parsed.data;
-  if (fs.fstatSync(fd).size !== size || hashBefore(fd, size) !== hash) return undefined;
+  if (log.size() !== size || log.hash(size) !== hash) return undefined;
   if (restoreInvariantState(state) === null) return undefined;
   return state as InvariantSnapshot;
 }
 
 /**
- * Keeps `state` as the tail of the log open as `fd`, `size` bytes long (all of them on disk):
- * a temp file renamed into place, so a reader sees the old file or the new one, never half. A
- * failure is dropped (the next writer replays): the log is what matters.
+ * Keeps `state` as the tail of log `log`, `size` bytes long (all of them on disk): a temp file
+ * renamed into place, so a reader sees the old file or the new one, never half. A failure is
+ * dropped (the next writer replays): the log is what matters.
  */
 export function keepTail(
   tailsDir: string,
   sessionId: string,
-  fd: number,
+  log: TailedLog,
   size: number,
   state: InvariantSnapshot,
 ): void {
-  writeTail(tailsDir, sessionId, size, () => hashBefore(fd, size), state);
+  writeTail(tailsDir, sessionId, size, () => log.hash(size), state);
 }
 
 /**
- * Keeps `state` as the tail of a log whose plain bytes are `bytes`, for the writer that will
- * write exactly them back (a cold log restored: `compact` keeps the tail of what it compressed,
- * after the compressed log is on disk for good). Like {@link keepTail}, a failure is dropped.
+ * Keeps `state` as the tail of a log `size` bytes long whose hash (as its {@link TailedLog} will
+ * compute it) is `hash`: a cold log just compressed, kept by `compact`. A failure is dropped.
  */
-export function keepTailOfBytes(
+export function keepTailOfHash(
   tailsDir: string,
   sessionId: string,
-  bytes: Uint8Array,
+  size: number,
+  hash: string,
   state: InvariantSnapshot,
 ): void {
-  if (bytes.length === 0) return;
-  const hash = () => sha256Hex(bytes.subarray(Math.max(0, bytes.length - HASHED_BYTES)));
-  writeTail(tailsDir, sessionId, bytes.length, hash, state);
+  if (size === 0) return;
+  writeTail(tailsDir, sessionId, size, () => hash, state);
 }
 
 function writeTail(

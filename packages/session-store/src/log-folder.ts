@@ -10,8 +10,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { assertSessionId, InvalidSessionIdError } from "@tapedeck/session/core";
 import { ChangeJournal } from "./change-journal";
-import { coldPathOf } from "./cold-read";
-import { openColdStream, readFully } from "./cold-stream";
+import { openSegmentedLog, parseSegmentName } from "./cold-segment";
 import { fileStats, hasErrorCode } from "./fs-util";
 import { type ChangeCursor, cursorOf, parseChangeCursor } from "./journal-format";
 import { isLocksTempLabel, LeftoverTemps, mayBeTempName } from "./leftover-temps";
@@ -189,7 +188,9 @@ export class LogFolder {
     watcher.on("change", (_kind, name) => {
       if (name === null) listener(null);
       else {
-        const sessionId = sessionIdOfFileName(String(name));
+        // A cold log's segment grows as its session does.
+        const sessionId =
+          sessionIdOfFileName(String(name)) ?? parseSegmentName(String(name))?.sessionId;
         if (sessionId !== undefined) listener(sessionId);
       }
     });
@@ -205,24 +206,31 @@ function withFolder(cursor: ChangeCursor, folder: string): ChangeCursor {
 }
 
 /**
- * A {@link LogReader} over a cold log, decompressed as it is read (forward from where it is, or
- * again from the nearest frame start for a read behind it); `null` when there is none.
+ * A {@link LogReader} over a cold log and its segment, the `.zst` decompressed as it is read
+ * (forward from where it is, or again from the nearest frame start for a read behind it); `null`
+ * when there is none.
  */
 function coldLogReader(path: string, sessionId: string): LogReader | null {
-  const stream = openColdStream(coldPathOf(path), sessionId);
-  if (stream === undefined) return null;
+  const log = openSegmentedLog(path, sessionId);
+  if (log === undefined) return null;
+  const readInto = (target: Uint8Array, targetOffset: number, offset: number, length: number) => {
+    if (offset + length > log.size) return false;
+    let done = 0;
+    while (done < length) {
+      const count = log.read(target, targetOffset + done, length - done, offset + done);
+      if (count === 0) return false;
+      done += count;
+    }
+    return true;
+  };
   return {
     readAt(offset, length) {
-      if (offset + length > stream.size) return null;
       const buffer = Buffer.allocUnsafe(length);
-      return readFully(stream, buffer, 0, length, offset) ? buffer : null;
+      return readInto(buffer, 0, offset, length) ? buffer : null;
     },
-    readInto(target, targetOffset, offset, length) {
-      if (offset + length > stream.size) return false;
-      return readFully(stream, target, targetOffset, length, offset);
-    },
+    readInto,
     close() {
-      stream.close();
+      log.close();
     },
   };
 }

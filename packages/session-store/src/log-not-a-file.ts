@@ -2,8 +2,8 @@ import * as fs from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { basename } from "node:path";
 import { SessionNotFoundError, TapedeckError } from "@tapedeck/session";
-import { coldPathOf, type LogHandle, readColdLog } from "./cold-log";
-import { coldLogHandle, openColdStream } from "./cold-stream";
+import type { LogHandle } from "./cold-log";
+import { openSegmentedLog, type SegmentedLog } from "./cold-segment";
 import { hasErrorCode } from "./fs-util";
 
 const marker = "tapedeck.error.LogNotAFileError";
@@ -64,9 +64,9 @@ export async function openLogFile(path: string, sessionId: string): Promise<LogH
     handle = await open(path, readFlags);
   } catch (error) {
     if (hasErrorCode(error, "ENOENT")) {
-      // A cold log: decompressed as it is read, in chunks.
-      const cold = openColdStream(coldPathOf(path), sessionId);
-      if (cold !== undefined) return coldLogHandle(cold);
+      // A cold log (and its segment): decompressed as it is read, in chunks.
+      const cold = openSegmentedLog(path, sessionId);
+      if (cold !== undefined) return segmentedLogHandle(cold);
       throw new SessionNotFoundError(sessionId, { cause: error });
     }
     if (hasErrorCode(error, "ELOOP")) throw new LogNotAFileError(sessionId, path, "symbolic link");
@@ -92,8 +92,8 @@ export function readLogFileSync(path: string, sessionId: string): Buffer {
     fd = fs.openSync(path, readFlags);
   } catch (error) {
     if (hasErrorCode(error, "ENOENT")) {
-      const plain = readColdLog(coldPathOf(path));
-      if (plain !== undefined) return plain;
+      const cold = openSegmentedLog(path, sessionId);
+      if (cold !== undefined) return readAllOf(cold);
       throw new SessionNotFoundError(sessionId, { cause: error });
     }
     if (hasErrorCode(error, "ELOOP")) throw new LogNotAFileError(sessionId, path, "symbolic link");
@@ -106,6 +106,38 @@ export function readLogFileSync(path: string, sessionId: string): Buffer {
     return fs.readFileSync(fd);
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/** The async {@link LogHandle} of the line readers over a cold log and its segment. */
+function segmentedLogHandle(log: SegmentedLog): LogHandle {
+  return {
+    async read(buffer, offset, length, position) {
+      return { bytesRead: log.read(buffer, offset, length, position) };
+    },
+    async stat() {
+      return { size: log.size };
+    },
+    async close() {
+      log.close();
+    },
+  };
+}
+
+/** Every byte of a cold log and its segment (then closed). */
+function readAllOf(log: SegmentedLog): Buffer {
+  try {
+    const size = log.size;
+    const bytes = Buffer.allocUnsafe(size);
+    let done = 0;
+    while (done < size) {
+      const count = log.read(bytes, done, size - done, done);
+      if (count === 0) break;
+      done += count;
+    }
+    return bytes.subarray(0, done);
+  } finally {
+    log.close();
   }
 }
 

@@ -37,9 +37,11 @@ const blobName = /"blob":"([0-9a-f]{64})"(?:,"bytes":[0-9]+,"mediaType":"((?:[^"
 /**
  * Moves the payloads of at least `threshold` UTF-8 bytes in plain log `plain` (a log that replays
  * whole) to blobs. Only a line at least `threshold` bytes long can hold one, and a line that
- * already names a blob keeps its form; other lines are kept byte for byte.
+ * already names a blob keeps its form; other lines are kept byte for byte, and so is every line
+ * that starts before byte `from` (line 1, the header, by default; a cold log's `.zst` when its
+ * segment is folded).
  */
-export function movePayloads(plain: Buffer, threshold: number): MovedPayloads {
+export function movePayloads(plain: Buffer, threshold: number, from = 1): MovedPayloads {
   const pending: PendingBlobs = new Map();
   const named = new Map<string, string | undefined>();
   const parts: Buffer[] = [];
@@ -49,7 +51,7 @@ export function movePayloads(plain: Buffer, threshold: number): MovedPayloads {
   while (start < plain.length) {
     const newline = plain.indexOf(0x0a, start);
     const end = newline === -1 ? plain.length : newline + 1;
-    if (start > 0 && end - start >= threshold) {
+    if (start >= from && end - start >= threshold) {
       const text = plain.toString("utf8", start, end - 1);
       const rewritten = rewriteLine(text, threshold, pending);
       if (rewritten !== undefined) {

@@ -5,6 +5,7 @@
  */
 import * as fs from "node:fs";
 import { join } from "node:path";
+import { parseSegmentName } from "./cold-segment";
 import { createFileExclusive, fsyncDirectory, makeDirectories } from "./fs-util";
 
 /** `<log>.torn-<offset>-<time>`: beside the log, never matched by `list()`, never taken. */
@@ -41,7 +42,8 @@ export function moveTornTail(
 
 /**
  * Moves a session's log and its sidecars into `trashDir` (under free names: a session deleted
- * twice keeps both). The log goes last, so a crash midway leaves it in place, still listed.
+ * twice keeps both). The log goes last (a cold log's segments before its `.zst`), so a crash
+ * midway leaves it in place, still listed, and `delete` again moves the rest.
  */
 export function moveToTrash(sessionsDir: string, trashDir: string, sessionId: string): void {
   makeDirectories(trashDir);
@@ -49,9 +51,14 @@ export function moveToTrash(sessionsDir: string, trashDir: string, sessionId: st
   const related = fs
     .readdirSync(sessionsDir)
     .filter(
-      (name) => name === prefix || name === `${prefix}.zst` || name.startsWith(`${prefix}.torn-`),
+      (name) =>
+        name === prefix ||
+        name === `${prefix}.zst` ||
+        name.startsWith(`${prefix}.torn-`) ||
+        parseSegmentName(name)?.sessionId === sessionId,
     );
-  related.sort((a, b) => (a === prefix ? 1 : b === prefix ? -1 : a.localeCompare(b)));
+  const rank = (name: string) => (name === prefix ? 2 : name === `${prefix}.zst` ? 1 : 0);
+  related.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   for (const name of related) {
     fs.renameSync(join(sessionsDir, name), freeTrashPath(trashDir, name));
   }

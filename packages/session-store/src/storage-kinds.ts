@@ -8,8 +8,9 @@ import * as fs from "node:fs";
 import { join } from "node:path";
 import type { BlobStore } from "./blob-store";
 import { COLD_SUFFIX } from "./cold-log";
+import { parseSegmentName } from "./cold-segment";
 import { openColdStream } from "./cold-stream";
-import { hasErrorCode, parseTempName, processAlive } from "./fs-util";
+import { hasErrorCode, parseTempName, processAlive, removeFile } from "./fs-util";
 import { sessionIdOfFileName } from "./log-names";
 
 /** One kind of stored data; structurally `StorageContributor` of `@tapedeck/host`. */
@@ -136,6 +137,33 @@ export function referencedBlobs(sessionsDir: string, trashDir: string): Set<stri
   return named;
 }
 
+/**
+ * Removes (or, `dryRun`, counts) the segments of `sessionsDir` that a fold left when a crash cut
+ * it between the new `.zst`'s rename and the segment's removal: a segment whose base is not the
+ * plain size of the `.zst` beside it, which grew by the segment's bytes (`cold-segment.ts`). A
+ * segment without a `.zst`, or beside one whose frame headers cannot be read, is kept.
+ */
+function reclaimFoldedSegments(sessionsDir: string, dryRun: boolean): { bytes: number } {
+  let bytes = 0;
+  for (const file of filesIn(sessionsDir)) {
+    const segment = parseSegmentName(file.name);
+    if (segment === undefined) continue;
+    const coldPath = join(sessionsDir, `${segment.sessionId}.jsonl${COLD_SUFFIX}`);
+    let plainSize: number | undefined;
+    try {
+      const cold = openColdStream(coldPath, segment.sessionId);
+      plainSize = cold?.size;
+      cold?.close();
+    } catch {
+      continue;
+    }
+    if (plainSize === undefined || plainSize === segment.base) continue;
+    if (!dryRun) removeFile(file.path);
+    bytes += file.bytes;
+  }
+  return { bytes };
+}
+
 const TEMP_AGE_MS = 60 * 60 * 1000;
 
 /** The store's kinds of data in a home (see the file's comment); `tails`: `kept-tails-kind.ts`. */
@@ -146,16 +174,22 @@ export function storeStorageKinds(paths: {
   tails: StoreStorageKind;
 }): StoreStorageKind[] {
   const { sessionsDir, trashDir, blobs, tails } = paths;
+  // A cold log's segment (`cold-segment.ts`) is plain log bytes: counted with the plain logs.
   const logs = (cold: boolean) =>
     filesIn(sessionsDir).filter((file) =>
       cold
         ? file.name.endsWith(COLD_SUFFIX) &&
           sessionIdOfFileName(file.name.slice(0, -COLD_SUFFIX.length)) !== undefined
-        : sessionIdOfFileName(file.name) !== undefined,
+        : sessionIdOfFileName(file.name) !== undefined || parseSegmentName(file.name) !== undefined,
     );
   const nothing = async () => ({ bytes: 0 });
   return [
-    { kind: "plain logs", usage: async () => total(logs(false)), reclaim: nothing },
+    {
+      kind: "plain logs",
+      usage: async () => total(logs(false)),
+      // Segments a fold left behind (its `.zst` holds their bytes since).
+      reclaim: async (_live, options) => reclaimFoldedSegments(sessionsDir, options.dryRun),
+    },
     { kind: "compressed logs", usage: async () => total(logs(true)), reclaim: nothing },
     {
       kind: "blobs",

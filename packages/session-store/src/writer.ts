@@ -11,7 +11,7 @@ import {
 import { externalize, type PayloadArena, scratchArena } from "./blob-payloads";
 import type { BlobStore } from "./blob-store";
 import { fsyncAsync, writeAll } from "./fs-util";
-import { keepTail, type TailTarget } from "./kept-tail";
+import { keepTail, plainTailed, type TailedLog, type TailTarget } from "./kept-tail";
 import { type LineEncoder, scratchEncoder } from "./line-encoder";
 import { type HeldLock, releaseLock } from "./lock";
 import type { AppendOptions, Durability, SessionWriter } from "./session-store";
@@ -177,6 +177,10 @@ export class FileSessionWriter implements SessionWriter {
   private readonly home: string;
   /** Bytes in the file after the last complete append. */
   private size: number;
+  /** Bytes of the log before the file (a cold log's `.zst`, when the file is its segment). */
+  private readonly base: number;
+  /** What the kept tail hashes. */
+  private readonly tailed: TailedLog;
   private readonly lock: HeldLock;
   private readonly durability: Durability;
   private readonly now: () => Date;
@@ -193,6 +197,11 @@ export class FileSessionWriter implements SessionWriter {
     session: Session | KeptTailSession;
     /** The log, open for appending and reading (the kept tail hashes its last bytes). */
     fd: number;
+    /**
+     * When `fd` is a cold log's segment (`cold-segment.ts`): the `.zst`'s plain bytes before it,
+     * and what the kept tail hashes. Absent: `fd` is the whole log.
+     */
+    segmentOf?: { base: number; tailed: TailedLog };
     /** The log's path (named in errors). */
     path: string;
     /** The Tapedeck home (named when it is read-only). */
@@ -224,6 +233,8 @@ export class FileSessionWriter implements SessionWriter {
     this.path = options.path;
     this.home = options.home;
     this.size = fs.fstatSync(options.fd).size;
+    this.base = options.segmentOf?.base ?? 0;
+    this.tailed = options.segmentOf?.tailed ?? plainTailed(options.fd);
     this.lock = options.lock;
     this.durability = options.durability;
     this.now = options.now;
@@ -412,10 +423,12 @@ export class FileSessionWriter implements SessionWriter {
 
   /** Keeps the state for the next writer (`kept-tail.ts`); a failure only costs it a replay. */
   private keepTail(): void {
-    if (this.tailsDir === undefined || this.size === 0) return;
+    if (this.tailsDir === undefined || this.base + this.size === 0) return;
     const state =
       this.current !== undefined ? this.current.invariantSnapshot() : this.tail?.snapshot();
-    if (state !== undefined) keepTail(this.tailsDir, this.sessionId, this.fd, this.size, state);
+    if (state !== undefined) {
+      keepTail(this.tailsDir, this.sessionId, this.tailed, this.base + this.size, state);
+    }
   }
 
   private assertUsable(): void {

@@ -5,7 +5,10 @@ import { BlobStore } from "../src/blob-store";
 import { childHome, spawnChild } from "./child-process";
 import { drafts } from "./helpers";
 
-/** SIGKILLs of a process that compresses a log and restores it, over and over. */
+/**
+ * SIGKILLs of a process that compresses a log and appends to it, over and over: the first compact
+ * compresses the plain log, each later one folds the segment the appends wrote into a new `.zst`.
+ */
 const kills = Number(process.env.TAPEDECK_COMPACT_CRASH_KILLS ?? 30);
 
 const home = childHome();
@@ -27,7 +30,7 @@ async function digests(sessionId: string): Promise<Map<number, string>> {
 
 describe("crash safety of compact", () => {
   it.each([
-    ["a log is compressed and restored", "cycle"],
+    ["a log is compressed, appended to and folded", "cycle"],
     ["a log and its blobs are compressed (each new blob a delta against a base)", "cycle-blobs"],
   ])(
     `survives ${kills} SIGKILLs while %s: it always reads whole, every acknowledged append present`,
@@ -41,7 +44,7 @@ describe("crash safety of compact", () => {
       for (let kill = 0; kill < kills; kill += 1) {
         const child = spawnChild(home.script, [mode, home.temp.home, sessionId]);
         await child.waitFor((line) => line === "ready");
-        // A cycle (compact, restore, append) fsyncs several times: tens of ms.
+        // A cycle (compact or fold, append to the segment) fsyncs several times: tens of ms.
         await sleep(Math.random() * 400);
         child.process.kill("SIGKILL");
         const { signal } = await child.exited;
@@ -60,12 +63,18 @@ describe("crash safety of compact", () => {
         }
         expect(session.lastSeq).toBeGreaterThanOrEqual(Math.max(0, ...resolved.keys()));
       }
-      // The next writer tidies whatever a kill left: one log file, plain.
+      // A writer appends to the cold log's segment; compact folds it in, and the reclaim of the
+      // plain logs removes segments a kill left between a fold's rename and the segment's removal.
       await home.store.append(sessionId, [{ type: "x-after", runId: "after" }]);
+      expect((await home.store.compact(sessionId)).action).toBe("compressed");
+      const plainLogs = home.store.storageKinds().find((kind) => kind.kind === "plain logs");
+      await plainLogs?.reclaim(new Set([sessionId]), { dryRun: false });
       const names = readdirSync(`${home.temp.home}/sessions`).filter((name) =>
         name.startsWith(sessionId),
       );
-      expect(names).toEqual([`${sessionId}.jsonl`]);
+      expect(names).toEqual([`${sessionId}.jsonl.zst`]);
+      const onDisk = await digests(sessionId);
+      for (const [seq, digest] of resolved) expect(onDisk.get(seq)).toBe(digest);
       expect(resolved.size).toBeGreaterThan(kills / 4);
       if (mode === "cycle-blobs") {
         // The kills left deltas behind, each read against its base above.

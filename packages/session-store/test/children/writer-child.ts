@@ -8,8 +8,9 @@
  *   hold   <home> <sessionId>               open a writer, "locked", wait for a stdin line, append
  *   try    <home> <sessionId>               one append: "ok" or "busy <owner pid>"
  *   hammer <home> <sessionId> <name> <n>    after "go" on stdin, n one-shot appends, retrying on busy
- *   cycle  <home> <sessionId>               forever: compact the log (cold), then append one event
- *                                           (which restores it plain): "ok <seq> <digest>" per append
+ *   cycle  <home> <sessionId>               forever: compact the log (cold, or its segment folded),
+ *                                           then append one event (to the cold log's segment):
+ *                                           "ok <seq> <digest>" per append
  *   cycle-blobs <home> <sessionId>          the same, each append a message of a ~100 KB build log
  *                                           that differs from the last in a few lines (a blob, which
  *                                           the next compact stores as a delta against an earlier one)

@@ -1,0 +1,191 @@
+/**
+ * A cold log's plain segment: what writers appended since `compact` compressed the log. A writer
+ * on a cold log leaves `<id>.jsonl.zst` as it is (immutable) and appends to
+ * `<id>.jsonl.zst.<base>.seg`, where `<base>` is the `.zst`'s plain size; the session's log is the
+ * `.zst`'s plain bytes followed by the segment's, and offsets run through both. A later `compact`
+ * folds the two into a new `.zst` (plain size `base` plus the segment's bytes) before removing the
+ * segment, so a segment left by a crash in between names a base that is no longer the `.zst`'s
+ * plain size: readers never open it (they open the name of the current base only), and
+ * `storage compact` removes it. See architecture/storage.md, "Cold sessions".
+ */
+import * as fs from "node:fs";
+import { sha256Hex } from "./blob-store";
+import { coldPathOf } from "./cold-read";
+import { type ColdLogStream, openColdStream } from "./cold-stream";
+import { hasErrorCode } from "./fs-util";
+import { HASHED_BYTES, type TailedLog } from "./kept-tail";
+
+const segmentPattern =
+  /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl\.zst\.(\d+)\.seg$/;
+
+/** The segment of cold log `coldPath` whose `.zst` holds `base` plain bytes. */
+export function segmentPathOf(coldPath: string, base: number): string {
+  return `${coldPath}.${base}.seg`;
+}
+
+/** The session and base a segment's file name stands for; `undefined` for any other name. */
+export function parseSegmentName(name: string): { sessionId: string; base: number } | undefined {
+  const match = segmentPattern.exec(name);
+  if (match === null) return undefined;
+  const base = Number(match[2]);
+  if (!Number.isSafeInteger(base)) return undefined;
+  return { sessionId: match[1] as string, base };
+}
+
+// O_NOFOLLOW: a link is never followed; O_NONBLOCK: a FIFO never waited on.
+const readFlags = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
+
+/** Opens a regular file read-only; `undefined` when it is absent or not a regular file. */
+function openRegular(path: string): number | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(path, readFlags);
+  } catch (error) {
+    if (["ENOENT", "ENOTDIR", "ELOOP", "ENXIO"].some((code) => hasErrorCode(error, code))) {
+      return undefined;
+    }
+    throw error;
+  }
+  if (!fs.fstatSync(fd).isFile()) {
+    fs.closeSync(fd);
+    return undefined;
+  }
+  return fd;
+}
+
+/**
+ * A cold log's bytes read by position, synchronously: the `.zst`'s plain bytes (decompressed as
+ * read), then its segment's (a plain file, which a writer may be growing: its size is read again
+ * at each {@link size}).
+ */
+export class SegmentedLog {
+  constructor(
+    readonly cold: ColdLogStream,
+    /** The segment's descriptor; `undefined` when there is none. */
+    private readonly segment: number | undefined,
+  ) {}
+
+  /** Plain bytes of the `.zst`: where the segment's start. */
+  get base(): number {
+    return this.cold.size;
+  }
+
+  /** Bytes of the segment now. */
+  get segmentSize(): number {
+    return this.segment === undefined ? 0 : fs.fstatSync(this.segment).size;
+  }
+
+  /** Bytes of the log now. */
+  get size(): number {
+    return this.base + this.segmentSize;
+  }
+
+  /** Reads up to `length` bytes at `position`; 0 at the end. Never crosses the `.zst`'s end. */
+  read(target: Uint8Array, targetOffset: number, length: number, position: number): number {
+    const base = this.base;
+    if (position < base) {
+      return this.cold.read(target, targetOffset, Math.min(length, base - position), position);
+    }
+    if (this.segment === undefined || length === 0) return 0;
+    return fs.readSync(this.segment, target, targetOffset, length, position - base);
+  }
+
+  close(): void {
+    try {
+      if (this.segment !== undefined) fs.closeSync(this.segment);
+    } finally {
+      this.cold.close();
+    }
+  }
+}
+
+/**
+ * Opens the cold log of plain path `path` with its segment; `undefined` when there is no `.zst`.
+ *
+ * @throws EventLogCorruptError `COLD_LOG_CORRUPT` when its frame headers cannot be read.
+ */
+export function openSegmentedLog(path: string, sessionId: string): SegmentedLog | undefined {
+  const coldPath = coldPathOf(path);
+  const cold = openColdStream(coldPath, sessionId);
+  if (cold === undefined) return undefined;
+  let segment: number | undefined;
+  try {
+    segment = openRegular(segmentPathOf(coldPath, cold.size));
+  } catch (error) {
+    cold.close();
+    throw error;
+  }
+  return new SegmentedLog(cold, segment);
+}
+
+/** The bytes of the segment of cold log `coldPath` at `base`; empty when there is none. */
+export function readSegment(coldPath: string, base: number): Buffer {
+  const fd = openRegular(segmentPathOf(coldPath, base));
+  if (fd === undefined) return Buffer.alloc(0);
+  try {
+    return fs.readFileSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The last {@link HASHED_BYTES} (at most) of the `size` bytes of the file open as `fd`. */
+function lastBytes(fd: number, size: number): Buffer {
+  const from = Math.max(0, size - HASHED_BYTES);
+  const bytes = Buffer.allocUnsafe(size - from);
+  let read = 0;
+  while (read < bytes.length) {
+    const got = fs.readSync(fd, bytes, read, bytes.length - read, from + read);
+    if (got === 0) break;
+    read += got;
+  }
+  return bytes.subarray(0, read);
+}
+
+/**
+ * What a kept tail checks of a cold log and its segment, without decompressing: the `.zst` is
+ * immutable, so its compressed size and the hash of its last compressed bytes stand for its plain
+ * bytes; the segment is checked like a plain log (its last bytes). `zstTail`: the `.zst`'s last
+ * {@link HASHED_BYTES} bytes (at most); `segmentTail`: the segment's.
+ */
+export function segmentedHash(
+  zstSize: number,
+  zstTail: Uint8Array,
+  segmentTail: Uint8Array,
+): string {
+  return sha256Hex(
+    Buffer.from(`cold ${zstSize} ${sha256Hex(zstTail)} ${sha256Hex(segmentTail)}`, "utf8"),
+  );
+}
+
+/** The last compressed bytes hashed of a `.zst` whose bytes are `compressed`. */
+export function zstTailOf(compressed: Uint8Array): Uint8Array {
+  return compressed.subarray(Math.max(0, compressed.length - HASHED_BYTES));
+}
+
+/**
+ * The {@link TailedLog} of a cold log: its `.zst` (`coldPath`, `base` plain bytes) and the segment
+ * open as `segmentFd` (a writer's). The `.zst` is read at most once (its last bytes).
+ */
+export function segmentedTailed(coldPath: string, base: number, segmentFd: number): TailedLog {
+  let zst: { size: number; tail: Buffer } | undefined;
+  const zstPart = () => {
+    if (zst === undefined) {
+      const fd = fs.openSync(coldPath, readFlags);
+      try {
+        const size = fs.fstatSync(fd).size;
+        zst = { size, tail: lastBytes(fd, size) };
+      } finally {
+        fs.closeSync(fd);
+      }
+    }
+    return zst;
+  };
+  return {
+    size: () => base + fs.fstatSync(segmentFd).size,
+    hash: (size) => {
+      const { size: zstSize, tail } = zstPart();
+      return segmentedHash(zstSize, tail, lastBytes(segmentFd, size - base));
+    },
+  };
+}
