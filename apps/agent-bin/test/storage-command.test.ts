@@ -80,6 +80,8 @@ describe("tapedeck storage", () => {
     expect(compacted.stdout).toMatch(/^Compressed 1 session and reclaimed 0 B: /);
     expect(await sessionFiles(workspace.home)).toEqual([`${sessionId}.jsonl.zst`]);
     expect((await cli(["storage"])).stdout).toMatch(/^compressed logs +\S+ \S+ +1 files$/m);
+    const cold = statSync(path.join(workspace.home, "sessions", `${sessionId}.jsonl.zst`));
+    const coldSize = Number(createSessionStore({ home: workspace.home }).entry(sessionId)?.size);
 
     expect(await cli(["sessions", "verify", "--all"])).toMatchObject({ code: 0 });
     const search = await cli(["sessions", "search", "--all", "value=96"]);
@@ -100,8 +102,33 @@ describe("tapedeck storage", () => {
     expect(resumed).toMatchObject({ code: 0, stdout: "Again.\n" });
     expect(server?.failures()).toEqual([]);
     server?.assertAllConsumed();
-    // The writer restored a plain log and appended to it.
-    expect(await sessionFiles(workspace.home)).toEqual([`${sessionId}.jsonl`]);
+    // The writer appended to a plain segment beside the .zst, which it left as it was.
+    expect(await sessionFiles(workspace.home)).toEqual([`${sessionId}.jsonl.zst`]);
+    const sessions = path.join(workspace.home, "sessions");
+    const coldPath = path.join(sessions, `${sessionId}.jsonl.zst`);
+    expect(statSync(coldPath)).toMatchObject({ ino: cold.ino, mtimeMs: cold.mtimeMs });
+    expect(readdirSync(sessions).filter((name) => name.endsWith(".seg"))).toEqual([
+      `${sessionId}.jsonl.zst.${coldSize}.seg`,
+    ]);
+    expect(await cli(["sessions", "verify", "--all"])).toMatchObject({ code: 0 });
+    expect((await cli(["sessions", "show", sessionId])).stdout).toContain("Again.");
+    expect((await cli(["sessions", "search", "--all", "again"])).stdout).toContain(sessionId);
+    const exportedResumed = path.join(workspace.root, "resumed.jsonl");
+    expect((await cli(["sessions", "export", sessionId, "-o", exportedResumed])).code).toBe(0);
+    const resumedLines = readFileSync(exportedResumed, "utf8");
+    expect(resumedLines.startsWith(exported)).toBe(true);
+    expect(resumedLines).toContain("Again.");
+    // compact folds the segment into a new .zst: the same events, one file again.
+    expect((await cli(["storage", "compact", "--older-than", "0s"])).stdout).toMatch(
+      /^Compressed 1 session/,
+    );
+    expect(readdirSync(sessions).filter((name) => !name.startsWith("."))).toEqual([
+      `${sessionId}.jsonl.zst`,
+    ]);
+    expect(await cli(["sessions", "verify", "--all"])).toMatchObject({ code: 0 });
+    const exportedFolded = path.join(workspace.root, "folded.jsonl");
+    expect((await cli(["sessions", "export", sessionId, "-o", exportedFolded])).code).toBe(0);
+    expect(readFileSync(exportedFolded, "utf8")).toBe(resumedLines);
   });
 
   it("compact moves a payload written inline (blobs off) to a blob; verify passes and the resumed run's model input is byte-identical (strict replay)", async () => {
@@ -134,7 +161,7 @@ describe("tapedeck storage", () => {
       .split("\n")
       .find((line) => line.includes('"type":"function_call"'));
     expect(callLine).toContain('"argumentsBlob":');
-    // compact kept the tail of the rewritten bytes (what the resume restores), not the old ones.
+    // compact kept the tail of the rewritten bytes (what the resume continues), not the old ones.
     const tailPath = path.join(workspace.home, "tails", `${sessionId}.json`);
     expect(JSON.parse(readFileSync(tailPath, "utf8")).size).toBe(size);
     expect(await cli(["sessions", "verify", "--all"])).toMatchObject({ code: 0 });
@@ -147,7 +174,7 @@ describe("tapedeck storage", () => {
     expect(server?.failures()).toEqual([]);
     server?.assertAllConsumed();
     expect(await cli(["sessions", "verify", sessionId])).toMatchObject({ code: 0 });
-    expect(JSON.parse(readFileSync(tailPath, "utf8")).size).toBe(statSync(logPath).size);
+    expect(JSON.parse(readFileSync(tailPath, "utf8")).size).toBe(store.entry(sessionId)?.size);
   });
 
   it("a second write that edits a few lines of the first is stored as a delta by compact; export, verify and the resumed run's model input (strict replay) see the exact bytes", async () => {

@@ -166,7 +166,10 @@ export function coldCatalogEntry(path: string, sessionId: string): LogEntry | nu
   const segment = fs.statSync(segmentPathOf(coldPathOf(path), found.size), {
     throwIfNoEntry: false,
   });
-  const grown = segment?.isFile() === true && segment.mtimeMs > found.stat.mtimeMs;
+  // An empty one (a writer that appended nothing) changes nothing: not even the time, which an
+  // index would take for a change in place.
+  const grown =
+    segment?.isFile() === true && segment.size > 0 && segment.mtimeMs > found.stat.mtimeMs;
   const base = {
     sessionId,
     size: asLogOffset(found.size + (segment?.isFile() === true ? segment.size : 0)),
