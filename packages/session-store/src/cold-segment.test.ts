@@ -97,6 +97,14 @@ describe("a cold log's plain segment", () => {
     expect(reader.readAt(plain.length - 5, 10)).toBeNull();
     reader.close();
 
+    // A writer continued from its kept tail reads its whole session through both when asked.
+    const writer = await store.openWriter(sessionId);
+    expect(writer.session.events).toEqual(session.events);
+    await writer.close();
+    const loading = await store.openWriter(sessionId);
+    expect((await loading.loadSession()).events).toEqual(session.events);
+    await loading.close();
+
     // A fork of the cold parent with a segment reads its prefix through both.
     const fork = await store.fork(sessionId);
     expect(
@@ -111,6 +119,21 @@ describe("a cold log's plain segment", () => {
       segment.length + fs.statSync(store.pathOf(fork.sessionId)).size,
     );
     expect(await usage("compressed logs")).toBe(zst.bytes.length);
+  });
+
+  it("the folder watch reports an append to a cold log's segment as its session's change", async () => {
+    const sessionId = await compacted(1);
+    await turn(sessionId, "segment made");
+    const seen: (string | null)[] = [];
+    const stop = store.watch((id) => seen.push(id));
+    expect(stop).not.toBeNull();
+    try {
+      const run = drafts(uuidv7());
+      await store.append(sessionId, [run.start(true), run.user("watched"), run.end()]);
+      await expect.poll(() => seen, { timeout: 5000 }).toContain(sessionId);
+    } finally {
+      stop?.();
+    }
   });
 
   it("compact folds the segment into a new .zst (dry run first), and the next writer starts a new segment", async () => {
