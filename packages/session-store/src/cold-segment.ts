@@ -11,9 +11,8 @@
 import * as fs from "node:fs";
 import { sha256Hex } from "./blob-store";
 import { coldPathOf } from "./cold-read";
-import { type ColdLogStream, openColdStream } from "./cold-stream";
-import { hasErrorCode } from "./fs-util";
-import { HASHED_BYTES, type TailedLog } from "./kept-tail";
+import { type ColdLogStream, openColdStream, openRegularFile } from "./cold-stream";
+import { HASHED_BYTES, lastBytes, type TailedLog } from "./kept-tail";
 
 const segmentPattern =
   /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl\.zst\.(\d+)\.seg$/;
@@ -30,27 +29,6 @@ export function parseSegmentName(name: string): { sessionId: string; base: numbe
   const base = Number(match[2]);
   if (!Number.isSafeInteger(base)) return undefined;
   return { sessionId: match[1] as string, base };
-}
-
-// O_NOFOLLOW: a link is never followed; O_NONBLOCK: a FIFO never waited on.
-const readFlags = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
-
-/** Opens a regular file read-only; `undefined` when it is absent or not a regular file. */
-function openRegular(path: string): number | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(path, readFlags);
-  } catch (error) {
-    if (["ENOENT", "ENOTDIR", "ELOOP", "ENXIO"].some((code) => hasErrorCode(error, code))) {
-      return undefined;
-    }
-    throw error;
-  }
-  if (!fs.fstatSync(fd).isFile()) {
-    fs.closeSync(fd);
-    return undefined;
-  }
-  return fd;
 }
 
 /**
@@ -110,7 +88,7 @@ export function openSegmentedLog(path: string, sessionId: string): SegmentedLog 
   if (cold === undefined) return undefined;
   let segment: number | undefined;
   try {
-    segment = openRegular(segmentPathOf(coldPath, cold.size));
+    segment = openRegularFile(segmentPathOf(coldPath, cold.size));
   } catch (error) {
     cold.close();
     throw error;
@@ -120,26 +98,13 @@ export function openSegmentedLog(path: string, sessionId: string): SegmentedLog 
 
 /** The bytes of the segment of cold log `coldPath` at `base`; empty when there is none. */
 export function readSegment(coldPath: string, base: number): Buffer {
-  const fd = openRegular(segmentPathOf(coldPath, base));
+  const fd = openRegularFile(segmentPathOf(coldPath, base));
   if (fd === undefined) return Buffer.alloc(0);
   try {
     return fs.readFileSync(fd);
   } finally {
     fs.closeSync(fd);
   }
-}
-
-/** The last {@link HASHED_BYTES} (at most) of the `size` bytes of the file open as `fd`. */
-function lastBytes(fd: number, size: number): Buffer {
-  const from = Math.max(0, size - HASHED_BYTES);
-  const bytes = Buffer.allocUnsafe(size - from);
-  let read = 0;
-  while (read < bytes.length) {
-    const got = fs.readSync(fd, bytes, read, bytes.length - read, from + read);
-    if (got === 0) break;
-    read += got;
-  }
-  return bytes.subarray(0, read);
 }
 
 /**
@@ -171,7 +136,7 @@ export function segmentedTailed(coldPath: string, base: number, segmentFd: numbe
   let zst: { size: number; tail: Buffer } | undefined;
   const zstPart = () => {
     if (zst === undefined) {
-      const fd = fs.openSync(coldPath, readFlags);
+      const fd = fs.openSync(coldPath, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
       try {
         const size = fs.fstatSync(fd).size;
         zst = { size, tail: lastBytes(fd, size) };

@@ -320,9 +320,18 @@ const coldFlags = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants
  * @throws EventLogCorruptError `COLD_LOG_CORRUPT` when its frame headers cannot be read.
  */
 export function openColdStream(coldPath: string, sessionId: string): ColdLogStream | undefined {
+  const fd = openRegularFile(coldPath);
+  return fd === undefined ? undefined : ColdLogStream.fromDescriptor(fd, coldPath, sessionId);
+}
+
+/**
+ * Opens `path` read-only, never following a link nor waiting at a FIFO; `undefined` when it is
+ * absent or not a regular file.
+ */
+export function openRegularFile(path: string): number | undefined {
   let fd: number;
   try {
-    fd = fs.openSync(coldPath, coldFlags);
+    fd = fs.openSync(path, coldFlags);
   } catch (error) {
     if (["ENOENT", "ENOTDIR", "ELOOP", "ENXIO"].some((code) => hasErrorCode(error, code))) {
       return undefined;
@@ -333,7 +342,7 @@ export function openColdStream(coldPath: string, sessionId: string): ColdLogStre
     fs.closeSync(fd);
     return undefined;
   }
-  return ColdLogStream.fromDescriptor(fd, coldPath, sessionId);
+  return fd;
 }
 
 /** The `COLD_LOG_CORRUPT` error of compressed log `path`. */

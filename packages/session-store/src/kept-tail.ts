@@ -63,6 +63,11 @@ export function plainTailed(fd: number): TailedLog {
 
 /** sha256 of the bytes `[size - HASHED_BYTES, size)` of the file open as `fd`. */
 function hashBefore(fd: number, size: number): string {
+  return sha256Hex(lastBytes(fd, size));
+}
+
+/** The bytes `[size - HASHED_BYTES, size)` of the file open as `fd` (fewer if it is shorter). */
+export function lastBytes(fd: number, size: number): Buffer {
   const from = Math.max(0, size - HASHED_BYTES);
   const bytes = Buffer.allocUnsafe(size - from);
   let read = 0;
@@ -71,7 +76,7 @@ function hashBefore(fd: number, size: number): string {
     if (got === 0) break;
     read += got;
   }
-  return sha256Hex(bytes.subarray(0, read));
+  return bytes.subarray(0, read);
 }
 
 /**

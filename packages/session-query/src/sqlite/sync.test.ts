@@ -60,6 +60,26 @@ describe("SQLite index maintenance", () => {
     expect((await engine.listSessions(all)).items[0]?.eventCount).toBe(6);
   });
 
+  it("a cold (compressed) log resumed: only the events its segment added are ingested", async () => {
+    const log = eventLogBuilder().turn().user("first words").end();
+    write(log.header, log.events);
+    expect((await store().compact(log.header.sessionId)).action).toBe("compressed");
+    expect(await engine.sync()).toMatchObject({ sessionsAdded: 1, eventsIndexed: 3 });
+    const before = log.events.length;
+    log.turn().user("second words").end();
+    // A writer leaves the .zst as it is and appends to a segment beside it: the log's size grows
+    // with the .zst's inode kept, so the index reads on from where it stopped.
+    await store().append(log.header.sessionId, log.events.slice(before));
+    expect(await engine.sync()).toMatchObject({
+      sessionsAdded: 0,
+      sessionsUpdated: 1,
+      eventsIndexed: 3,
+    });
+    const hits = await engine.searchEvents(all, { text: "words", order: "oldest" });
+    expect(hits.items.map((hit) => hit.event.seq)).toEqual([2, 5]);
+    expect((await engine.listSessions(all)).items[0]?.eventCount).toBe(6);
+  });
+
   it("sees a log changed without a journal record at a full sync (the journal is a hint)", async () => {
     const log = eventLogBuilder().turn().user("first words").end();
     write(log.header, log.events);
