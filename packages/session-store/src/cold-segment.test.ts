@@ -146,7 +146,12 @@ describe("a cold log's plain segment", () => {
     expect(names()).toHaveLength(2);
     expect((await store.compact(sessionId, { olderThanMs: 60_000 })).action).toBe("recent");
     const folded = await store.compact(sessionId);
-    expect(folded).toMatchObject({ action: "compressed", after: dry.after });
+    expect(folded.action).toBe("compressed");
+    // The dry run's estimate compresses the segment alone (no decompression of the .zst): at
+    // least what the fold reached with the .zst's context, less than the bytes before.
+    expect(dry.before).toBe(folded.before);
+    expect(dry.after).toBeGreaterThanOrEqual(folded.after - 64);
+    expect(dry.after).toBeLessThan(dry.before);
     expect(names()).toEqual([`${sessionId}.jsonl.zst`]);
     expect(store.entry(sessionId)!.size).toBe(size);
     expect((await store.readSession(sessionId)).events).toEqual(session.events);

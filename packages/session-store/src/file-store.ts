@@ -78,6 +78,7 @@ import type {
 import { moveTornTail, moveToTrash, sidecarPathOf } from "./set-aside";
 import { emptyTrash, type StoreStorageKind, storeStorageKinds } from "./storage-kinds";
 import { FileSessionWriter, type KeptTailSession } from "./writer";
+import { compressBytes } from "./zstd";
 
 /** The agent written into new headers when the options name none. */
 export const defaultAgent = { name: "tapedeck", version: "0.1.0" } as const;
@@ -533,12 +534,14 @@ class FileSessionStore implements SessionStore {
       return { plain, moved: movePayloads(plain, this.threshold, target.base) };
     };
     if (options.dryRun) {
-      const { moved } = joined();
+      // An estimate that reads the segment only (`tapedeck storage` asks for every session): the
+      // `.zst` as it is, plus the segment compressed on its own.
+      const moved = movePayloads(readSegment(coldPath, target.base), this.threshold, 0);
       return {
         ...none,
         action: "compressed",
         before: zstBytes + segment.size,
-        after: compressLog(moved.bytes).length + estimateMoved(moved, this.blobs),
+        after: zstBytes + compressBytes(moved.bytes).length + estimateMoved(moved, this.blobs),
       };
     }
     const lock = this.compactLock(sessionId);
