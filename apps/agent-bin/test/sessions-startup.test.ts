@@ -49,7 +49,9 @@ afterEach(async () => {
  * after) the store's blob fsyncs at the turn's end and the unfinished-turn blob rule (≈ 4 KB),
  * then streamed cold reads and a kept-tail writer's asynchronous loadSession (≈ 9 KB), then delta
  * blobs (measured: 540.0 KB before, 546.2 KB after: reading the delta format and `compact`'s
- * planner, which the store's chunk holds). The store is one chunk with the reading commands' code. The agent and the model clients alone add
+ * planner, which the store's chunk holds), then the plain segment beside a cold log that every
+ * reader joins and a listing sizes (≈ 2 KB, measured: LISTMEASURED KB after). The store is one
+ * chunk with the reading commands' code. The agent and the model clients alone add
  * ≈ 100 KB, so the budget still catches them; the time this costs is the `sessions list` row of
  * the speed bench.
  */
@@ -102,9 +104,10 @@ function writeSecondLog(): void {
 /**
  * Bytes of `fresh-search.cjs`, the bundle `sessions search` runs on a fresh index (≈ 120 KB: the
  * index's query path, the journal reader, `zod/mini`'s checks, better-sqlite3's JavaScript). Zod's
- * classic API or its whole core would add ≈ 215–290 KB.
+ * classic API or its whole core would add ≈ 215–290 KB. 150.7 KB with a cold log's segment joined
+ * by the snippet reader and the folder watch (≈ 1 KB: `SegmentedLog`, its name's parser).
  */
-const FRESH_SEARCH_BUDGET = 150_000;
+const FRESH_SEARCH_BUDGET = 152_000;
 
 /** A file of the bundle holding zod's classic API (its `ZodType`'s `superRefine` method). */
 function holdsZodClassic(file: string): boolean {

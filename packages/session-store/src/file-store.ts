@@ -27,7 +27,7 @@ import {
   openForAppend,
   readColdLog,
 } from "./cold-log";
-import { readSegment, segmentedHash, segmentedTailed, zstTailOf } from "./cold-segment";
+import { readSegment } from "./cold-segment";
 import { InvalidOffsetError, SessionHasForksError } from "./errors";
 import { removeFile } from "./fs-util";
 import {
@@ -35,9 +35,12 @@ import {
   keepTailOfHash,
   plainTailed,
   readKeptTail,
+  segmentedHash,
+  segmentedTailed,
   type TailedLog,
   TailTarget,
   tailsDirOf,
+  zstTailOf,
 } from "./kept-tail";
 import { keptTailsKind } from "./kept-tails-kind";
 import { LeftoverTemps } from "./leftover-temps";

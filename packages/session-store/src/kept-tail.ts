@@ -236,3 +236,51 @@ function restore(snapshot: InvariantSnapshot): InvariantState {
   if (state === null) throw new TapedeckError("BAD_KEPT_TAIL", "a kept tail's state is not one");
   return state;
 }
+
+/**
+ * What a kept tail checks of a cold log and its segment, without decompressing: the `.zst` is
+ * immutable, so its compressed size and the hash of its last compressed bytes stand for its plain
+ * bytes; the segment is checked like a plain log (its last bytes). `zstTail`: the `.zst`'s last
+ * {@link HASHED_BYTES} bytes (at most); `segmentTail`: the segment's.
+ */
+export function segmentedHash(
+  zstSize: number,
+  zstTail: Uint8Array,
+  segmentTail: Uint8Array,
+): string {
+  return sha256Hex(
+    Buffer.from(`cold ${zstSize} ${sha256Hex(zstTail)} ${sha256Hex(segmentTail)}`, "utf8"),
+  );
+}
+
+/** The last compressed bytes hashed of a `.zst` whose bytes are `compressed`. */
+export function zstTailOf(compressed: Uint8Array): Uint8Array {
+  return compressed.subarray(Math.max(0, compressed.length - HASHED_BYTES));
+}
+
+/**
+ * The {@link TailedLog} of a cold log: its `.zst` (`coldPath`, `base` plain bytes) and the segment
+ * open as `segmentFd` (a writer's). The `.zst` is read at most once (its last bytes).
+ */
+export function segmentedTailed(coldPath: string, base: number, segmentFd: number): TailedLog {
+  let zst: { size: number; tail: Buffer } | undefined;
+  const zstPart = () => {
+    if (zst === undefined) {
+      const fd = fs.openSync(coldPath, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+      try {
+        const size = fs.fstatSync(fd).size;
+        zst = { size, tail: lastBytes(fd, size) };
+      } finally {
+        fs.closeSync(fd);
+      }
+    }
+    return zst;
+  };
+  return {
+    size: () => base + fs.fstatSync(segmentFd).size,
+    hash: (size) => {
+      const { size: zstSize, tail } = zstPart();
+      return segmentedHash(zstSize, tail, lastBytes(segmentFd, size - base));
+    },
+  };
+}
