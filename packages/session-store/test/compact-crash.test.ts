@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { EventLogCorruptError, type Session } from "@tapedeck/session";
 import { describe, expect, it } from "vitest";
 import { BlobStore } from "../src/blob-store";
+import { decompressBytes } from "../src/zstd";
 import { childHome, spawnChild } from "./child-process";
 import { drafts } from "./helpers";
 
@@ -26,6 +28,25 @@ async function digests(sessionId: string): Promise<Map<number, string>> {
     );
   }
   return found;
+}
+
+/**
+ * The session read after a kill. A kill inside an append's `write()` of a line longer than a page
+ * (a blob's reference carries a 2,000-character preview) can leave part of it: a torn tail, never
+ * acknowledged, which must lie after the compressed bytes (compact and a fold never tear) and is
+ * moved aside by `repair`, as `resumeSession` does.
+ */
+async function readWhole(sessionId: string): Promise<Session> {
+  try {
+    return await home.store.readSession(sessionId);
+  } catch (error) {
+    if (!EventLogCorruptError.isInstance(error) || error.code !== "TORN_TAIL") throw error;
+    const cold = `${home.store.pathOf(sessionId)}.zst`;
+    const base = existsSync(cold) ? decompressBytes(readFileSync(cold)).length : 0;
+    expect(error.offset).toBeGreaterThanOrEqual(base);
+    expect((await home.store.repair(sessionId)).action).toBe("moved-torn-tail");
+    return home.store.readSession(sessionId);
+  }
 }
 
 describe("crash safety of compact", () => {
@@ -53,8 +74,9 @@ describe("crash safety of compact", () => {
           const match = /^ok (\d+) ([0-9a-f]+)$/.exec(line);
           if (match) resolved.set(Number(match[1]), match[2]!);
         }
-        // Plain, compressed or both (the same bytes): the log reads whole, never torn.
-        const session = await home.store.readSession(sessionId);
+        // Plain, compressed or both (the same bytes): the log reads whole; only an append's line
+        // may be torn (below).
+        const session = await readWhole(sessionId);
         const onDisk = await digests(sessionId);
         for (const [seq, digest] of resolved) {
           if (onDisk.get(seq) !== digest) {
@@ -69,8 +91,8 @@ describe("crash safety of compact", () => {
       expect((await home.store.compact(sessionId)).action).toBe("compressed");
       const plainLogs = home.store.storageKinds().find((kind) => kind.kind === "plain logs");
       await plainLogs?.reclaim(new Set([sessionId]), { dryRun: false });
-      const names = readdirSync(`${home.temp.home}/sessions`).filter((name) =>
-        name.startsWith(sessionId),
+      const names = readdirSync(`${home.temp.home}/sessions`).filter(
+        (name) => name.startsWith(sessionId) && !name.includes(".torn-"),
       );
       expect(names).toEqual([`${sessionId}.jsonl.zst`]);
       const onDisk = await digests(sessionId);
