@@ -21,7 +21,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { deflateSync } from "node:zlib";
 import { type BenchRow, isolateBenchTmpdir, percentile, printTable, time } from "@tapedeck/bench";
-import { applyRestore, openCheckpointStore, planRestore } from "../src/index";
+import { applyRestore, type CheckpointStore, openCheckpointStore, planRestore } from "../src/index";
 
 const FILES = Number(process.env.TAPEDECK_BENCH_CHECKPOINT_FILES ?? 20_000);
 const RUNS = Number(process.env.TAPEDECK_BENCH_CHECKPOINT_RUNS ?? 30);
@@ -51,6 +51,16 @@ function folderBytes(dir: string, allocated = false): number {
     }
   }
   return bytes;
+}
+
+/**
+ * What a store keeps per checkpoint: its objects folder plus the light-checkpoint record file
+ * (the private index is rewritten in place, not grown, and was never counted).
+ */
+function storeBytes(store: CheckpointStore, allocated = false): number {
+  const records = statSync(path.join(store.dir, "light-checkpoints"), { throwIfNoEntry: false });
+  const recordBytes = records === undefined ? 0 : allocated ? records.blocks * 512 : records.size;
+  return folderBytes(path.join(store.place.gitDir, "objects"), allocated) + recordBytes;
 }
 
 /** A repository of `count` small source-like files in nested folders, committed. */
@@ -132,11 +142,10 @@ async function measureRepo(
   const scratch = path.join(tmp, `scratch-${label}`);
   git(tmp, ["init", "-q", "--bare", scratch]);
   let compressed = 0;
-  const objectsDir = path.join(store.place.gitDir, "objects");
   // Packed as reclaim's gc leaves a store, before and after: what a checkpoint costs once packed.
   const gc = () => git(tmp, [`--git-dir=${store.place.gitDir}`, "gc", "--quiet", "--prune=now"]);
   gc();
-  const packedBefore = folderBytes(objectsDir);
+  const packedBefore = storeBytes(store);
   const engine: number[] = [];
   const baseline: number[] = [];
   for (let round = 1; round <= RUNS; round += 1) {
@@ -152,7 +161,7 @@ async function measureRepo(
   const monitoredReport = monitored?.report(engine);
   await monitored?.store.close();
   gc();
-  const packed = folderBytes(objectsDir) - packedBefore;
+  const packed = storeBytes(store) - packedBefore;
   const paired = pairedRatio(engine, baseline);
   engine.sort((a, b) => a - b);
   baseline.sort((a, b) => a - b);
@@ -220,17 +229,16 @@ async function measureSteadyDisk(root: string, files: readonly string[]) {
   const store = await openCheckpointStore({ home: path.join(tmp, "home-disk"), cwd: root });
   const ref = "refs/tapedeck/sessions/disk";
   let previous = (await store.take({ ref })).id;
-  const objectsDir = path.join(store.place.gitDir, "objects");
-  const bytesBefore = folderBytes(objectsDir);
-  const blocksBefore = folderBytes(objectsDir, true);
+  const bytesBefore = storeBytes(store);
+  const blocksBefore = storeBytes(store, true);
   let compressed = 0;
   for (let round = 1; round <= DISK_RUNS; round += 1) {
     compressed += changeFiles(root, files, 10, 20_000 + round);
     previous = (await store.take({ ref, previous })).id;
   }
   return {
-    bytes: (folderBytes(objectsDir) - bytesBefore) / DISK_RUNS,
-    blocks: (folderBytes(objectsDir, true) - blocksBefore) / DISK_RUNS,
+    bytes: (storeBytes(store) - bytesBefore) / DISK_RUNS,
+    blocks: (storeBytes(store, true) - blocksBefore) / DISK_RUNS,
     compressed: compressed / DISK_RUNS,
   };
 }

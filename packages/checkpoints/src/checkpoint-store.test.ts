@@ -206,7 +206,8 @@ describe("CheckpointStore", () => {
 
   it("packs its loose objects once there are many: git reads them back, restores still work", async () => {
     const { home, root } = repo();
-    const store = await openCheckpointStore({ home, cwd: root });
+    // full checkpoints (a session's first in a process, a rewind's undo) write trees and blobs
+    const store = await openCheckpointStore({ home, cwd: root, light: false });
     const ref = "refs/tapedeck/sessions/s1";
     const first = await store.take({ ref });
     mkdirSync(path.join(root, "many"));
@@ -236,7 +237,8 @@ describe("CheckpointStore", () => {
 
   it("writes commits and refs git itself reads back: fsck clean, parents chained, ref moved", async () => {
     const { home, root } = repo();
-    const store = await openCheckpointStore({ home, cwd: root });
+    // full checkpoints only (a session's first in a process, a rewind's undo)
+    const store = await openCheckpointStore({ home, cwd: root, light: false });
     const ref = "refs/tapedeck/sessions/s1";
     const first = await store.take({ ref });
     writeFileSync(path.join(root, "a.txt"), "checked by git\n");

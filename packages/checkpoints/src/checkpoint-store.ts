@@ -1,11 +1,38 @@
 import { existsSync } from "node:fs";
-import { copyFile, lstat, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import {
+  copyFile,
+  lstat,
+  mkdir,
+  readFile,
+  readlink,
+  rename,
+  rm,
+  writeFile,
+} from "node:fs/promises";
 import path from "node:path";
 import type { CheckpointChange, CheckpointRecord } from "@tapedeck/session";
 import { CheckpointError } from "./errors";
 import { FsMonitor, type FsMonitorOptions, type MonitorAnswer } from "./fs-monitor";
-import { type GitPlace, runGit } from "./git";
+import { type GitPlace, runGit, splitNul } from "./git";
 import { keepBorrowedObjects } from "./keep-borrowed";
+import {
+  buildTree,
+  type CumulativeEntry,
+  chainOf,
+  changesOf,
+  cumulativeOf,
+  entriesOf,
+  foldChain,
+  type LightChain,
+  stepsBetween,
+} from "./light-checkpoints";
+import {
+  appendLightRecord,
+  encodeLightRecord,
+  isLightId,
+  type LightRecords,
+  readLightRecords,
+} from "./light-records";
 import { listChanged, pointHead } from "./list-changed";
 import { checkpointCommitBody, setRef, writeLooseObject } from "./loose-objects";
 import { packLooseObjects, tooManyLooseObjects } from "./pack-objects";
@@ -37,6 +64,12 @@ export interface OpenCheckpointStoreOptions {
   /** Default {@link DEFAULT_MAX_FILES}. */
   maxFiles?: number;
   /**
+   * Light checkpoints (default true; `TAPEDECK_CHECKPOINT_LIGHT=off` turns them off): after a
+   * session's first (full) checkpoint in this store object, the next ones are records of the
+   * changed files appended to `<store>/light-checkpoints`, their trees built when read.
+   */
+  light?: boolean;
+  /**
    * Watch the workspace (inotify) so each checkpoint's `git status` looks only at what changed
    * (`fs-monitor.ts`); `true` or the monitor's options. For a process that takes several
    * checkpoints (a run); call {@link CheckpointStore.close} when done. Default: no monitor.
@@ -46,10 +79,10 @@ export interface OpenCheckpointStoreOptions {
 
 /** A checkpoint just taken. */
 export interface TakenCheckpoint {
-  /** Commit id in the private store. */
+  /** Commit id in the private store, or a light checkpoint's id (`lc-…`). */
   id: string;
-  /** Its tree id. */
-  tree: string;
+  /** Its tree id (a full checkpoint; a light one's tree is built when read: {@link CheckpointStore.treeOf}). */
+  tree?: string;
   /** Every change since `previous` (empty without one). */
   changes: TreeChange[];
   /** Files left out for their size. */
@@ -100,6 +133,12 @@ export class CheckpointStore {
   private readonly home: string;
   /** The tree the last checkpoint of this store object wrote (what the index holds since). */
   private lastTree: string | undefined;
+  /** The last checkpoint this store object took (full or light). */
+  private lastTaken: string | undefined;
+  /** Whether checkpoints after a session's first are light. */
+  private readonly light: boolean;
+  /** Each session's chain of light checkpoints, by ref. */
+  private readonly chains = new Map<string, LightChain>();
   /** The file-system monitor, when {@link OpenCheckpointStoreOptions.monitor} asked for one. */
   monitor: FsMonitor | undefined;
 
@@ -107,9 +146,10 @@ export class CheckpointStore {
   constructor(
     workspace: CheckpointWorkspace,
     dir: string,
-    options: { maxFileBytes: number; maxFiles: number; home: string },
+    options: { maxFileBytes: number; maxFiles: number; home: string; light?: boolean },
   ) {
     this.home = options.home;
+    this.light = options.light ?? true;
     this.workspace = workspace;
     this.dir = dir;
     this.place = {
@@ -201,9 +241,120 @@ export class CheckpointStore {
     only: readonly string[] | undefined,
     exact = false,
   ): Promise<{ taken: TakenCheckpoint; compared: TreeChange[][] }> {
+    const chain = this.chains.get(options.ref);
+    let repair: string[] = [];
+    if (chain !== undefined && compare.length === 0 && options.previous === chain.last) {
+      const light = await this.takeLight(options.ref, chain, only, exact);
+      if ("taken" in light) return { taken: light.taken, compared: [] };
+      // a file changed while it was read: a full checkpoint records it again
+      repair = light.repair;
+    }
+    return this.takeFull(options, compare, only, exact, repair);
+  }
+
+  /**
+   * A light checkpoint: git records the listed files in the index without writing objects
+   * (`--info-only`), `diff-index --cached` against the chain's base tree gives the state now, and
+   * the paths that differ from the chain's last checkpoint are appended as one record with their
+   * contents. `repair` instead when a file's bytes no longer match what git hashed.
+   */
+  private async takeLight(
+    ref: string,
+    chain: LightChain,
+    only: readonly string[] | undefined,
+    exact: boolean,
+  ): Promise<{ taken: TakenCheckpoint } | { repair: string[] }> {
+    if (only?.length === 0 && this.lastTaken === chain.last) {
+      return { taken: { id: chain.last, changes: [], omitted: [] } };
+    }
+    const recorded =
+      exact && only !== undefined && only.length > 0 ? await this.updateTracked(only, true) : false;
+    const omitted = recorded ? [] : await this.listAndRecord(only, [], true);
+    const cumulative = cumulativeOf(await indexChanges(this.place, chain.baseTree, false));
+    const steps = stepsBetween(chain.cumulative, cumulative);
+    this.lastTree = undefined;
+    if (steps.length === 0) {
+      chain.cumulative = cumulative;
+      this.lastTaken = chain.last;
+      return { taken: { id: chain.last, changes: [], omitted } };
+    }
+    const read = await entriesOf(this.place.gitDir, this.workspace.root, steps);
+    if ("mismatched" in read) {
+      return { repair: [...new Set([...read.mismatched, ...cumulative.keys()])] };
+    }
+    const { id, frame } = encodeLightRecord({
+      parent: chain.last,
+      base: chain.base,
+      ref,
+      entries: read.entries,
+    });
+    await appendLightRecord(this.dir, frame);
+    chain.last = id;
+    chain.cumulative = cumulative;
+    this.lastTaken = id;
+    return { taken: { id, changes: changesOf(steps), omitted } };
+  }
+
+  /**
+   * The paths the private index may hold without their objects (recorded `--info-only` by light
+   * checkpoints): this process's chains, and the chain of `previous` when it is a light
+   * checkpoint of another process. A full checkpoint records them again, writing the objects.
+   */
+  private async pathsToRepair(previous: string | undefined): Promise<Map<string, number>> {
+    const paths = new Map<string, number>();
+    for (const chain of this.chains.values()) {
+      for (const file of chain.cumulative.keys()) paths.set(file, chain.baseTree.length);
+    }
+    if (previous !== undefined && isLightId(previous)) {
+      const read = await this.lightRecords();
+      const found = (() => {
+        try {
+          return chainOf(previous, read, this.dir);
+        } catch {
+          return undefined;
+        }
+      })();
+      for (const record of found?.records ?? []) {
+        for (const entry of record.entries) paths.set(entry.path, record.base.length);
+      }
+    }
+    return paths;
+  }
+
+  /** Writes the blob of each path's file (a symlink's target) as a loose object. */
+  private async writeBlobsOf(paths: ReadonlyMap<string, number>): Promise<void> {
+    await Promise.all(
+      [...paths].map(async ([file, idLength]) => {
+        const full = path.join(this.workspace.root, file);
+        const info = await lstat(full).catch(() => undefined);
+        if (info === undefined || (!info.isFile() && !info.isSymbolicLink())) return;
+        if (info.size > this.maxFileBytes) return;
+        const content = info.isSymbolicLink()
+          ? await readlink(full, { encoding: "buffer" }).catch(() => undefined)
+          : await readFile(full).catch(() => undefined);
+        if (content !== undefined) {
+          await writeLooseObject(this.place.gitDir, "blob", content, idLength);
+        }
+      }),
+    );
+  }
+
+  /** A full checkpoint: the index's tree written, a commit, the session's ref moved. */
+  private async takeFull(
+    options: { ref: string; previous?: string },
+    compare: readonly { tree: string; reverse: boolean }[],
+    only: readonly string[] | undefined,
+    exact: boolean,
+    extraRepair: readonly string[],
+  ): Promise<{ taken: TakenCheckpoint; compared: TreeChange[][] }> {
+    // Objects for what light checkpoints recorded --info-only; git does not hash again an entry
+    // whose stat data still matches, so the package writes them (no process).
+    if (this.light) await this.writeBlobsOf(await this.pathsToRepair(options.previous));
     // The parent's tree is looked up while git records the listed files.
     const [recorded, previousTree] = await Promise.all([
-      exact && only !== undefined && only.length > 0 ? this.updateTracked(only) : false,
+      extraRepair.length === 0 && exact && only !== undefined && only.length > 0
+        ? this.updateTracked(only)
+        : false,
       options.previous === undefined ? undefined : this.treeOf(options.previous),
     ]);
     const previous = previousTree === undefined ? undefined : options.previous;
@@ -212,6 +363,7 @@ export class CheckpointStore {
     // the parent is the checkpoint, with no git process at all.
     if (
       only?.length === 0 &&
+      extraRepair.length === 0 &&
       compare.length === 0 &&
       previous !== undefined &&
       previousTree !== undefined &&
@@ -221,24 +373,38 @@ export class CheckpointStore {
         setRef(this.place, options.ref, previous),
         pointHead(this.place.gitDir, previous),
       ]);
+      this.lastTaken = previous;
       return {
         taken: { id: previous, tree: previousTree, changes: [], omitted: [] },
         compared: [],
       };
     }
-    const omitted = recorded ? [] : await this.listAndRecord(only);
+    const omitted = recorded ? [] : await this.listAndRecord(only, extraRepair);
     // The tree and the changes against the parent's tree are both read from the new index.
-    const [written, changes, ...compared] = await Promise.all([
-      runGit(this.place, ["write-tree"]),
-      previousTree === undefined ? [] : indexChanges(this.place, previousTree, true),
-      ...compare.map((entry) => indexChanges(this.place, entry.tree, false, entry.reverse)),
-    ]);
+    const readIndex = () =>
+      Promise.all([
+        runGit(this.place, ["write-tree"]),
+        previousTree === undefined ? [] : indexChanges(this.place, previousTree, true),
+        ...compare.map((entry) => indexChanges(this.place, entry.tree, false, entry.reverse)),
+      ]);
+    const [written, changes, ...compared] = await readIndex().catch(async (error: unknown) => {
+      // An entry whose object is missing (recorded --info-only by a light checkpoint this process
+      // does not know of): every such path is recorded again, then the index read again.
+      if (!this.light || !CheckpointError.isInstance(error) || error.code !== "GIT_FAILED") {
+        throw error;
+      }
+      await this.repairIndex();
+      return readIndex();
+    });
     const tree = written.stdout.toString("utf8").trim();
+    // A full checkpoint's parent is a commit: a light previous's base.
+    const parent =
+      previous !== undefined && isLightId(previous) ? await this.baseOf(previous) : previous;
     let id: string;
-    if (previous !== undefined && previousTree === tree) {
+    if (previous !== undefined && previousTree === tree && !isLightId(previous)) {
       id = previous;
     } else {
-      const body = checkpointCommitBody(tree, previous, new Date());
+      const body = checkpointCommitBody(tree, parent, new Date());
       id = await writeLooseObject(this.place.gitDir, "commit", body, tree.length);
     }
     const [, , crowded] = await Promise.all([
@@ -252,16 +418,70 @@ export class CheckpointStore {
     if (crowded) await packLooseObjects(this.place);
     this.trees.set(id, tree);
     this.lastTree = tree;
+    this.lastTaken = id;
+    if (this.light) {
+      this.chains.set(options.ref, { base: id, baseTree: tree, last: id, cumulative: new Map() });
+    }
     return { taken: { id, tree, changes, omitted }, compared };
+  }
+
+  /**
+   * Records again every index entry whose object the store lacks (`ls-files -s` checked with
+   * `cat-file --batch-check`): the fallback when a full checkpoint's `write-tree` fails.
+   */
+  private async repairIndex(): Promise<void> {
+    const listed = splitNul((await runGit(this.place, ["ls-files", "-s", "-z"])).stdout);
+    const entries = listed
+      .map((line) => {
+        const [meta = "", file = ""] = line.split("\t");
+        const [mode = "", oid = ""] = meta.split(" ");
+        return { mode, oid, file };
+      })
+      .filter((entry) => entry.mode !== "160000" && entry.file !== "");
+    if (entries.length === 0) return;
+    const checked = await runGit(this.place, ["cat-file", "--batch-check"], {
+      input: `${entries.map((entry) => entry.oid).join("\n")}\n`,
+    });
+    const missing = new Set(
+      checked.stdout
+        .toString("utf8")
+        .split("\n")
+        .filter((line) => line.endsWith(" missing"))
+        .map((line) => line.split(" ")[0]),
+    );
+    const paths = entries.filter((entry) => missing.has(entry.oid)).map((entry) => entry.file);
+    if (paths.length === 0) return;
+    // Dropped, then added again: git hashes them now (it skips an entry whose stat matches).
+    await this.withIndexLock(() =>
+      runGit(this.place, ["update-index", "-z", "--force-remove", "--stdin"], {
+        input: `${paths.join("\0")}\0`,
+      }),
+    );
+    await this.listAndRecord([], paths);
+  }
+
+  /** The base (a commit) of light checkpoint `id`. */
+  private async baseOf(id: string): Promise<string> {
+    return chainOf(id, await this.lightRecords(), this.dir).base;
+  }
+
+  /** The store's light records (read again when the file changed). */
+  private async lightRecords(): Promise<LightRecords> {
+    return readLightRecords(this.dir);
   }
 
   /**
    * Asks `git status` what changed (everything, or under `only`), records it in the private index
    * and returns the files left out for their size.
    */
-  private async listAndRecord(only: readonly string[] | undefined) {
-    const { add, omitted } = await this.sortBySize(await listChanged(this.place, only));
-    await this.updateIndex(add, omitted);
+  private async listAndRecord(
+    only: readonly string[] | undefined,
+    also: readonly string[] = [],
+    infoOnly = false,
+  ) {
+    const listed = only?.length === 0 ? [] : await listChanged(this.place, only);
+    const { add, omitted } = await this.sortBySize([...listed, ...also]);
+    await this.updateIndex(add, omitted, infoOnly);
     return omitted;
   }
 
@@ -272,7 +492,7 @@ export class CheckpointStore {
    * ones. A path the index does not hold (a new file, which may be ignored) makes git refuse the
    * whole batch before writing anything: false, and the caller asks `git status` as before.
    */
-  private async updateTracked(listed: readonly string[]): Promise<boolean> {
+  private async updateTracked(listed: readonly string[], infoOnly = false): Promise<boolean> {
     const paths = [...new Set(listed)];
     const plain = await Promise.all(
       paths.map((relative) =>
@@ -285,9 +505,11 @@ export class CheckpointStore {
     if (plain.includes(false)) return false;
     try {
       await this.withIndexLock(() =>
-        runGit(this.place, ["update-index", "-z", "--remove", "--stdin"], {
-          input: `${paths.join("\0")}\0`,
-        }),
+        runGit(
+          this.place,
+          ["update-index", "-z", "--remove", ...(infoOnly ? ["--info-only"] : []), "--stdin"],
+          { input: `${paths.join("\0")}\0` },
+        ),
       );
       return true;
     } catch (error) {
@@ -329,10 +551,12 @@ export class CheckpointStore {
   private async updateIndex(
     add: readonly string[],
     omitted: TakenCheckpoint["omitted"],
+    infoOnly = false,
   ): Promise<void> {
     if (add.length > 0) {
+      const flags = infoOnly ? ["--info-only"] : [];
       await this.withIndexLock(() =>
-        runGit(this.place, ["update-index", "-z", "--add", "--remove", "--stdin"], {
+        runGit(this.place, ["update-index", "-z", "--add", "--remove", ...flags, "--stdin"], {
           input: `${add.join("\0")}\0`,
         }),
       );
@@ -371,9 +595,10 @@ export class CheckpointStore {
 
   /** The tree of a checkpoint, or undefined when this store does not hold it. */
   async treeOf(id: string): Promise<string | undefined> {
-    if (!/^[0-9a-f]{40,64}$/.test(id)) return undefined;
     const cached = this.trees.get(id);
     if (cached !== undefined) return cached;
+    if (isLightId(id)) return this.lightTree(id).catch(() => undefined);
+    if (!/^[0-9a-f]{40,64}$/.test(id)) return undefined;
     const result = await runGit(this.place, ["rev-parse", "--verify", "--quiet", `${id}^{tree}`], {
       okCodes: [1, 128],
     });
@@ -383,8 +608,22 @@ export class CheckpointStore {
     return tree;
   }
 
+  /**
+   * Builds (once per process) the tree of light checkpoint `id` from its base's tree and the
+   * records of its chain. Throws `CHECKPOINT_NOT_FOUND` naming a missing or damaged record.
+   */
+  private async lightTree(id: string): Promise<string> {
+    const read = await this.lightRecords();
+    const { records, base } = chainOf(id, read, this.dir);
+    const baseTree = await this.requireTree(base);
+    const tree = await buildTree(this.place, this.dir, baseTree, foldChain(records));
+    this.trees.set(id, tree);
+    return tree;
+  }
+
   /** The tree of a checkpoint; throws `CHECKPOINT_NOT_FOUND` when this store lacks it. */
   async requireTree(id: string): Promise<string> {
+    if (isLightId(id) && !this.trees.has(id)) return this.lightTree(id);
     const tree = await this.treeOf(id);
     if (tree === undefined) {
       throw new CheckpointError(
@@ -418,6 +657,7 @@ export async function openCheckpointStore(
     maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
     maxFiles: options.maxFiles ?? DEFAULT_MAX_FILES,
     home: options.home,
+    light: options.light ?? process.env.TAPEDECK_CHECKPOINT_LIGHT !== "off",
   });
   const gitDir = store.place.gitDir;
   if (!existsSync(path.join(gitDir, "HEAD"))) {

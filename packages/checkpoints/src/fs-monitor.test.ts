@@ -200,7 +200,7 @@ describe("FsMonitor (checkpoints answered from inotify)", () => {
     expect(commands.subcommands.filter((name) => name === "update-index")).toHaveLength(1);
     const recorded = await runGit(
       store.place,
-      ["rev-parse", `${commands.result.id}:src/deep/two.ts`],
+      ["rev-parse", `${await store.requireTree(commands.result.id)}:src/deep/two.ts`],
       { bare: true },
     );
     expect(recorded.stdout.toString().trim()).toBe(blobOf("export const two = 22;\n"));
@@ -299,7 +299,8 @@ describe("FsMonitor (checkpoints answered from inotify)", () => {
     expect(after).toEqual(
       expect.objectContaining({ answer: "listed", changes: ["modified src/deep/two.ts"] }),
     );
-    const recorded = await runGit(store.place, ["rev-parse", `${after.id}:src/deep/two.ts`], {
+    const tree = await store.requireTree(after.id);
+    const recorded = await runGit(store.place, ["rev-parse", `${tree}:src/deep/two.ts`], {
       bare: true,
     });
     expect(recorded.stdout.toString().trim()).toBe(blobOf("while git runs\n"));

@@ -20,6 +20,14 @@ async function replaceFile(file: string, content: Buffer | string, mode: number)
   }
 }
 
+/** The id git gives a blob of `content` (sha1, or sha256 when `idLength` is 64). */
+export function blobId(content: Buffer, idLength: number): string {
+  return createHash(idLength === 64 ? "sha256" : "sha1")
+    .update(`blob ${content.length}\0`)
+    .update(content)
+    .digest("hex");
+}
+
 /**
  * Writes a loose object into the private store the way git does (zlib of `type size\0body`,
  * named by its hash) and returns its id: what `git commit-tree` would write, without a process.
@@ -27,11 +35,11 @@ async function replaceFile(file: string, content: Buffer | string, mode: number)
  */
 export async function writeLooseObject(
   gitDir: string,
-  type: "commit",
-  body: string,
+  type: "commit" | "blob",
+  body: string | Buffer,
   idLength: number,
 ): Promise<string> {
-  const content = Buffer.from(body, "utf8");
+  const content = typeof body === "string" ? Buffer.from(body, "utf8") : body;
   const whole = Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]);
   const id = createHash(idLength === 64 ? "sha256" : "sha1")
     .update(whole)
