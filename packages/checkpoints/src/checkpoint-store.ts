@@ -17,7 +17,6 @@ import { type GitPlace, runGit, splitNul } from "./git";
 import { keepBorrowedObjects } from "./keep-borrowed";
 import {
   buildTree,
-  type CumulativeEntry,
   chainOf,
   changesOf,
   cumulativeOf,

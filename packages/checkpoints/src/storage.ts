@@ -1,6 +1,7 @@
 import { readdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type GitPlace, runGit } from "./git";
+import { rewriteLightRecords } from "./light-records";
 import { readRewindsAt } from "./rewind-journal";
 
 /** Undo checkpoints kept per workspace (the latest rewinds' `undo` and `target`). */
@@ -91,6 +92,12 @@ async function reclaimStore(
   await writeFile(path.join(place.gitDir, "HEAD"), "ref: refs/heads/main\n");
   // A run taking a checkpoint right now writes objects before its ref: an hour's grace.
   await runGit(place, ["reflog", "expire", "--expire=now", "--all"], { bare: true });
+  // Light checkpoints are kept while their base commit is: a live session's ref reaches every
+  // base its records name (a full checkpoint's parent is the previous chain's base).
+  const reachable = await runGit(place, ["rev-list", "--all"], { bare: true });
+  const bases = new Set(reachable.stdout.toString("utf8").split("\n"));
+  await rewriteLightRecords(dir, (record) => bases.has(record.base));
+  // Run bare: no index names objects (the private index may hold entries recorded --info-only).
   await runGit(place, ["gc", "--quiet", "--prune=1.hour.ago"], { bare: true });
   const after = (await folderUsage(dir)).bytes;
   return Math.max(0, before - after);
