@@ -615,7 +615,7 @@ export class CheckpointStore {
     const read = await this.lightRecords();
     const { records, base } = chainOf(id, read, this.dir);
     const baseTree = await this.requireTree(base);
-    const tree = await buildTree(this.place, this.dir, baseTree, foldChain(records));
+    const tree = await buildTree(this.place, baseTree, foldChain(records));
     this.trees.set(id, tree);
     return tree;
   }

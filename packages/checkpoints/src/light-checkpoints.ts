@@ -1,8 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { readFile, readlink, rm } from "node:fs/promises";
+import { readFile, readlink } from "node:fs/promises";
 import path from "node:path";
 import { CheckpointError } from "./errors";
-import { type GitPlace, runGit } from "./git";
+import type { GitPlace } from "./git";
 import {
   INLINE_LIMIT,
   isLightId,
@@ -12,6 +11,7 @@ import {
   missingLightRecord,
 } from "./light-records";
 import { blobId, writeLooseObject } from "./loose-objects";
+import { applyToTree, type PathState } from "./tree-build";
 import type { TreeChange } from "./tree-diff";
 
 /** A path's mode and blob in one state (`000000` and a zero id: no such path). */
@@ -191,46 +191,25 @@ export function foldChain(records: readonly LightRecord[]): Map<string, LightEnt
 }
 
 /**
- * Builds the tree of a light checkpoint: the base tree in a temporary index, the chain's paths
- * set on it (`update-index --index-info`; the stored contents written as loose objects first),
- * `write-tree`. The temporary index is removed.
+ * Builds the tree of a light checkpoint: the chain's paths applied to the base tree in-process
+ * (only the folders on those paths are read and written; the stored contents are written as
+ * loose objects first).
  */
 export async function buildTree(
   place: GitPlace,
-  dir: string,
   baseTree: string,
   state: ReadonlyMap<string, LightEntry>,
 ): Promise<string> {
-  const lines: string[] = [];
   const zero = "0".repeat(baseTree.length);
+  const changes = new Map<string, PathState>();
   await Promise.all(
     [...state.values()].map(async (entry) => {
-      if (entry.mode === ABSENT) {
-        lines.push(`0 ${zero}\t${entry.path}`);
-        return;
-      }
       const oid =
         entry.content === undefined
           ? (entry.oid ?? zero)
           : await writeLooseObject(place.gitDir, "blob", entry.content, baseTree.length);
-      lines.push(`${entry.mode} ${oid}\t${entry.path}`);
+      changes.set(entry.path, { mode: entry.mode, oid });
     }),
   );
-  const temp: GitPlace = {
-    ...place,
-    indexFile: path.join(dir, `build-${process.pid}-${randomBytes(4).toString("hex")}.index`),
-  };
-  const plain = ["-c", "core.splitIndex=false", "-c", "core.untrackedCache=false"];
-  try {
-    await runGit(temp, [...plain, "read-tree", baseTree]);
-    if (lines.length > 0) {
-      await runGit(temp, [...plain, "update-index", "-z", "--index-info"], {
-        input: `${lines.join("\0")}\0`,
-      });
-    }
-    const written = await runGit(temp, [...plain, "write-tree"]);
-    return written.stdout.toString("utf8").trim();
-  } finally {
-    await rm(temp.indexFile, { force: true });
-  }
+  return applyToTree(place, baseTree, changes);
 }

@@ -35,7 +35,7 @@ export function blobId(content: Buffer, idLength: number): string {
  */
 export async function writeLooseObject(
   gitDir: string,
-  type: "commit" | "blob",
+  type: "commit" | "blob" | "tree",
   body: string | Buffer,
   idLength: number,
 ): Promise<string> {
