@@ -114,32 +114,38 @@ export async function applyToTree(
     const name = nameOf(file);
     edit(parentOf(file), name, state.mode === "000000" ? undefined : { ...state, name });
   }
-  // deepest folders first: each written, then set (or removed when empty) in its parent
-  const ordered = [...folders].sort((a, b) => depthOf(b) - depthOf(a));
+  // deepest folders first (a depth's folders side by side): each written, then set (or removed
+  // when empty) in its parent
   let root = baseTree;
-  for (const folder of ordered) {
-    const entries = new Map<string, TreeEntry>();
-    for (const entry of contents.get(folder) ?? []) entries.set(entry.name, entry);
-    for (const [name, entry] of edited.get(folder) ?? []) {
-      if (entry === undefined) entries.delete(name);
-      else entries.set(name, entry);
-    }
-    const body = serializeTree([...entries.values()]);
-    if (folder === "") {
-      root = await writeLooseObject(place.gitDir, "tree", body, baseTree.length);
-      continue;
-    }
-    const parent = parentOf(folder);
-    if (entries.size === 0) {
-      // gone, unless a file now has the folder's name
-      const replacing = edited.get(parent)?.get(nameOf(folder));
-      if (replacing === undefined || replacing.mode === TREE_MODE) {
-        edit(parent, nameOf(folder), undefined);
+  for (let depth = maxDepth; depth >= 0; depth -= 1) {
+    const written = await Promise.all(
+      (byDepth.get(depth) ?? []).map(async (folder) => {
+        const entries = new Map<string, TreeEntry>();
+        for (const entry of contents.get(folder) ?? []) entries.set(entry.name, entry);
+        for (const [name, entry] of edited.get(folder) ?? []) {
+          if (entry === undefined) entries.delete(name);
+          else entries.set(name, entry);
+        }
+        if (entries.size === 0 && folder !== "") return { folder, oid: undefined };
+        const body = serializeTree([...entries.values()]);
+        return { folder, oid: await writeLooseObject(place.gitDir, "tree", body, baseTree.length) };
+      }),
+    );
+    for (const { folder, oid } of written) {
+      if (folder === "") {
+        root = oid ?? root;
+        continue;
       }
-      continue;
+      const parent = parentOf(folder);
+      const name = nameOf(folder);
+      if (oid !== undefined) {
+        edit(parent, name, { mode: TREE_MODE, name, oid });
+        continue;
+      }
+      // gone, unless a file now has the folder's name
+      const replacing = edited.get(parent)?.get(name);
+      if (replacing === undefined || replacing.mode === TREE_MODE) edit(parent, name, undefined);
     }
-    const oid = await writeLooseObject(place.gitDir, "tree", body, baseTree.length);
-    edit(parent, nameOf(folder), { mode: TREE_MODE, name: nameOf(folder), oid });
   }
   return root;
 }
