@@ -242,7 +242,11 @@ export class CheckpointStore {
   ): Promise<{ taken: TakenCheckpoint; compared: TreeChange[][] }> {
     const chain = this.chains.get(options.ref);
     let repair: string[] = [];
-    if (chain !== undefined && compare.length === 0 && options.previous === chain.last) {
+    if (this.light && compare.length > 0 && options.previous === undefined) {
+      const snapshot = await this.takeSnapshot(options.ref, compare, only, exact);
+      if ("taken" in snapshot) return snapshot;
+      repair = snapshot.repair;
+    } else if (chain !== undefined && compare.length === 0 && options.previous === chain.last) {
       const light = await this.takeLight(options.ref, chain, only, exact);
       if ("taken" in light) return { taken: light.taken, compared: [] };
       // a file changed while it was read: a full checkpoint records it again
@@ -292,6 +296,48 @@ export class CheckpointStore {
     chain.cumulative = cumulative;
     this.lastTaken = id;
     return { taken: { id, changes: changesOf(steps), omitted } };
+  }
+
+  /**
+   * A light checkpoint with no session chain (a rewind's undo, compared with other checkpoints):
+   * one record of every path that differs from the store's `HEAD` (its last full checkpoint),
+   * the ref pointed at that base. `repair` (or nothing: no base) when a full one is needed.
+   */
+  private async takeSnapshot(
+    ref: string,
+    compare: readonly { tree: string; reverse: boolean }[],
+    only: readonly string[] | undefined,
+    exact: boolean,
+  ): Promise<{ taken: TakenCheckpoint; compared: TreeChange[][] } | { repair: string[] }> {
+    const [head, recorded] = await Promise.all([
+      runGit(this.place, ["rev-parse", "--verify", "--quiet", "HEAD", "HEAD^{tree}"], {
+        okCodes: [1, 128],
+        bare: true,
+      }),
+      exact && only !== undefined && only.length > 0 ? this.updateTracked(only, true) : false,
+    ]);
+    const [base = "", baseTree = ""] = head.stdout.toString("utf8").trim().split("\n");
+    if (head.code !== 0 || !/^[0-9a-f]{40,64}$/.test(base) || baseTree === "") {
+      return { repair: [] };
+    }
+    const omitted = recorded ? [] : await this.listAndRecord(only, [], true);
+    const [against, ...compared] = await Promise.all([
+      indexChanges(this.place, baseTree, false),
+      ...compare.map((entry) => indexChanges(this.place, entry.tree, false, entry.reverse)),
+    ]);
+    this.lastTree = undefined;
+    const cumulative = cumulativeOf(against);
+    const read = await entriesOf(
+      this.place.gitDir,
+      this.workspace.root,
+      stepsBetween(new Map(), cumulative),
+    );
+    if ("mismatched" in read) return { repair: [...cumulative.keys()] };
+    const { id, frame } = encodeLightRecord({ parent: base, base, ref, entries: read.entries });
+    await appendLightRecord(this.dir, frame);
+    await setRef(this.place, ref, base);
+    this.lastTaken = id;
+    return { taken: { id, changes: [], omitted }, compared };
   }
 
   /**

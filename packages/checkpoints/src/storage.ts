@@ -1,7 +1,7 @@
 import { readdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type GitPlace, runGit } from "./git";
-import { rewriteLightRecords } from "./light-records";
+import { readLightRecords, rewriteLightRecords } from "./light-records";
 import { readRewindsAt } from "./rewind-journal";
 
 /** Undo checkpoints kept per workspace (the latest rewinds' `undo` and `target`). */
@@ -66,6 +66,12 @@ async function reclaimStore(
   const refs = await refsOf(place);
   const rewinds = (await readRewindsAt(dir)).slice(-KEPT_REWINDS);
   const keptUndo = new Set(rewinds.flatMap((entry) => [entry.undo, entry.target]));
+  // a light undo checkpoint's ref names its base (a commit)
+  const records = (await readLightRecords(dir)).records;
+  for (const id of [...keptUndo]) {
+    const base = records.get(id)?.base;
+    if (base !== undefined) keptUndo.add(base);
+  }
   const dead: string[] = [];
   const sessionRefs = refs.filter((ref) => ref.startsWith("refs/tapedeck/sessions/"));
   for (const ref of sessionRefs) {
