@@ -310,7 +310,7 @@ export class CheckpointStore {
     exact: boolean,
   ): Promise<{ taken: TakenCheckpoint; compared: TreeChange[][] } | { repair: string[] }> {
     const [head, recorded] = await Promise.all([
-      runGit(this.place, ["rev-parse", "--verify", "--quiet", "HEAD", "HEAD^{tree}"], {
+      runGit(this.place, ["rev-parse", "--quiet", "HEAD", "HEAD^{tree}"], {
         okCodes: [1, 128],
         bare: true,
       }),
@@ -677,6 +677,27 @@ export class CheckpointStore {
       );
     }
     return tree;
+  }
+
+  /**
+   * The paths that may differ between checkpoints `from` and `to` (a superset): for two light
+   * checkpoints on one base, every path their records name, without building a tree; else the
+   * changes between their trees.
+   */
+  async pathsBetween(from: string, to: string): Promise<{ path: string }[]> {
+    if (isLightId(from) && isLightId(to)) {
+      const read = await this.lightRecords();
+      const one = chainOf(from, read, this.dir);
+      const two = chainOf(to, read, this.dir);
+      if (one.base === two.base) {
+        const paths = new Set<string>();
+        for (const record of [...one.records, ...two.records]) {
+          for (const entry of record.entries) paths.add(entry.path);
+        }
+        return [...paths].map((file) => ({ path: file }));
+      }
+    }
+    return this.changesBetween(from, to, false);
   }
 
   /** What changed from checkpoint `from` to checkpoint `to` (renames detected when asked). */

@@ -72,7 +72,7 @@ export async function applyRestore(
   const previousChanges =
     previous === undefined
       ? Promise.resolve([])
-      : store.changesBetween(previous.undo, previous.target, false).catch(() => []);
+      : store.pathsBetween(previous.undo, previous.target).catch(() => []);
   // The blobs are read while the entry is made durable; no file changes before it is.
   const journaled = appendRewind(store, entry);
   journaled.catch(() => undefined);
