@@ -160,7 +160,7 @@ describe("checkpoints and rewind over the real binary", () => {
     const { cli, sessionId, starts, outputs } = await twoTurnSession();
     expect(starts).toHaveLength(2);
     for (const line of [...starts, ...outputs])
-      expect(line.checkpoint?.id).toMatch(/^[0-9a-f]{40}$/);
+      expect(line.checkpoint?.id).toMatch(/^(?:[0-9a-f]{40}|lc-[0-9a-f]{32})$/);
     expect(outputs[0]?.checkpoint?.changed).toEqual([{ path: "a.txt", change: "added" }]);
     const changed = outputs[1]?.checkpoint?.changed ?? [];
     expect(changed).toEqual(
@@ -180,7 +180,7 @@ describe("checkpoints and rewind over the real binary", () => {
     const listed = await cli(["checkpoints", sessionId]);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain("write_file");
-    expect(listed.stdout).toMatch(/run_command\s+[0-9a-f]{12}\s+5 changed/);
+    expect(listed.stdout).toMatch(/run_command\s+(?:[0-9a-f]{12}|lc-[0-9a-f]{9})\s+5 changed/);
   });
 
   it("rewinds to each turn (dry run first), undoes, and never writes the user's .git or ignored files", async () => {

@@ -142,7 +142,7 @@ describe("checkpoints in the viewer (the server's real host, git workspace)", ()
     expect(restored.status).toBe(201);
     const report = (await restored.json()) as { forkSessionId?: string; undo?: string };
     expect(report.forkSessionId).toBeUndefined();
-    expect(report.undo).toMatch(/^[0-9a-f]{40}$/);
+    expect(report.undo).toMatch(/^(?:[0-9a-f]{40}|lc-[0-9a-f]{32})$/);
     expect(readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("one\n");
     expect((await store.scan()).logs).toHaveLength(1);
 

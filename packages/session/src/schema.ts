@@ -145,7 +145,8 @@ const checkpointRecord = lazySchema(() =>
   z.looseObject({
     /**
      * The checkpoint's id in the home's checkpoint store (a 40-hex commit id of its private git
-     * store). Absent when no checkpoint was taken (`skipped` says why).
+     * store, or `lc-` and 32 hex for a light checkpoint). Absent when no checkpoint was taken
+     * (`skipped` says why).
      */
     id: z.string().min(1).optional(),
     /** Files changed since the session's previous checkpoint (at most 200 listed). */

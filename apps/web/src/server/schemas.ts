@@ -103,7 +103,12 @@ export const rewindBodySchema = z.strictObject({
 
 /** `POST /api/sessions/:id/rewind/undo`: the rewind the page showed (its `undo` checkpoint). */
 export const rewindUndoBodySchema = z.strictObject({
-  undo: z.string().regex(/^[0-9a-f]{40,64}$/, "a checkpoint id (40 or 64 hex digits)"),
+  undo: z
+    .string()
+    .regex(
+      /^(?:[0-9a-f]{40,64}|lc-[0-9a-f]{32})$/,
+      "a checkpoint id (40 or 64 hex digits, or lc- and 32 for a light checkpoint)",
+    ),
   dryRun: z.boolean().optional(),
 });
 

@@ -42,11 +42,12 @@ const volatileStringKeys = new Map([
 ]);
 
 /**
- * A checkpoint id (a commit of the private store, which embeds a time in seconds): `<CHECKPOINT>`,
+ * A checkpoint id (a commit of the private store, which embeds a time in seconds, or a light
+ * checkpoint's `lc-` id, which names its base commit): `<CHECKPOINT>`,
  * not numbered, since two checkpoints of the same tree made in the same second share an id and
  * in two seconds do not (numbering them made snapshots depend on the clock).
  */
-const checkpointIdPattern = /^[0-9a-f]{40}$/;
+const checkpointIdPattern = /^(?:[0-9a-f]{40}|lc-[0-9a-f]{32})$/;
 
 /** Options of {@link createNormalizer}. */
 export interface NormalizerOptions {
