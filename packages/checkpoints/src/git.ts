@@ -35,6 +35,11 @@ const SAFE_CONFIG = [
   "splitIndex.sharedIndexExpire=1.hour.ago",
 ];
 
+/** `-c` settings given before every git command's arguments. */
+export function safeConfigArgs(): string[] {
+  return SAFE_CONFIG.flatMap((setting) => ["-c", setting]);
+}
+
 /** The environment of every git command: the caller's, less every `GIT_*`, plus ours. */
 export function gitEnvironment(
   place: GitPlace,
@@ -91,7 +96,7 @@ export function runGit(
   args: readonly string[],
   options: RunGitOptions = {},
 ): Promise<GitResult> {
-  const configArgs = SAFE_CONFIG.flatMap((setting) => ["-c", setting]);
+  const configArgs = safeConfigArgs();
   return new Promise((resolve, reject) => {
     const child = spawn("git", [...configArgs, ...args], {
       cwd: options.bare === true ? path.dirname(place.gitDir) : place.workTree,

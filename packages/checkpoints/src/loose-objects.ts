@@ -9,10 +9,14 @@ const PLAIN_REF = /^refs\/tapedeck\/(?:sessions|undo)\/[A-Za-z0-9_-][A-Za-z0-9._
 
 /** Writes `content` to `file` through a temp file and a rename (readers see old or new). */
 async function replaceFile(file: string, content: Buffer | string, mode: number): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
   const temp = path.join(path.dirname(file), `tmp_${randomBytes(6).toString("hex")}`);
   try {
-    await writeFile(temp, content, { mode, flag: "wx" });
+    // the folder is made only when missing (one call less per object written)
+    await writeFile(temp, content, { mode, flag: "wx" }).catch(async (error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(temp, content, { mode, flag: "wx" });
+    });
     await rename(temp, file);
   } catch (error) {
     await rm(temp, { force: true });

@@ -1,6 +1,6 @@
 import type { GitPlace } from "./git";
 import { writeLooseObject } from "./loose-objects";
-import { readBlobs } from "./read-blobs";
+import { openObjectReader } from "./read-blobs";
 
 /** One entry of a git tree object. */
 interface TreeEntry {
@@ -88,20 +88,22 @@ export async function applyToTree(
   // the base's entries of each of those folders, read a depth at a time
   const contents = new Map<string, TreeEntry[]>();
   const ids = new Map<string, string>([["", baseTree]]);
-  for (let depth = 0; depth <= maxDepth; depth += 1) {
-    const wanted = (byDepth.get(depth) ?? []).filter((folder) => ids.has(folder));
-    const read = await readBlobs(
-      place,
-      wanted.map((folder) => ids.get(folder) ?? ""),
-    );
-    for (const folder of wanted) {
-      const entries = parseTree(read.get(ids.get(folder) ?? "") ?? Buffer.alloc(0), idBytes);
-      contents.set(folder, entries);
-      for (const entry of entries) {
-        const child = folder === "" ? entry.name : `${folder}/${entry.name}`;
-        if (entry.mode === TREE_MODE && folders.has(child)) ids.set(child, entry.oid);
+  const reader = openObjectReader(place);
+  try {
+    for (let depth = 0; depth <= maxDepth; depth += 1) {
+      const wanted = (byDepth.get(depth) ?? []).filter((folder) => ids.has(folder));
+      const read = await reader.read(wanted.map((folder) => ids.get(folder) ?? ""));
+      for (const folder of wanted) {
+        const entries = parseTree(read.get(ids.get(folder) ?? "") ?? Buffer.alloc(0), idBytes);
+        contents.set(folder, entries);
+        for (const entry of entries) {
+          const child = folder === "" ? entry.name : `${folder}/${entry.name}`;
+          if (entry.mode === TREE_MODE && folders.has(child)) ids.set(child, entry.oid);
+        }
       }
     }
+  } finally {
+    reader.close();
   }
   // the changed files set in their folders
   const edited = new Map<string, Map<string, TreeEntry | undefined>>();
