@@ -10,7 +10,7 @@ import {
   type LightRecords,
   missingLightRecord,
 } from "./light-records";
-import { blobId, writeLooseObject } from "./loose-objects";
+import { blobId, writeLooseObject, writeLooseObjectSync } from "./loose-objects";
 import { applyToTree, type PathState } from "./tree-build";
 import type { TreeChange } from "./tree-diff";
 
@@ -202,14 +202,12 @@ export async function buildTree(
 ): Promise<string> {
   const zero = "0".repeat(baseTree.length);
   const changes = new Map<string, PathState>();
-  await Promise.all(
-    [...state.values()].map(async (entry) => {
-      const oid =
-        entry.content === undefined
-          ? (entry.oid ?? zero)
-          : await writeLooseObject(place.gitDir, "blob", entry.content, baseTree.length);
-      changes.set(entry.path, { mode: entry.mode, oid });
-    }),
-  );
+  for (const entry of state.values()) {
+    const oid =
+      entry.content === undefined
+        ? (entry.oid ?? zero)
+        : writeLooseObjectSync(place.gitDir, "blob", entry.content, baseTree.length);
+    changes.set(entry.path, { mode: entry.mode, oid });
+  }
   return applyToTree(place, baseTree, changes);
 }

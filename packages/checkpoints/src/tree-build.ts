@@ -1,5 +1,5 @@
 import type { GitPlace } from "./git";
-import { writeLooseObject } from "./loose-objects";
+import { writeLooseObjectSync } from "./loose-objects";
 import { openObjectReader } from "./read-blobs";
 
 /** One entry of a git tree object. */
@@ -130,7 +130,7 @@ export async function applyToTree(
         }
         if (entries.size === 0 && folder !== "") return { folder, oid: undefined };
         const body = serializeTree([...entries.values()]);
-        return { folder, oid: await writeLooseObject(place.gitDir, "tree", body, baseTree.length) };
+        return { folder, oid: writeLooseObjectSync(place.gitDir, "tree", body, baseTree.length) };
       }),
     );
     for (const { folder, oid } of written) {
