@@ -660,8 +660,16 @@ export class CheckpointStore {
   private async lightTree(id: string): Promise<string> {
     const read = await this.lightRecords();
     const { records, base } = chainOf(id, read, this.dir);
-    const baseTree = await this.requireTree(base);
-    const tree = await buildTree(this.place, baseTree, foldChain(records));
+    // From the nearest checkpoint of the chain whose tree this process built already (a rewind
+    // to the checkpoint after an earlier target folds only the records since), else the base.
+    const built = records.findIndex((record) => this.trees.has(record.id));
+    const start =
+      built >= 0 ? (this.trees.get(records[built]?.id ?? "") ?? "") : await this.requireTree(base);
+    const tree = await buildTree(
+      this.place,
+      start,
+      foldChain(built >= 0 ? records.slice(0, built) : records),
+    );
     this.trees.set(id, tree);
     return tree;
   }
