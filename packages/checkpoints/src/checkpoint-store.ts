@@ -299,9 +299,10 @@ export class CheckpointStore {
   }
 
   /**
-   * A light checkpoint with no session chain (a rewind's undo, compared with other checkpoints):
-   * one record of every path that differs from the store's `HEAD` (its last full checkpoint),
-   * the ref pointed at that base. `repair` (or nothing: no base) when a full one is needed.
+   * A light checkpoint outside the session chains (a rewind's undo, compared with other
+   * checkpoints), on the store's `HEAD` (its last full checkpoint) as base: a branch off this
+   * process's chain on that base (what differs from its last checkpoint), else one record of
+   * every path that differs from the base; the ref pointed at the base. `repair` (or nothing: no base) when a full one is needed.
    */
   private async takeSnapshot(
     ref: string,
@@ -327,13 +328,22 @@ export class CheckpointStore {
     ]);
     this.lastTree = undefined;
     const cumulative = cumulativeOf(against);
+    // On a chain of this process with the same base (the last one taken, preferably), the record
+    // holds only what differs from that chain's last checkpoint; else everything since the base.
+    const chains = [...this.chains.values()].filter((chain) => chain.base === base);
+    const chain = chains.find((entry) => entry.last === this.lastTaken) ?? chains[0];
     const read = await entriesOf(
       this.place.gitDir,
       this.workspace.root,
-      stepsBetween(new Map(), cumulative),
+      stepsBetween(chain?.cumulative ?? new Map(), cumulative),
     );
     if ("mismatched" in read) return { repair: [...cumulative.keys()] };
-    const { id, frame } = encodeLightRecord({ parent: base, base, ref, entries: read.entries });
+    const { id, frame } = encodeLightRecord({
+      parent: chain?.last ?? base,
+      base,
+      ref,
+      entries: read.entries,
+    });
     await appendLightRecord(this.dir, frame);
     await setRef(this.place, ref, base);
     this.lastTaken = id;

@@ -210,6 +210,30 @@ describe("light checkpoints", () => {
     inStore(reader.place.gitDir, "fsck", "--strict", "--no-dangling");
   }, 60_000);
 
+  it("a rewind's undo in the process of the chain is a small record branching off it, and undoing restores hand edits exactly", async () => {
+    const { home, root } = repo();
+    const store = await openCheckpointStore({ home, cwd: root });
+    const ref = "refs/tapedeck/sessions/s1";
+    const first = (await store.take({ ref })).id;
+    let previous = first;
+    for (let index = 0; index < 5; index += 1) {
+      writeFileSync(path.join(root, `file-${index}.txt`), `content ${index}\n`.repeat(20));
+      previous = (await store.take({ ref, previous })).id;
+    }
+    writeFileSync(path.join(root, "a.txt"), "a hand edit\n");
+    const now = snapshot(root);
+    const plan = await planRestore(store, { target: first });
+    expect(isLightId(plan.current.id)).toBe(true);
+    const read = parseLightRecords(readFileSync(path.join(store.dir, LIGHT_FILE)));
+    const undo = read.records.get(plan.current.id);
+    expect(undo?.parent).toBe(previous); // on the chain, not on the base
+    expect(undo?.entries.map((entry) => entry.path)).toEqual(["a.txt"]);
+    await applyRestore(store, plan, {});
+    expect(existsSync(path.join(root, "file-0.txt"))).toBe(false);
+    await applyRestore(store, await planRestore(store, { target: plan.current.id }), {});
+    expect(snapshot(root)).toEqual(now);
+  });
+
   it("a file changed between git's hashing and the read is recorded as it is now (full fallback)", async () => {
     const { base, home, root } = repo();
     const store = await openCheckpointStore({ home, cwd: root });
