@@ -13,6 +13,7 @@ import {
   BLOB_LEVEL,
   baseNamedBy,
   DELTA_HEADER_BYTES,
+  DELTA_MAX_BYTES,
   type DeltaPlanner,
   unpackDelta,
 } from "./blob-delta";
@@ -29,7 +30,7 @@ import {
   tempPathIn,
   writeTemp,
 } from "./fs-util";
-import { compressBytesAt, decompressBytes } from "./zstd";
+import { compressBytesAt, decompressBytes, frameContentSize } from "./zstd";
 
 const CODEC_SUFFIX = ".zst";
 const hashPattern = /^[0-9a-f]{64}$/;
@@ -246,11 +247,27 @@ export class BlobStore {
    * same size) is written again.
    */
   private storedWhole(hash: string, bytes: number): boolean {
-    if (fileStats(this.pathOf(hash)) !== undefined) return true;
+    if (this.refresh(this.pathOf(hash))) return true;
     const raw = fileStats(this.rawPathOf(hash));
     if (raw === undefined || Number(raw.size) !== bytes) return false;
     const data = this.readForm(this.rawPathOf(hash), hash);
-    return data !== undefined && sha256Hex(data) === hash;
+    return data !== undefined && sha256Hex(data) === hash && this.refresh(this.rawPathOf(hash));
+  }
+
+  /**
+   * Makes blob file `path` young again, for a write that reuses it and is about to name it: the
+   * sweep keeps a blob no log names for an hour, so an old unreferenced one (its session's trash
+   * emptied) is not removed before the new line or log naming it is on disk. `false`: no file.
+   */
+  private refresh(path: string): boolean {
+    const now = new Date();
+    try {
+      fs.utimesSync(path, now, now);
+      return true;
+    } catch (error) {
+      if (hasErrorCode(error, "ENOENT")) return false;
+      throw faultWriting(error, path, dirname(this.root));
+    }
   }
 
   /**
@@ -269,7 +286,7 @@ export class BlobStore {
     const syncs: BlobSyncs = { files: [], folders: new Set() };
     try {
       for (const [hash, data] of blobs) {
-        if (fileStats(this.pathOf(hash)) !== undefined) continue; // compact's form: durable
+        if (this.refresh(this.pathOf(hash))) continue; // compact's form: durable
         const path = this.rawPathOf(hash);
         const folder = dirname(path);
         syncs.folders.add(folder);
@@ -328,14 +345,12 @@ export class BlobStore {
     } catch (error) {
       if (hasErrorCode(error, "ENOENT")) {
         // Already compressed (by an earlier compact): a plain frame may serve as a base.
-        if (plan !== undefined && fileStats(packed) !== undefined) {
-          plan.planner.stored(hash, plan.mediaType);
-        }
+        if (this.refresh(packed) && plan !== undefined) plan.planner.stored(hash, plan.mediaType);
         return undefined;
       }
       throw error;
     }
-    if (fileStats(packed) === undefined) {
+    if (!this.refresh(packed)) {
       if (sha256Hex(data) !== hash) {
         throw new BlobReadError(
           "BLOB_CORRUPT",
@@ -469,6 +484,16 @@ export class BlobStore {
       );
     }
     const { base } = named;
+    // The planner never makes a delta larger than this: a frame declaring more (or no size) is
+    // damage, refused before its size is allocated or its base read.
+    const declared = frameContentSize(stored.subarray(DELTA_HEADER_BYTES));
+    if (declared === undefined || declared > DELTA_MAX_BYTES) {
+      throw new BlobReadError(
+        "BLOB_CORRUPT",
+        hash,
+        `blob ${hash} is damaged (its delta frame declares no size or more than ${DELTA_MAX_BYTES} bytes, the most a delta holds)`,
+      );
+    }
     let baseBytes: Buffer;
     try {
       if (this.isDelta(base) === true) {

@@ -1,0 +1,152 @@
+import { createHash } from "node:crypto";
+import { readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { tempDirectory } from "../test/helpers";
+import { DELTA_MAX_BYTES, DeltaPlanner } from "./blob-delta";
+import { BlobStore } from "./blob-store";
+import { BlobReadError, createSessionStore, type SessionStore } from "./index";
+import { compressBytes } from "./zstd";
+
+let temp: ReturnType<typeof tempDirectory>;
+let store: SessionStore;
+let blobs: BlobStore;
+
+beforeEach(() => {
+  temp = tempDirectory();
+  store = createSessionStore({ home: temp.home });
+  blobs = new BlobStore(temp.home);
+});
+afterEach(() => temp.cleanup());
+
+const hashOf = (data: Buffer) => createHash("sha256").update(data).digest("hex");
+const twoHoursAgo = () => new Date(Date.now() - 2 * 3600_000);
+
+/** About 200 KB of lines; `run` changes a few of them. */
+function output(run: number): Buffer {
+  const lines: string[] = [];
+  for (let index = 0; index < 3000; index += 1) {
+    const token = createHash("sha1").update(`${index}`).digest("hex").slice(0, 12);
+    lines.push(`src/file-${index}.ts ${token} ok in ${index % 50 === 0 ? run : index % 97}ms`);
+  }
+  return Buffer.from(lines.join("\n"));
+}
+
+/** Blob `base` stored as a plain frame and blob `delta` as a delta against it, both by compact's path. */
+function storeDelta(): { base: string; delta: string; baseData: Buffer; deltaData: Buffer } {
+  const planner = new DeltaPlanner({
+    get: (hash) => blobs.get(hash),
+    isDelta: (hash) => blobs.isDelta(hash),
+  });
+  const baseData = output(0);
+  const deltaData = output(1);
+  const plan = { planner, mediaType: "text/plain" };
+  const base = blobs.put(baseData, undefined, { compressed: true, plan });
+  const delta = blobs.put(deltaData, undefined, { compressed: true, plan });
+  expect(blobs.baseOf(delta)).toBe(base);
+  return { base, delta, baseData, deltaData };
+}
+
+async function reclaimBlobs(): Promise<void> {
+  const kind = store.storageKinds().find((entry) => entry.kind === "blobs")!;
+  await kind.reclaim(new Set(await store.sessionIds()), { dryRun: false });
+}
+
+function readCode(hash: string): string {
+  try {
+    blobs.get(hash);
+  } catch (error) {
+    if (BlobReadError.isInstance(error)) return error.code;
+    throw error;
+  }
+  return "read";
+}
+
+describe("delta blobs under attack", () => {
+  it("the sweep keeps the base of a delta it keeps for its age (written by a compact whose log is not on disk yet)", async () => {
+    const { base, delta, deltaData } = storeDelta();
+    // The base was on disk long before (no log names it yet); the delta was just written.
+    utimesSync(blobs.pathOf(base), twoHoursAgo(), twoHoursAgo());
+    await reclaimBlobs();
+    expect(blobs.has(delta)).toBe(true);
+    expect(blobs.get(delta).equals(deltaData)).toBe(true);
+  });
+
+  it("compact that reuses an old unreferenced compressed blob makes it young again (the sweep's age guard covers it until the log names it)", async () => {
+    const { base } = storeDelta();
+    const old = twoHoursAgo();
+    utimesSync(blobs.pathOf(base), old, old);
+    // A compact whose log names `base` finds it already compressed.
+    expect(blobs.compress(base)).toBeUndefined();
+    expect(Date.now() - statSync(blobs.pathOf(base)).mtimeMs).toBeLessThan(60_000);
+    await reclaimBlobs();
+    expect(blobs.has(base)).toBe(true);
+  });
+
+  it("a writer whose blob dedupes onto an old unreferenced compressed file makes it young again", async () => {
+    const { delta, deltaData } = storeDelta();
+    utimesSync(blobs.pathOf(delta), twoHoursAgo(), twoHoursAgo());
+    await blobs.syncAll(blobs.writeAll(new Map([[delta, deltaData]])));
+    await reclaimBlobs();
+    expect(blobs.get(delta).equals(deltaData)).toBe(true);
+  });
+
+  it("a delta whose frame declares more than a delta may hold is BLOB_CORRUPT, read without allocating it", () => {
+    const { delta } = storeDelta();
+    const path = blobs.pathOf(delta);
+    const stored = readFileSync(path);
+    const frame = 8 + 76;
+    const descriptor = stored[frame + 4]!;
+    // Frame content size field: patch it to 4 GiB - 1 (a 4-byte field) or 2^40 (8 bytes).
+    const singleSegment = (descriptor >> 5) & 1;
+    const at = frame + 5 + (singleSegment ? 0 : 1) + ([0, 1, 2, 4][descriptor & 3] ?? 0);
+    const flag = descriptor >> 6;
+    expect(flag === 2 || flag === 3).toBe(true);
+    if (flag === 2) stored.writeUInt32LE(0xffffffff, at);
+    else stored.writeBigUInt64LE(1n << 40n, at);
+    writeFileSync(path, stored);
+    const error = (() => {
+      try {
+        blobs.get(delta);
+      } catch (caught) {
+        return caught as BlobReadError;
+      }
+      throw new Error("read");
+    })();
+    expect(error.code).toBe("BLOB_CORRUPT");
+    expect(error.message).toContain(`more than ${DELTA_MAX_BYTES}`);
+  });
+
+  it("hostile headers: itself as base, a delta as base, not 64 hex, cut inside the header: BLOB_CORRUPT or BLOB_MISSING, never a hang", () => {
+    const { base, delta } = storeDelta();
+    const path = blobs.pathOf(delta);
+    const stored = readFileSync(path);
+    const named = (hash: string) => {
+      const copy = Buffer.from(stored);
+      copy.write(hash, 8 + 12, "latin1");
+      return copy;
+    };
+    writeFileSync(path, named(delta));
+    expect(readCode(delta)).toBe("BLOB_CORRUPT");
+    writeFileSync(path, named("0".repeat(64)));
+    expect(readCode(delta)).toBe("BLOB_MISSING");
+    writeFileSync(path, named(`${"g".repeat(63)}0`));
+    expect(readCode(delta)).toBe("BLOB_CORRUPT");
+    writeFileSync(path, named(base.toUpperCase()));
+    expect(readCode(delta)).toBe("BLOB_CORRUPT");
+    for (const cut of [5, 8, 40, 83, 84, 90]) {
+      writeFileSync(path, stored.subarray(0, cut));
+      expect(readCode(delta)).toBe("BLOB_CORRUPT");
+    }
+    // The base made a delta against the delta: a cycle of two, read as a delta-as-base.
+    const basePath = blobs.pathOf(base);
+    writeFileSync(path, stored);
+    const cycle = Buffer.from(stored);
+    cycle.write(delta, 8 + 12, "latin1");
+    writeFileSync(basePath, cycle);
+    expect(readCode(delta)).toBe("BLOB_CORRUPT");
+    expect(readCode(base)).toBe("BLOB_CORRUPT");
+    unlinkSync(basePath);
+    writeFileSync(basePath, compressBytes(Buffer.from("x")));
+    expect(readCode(delta)).toBe("BLOB_CORRUPT");
+  });
+});
