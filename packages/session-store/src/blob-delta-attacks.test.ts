@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { tempDirectory } from "../test/helpers";
+import { drafts, tempDirectory } from "../test/helpers";
 import { DELTA_MAX_BYTES, DeltaPlanner } from "./blob-delta";
 import { BlobStore } from "./blob-store";
 import { BlobReadError, createSessionStore, type SessionStore } from "./index";
@@ -148,5 +149,30 @@ describe("delta blobs under attack", () => {
     unlinkSync(basePath);
     writeFileSync(basePath, compressBytes(Buffer.from("x")));
     expect(readCode(delta)).toBe("BLOB_CORRUPT");
+  });
+
+  it("the dry run's estimate is what compact then writes, deltas included (outputs inline, one already stored by another session)", async () => {
+    const { base } = storeDelta();
+    utimesSync(blobs.pathOf(base), twoHoursAgo(), twoHoursAgo());
+    const inline = createSessionStore({ home: temp.home, blobThreshold: Number.POSITIVE_INFINITY });
+    const { sessionId } = await inline.create({ cwd: temp.root });
+    for (const [index, text] of [output(0), output(2), output(3)].entries()) {
+      const run = drafts(uuidv7());
+      await inline.append(sessionId, [run.start(), run.user("go"), run.call(`c${index}`)]);
+      const [call] = (await inline.readSession(sessionId)).events.slice(-1);
+      await inline.append(sessionId, [
+        run.output(`c${index}`, call!.seq, text.toString()),
+        run.end(),
+      ]);
+    }
+    const dry = await store.compact(sessionId, { dryRun: true });
+    const real = await store.compact(sessionId);
+    expect(real.action).toBe("compressed");
+    expect(dry.after).toBe(real.after);
+    expect(blobs.baseOf(hashOf(output(3)))).toBe(base);
+    const session = await store.readSession(sessionId);
+    expect(
+      session.events.filter((event) => "output" in event).map((event) => event.output),
+    ).toEqual([output(0), output(2), output(3)].map(String));
   });
 });
