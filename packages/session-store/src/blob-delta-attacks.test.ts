@@ -52,14 +52,25 @@ async function reclaimBlobs(): Promise<void> {
   await kind.reclaim(new Set(await store.sessionIds()), { dryRun: false });
 }
 
-function readCode(hash: string): string {
+/** Patches the content size of the zstd frame at `frame` in `stored` to 4 GiB - 1 (a 4-byte field) or 2^40 (8 bytes). */
+function setDeclaredSize(stored: Buffer, frame: number): void {
+  const descriptor = stored[frame + 4]!;
+  const singleSegment = (descriptor >> 5) & 1;
+  const at = frame + 5 + (singleSegment ? 0 : 1) + ([0, 1, 2, 4][descriptor & 3] ?? 0);
+  const flag = descriptor >> 6;
+  expect(flag === 2 || flag === 3).toBe(true);
+  if (flag === 2) stored.writeUInt32LE(0xffffffff, at);
+  else stored.writeBigUInt64LE(1n << 40n, at);
+}
+
+function readErrorOf(hash: string): BlobReadError {
   try {
     blobs.get(hash);
-  } catch (error) {
-    if (BlobReadError.isInstance(error)) return error.code;
-    throw error;
+  } catch (caught) {
+    if (BlobReadError.isInstance(caught)) return caught;
+    throw caught;
   }
-  return "read";
+  throw new Error(`blob ${hash} read`);
 }
 
 describe("delta blobs under attack", () => {
@@ -95,25 +106,22 @@ describe("delta blobs under attack", () => {
     const { delta } = storeDelta();
     const path = blobs.pathOf(delta);
     const stored = readFileSync(path);
-    const frame = 8 + 76;
-    const descriptor = stored[frame + 4]!;
-    // Frame content size field: patch it to 4 GiB - 1 (a 4-byte field) or 2^40 (8 bytes).
-    const singleSegment = (descriptor >> 5) & 1;
-    const at = frame + 5 + (singleSegment ? 0 : 1) + ([0, 1, 2, 4][descriptor & 3] ?? 0);
-    const flag = descriptor >> 6;
-    expect(flag === 2 || flag === 3).toBe(true);
-    if (flag === 2) stored.writeUInt32LE(0xffffffff, at);
-    else stored.writeBigUInt64LE(1n << 40n, at);
+    setDeclaredSize(stored, 8 + 76);
     writeFileSync(path, stored);
-    const error = (() => {
-      try {
-        blobs.get(delta);
-      } catch (caught) {
-        return caught as BlobReadError;
-      }
-      throw new Error("read");
-    })();
+    const error = readErrorOf(delta);
     expect(error.code).toBe("BLOB_CORRUPT");
+    expect(error.message).toContain(`more than ${DELTA_MAX_BYTES}`);
+  });
+
+  it("a base whose frame declares more than a base may hold is BLOB_CORRUPT naming both blobs, not allocated", () => {
+    const { base, delta } = storeDelta();
+    const path = blobs.pathOf(base);
+    const stored = readFileSync(path);
+    setDeclaredSize(stored, 0);
+    writeFileSync(path, stored);
+    const error = readErrorOf(delta);
+    expect(error.code).toBe("BLOB_CORRUPT");
+    expect(error.message).toContain(`a delta against blob ${base}, which is damaged`);
     expect(error.message).toContain(`more than ${DELTA_MAX_BYTES}`);
   });
 
@@ -127,16 +135,16 @@ describe("delta blobs under attack", () => {
       return copy;
     };
     writeFileSync(path, named(delta));
-    expect(readCode(delta)).toBe("BLOB_CORRUPT");
+    expect(readErrorOf(delta).code).toBe("BLOB_CORRUPT");
     writeFileSync(path, named("0".repeat(64)));
-    expect(readCode(delta)).toBe("BLOB_MISSING");
+    expect(readErrorOf(delta).code).toBe("BLOB_MISSING");
     writeFileSync(path, named(`${"g".repeat(63)}0`));
-    expect(readCode(delta)).toBe("BLOB_CORRUPT");
+    expect(readErrorOf(delta).code).toBe("BLOB_CORRUPT");
     writeFileSync(path, named(base.toUpperCase()));
-    expect(readCode(delta)).toBe("BLOB_CORRUPT");
+    expect(readErrorOf(delta).code).toBe("BLOB_CORRUPT");
     for (const cut of [5, 8, 40, 83, 84, 90]) {
       writeFileSync(path, stored.subarray(0, cut));
-      expect(readCode(delta)).toBe("BLOB_CORRUPT");
+      expect(readErrorOf(delta).code).toBe("BLOB_CORRUPT");
     }
     // The base made a delta against the delta: a cycle of two, read as a delta-as-base.
     const basePath = blobs.pathOf(base);
@@ -144,11 +152,11 @@ describe("delta blobs under attack", () => {
     const cycle = Buffer.from(stored);
     cycle.write(delta, 8 + 12, "latin1");
     writeFileSync(basePath, cycle);
-    expect(readCode(delta)).toBe("BLOB_CORRUPT");
-    expect(readCode(base)).toBe("BLOB_CORRUPT");
+    expect(readErrorOf(delta).code).toBe("BLOB_CORRUPT");
+    expect(readErrorOf(base).code).toBe("BLOB_CORRUPT");
     unlinkSync(basePath);
     writeFileSync(basePath, compressBytes(Buffer.from("x")));
-    expect(readCode(delta)).toBe("BLOB_CORRUPT");
+    expect(readErrorOf(delta).code).toBe("BLOB_CORRUPT");
   });
 
   it("the dry run's estimate is what compact then writes, deltas included (outputs inline, one already stored by another session)", async () => {
@@ -172,7 +180,9 @@ describe("delta blobs under attack", () => {
     expect(blobs.baseOf(hashOf(output(3)))).toBe(base);
     const session = await store.readSession(sessionId);
     expect(
-      session.events.filter((event) => "output" in event).map((event) => event.output),
+      session.events.flatMap((event) =>
+        event.type === "function_call_output" ? [event.output] : [],
+      ),
     ).toEqual([output(0), output(2), output(3)].map(String));
   });
 });

@@ -412,18 +412,18 @@ export class BlobStore {
    * The exact bytes of blob `hash`, checked against it.
    *
    * @throws {@link BlobReadError} `BLOB_MISSING` or `BLOB_CORRUPT` (a file that does not decompress, or
-   *   whose bytes hash to another name).
+   *   whose bytes hash to another name, or hold more than `maxBytes`).
    */
-  get(hash: string): Buffer {
+  get(hash: string, maxBytes = Number.POSITIVE_INFINITY): Buffer {
     // Compressed first, then raw, then compressed again: a compact may turn one into the other
     // between the two reads (the `.zst` is in place before the raw file goes).
     let compressed = true;
-    let data = this.readForm(this.pathOf(hash), hash);
+    let data = this.readForm(this.pathOf(hash), hash, maxBytes);
     if (data === undefined) {
-      data = this.readForm(this.rawPathOf(hash), hash);
+      data = this.readForm(this.rawPathOf(hash), hash, maxBytes);
       compressed = data === undefined;
     }
-    data ??= this.readForm(this.pathOf(hash), hash);
+    data ??= this.readForm(this.pathOf(hash), hash, maxBytes);
     if (data === undefined) {
       throw new BlobReadError(
         "BLOB_MISSING",
@@ -442,8 +442,16 @@ export class BlobStore {
     return data;
   }
 
-  /** The payload bytes in file `path` (decompressed when it is a `.zst`), `undefined` if absent. */
-  private readForm(path: string, hash: string): Buffer | undefined {
+  /**
+   * The payload bytes in file `path` (decompressed when it is a `.zst`), `undefined` if absent;
+   * more than `maxBytes` (a compressed frame's declared size, checked before it is allocated) is
+   * damage.
+   */
+  private readForm(
+    path: string,
+    hash: string,
+    maxBytes = Number.POSITIVE_INFINITY,
+  ): Buffer | undefined {
     let stored: Buffer;
     try {
       stored = fs.readFileSync(path);
@@ -451,7 +459,19 @@ export class BlobStore {
       if (hasErrorCode(error, "ENOENT")) return undefined;
       throw error;
     }
-    if (!path.endsWith(CODEC_SUFFIX)) return stored;
+    const compressed = path.endsWith(CODEC_SUFFIX);
+    if (maxBytes !== Number.POSITIVE_INFINITY) {
+      const declared = compressed ? frameContentSize(stored) : stored.length;
+      if (declared === undefined || declared > maxBytes) {
+        throw new BlobReadError(
+          "BLOB_CORRUPT",
+          hash,
+          `blob ${hash} is damaged (it declares no size or more than ${maxBytes} bytes)`,
+          compressed,
+        );
+      }
+    }
+    if (!compressed) return stored;
     const named = baseNamedBy(stored);
     if (named !== undefined) return this.readDelta(stored, hash, named);
     try {
@@ -492,6 +512,7 @@ export class BlobStore {
         "BLOB_CORRUPT",
         hash,
         `blob ${hash} is damaged (its delta frame declares no size or more than ${DELTA_MAX_BYTES} bytes, the most a delta holds)`,
+        true,
       );
     }
     let baseBytes: Buffer;
@@ -504,7 +525,8 @@ export class BlobStore {
           true,
         );
       }
-      baseBytes = this.get(base);
+      // A base is at most what the planner takes as one: a larger one is damage, not allocated.
+      baseBytes = this.get(base, DELTA_MAX_BYTES);
     } catch (error) {
       if (!BlobReadError.isInstance(error)) throw error;
       throw new BlobReadError(
