@@ -93,11 +93,12 @@ export function storeMovedPayloads(moved: MovedPayloads, blobs: BlobStore): numb
   for (const [hash, mediaType] of moved.named) {
     const plan = { planner, mediaType };
     const data = moved.pending.get(hash);
+    // A new blob already stored (another session's) is reused, made young again (`compress`).
+    if (data === undefined || blobs.has(hash)) blobs.compress(hash, plan);
+    // Not stored, or gone meanwhile (another process's sweep): stored now.
     if (data !== undefined && !blobs.has(hash)) {
       blobs.put(data, hash, { compressed: true, plan });
       added += blobs.storedBytes(hash);
-    } else {
-      blobs.compress(hash, plan);
     }
   }
   // Every new blob is named by the rewritten log; any other is stored all the same.

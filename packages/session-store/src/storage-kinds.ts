@@ -200,13 +200,22 @@ export function storeStorageKinds(paths: {
       // Unreferenced blobs, and temp files of a blob write a killed process left.
       reclaim: async (_live, options) => {
         const named = referencedBlobs(sessionsDir, trashDir);
+        const found = blobs.list();
+        // A blob no log names yet is kept for its age (a writer's, or a compact's whose log is not
+        // written yet): it is live too.
+        const live = new Set(named);
+        for (const blob of found) {
+          if (!blob.temp && !named.has(blob.hash) && !olderThan(blob.path, TEMP_AGE_MS)) {
+            live.add(blob.hash);
+          }
+        }
         // A delta is read with its base: the base stays as long as the delta does, named or not.
-        for (const hash of [...named]) {
+        for (const hash of live) {
           const base = blobs.baseOf(hash);
           if (base !== undefined) named.add(base);
         }
         let bytes = 0;
-        for (const blob of blobs.list()) {
+        for (const blob of found) {
           // A raw blob beside its compressed form is what a compact killed in between left.
           const orphan = blob.temp
             ? leftoverTemp(blob.path)
