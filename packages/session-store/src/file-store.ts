@@ -222,6 +222,10 @@ class FileSessionStore implements SessionStore {
       let session: Session | KeptTailSession;
       try {
         session = await this.continuedSession(sessionId, segmentOf?.tailed ?? plainTailed(fd));
+        // Off the append path: a blob's write then never makes a folder (storage.md).
+        if (Number.isFinite(this.threshold)) {
+          await this.blobs.makeShardsAhead();
+        }
       } catch (error) {
         fs.closeSync(fd);
         // A refused open (damage found by the replay) leaves no empty segment behind.
