@@ -158,12 +158,13 @@ describe("blob durability", () => {
     const run = drafts(uuidv7());
     steps.length = 0;
     const writer = await store.openWriter(sessionId);
-    // The writer's open made the 256 shard folders and fsynced the folders naming them: a blob's
-    // write makes no folder and fsyncs no parent.
+    // The writer's open makes the 256 shard folders (in the background) and fsyncs the folders
+    // naming them: a blob's write then makes no folder and fsyncs no parent.
     const shards = `${temp.home}/blobs/sha256`;
-    for (const path of [shards, `${temp.home}/blobs`, temp.home]) {
-      expect(fsynced(path), path).toBe(true);
-    }
+    const parents = [shards, `${temp.home}/blobs`, temp.home];
+    await until(() => parents.every(fsynced));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    for (const path of parents) expect(fsynced(path), path).toBe(true);
     expect(readdirSync(shards)).toHaveLength(256);
     const log = store.pathOf(sessionId);
     steps.length = 0;

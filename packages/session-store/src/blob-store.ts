@@ -107,8 +107,9 @@ export class BlobStore {
   private readonly unsynced = new Set<string>();
   /** Parents of the folders made for {@link unsynced} blobs (each a new entry of its parent). */
   private readonly unsyncedFolders = new Set<string>();
-  /** Whether {@link makeShardsAhead} has run (all 256 shard folders there, fsynced). */
-  private shardsAhead = false;
+  /** {@link makeShardsAhead}'s state: not started, running, done (all 256 there, fsynced), failed. */
+  private shards: "making" | "ready" | "failed" | undefined;
+  private shardsMade: Promise<void> = Promise.resolve();
 
   constructor(home: string) {
     this.root = join(home, "blobs");
@@ -167,7 +168,7 @@ export class BlobStore {
     const path = this.rawPathOf(hash);
     this.guard(path, () => {
       // A folder made here is a new entry of its parent: fsynced with the blob's own folder.
-      const parents = makeFolders(dirname(path), this.root).map((made) => dirname(made));
+      const parents = this.shardFolder(dirname(path));
       const temp = tempPathIn(dirname(path), "blob");
       writeTemp(temp, data, durable);
       fs.renameSync(temp, path);
@@ -179,34 +180,68 @@ export class BlobStore {
   }
 
   /**
-   * Makes the 256 shard folders (`sha256/00` … `sha256/ff`) ahead of any blob, and fsyncs the
-   * folders that name them (`sha256`, `blobs`, the home; on the thread pool, at once), so that a
-   * blob's write never makes a folder nor fsyncs its parent (in a young home that was 0.16–1.3 ms
-   * of a 1 MB output's append). Once per store: a writer's open calls it, off the append path.
-   * Folders found all there are taken as made (as a blob write takes a folder it finds); a
-   * crash part way leaves empty folders, which every reader skips and the next call completes.
+   * Starts making the 256 shard folders (`sha256/00` … `sha256/ff`) ahead of any blob, in the
+   * background (on the thread pool), then fsyncs the folders that name them (`sha256`, `blobs`,
+   * the home; at once), so that a blob's write later makes no folder and fsyncs no parent (in a
+   * young home that was 0.16–1.3 ms of a 1 MB output's append; made inline at a writer's open
+   * the 256 `mkdir`s took ~100 ms loaded). Once per store; a writer's open calls it. Folders found
+   * all there are taken as made, as a blob write takes a folder it finds. While it runs (or after
+   * it failed), a blob write fsyncs its shard's parents up to the home as well: a folder it finds
+   * may be one made here, not yet fsynced. A crash part way leaves empty folders, which every
+   * reader skips and the next call completes. Resolves when done; never rejects.
    */
-  async makeShardsAhead(): Promise<void> {
-    if (this.shardsAhead) return;
+  makeShardsAhead(): Promise<void> {
+    if (this.shards === undefined) {
+      this.shards = "making";
+      this.shardsMade = this.makeShards().then(
+        () => {
+          this.shards = "ready";
+        },
+        () => {
+          this.shards = "failed";
+        },
+      );
+    }
+    return this.shardsMade;
+  }
+
+  /** Resolves once {@link makeShardsAhead}'s run (if any) has ended; never rejects. */
+  shardsSettled(): Promise<void> {
+    return this.shardsMade;
+  }
+
+  private async makeShards(): Promise<void> {
     let present: Set<string>;
     try {
-      present = new Set(fs.readdirSync(this.dir));
+      present = new Set(await fs.promises.readdir(this.dir));
     } catch (error) {
       if (!hasErrorCode(error, "ENOENT")) throw error;
       present = new Set();
     }
     const missing = SHARDS.filter((shard) => !present.has(shard));
-    if (missing.length > 0) {
-      const made = makeFolders(this.dir, this.root);
-      this.guard(this.dir, () => {
-        for (const shard of missing) makeDirectories(join(this.dir, shard));
-      });
-      const folders = new Set([this.dir, ...made.map((folder) => dirname(folder))]);
-      await Promise.all(
-        [...folders].map((folder) => this.guardAsync(folder, () => fsyncDirectoryAsync(folder))),
-      );
+    if (missing.length === 0) return;
+    makeFolders(this.dir, this.root);
+    await Promise.all(
+      missing.map((shard) =>
+        fs.promises.mkdir(join(this.dir, shard), { mode: 0o700 }).catch((error: unknown) => {
+          if (!hasErrorCode(error, "EEXIST")) throw error;
+        }),
+      ),
+    );
+    await Promise.all([this.dir, this.root, dirname(this.root)].map(fsyncDirectoryAsync));
+  }
+
+  /**
+   * Makes shard folder `folder` if it is missing; returns the folders besides it whose fsync
+   * makes a blob's name in it durable: the parent of each folder made here, and while the shard
+   * folders are being made ahead (or that failed part way), every folder up to the home.
+   */
+  private shardFolder(folder: string): string[] {
+    const parents = makeFolders(folder, this.root).map((made) => dirname(made));
+    if (this.shards === "making" || this.shards === "failed") {
+      parents.push(dirname(folder), this.root, dirname(this.root));
     }
-    this.shardsAhead = true;
+    return [...new Set(parents)];
   }
 
   /** The compressed file for blob `hash` of `data`: `plan`'s choice, else a plain frame. */
@@ -225,7 +260,7 @@ export class BlobStore {
   private placeCompressed(hash: string, bytes: Uint8Array): void {
     const packed = this.pathOf(hash);
     this.guard(packed, () => {
-      const parents = makeFolders(dirname(packed), this.root).map((made) => dirname(made));
+      const parents = this.shardFolder(dirname(packed));
       const temp = tempPathIn(dirname(packed), "blob");
       writeTemp(temp, bytes, true);
       try {
@@ -329,7 +364,7 @@ export class BlobStore {
         const folder = dirname(path);
         syncs.folders.add(folder);
         this.guard(path, () => {
-          for (const made of makeFolders(folder, this.root)) syncs.folders.add(dirname(made));
+          for (const parent of this.shardFolder(folder)) syncs.folders.add(parent);
           const temp = tempPathIn(folder, "blob");
           // Kept open: fsynced through it (opening the file again took two more thread-pool hops).
           const fd = writeTemp(temp, data, false, true) as number;

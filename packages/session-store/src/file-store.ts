@@ -212,6 +212,8 @@ class FileSessionStore implements SessionStore {
     try {
       // Recorded before anything is appended: a reader that misses this line sees the lock file.
       this.journal.record("o", sessionId);
+      // In the background, off the append path: a blob's write then makes no folder (storage.md).
+      if (Number.isFinite(this.threshold)) void this.blobs.makeShardsAhead();
       // A cold log stays as it is: the writer appends to its segment (`cold-segment.ts`) and
       // continues from the tail `compact` kept, reading nothing of the `.zst` but its last bytes.
       const { fd, target, created } = openForAppend(path, sessionId);
@@ -222,10 +224,6 @@ class FileSessionStore implements SessionStore {
       let session: Session | KeptTailSession;
       try {
         session = await this.continuedSession(sessionId, segmentOf?.tailed ?? plainTailed(fd));
-        // Off the append path: a blob's write then never makes a folder (storage.md).
-        if (Number.isFinite(this.threshold)) {
-          await this.blobs.makeShardsAhead();
-        }
       } catch (error) {
         fs.closeSync(fd);
         // A refused open (damage found by the replay) leaves no empty segment behind.

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { drafts, tempDirectory } from "../test/helpers";
+import { BlobStore, sha256Hex } from "./blob-store";
 import { createSessionStore } from "./index";
 
 let temp: ReturnType<typeof tempDirectory>;
@@ -19,10 +20,11 @@ describe("shard folders made ahead (a writer's open)", () => {
     const store = createSessionStore({ home: temp.home, blobThreshold: 1000 });
     const { sessionId } = await store.create({ cwd: temp.root });
     const writer = await store.openWriter(sessionId);
+    // Made in the background; a writer's close waits for them.
+    await writer.close();
     expect(shardsOf(temp.home)).toHaveLength(256);
     expect(shardsOf(temp.home)[0]).toBe("00");
     expect(shardsOf(temp.home)[255]).toBe("ff");
-    await writer.close();
 
     const inlineHome = join(temp.root, "inline-home");
     const inline = createSessionStore({
@@ -54,13 +56,36 @@ describe("shard folders made ahead (a writer's open)", () => {
     expect((await next.readSession(sessionId)).events).toHaveLength(3);
     // Its writer completes the folders and stores a blob in one of them.
     const writer = await next.openWriter(sessionId);
-    expect(shardsOf(temp.home)).toHaveLength(256);
     const more = drafts(uuidv7());
     const output = "a large output line\n".repeat(500);
     await writer.append([more.start(true), more.user(output), more.end()]);
     await writer.close();
+    expect(shardsOf(temp.home)).toHaveLength(256);
     expect(await blobs.usage()).toMatchObject({ files: 1 });
     const events = (await createSessionStore({ home: temp.home }).readSession(sessionId)).events;
     expect(events.at(-2)).toMatchObject({ content: output });
+  });
+
+  it("a blob written while they are being made fsyncs its shard's parents up to the home (a folder it finds may be one made ahead, not yet fsynced); once made, only its own folder", async () => {
+    // A home whose shard root is there (another writer's), the shard folders not yet.
+    mkdirSync(join(temp.home, "blobs", "sha256"), { recursive: true });
+    const blobs = new BlobStore(temp.home);
+    const making = blobs.makeShardsAhead();
+    const data = Buffer.from("a blob written early");
+    const hash = sha256Hex(data);
+    const early = blobs.writeAll(new Map([[hash, data]]));
+    const shard = join(temp.home, "blobs", "sha256", hash.slice(0, 2));
+    expect([...early.folders].sort()).toEqual(
+      [temp.home, join(temp.home, "blobs"), join(temp.home, "blobs", "sha256"), shard].sort(),
+    );
+    await blobs.syncAll(early);
+    await making;
+    const later = Buffer.from("a blob written later");
+    const laterHash = sha256Hex(later);
+    const syncs = blobs.writeAll(new Map([[laterHash, later]]));
+    expect([...syncs.folders]).toEqual([join(temp.home, "blobs", "sha256", laterHash.slice(0, 2))]);
+    await blobs.syncAll(syncs);
+    expect(blobs.get(hash)).toEqual(data);
+    expect(blobs.get(laterHash)).toEqual(later);
   });
 });

@@ -394,6 +394,8 @@ export class FileSessionWriter implements SessionWriter {
     return this.enqueue(async () => {
       if (this.closed) return;
       this.closed = true;
+      // The shard folders a writer's open started making end before it closes (never rejects).
+      await this.payloads?.blobs.shardsSettled();
       let failed: unknown;
       try {
         if (this.failure === undefined) {
