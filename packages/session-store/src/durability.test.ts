@@ -23,6 +23,9 @@ describe("durability", () => {
     const store = createSessionStore({ home: temp.home });
     const { sessionId } = await store.create({ cwd: temp.root });
     const run = drafts(uuidv7());
+    // A first writer's open makes the blob shard folders in the background (and fsyncs their
+    // parents); its close waits for them, so only the log's fsyncs are counted below.
+    await (await store.openWriter(sessionId)).close();
     const writer = await store.openWriter(sessionId);
     fsync().mockClear();
     await writer.append([run.start()]);
@@ -45,6 +48,9 @@ describe("durability", () => {
     const store = createSessionStore({ home: temp.home, durability: "every-event" });
     const { sessionId } = await store.create({ cwd: temp.root });
     const run = drafts(uuidv7());
+    // A first writer's open makes the blob shard folders in the background (and fsyncs their
+    // parents); its close waits for them, so only the log's fsyncs are counted below.
+    await (await store.openWriter(sessionId)).close();
     const writer = await store.openWriter(sessionId);
     fsync().mockClear();
     await writer.append([run.start()]);
