@@ -99,17 +99,18 @@ const steps: ((root: string) => void)[] = [
 describe("light checkpoint records", () => {
   it("round-trip: parent, base, ref, contents, blob ids and deletions", () => {
     const binary = Buffer.from([0, 1, 2, 255, 10, 0]);
+    const entries = [
+      { path: "dir/é file.txt", mode: "100644", content: Buffer.from("hello\n") },
+      { path: "bin", mode: "100755", content: binary },
+      { path: "gone", mode: "000000" },
+      { path: "big", mode: "100644", oid: "b".repeat(40) },
+      { path: "empty", mode: "100644", content: Buffer.alloc(0) },
+    ];
     const one = encodeLightRecord({
       parent: "a".repeat(40),
       base: "a".repeat(40),
       ref: "refs/tapedeck/sessions/s1",
-      entries: [
-        { path: "dir/é file.txt", mode: "100644", content: Buffer.from("hello\n") },
-        { path: "bin", mode: "100755", content: binary },
-        { path: "gone", mode: "000000" },
-        { path: "big", mode: "100644", oid: "b".repeat(40) },
-        { path: "empty", mode: "100644", content: Buffer.alloc(0) },
-      ],
+      entries,
     });
     expect(isLightId(one.id)).toBe(true);
     expect(isLightId("a".repeat(40))).toBe(false);
@@ -127,13 +128,7 @@ describe("light checkpoint records", () => {
       parent: "a".repeat(40),
       base: "a".repeat(40),
       ref: "refs/tapedeck/sessions/s1",
-      entries: [
-        { path: "dir/é file.txt", mode: "100644", content: Buffer.from("hello\n") },
-        { path: "bin", mode: "100755", content: binary },
-        { path: "gone", mode: "000000" },
-        { path: "big", mode: "100644", oid: "b".repeat(40) },
-        { path: "empty", mode: "100644", content: Buffer.alloc(0) },
-      ],
+      entries,
     });
     expect(read.records.get(two.id)?.parent).toBe(one.id);
   });

@@ -50,18 +50,23 @@ const cannotOpenDirectory = (error: unknown) =>
 const cannotSyncDirectory = (error: unknown) =>
   hasErrorCode(error, "EINVAL") || hasErrorCode(error, "EBADF");
 
+/** A descriptor of `directory` for its fsync; `undefined` where directories cannot be opened (Windows). */
+function openDirectory(directory: string): number | undefined {
+  try {
+    return fs.openSync(directory, "r");
+  } catch (error) {
+    if (cannotOpenDirectory(error)) return undefined;
+    throw error;
+  }
+}
+
 /**
  * fsyncs a directory, so that a file created, renamed or unlinked in it survives a power loss.
  * Platforms that cannot open a directory (Windows) skip it.
  */
 export function fsyncDirectory(directory: string): void {
-  let fd: number;
-  try {
-    fd = fs.openSync(directory, "r");
-  } catch (error) {
-    if (cannotOpenDirectory(error)) return;
-    throw error;
-  }
+  const fd = openDirectory(directory);
+  if (fd === undefined) return;
   try {
     fs.fsyncSync(fd);
   } catch (error) {
@@ -102,13 +107,8 @@ export async function fsyncAndClose(fd: number): Promise<void> {
  * pool they were two more hops before the fsync could start).
  */
 export async function fsyncDirectoryAsync(directory: string): Promise<void> {
-  let fd: number;
-  try {
-    fd = fs.openSync(directory, "r");
-  } catch (error) {
-    if (cannotOpenDirectory(error)) return;
-    throw error;
-  }
+  const fd = openDirectory(directory);
+  if (fd === undefined) return;
   try {
     await fsyncAsync(fd);
   } catch (error) {
