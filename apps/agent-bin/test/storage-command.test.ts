@@ -54,6 +54,25 @@ function blobFiles(home: string): string[] {
   );
 }
 
+/**
+ * After `compact`: every session verifies, the session exports to the bytes it exported before,
+ * and `run -c again` resumes it with the model input the script expects (strict replay).
+ */
+async function expectSameAfterCompact(
+  { cli, server, workspace }: Awaited<ReturnType<typeof cliContext>>,
+  sessionId: string,
+  exportedBefore: string,
+): Promise<void> {
+  expect(await cli(["sessions", "verify", "--all"])).toMatchObject({ code: 0 });
+  const exportedAfter = path.join(workspace.root, "after.jsonl");
+  expect((await cli(["sessions", "export", sessionId, "-o", exportedAfter])).code).toBe(0);
+  expect(readFileSync(exportedAfter, "utf8")).toBe(readFileSync(exportedBefore, "utf8"));
+  const resumed = await cli(["run", "-c", "again"]);
+  expect(resumed).toMatchObject({ code: 0, stdout: "Again.\n" });
+  expect(server?.failures()).toEqual([]);
+  server?.assertAllConsumed();
+}
+
 describe("tapedeck storage", () => {
   it("a compacted session (blob + compressed log) shows, searches, exports, verifies, and resumes with byte-identical model input (strict replay)", async () => {
     const { cli, server, workspace } = await cliContext(readBigScript());
@@ -130,9 +149,10 @@ describe("tapedeck storage", () => {
   });
 
   it("compact moves a payload written inline (blobs off) to a blob; verify passes and the resumed run's model input is byte-identical (strict replay)", async () => {
-    const { cli, server, workspace, env } = await cliContext(readBigScript(), {
+    const context = await cliContext(readBigScript(), {
       env: { extra: { TAPEDECK_BLOB_THRESHOLD: "off" } },
     });
+    const { cli, workspace, env } = context;
     const first = await cli(["run", "--approve", "read it"]);
     expect(first).toMatchObject({ code: 0, stdout: "Read.\n" });
     const sessionId = /session (\S+) · completed/.exec(first.stderr)?.[1] ?? "";
@@ -162,15 +182,7 @@ describe("tapedeck storage", () => {
     // compact kept the tail of the rewritten bytes (what the resume continues), not the old ones.
     const tailPath = path.join(workspace.home, "tails", `${sessionId}.json`);
     expect(JSON.parse(readFileSync(tailPath, "utf8")).size).toBe(size);
-    expect(await cli(["sessions", "verify", "--all"])).toMatchObject({ code: 0 });
-    const exportedAfter = path.join(workspace.root, "after.jsonl");
-    expect((await cli(["sessions", "export", sessionId, "-o", exportedAfter])).code).toBe(0);
-    expect(readFileSync(exportedAfter, "utf8")).toBe(readFileSync(exportedBefore, "utf8"));
-
-    const resumed = await cli(["run", "-c", "again"]);
-    expect(resumed).toMatchObject({ code: 0, stdout: "Again.\n" });
-    expect(server?.failures()).toEqual([]);
-    server?.assertAllConsumed();
+    await expectSameAfterCompact(context, sessionId, exportedBefore);
     expect(await cli(["sessions", "verify", sessionId])).toMatchObject({ code: 0 });
     expect(JSON.parse(readFileSync(tailPath, "utf8")).size).toBe(store.entry(sessionId)?.size);
   });
@@ -191,7 +203,8 @@ describe("tapedeck storage", () => {
       .text("Again.")
       .end()
       .build();
-    const { cli, server, workspace } = await cliContext(script);
+    const context = await cliContext(script);
+    const { cli, workspace } = context;
     const first = await cli(["run", "--approve", "write twice"]);
     expect(first).toMatchObject({ code: 0, stdout: "Written.\n" });
     const sessionId = /session (\S+) · completed/.exec(first.stderr)?.[1] ?? "";
@@ -206,14 +219,7 @@ describe("tapedeck storage", () => {
     const plain = files.find((bytes) => bytes.readUInt32LE(0) === 0xfd2fb528);
     expect(delta?.toString("latin1", 8, 20)).toBe("base sha256:");
     expect(delta!.length).toBeLessThan(plain!.length / 4);
-    expect(await cli(["sessions", "verify", "--all"])).toMatchObject({ code: 0 });
-    const exportedAfter = path.join(workspace.root, "after.jsonl");
-    expect((await cli(["sessions", "export", sessionId, "-o", exportedAfter])).code).toBe(0);
-    expect(readFileSync(exportedAfter, "utf8")).toBe(readFileSync(exportedBefore, "utf8"));
-    const resumed = await cli(["run", "-c", "again"]);
-    expect(resumed).toMatchObject({ code: 0, stdout: "Again.\n" });
-    expect(server?.failures()).toEqual([]);
-    server?.assertAllConsumed();
+    await expectSameAfterCompact(context, sessionId, exportedBefore);
   });
 
   it("a missing blob is a BLOB_MISSING error naming the event, and the log is left as it is", async () => {
