@@ -120,16 +120,37 @@ describe("viewer", () => {
     await expect
       .poll(() => earlier.innerText())
       .not.toContain(`#${firstSeq.toLocaleString("en-US")}`);
-    await page.getByTestId("timeline").evaluate((timeline) => {
-      timeline.scrollTop = 0;
+    // Scrolled straight to the top (Home, the scrollbar), the next page loads and the rows that
+    // were at the top stay there: the view is not pulled back to the rows it held before the jump.
+    const secondFirst = Number(
+      /before #([\d,]+)/.exec(await earlier.innerText())?.[1]?.replaceAll(",", ""),
+    );
+    expect(secondFirst).toBeLessThan(firstSeq);
+    const timeline = page.getByTestId("timeline");
+    await timeline.evaluate((element) => {
+      element.scrollTop = 0;
     });
     await expect
-      .poll(async () =>
-        Number(
-          await page.locator('[data-testid="timeline"] .row').first().getAttribute("data-seq"),
-        ),
-      )
-      .toBeLessThan(firstSeq);
+      .poll(() => requested.filter((url) => url.includes(`before=${secondFirst}`)).length)
+      .toBe(1);
+    await expect
+      .poll(() => earlier.innerText())
+      .not.toContain(`#${secondFirst.toLocaleString("en-US")}`);
+    // Two frames: the kept row's scroll has been written.
+    await page.evaluate(
+      () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
+    );
+    const inView = await timeline.evaluate((element) => {
+      const box = element.getBoundingClientRect();
+      return [...element.querySelectorAll(".row")]
+        .filter((row) => {
+          const rect = row.getBoundingClientRect();
+          return rect.bottom > box.top && rect.top < box.bottom;
+        })
+        .map((row) => Number(row.getAttribute("data-seq")));
+    });
+    expect(inView.length).toBeGreaterThan(0);
+    expect(Math.max(...inView)).toBeLessThan(firstSeq);
   });
 
   it("loads the earlier page when the timeline is scrolled to its top", async () => {

@@ -104,7 +104,11 @@ export function Timeline(props: TimelineProps) {
   const atEnd = useStayAtEnd({ rows, virtualizer, following, parent, openedPaged, totalSize });
 
   const loadEarlier = () => {
-    topSeq.current = rows[virtualizer.getVirtualItems()[0]?.index ?? 0]?.seq ?? null;
+    // The row at the list's top now, read from the list's own scroll offset: a scroll handler runs
+    // before the virtualiser has heard of that scroll, so its items can still be the old view's
+    // (a jump to the top would keep a row from the end).
+    const top = virtualizer.getVirtualItemForOffset(parent.current?.scrollTop ?? 0);
+    topSeq.current = rows[top?.index ?? 0]?.seq ?? null;
     onLoadEarlier();
   };
   return (
