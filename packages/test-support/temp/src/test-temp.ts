@@ -12,8 +12,12 @@ export function testTempDir(prefix = "tapedeck-test-"): string {
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
   // Retries: an import's store makes spare log files on the thread pool and a late one can land
   // while the folder is being removed (ENOTEMPTY); once the folder is gone the spare's creation
-  // fails quietly. The run's temp guard still fails on anything left behind.
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }));
+  // fails quietly. On a loaded machine the thread pool can hold a spare for more than a second:
+  // up to 10 retries, 0.2 s longer each (11 s at most). The run's temp guard still fails on
+  // anything left behind.
+  onTestFinished(() =>
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }),
+  );
   return dir;
 }
 
