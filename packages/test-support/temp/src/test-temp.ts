@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { onTestFinished } from "vitest";
@@ -15,9 +15,7 @@ export function testTempDir(prefix = "tapedeck-test-"): string {
   // fails quietly. On a loaded machine the thread pool can hold a spare for more than a second:
   // up to 10 retries, 0.2 s longer each (11 s at most). The run's temp guard still fails on
   // anything left behind.
-  onTestFinished(() =>
-    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }),
-  );
+  onTestFinished(() => removeNaming(dir));
   return dir;
 }
 
@@ -29,4 +27,19 @@ export async function testWorkspace(prefix?: string): Promise<TempWorkspace> {
   const workspace = await tempWorkspace(prefix);
   onTestFinished(() => workspace.cleanup());
   return workspace;
+}
+
+/** Removes `dir`; when it cannot, the error names what is still in it (what kept arriving). */
+function removeNaming(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  } catch (error) {
+    let left: string[] = [];
+    try {
+      left = readdirSync(dir, { recursive: true }).map(String).slice(0, 20);
+    } catch {}
+    throw new Error(`could not remove ${dir}; still in it: ${left.join(", ") || "nothing"}`, {
+      cause: error,
+    });
+  }
 }
