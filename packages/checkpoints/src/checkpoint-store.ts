@@ -1,19 +1,10 @@
 import { existsSync } from "node:fs";
-import {
-  copyFile,
-  lstat,
-  mkdir,
-  readFile,
-  readlink,
-  rename,
-  rm,
-  writeFile,
-} from "node:fs/promises";
+import { copyFile, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { CheckpointChange, CheckpointRecord } from "@tapedeck/session";
 import { CheckpointError } from "./errors";
 import { FsMonitor, type FsMonitorOptions, type MonitorAnswer } from "./fs-monitor";
-import { type GitPlace, runGit, splitNul } from "./git";
+import { type GitPlace, runGit } from "./git";
 import { keepBorrowedObjects } from "./keep-borrowed";
 import {
   buildTree,
@@ -32,9 +23,10 @@ import {
   type LightRecords,
   readLightRecords,
 } from "./light-records";
-import { listChanged, pointHead } from "./list-changed";
+import { pointHead } from "./list-changed";
 import { checkpointCommitBody, setRef, writeLooseObject } from "./loose-objects";
 import { packLooseObjects, tooManyLooseObjects } from "./pack-objects";
+import { PrivateIndex, pathsToRepair } from "./private-index";
 import { indexChanges, type TreeChange, treeChanges } from "./tree-diff";
 import {
   type CheckpointWorkspace,
@@ -47,8 +39,6 @@ import {
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** Paths a checkpoint may hold; a workspace with more is not checkpointed. */
 export const DEFAULT_MAX_FILES = 200_000;
-/** A private index lock older than this was left by a killed process. */
-const STALE_LOCK_MS = 60_000;
 /** Changes listed in a log record; the rest are counted in `more`. */
 export const LISTED_CHANGES = 200;
 
@@ -124,8 +114,8 @@ export class CheckpointStore {
   readonly workspace: CheckpointWorkspace;
   readonly dir: string;
   readonly place: GitPlace;
-  private readonly maxFileBytes: number;
-  private readonly maxFiles: number;
+  /** The private index, with the size limits. */
+  private readonly index: PrivateIndex;
   private queue: Promise<unknown> = Promise.resolve();
   /** Trees of checkpoints this process took or looked up (ids never change meaning). */
   private readonly trees = new Map<string, string>();
@@ -156,8 +146,7 @@ export class CheckpointStore {
       indexFile: path.join(dir, "index"),
       workTree: workspace.root,
     };
-    this.maxFileBytes = options.maxFileBytes;
-    this.maxFiles = options.maxFiles;
+    this.index = new PrivateIndex(this.place, options);
   }
 
   /** Runs `task` after every earlier call of this store has finished. */
@@ -271,8 +260,10 @@ export class CheckpointStore {
       return { taken: { id: chain.last, changes: [], omitted: [] } };
     }
     const recorded =
-      exact && only !== undefined && only.length > 0 ? await this.updateTracked(only, true) : false;
-    const omitted = recorded ? [] : await this.listAndRecord(only, [], true);
+      exact && only !== undefined && only.length > 0
+        ? await this.index.updateTracked(only, true)
+        : false;
+    const omitted = recorded ? [] : await this.index.listAndRecord(only, [], true);
     const cumulative = cumulativeOf(await indexChanges(this.place, chain.baseTree, false));
     const steps = stepsBetween(chain.cumulative, cumulative);
     this.lastTree = undefined;
@@ -315,13 +306,13 @@ export class CheckpointStore {
         okCodes: [1, 128],
         bare: true,
       }),
-      exact && only !== undefined && only.length > 0 ? this.updateTracked(only, true) : false,
+      exact && only !== undefined && only.length > 0 ? this.index.updateTracked(only, true) : false,
     ]);
     const [base = "", baseTree = ""] = head.stdout.toString("utf8").trim().split("\n");
     if (head.code !== 0 || !/^[0-9a-f]{40,64}$/.test(base) || baseTree === "") {
       return { repair: [] };
     }
-    const omitted = recorded ? [] : await this.listAndRecord(only, [], true);
+    const omitted = recorded ? [] : await this.index.listAndRecord(only, [], true);
     const [against, ...compared] = await Promise.all([
       indexChanges(this.place, baseTree, false),
       ...compare.map((entry) => indexChanges(this.place, entry.tree, false, entry.reverse)),
@@ -350,50 +341,6 @@ export class CheckpointStore {
     return { taken: { id, changes: [], omitted }, compared };
   }
 
-  /**
-   * The paths the private index may hold without their objects (recorded `--info-only` by light
-   * checkpoints): this process's chains, and the chain of `previous` when it is a light
-   * checkpoint of another process. A full checkpoint records them again, writing the objects.
-   */
-  private async pathsToRepair(previous: string | undefined): Promise<Map<string, number>> {
-    const paths = new Map<string, number>();
-    for (const chain of this.chains.values()) {
-      for (const file of chain.cumulative.keys()) paths.set(file, chain.baseTree.length);
-    }
-    if (previous !== undefined && isLightId(previous)) {
-      const read = await this.lightRecords();
-      const found = (() => {
-        try {
-          return chainOf(previous, read, this.dir);
-        } catch {
-          return undefined;
-        }
-      })();
-      for (const record of found?.records ?? []) {
-        for (const entry of record.entries) paths.set(entry.path, record.base.length);
-      }
-    }
-    return paths;
-  }
-
-  /** Writes the blob of each path's file (a symlink's target) as a loose object. */
-  private async writeBlobsOf(paths: ReadonlyMap<string, number>): Promise<void> {
-    await Promise.all(
-      [...paths].map(async ([file, idLength]) => {
-        const full = path.join(this.workspace.root, file);
-        const info = await lstat(full).catch(() => undefined);
-        if (info === undefined || (!info.isFile() && !info.isSymbolicLink())) return;
-        if (info.size > this.maxFileBytes) return;
-        const content = info.isSymbolicLink()
-          ? await readlink(full, { encoding: "buffer" }).catch(() => undefined)
-          : await readFile(full).catch(() => undefined);
-        if (content !== undefined) {
-          await writeLooseObject(this.place.gitDir, "blob", content, idLength);
-        }
-      }),
-    );
-  }
-
   /** A full checkpoint: the index's tree written, a commit, the session's ref moved. */
   private async takeFull(
     options: { ref: string; previous?: string },
@@ -404,11 +351,15 @@ export class CheckpointStore {
   ): Promise<{ taken: TakenCheckpoint; compared: TreeChange[][] }> {
     // Objects for what light checkpoints recorded --info-only; git does not hash again an entry
     // whose stat data still matches, so the package writes them (no process).
-    if (this.light) await this.writeBlobsOf(await this.pathsToRepair(options.previous));
+    if (this.light) {
+      await this.index.writeBlobsOf(
+        await pathsToRepair(this.chains.values(), options.previous, this.dir),
+      );
+    }
     // The parent's tree is looked up while git records the listed files.
     const [recorded, previousTree] = await Promise.all([
       extraRepair.length === 0 && exact && only !== undefined && only.length > 0
-        ? this.updateTracked(only)
+        ? this.index.updateTracked(only)
         : false,
       options.previous === undefined ? undefined : this.treeOf(options.previous),
     ]);
@@ -434,7 +385,7 @@ export class CheckpointStore {
         compared: [],
       };
     }
-    const omitted = recorded ? [] : await this.listAndRecord(only, extraRepair);
+    const omitted = recorded ? [] : await this.index.listAndRecord(only, extraRepair);
     // The tree and the changes against the parent's tree are both read from the new index.
     const readIndex = () =>
       Promise.all([
@@ -448,7 +399,7 @@ export class CheckpointStore {
       if (!this.light || !CheckpointError.isInstance(error) || error.code !== "GIT_FAILED") {
         throw error;
       }
-      await this.repairIndex();
+      await this.index.repairIndex();
       return readIndex();
     });
     const tree = written.stdout.toString("utf8").trim();
@@ -480,41 +431,6 @@ export class CheckpointStore {
     return { taken: { id, tree, changes, omitted }, compared };
   }
 
-  /**
-   * Records again every index entry whose object the store lacks (`ls-files -s` checked with
-   * `cat-file --batch-check`): the fallback when a full checkpoint's `write-tree` fails.
-   */
-  private async repairIndex(): Promise<void> {
-    const listed = splitNul((await runGit(this.place, ["ls-files", "-s", "-z"])).stdout);
-    const entries = listed
-      .map((line) => {
-        const [meta = "", file = ""] = line.split("\t");
-        const [mode = "", oid = ""] = meta.split(" ");
-        return { mode, oid, file };
-      })
-      .filter((entry) => entry.mode !== "160000" && entry.file !== "");
-    if (entries.length === 0) return;
-    const checked = await runGit(this.place, ["cat-file", "--batch-check"], {
-      input: `${entries.map((entry) => entry.oid).join("\n")}\n`,
-    });
-    const missing = new Set(
-      checked.stdout
-        .toString("utf8")
-        .split("\n")
-        .filter((line) => line.endsWith(" missing"))
-        .map((line) => line.split(" ")[0]),
-    );
-    const paths = entries.filter((entry) => missing.has(entry.oid)).map((entry) => entry.file);
-    if (paths.length === 0) return;
-    // Dropped, then added again: git hashes them now (it skips an entry whose stat matches).
-    await this.withIndexLock(() =>
-      runGit(this.place, ["update-index", "-z", "--force-remove", "--stdin"], {
-        input: `${paths.join("\0")}\0`,
-      }),
-    );
-    await this.listAndRecord([], paths);
-  }
-
   /** The base (a commit) of light checkpoint `id`. */
   private async baseOf(id: string): Promise<string> {
     return chainOf(id, await this.lightRecords(), this.dir).base;
@@ -523,129 +439,6 @@ export class CheckpointStore {
   /** The store's light records (read again when the file changed). */
   private async lightRecords(): Promise<LightRecords> {
     return readLightRecords(this.dir);
-  }
-
-  /**
-   * Asks `git status` what changed (everything, or under `only`), records it in the private index
-   * and returns the files left out for their size.
-   */
-  private async listAndRecord(
-    only: readonly string[] | undefined,
-    also: readonly string[] = [],
-    infoOnly = false,
-  ) {
-    const listed = only?.length === 0 ? [] : await listChanged(this.place, only);
-    const { add, omitted } = await this.sortBySize([...listed, ...also]);
-    await this.updateIndex(add, omitted, infoOnly);
-    return omitted;
-  }
-
-  /**
-   * The monitor's exact list (no watched folder moved or deleted) recorded in one git process,
-   * without `git status`: when every listed path is gone or a file or symlink within the size
-   * limit, `update-index --remove` without `--add` refreshes the tracked ones and drops the gone
-   * ones. A path the index does not hold (a new file, which may be ignored) makes git refuse the
-   * whole batch before writing anything: false, and the caller asks `git status` as before.
-   */
-  private async updateTracked(listed: readonly string[], infoOnly = false): Promise<boolean> {
-    const paths = [...new Set(listed)];
-    const plain = await Promise.all(
-      paths.map((relative) =>
-        lstat(path.join(this.workspace.root, relative)).then(
-          (stat) => (stat.isFile() && stat.size <= this.maxFileBytes) || stat.isSymbolicLink(),
-          () => true, // gone: a tracked file is dropped, an untracked one is no entry
-        ),
-      ),
-    );
-    if (plain.includes(false)) return false;
-    try {
-      await this.withIndexLock(() =>
-        runGit(
-          this.place,
-          ["update-index", "-z", "--remove", ...(infoOnly ? ["--info-only"] : []), "--stdin"],
-          { input: `${paths.join("\0")}\0` },
-        ),
-      );
-      return true;
-    } catch (error) {
-      if (CheckpointError.isInstance(error) && error.code === "GIT_FAILED") return false;
-      throw error;
-    }
-  }
-
-  /** Splits listed paths into those to record and those left out for their size. */
-  private async sortBySize(
-    listed: readonly string[],
-  ): Promise<{ add: string[]; omitted: TakenCheckpoint["omitted"] }> {
-    const paths = [...new Set(listed)].filter((entry) => !entry.endsWith("/"));
-    if (paths.length > this.maxFiles) {
-      throw new CheckpointError(
-        "TOO_MANY_FILES",
-        `the workspace has more than ${this.maxFiles} files to record`,
-      );
-    }
-    const sizes = await Promise.all(
-      paths.map((relative) =>
-        lstat(path.join(this.workspace.root, relative)).then(
-          (stat) => (stat.isFile() ? stat.size : 0),
-          () => 0, // gone: update-index --remove drops it
-        ),
-      ),
-    );
-    const add: string[] = [];
-    const omitted: TakenCheckpoint["omitted"] = [];
-    for (const [index, relative] of paths.entries()) {
-      const bytes = sizes[index] ?? 0;
-      if (bytes > this.maxFileBytes) omitted.push({ path: relative, reason: "too-large", bytes });
-      else add.push(relative);
-    }
-    return { add, omitted };
-  }
-
-  /** Records `add` in the private index and drops `omitted` from it. */
-  private async updateIndex(
-    add: readonly string[],
-    omitted: TakenCheckpoint["omitted"],
-    infoOnly = false,
-  ): Promise<void> {
-    if (add.length > 0) {
-      const flags = infoOnly ? ["--info-only"] : [];
-      await this.withIndexLock(() =>
-        runGit(this.place, ["update-index", "-z", "--add", "--remove", ...flags, "--stdin"], {
-          input: `${add.join("\0")}\0`,
-        }),
-      );
-    }
-    if (omitted.length > 0) {
-      await this.withIndexLock(() =>
-        runGit(this.place, ["update-index", "-z", "--force-remove", "--stdin"], {
-          input: `${omitted.map((entry) => entry.path).join("\0")}\0`,
-        }),
-      );
-    }
-  }
-
-  /**
-   * Runs an index-writing git command; while another process (a second run in this workspace)
-   * holds the private index's lock, waits and retries (up to ~5 s). A lock older than a minute
-   * is a killed process's and is removed.
-   */
-  private async withIndexLock<T>(command: () => Promise<T>): Promise<T> {
-    const lock = `${this.place.indexFile}.lock`;
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        return await command();
-      } catch (error) {
-        const locked = CheckpointError.isInstance(error) && error.code === "GIT_INDEX_LOCKED";
-        if (!locked || attempt >= 100) throw error;
-        const info = await lstat(lock).catch(() => undefined);
-        if (info !== undefined && Date.now() - info.mtimeMs > STALE_LOCK_MS) {
-          await rm(lock, { force: true });
-        } else {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-      }
-    }
   }
 
   /** The tree of a checkpoint, or undefined when this store does not hold it. */
