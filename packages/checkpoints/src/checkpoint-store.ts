@@ -2,32 +2,24 @@ import { existsSync } from "node:fs";
 import { copyFile, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { CheckpointChange, CheckpointRecord } from "@tapedeck/session";
+import { CheckpointTrees } from "./checkpoint-trees";
 import { CheckpointError } from "./errors";
 import { FsMonitor, type FsMonitorOptions, type MonitorAnswer } from "./fs-monitor";
 import { type GitPlace, runGit } from "./git";
 import { keepBorrowedObjects } from "./keep-borrowed";
 import {
-  buildTree,
-  chainOf,
   changesOf,
   cumulativeOf,
   entriesOf,
-  foldChain,
   type LightChain,
   stepsBetween,
 } from "./light-checkpoints";
-import {
-  appendLightRecord,
-  encodeLightRecord,
-  isLightId,
-  type LightRecords,
-  readLightRecords,
-} from "./light-records";
+import { appendLightRecord, encodeLightRecord, isLightId } from "./light-records";
 import { pointHead } from "./list-changed";
 import { checkpointCommitBody, setRef, writeLooseObject } from "./loose-objects";
 import { packLooseObjects, tooManyLooseObjects } from "./pack-objects";
 import { PrivateIndex, pathsToRepair } from "./private-index";
-import { indexChanges, type TreeChange, treeChanges } from "./tree-diff";
+import { indexChanges, type TreeChange } from "./tree-diff";
 import {
   type CheckpointWorkspace,
   findWorkspace,
@@ -117,8 +109,8 @@ export class CheckpointStore {
   /** The private index, with the size limits. */
   private readonly index: PrivateIndex;
   private queue: Promise<unknown> = Promise.resolve();
-  /** Trees of checkpoints this process took or looked up (ids never change meaning). */
-  private readonly trees = new Map<string, string>();
+  /** The checkpoints' trees, memoized for the process. */
+  private readonly trees: CheckpointTrees;
   private readonly home: string;
   /** The tree the last checkpoint of this store object wrote (what the index holds since). */
   private lastTree: string | undefined;
@@ -147,6 +139,7 @@ export class CheckpointStore {
       workTree: workspace.root,
     };
     this.index = new PrivateIndex(this.place, options);
+    this.trees = new CheckpointTrees(this.place, dir);
   }
 
   /** Runs `task` after every earlier call of this store has finished. */
@@ -405,7 +398,7 @@ export class CheckpointStore {
     const tree = written.stdout.toString("utf8").trim();
     // A full checkpoint's parent is a commit: a light previous's base.
     const parent =
-      previous !== undefined && isLightId(previous) ? await this.baseOf(previous) : previous;
+      previous !== undefined && isLightId(previous) ? await this.trees.baseOf(previous) : previous;
     let id: string;
     if (previous !== undefined && previousTree === tree && !isLightId(previous)) {
       id = previous;
@@ -422,7 +415,7 @@ export class CheckpointStore {
       pointHead(this.place.gitDir, id),
     ]);
     if (crowded) await packLooseObjects(this.place);
-    this.trees.set(id, tree);
+    this.trees.remember(id, tree);
     this.lastTree = tree;
     this.lastTaken = id;
     if (this.light) {
@@ -431,63 +424,14 @@ export class CheckpointStore {
     return { taken: { id, tree, changes, omitted }, compared };
   }
 
-  /** The base (a commit) of light checkpoint `id`. */
-  private async baseOf(id: string): Promise<string> {
-    return chainOf(id, await this.lightRecords(), this.dir).base;
-  }
-
-  /** The store's light records (read again when the file changed). */
-  private async lightRecords(): Promise<LightRecords> {
-    return readLightRecords(this.dir);
-  }
-
   /** The tree of a checkpoint, or undefined when this store does not hold it. */
-  async treeOf(id: string): Promise<string | undefined> {
-    const cached = this.trees.get(id);
-    if (cached !== undefined) return cached;
-    if (isLightId(id)) return this.lightTree(id).catch(() => undefined);
-    if (!/^[0-9a-f]{40,64}$/.test(id)) return undefined;
-    const result = await runGit(this.place, ["rev-parse", "--verify", "--quiet", `${id}^{tree}`], {
-      okCodes: [1, 128],
-    });
-    const tree = result.stdout.toString("utf8").trim();
-    if (result.code !== 0 || tree === "") return undefined;
-    this.trees.set(id, tree);
-    return tree;
-  }
-
-  /**
-   * Builds (once per process) the tree of light checkpoint `id` from its base's tree and the
-   * records of its chain. Throws `CHECKPOINT_NOT_FOUND` naming a missing or damaged record.
-   */
-  private async lightTree(id: string): Promise<string> {
-    const read = await this.lightRecords();
-    const { records, base } = chainOf(id, read, this.dir);
-    // From the nearest checkpoint of the chain whose tree this process built already (a rewind
-    // to the checkpoint after an earlier target folds only the records since), else the base.
-    const built = records.findIndex((record) => this.trees.has(record.id));
-    const start =
-      built >= 0 ? (this.trees.get(records[built]?.id ?? "") ?? "") : await this.requireTree(base);
-    const tree = await buildTree(
-      this.place,
-      start,
-      foldChain(built >= 0 ? records.slice(0, built) : records),
-    );
-    this.trees.set(id, tree);
-    return tree;
+  treeOf(id: string): Promise<string | undefined> {
+    return this.trees.treeOf(id);
   }
 
   /** The tree of a checkpoint; throws `CHECKPOINT_NOT_FOUND` when this store lacks it. */
-  async requireTree(id: string): Promise<string> {
-    if (isLightId(id) && !this.trees.has(id)) return this.lightTree(id);
-    const tree = await this.treeOf(id);
-    if (tree === undefined) {
-      throw new CheckpointError(
-        "CHECKPOINT_NOT_FOUND",
-        `checkpoint ${id.slice(0, 12)} is not in this home's store for ${this.workspace.root}`,
-      );
-    }
-    return tree;
+  requireTree(id: string): Promise<string> {
+    return this.trees.requireTree(id);
   }
 
   /**
@@ -495,26 +439,13 @@ export class CheckpointStore {
    * checkpoints on one base, every path their records name, without building a tree; else the
    * changes between their trees.
    */
-  async pathsBetween(from: string, to: string): Promise<{ path: string }[]> {
-    if (isLightId(from) && isLightId(to)) {
-      const read = await this.lightRecords();
-      const one = chainOf(from, read, this.dir);
-      const two = chainOf(to, read, this.dir);
-      if (one.base === two.base) {
-        const paths = new Set<string>();
-        for (const record of [...one.records, ...two.records]) {
-          for (const entry of record.entries) paths.add(entry.path);
-        }
-        return [...paths].map((file) => ({ path: file }));
-      }
-    }
-    return this.changesBetween(from, to, false);
+  pathsBetween(from: string, to: string): Promise<{ path: string }[]> {
+    return this.trees.pathsBetween(from, to);
   }
 
   /** What changed from checkpoint `from` to checkpoint `to` (renames detected when asked). */
-  async changesBetween(from: string, to: string, renames = true): Promise<TreeChange[]> {
-    const [a, b] = await Promise.all([this.requireTree(from), this.requireTree(to)]);
-    return treeChanges(this.place, a, b, renames);
+  changesBetween(from: string, to: string, renames = true): Promise<TreeChange[]> {
+    return this.trees.changesBetween(from, to, renames);
   }
 }
 
