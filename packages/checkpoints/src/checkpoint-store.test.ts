@@ -13,9 +13,9 @@ import {
 import path from "node:path";
 import { gitRepo, testTempDir } from "@tapedeck/test-temp";
 import { describe, expect, it } from "vitest";
-import { openCheckpointStore } from "./checkpoint-store";
 import { CheckpointError } from "./errors";
 import { runGit } from "./git";
+import { openCheckpointStore } from "./open-checkpoint-store";
 import { applyRestore, lastRewind, planRestore } from "./rewind";
 
 /** sha256 of every file under `dir` with its mode, by relative path. */

@@ -1,10 +1,8 @@
-import { existsSync } from "node:fs";
-import { copyFile, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { CheckpointChange, CheckpointRecord } from "@tapedeck/session";
 import { CheckpointTrees } from "./checkpoint-trees";
 import { CheckpointError } from "./errors";
-import { FsMonitor, type FsMonitorOptions, type MonitorAnswer } from "./fs-monitor";
+import type { FsMonitor, MonitorAnswer } from "./fs-monitor";
 import { type GitPlace, runGit } from "./git";
 import { keepBorrowedObjects } from "./keep-borrowed";
 import {
@@ -19,44 +17,12 @@ import { pointHead } from "./list-changed";
 import { checkpointCommitBody, setRef, writeLooseObject } from "./loose-objects";
 import { packLooseObjects, tooManyLooseObjects } from "./pack-objects";
 import { PrivateIndex, pathsToRepair } from "./private-index";
+import { syncPrivateSettings } from "./private-settings";
 import { indexChanges, type TreeChange } from "./tree-diff";
-import {
-  type CheckpointWorkspace,
-  findWorkspace,
-  refusedWorkspace,
-  workspaceStoreDir,
-} from "./workspace";
+import type { CheckpointWorkspace } from "./workspace";
 
-/** Default size limit of one file: larger files are left out of checkpoints (10 MiB). */
-export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
-/** Paths a checkpoint may hold; a workspace with more is not checkpointed. */
-export const DEFAULT_MAX_FILES = 200_000;
 /** Changes listed in a log record; the rest are counted in `more`. */
 export const LISTED_CHANGES = 200;
-
-/** Options of {@link openCheckpointStore}. */
-export interface OpenCheckpointStoreOptions {
-  /** The Tapedeck home (`$TAPEDECK_HOME`). */
-  home: string;
-  /** A folder of the workspace (its git root, else itself, is what is checkpointed). */
-  cwd: string;
-  /** Files larger than this are left out (default {@link DEFAULT_MAX_FILE_BYTES}). */
-  maxFileBytes?: number;
-  /** Default {@link DEFAULT_MAX_FILES}. */
-  maxFiles?: number;
-  /**
-   * Light checkpoints (default true; `TAPEDECK_CHECKPOINT_LIGHT=off` turns them off): after a
-   * session's first (full) checkpoint in this store object, the next ones are records of the
-   * changed files appended to `<store>/light-checkpoints`, their trees built when read.
-   */
-  light?: boolean;
-  /**
-   * Watch the workspace (inotify) so each checkpoint's `git status` looks only at what changed
-   * (`fs-monitor.ts`); `true` or the monitor's options. For a process that takes several
-   * checkpoints (a run); call {@link CheckpointStore.close} when done. Default: no monitor.
-   */
-  monitor?: boolean | FsMonitorOptions;
-}
 
 /** A checkpoint just taken. */
 export interface TakenCheckpoint {
@@ -84,17 +50,6 @@ export function checkpointRecordOf(taken: TakenCheckpoint): CheckpointRecord {
     ...(more > 0 ? { more } : {}),
     ...(taken.omitted.length > 0 ? { omitted: taken.omitted.slice(0, LISTED_CHANGES) } : {}),
   };
-}
-
-/** The lines of the private `info/exclude`. */
-function excludeLines(workspace: CheckpointWorkspace, home: string, userExclude: string): string {
-  const lines = ["# written by tapedeck: the user's info/exclude, then the home", userExclude];
-  const relativeHome = path.relative(workspace.root, home);
-  if (relativeHome !== "" && !relativeHome.startsWith("..") && !path.isAbsolute(relativeHome)) {
-    lines.push(`/${relativeHome.split(path.sep).join("/")}/`);
-  }
-  lines.push("*.tapedeck-restore.tmp");
-  return `${lines.join("\n")}\n`;
 }
 
 /**
@@ -447,86 +402,4 @@ export class CheckpointStore {
   changesBetween(from: string, to: string, renames = true): Promise<TreeChange[]> {
     return this.trees.changesBetween(from, to, renames);
   }
-}
-
-/**
- * Opens (creating on first use) the checkpoint store of the workspace of `cwd`. Throws
- * `CheckpointError` (`WORKSPACE_REFUSED`, `GIT_MISSING`, `GIT_FAILED`).
- */
-export async function openCheckpointStore(
-  options: OpenCheckpointStoreOptions,
-): Promise<CheckpointStore> {
-  const workspace = findWorkspace(options.cwd);
-  const refused =
-    workspace.userObjects === undefined ? refusedWorkspace(workspace.root) : undefined;
-  if (refused !== undefined) throw new CheckpointError("WORKSPACE_REFUSED", refused);
-  const dir = workspaceStoreDir(options.home, workspace.root);
-  const store = new CheckpointStore(workspace, dir, {
-    maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
-    maxFiles: options.maxFiles ?? DEFAULT_MAX_FILES,
-    home: options.home,
-    light: options.light ?? process.env.TAPEDECK_CHECKPOINT_LIGHT !== "off",
-  });
-  const gitDir = store.place.gitDir;
-  if (!existsSync(path.join(gitDir, "HEAD"))) {
-    await mkdir(dir, { recursive: true });
-    await runGit(store.place, ["init", "--quiet", "--bare", gitDir], { bare: true });
-    await writeFile(path.join(dir, "workspace"), `${workspace.root}\n`);
-  }
-  if (workspace.userIndex !== undefined && !existsSync(store.place.indexFile)) {
-    await seedIndex(store, workspace.userIndex);
-  }
-  await syncPrivateSettings(store, options.home);
-  if (options.monitor !== undefined && options.monitor !== false) {
-    // A monitor that cannot start (no inotify watch left, a cookie folder that cannot be made)
-    // leaves the store unmonitored: every checkpoint then checks every file.
-    store.monitor = await FsMonitor.start(
-      store.place,
-      dir,
-      options.monitor === true ? {} : options.monitor,
-    ).catch(() => undefined);
-  }
-  return store;
-}
-
-/**
- * Starts the private index as a copy of the user's (read, never written), so unchanged files keep
- * their stat data and blob ids. An index git cannot read here (a split index) is dropped: the
- * first checkpoint then hashes every file once.
- */
-async function seedIndex(store: CheckpointStore, userIndex: string): Promise<void> {
-  const temp = `${store.place.indexFile}.seed`;
-  try {
-    await copyFile(userIndex, temp);
-    await runGit({ ...store.place, indexFile: temp }, ["ls-files", "--stage", "--", ".gitignore"]);
-    await rename(temp, store.place.indexFile);
-  } catch {
-    await rm(temp, { force: true });
-  }
-}
-
-/**
- * Keeps the private alternates and exclude file in step with the user's repository; true when
- * the exclude file changed.
- */
-async function syncPrivateSettings(store: CheckpointStore, home: string): Promise<boolean> {
-  const { workspace } = store;
-  const gitDir = store.place.gitDir;
-  const alternates = path.join(gitDir, "objects", "info", "alternates");
-  const wanted = workspace.userObjects === undefined ? "" : `${workspace.userObjects}\n`;
-  const current = await readFile(alternates, "utf8").catch(() => "");
-  if (current !== wanted) {
-    await mkdir(path.dirname(alternates), { recursive: true });
-    await writeFile(alternates, wanted);
-  }
-  const userExclude =
-    workspace.userExclude === undefined
-      ? ""
-      : await readFile(workspace.userExclude, "utf8").catch(() => "");
-  const exclude = path.join(gitDir, "info", "exclude");
-  const lines = excludeLines(workspace, home, userExclude);
-  if ((await readFile(exclude, "utf8").catch(() => "")) === lines) return false;
-  await mkdir(path.dirname(exclude), { recursive: true });
-  await writeFile(exclude, lines);
-  return true;
 }

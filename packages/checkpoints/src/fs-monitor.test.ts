@@ -11,9 +11,10 @@ import {
 import path from "node:path";
 import { gitRepo, testTempDir } from "@tapedeck/test-temp";
 import { afterEach, describe, expect, it } from "vitest";
-import { type CheckpointStore, openCheckpointStore } from "./checkpoint-store";
+import type { CheckpointStore } from "./checkpoint-store";
 import type { FsMonitorOptions } from "./fs-monitor";
 import { runGit } from "./git";
+import { openCheckpointStore } from "./open-checkpoint-store";
 
 const REF = "refs/tapedeck/sessions/monitored";
 const opened: CheckpointStore[] = [];

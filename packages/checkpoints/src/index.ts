@@ -1,17 +1,19 @@
 export {
   CheckpointStore,
   checkpointRecordOf,
-  DEFAULT_MAX_FILE_BYTES,
-  DEFAULT_MAX_FILES,
   LISTED_CHANGES,
-  type OpenCheckpointStoreOptions,
-  openCheckpointStore,
   type TakenCheckpoint,
 } from "./checkpoint-store";
 export { CheckpointError } from "./errors";
 export { type CheckpointFile, DEFAULT_MAX_SHOWN_BYTES, fileAt } from "./file-at";
 export type { FsMonitor, FsMonitorOptions, MonitorAnswer } from "./fs-monitor";
 export { checkpointAt, type LoggedCheckpoint, loggedCheckpoints } from "./log-checkpoints";
+export {
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_MAX_FILES,
+  type OpenCheckpointStoreOptions,
+  openCheckpointStore,
+} from "./open-checkpoint-store";
 export { RESTORE_TEMP_SUFFIX, type RestoreResult } from "./restore-files";
 export {
   applyRestore,

@@ -17,7 +17,6 @@ import {
 import path from "node:path";
 import { gitRepo, testTempDir } from "@tapedeck/test-temp";
 import { describe, expect, it } from "vitest";
-import { openCheckpointStore } from "./checkpoint-store";
 import { CheckpointError } from "./errors";
 import {
   encodeLightRecord,
@@ -26,6 +25,7 @@ import {
   LIGHT_FILE,
   parseLightRecords,
 } from "./light-records";
+import { openCheckpointStore } from "./open-checkpoint-store";
 import { applyRestore, planRestore } from "./rewind";
 import { checkpointStorage } from "./storage";
 

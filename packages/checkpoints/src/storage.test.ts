@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { testTempDir } from "@tapedeck/test-temp";
 import { describe, expect, it } from "vitest";
-import { openCheckpointStore } from "./checkpoint-store";
+import { openCheckpointStore } from "./open-checkpoint-store";
 import { checkpointStorage } from "./storage";
 
 describe("checkpointStorage", () => {
