@@ -1,3 +1,8 @@
+/**
+ * The public `CheckpointStore`: one queue serializes its calls (one private index), the monitor's
+ * list handed to the taker, and the readers of checkpoints as trees; plus the log's record of a
+ * checkpoint taken.
+ */
 import path from "node:path";
 import type { CheckpointChange, CheckpointRecord } from "@tapedeck/session";
 import { CheckpointTrees } from "./checkpoint-trees";
