@@ -15,7 +15,10 @@ import { findWorkspace, refusedWorkspace, workspaceStoreDir } from "./workspace"
 
 /** Default size limit of one file: larger files are left out of checkpoints (10 MiB). */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
-/** Paths a checkpoint may hold; a workspace with more is not checkpointed. */
+/**
+ * Paths one checkpoint may record (new or changed since the store's last one; every file for the
+ * first, unless seeded from the user's git index): with more, that checkpoint is skipped.
+ */
 export const DEFAULT_MAX_FILES = 200_000;
 
 /** Options of {@link openCheckpointStore}. */
