@@ -2,19 +2,17 @@ import { createHash } from "node:crypto";
 import { readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { drafts, tempDirectory } from "../test/helpers";
+import { drafts, type TempDirectory, tempStore } from "../test/helpers";
 import { DELTA_MAX_BYTES, DeltaPlanner } from "./blob-delta";
 import { BlobStore } from "./blob-store";
 import { BlobReadError, createSessionStore, type SessionStore } from "./index";
 import { compressBytes } from "./zstd";
 
-let temp: ReturnType<typeof tempDirectory>;
+let temp: TempDirectory;
 let store: SessionStore;
 let blobs: BlobStore;
-
 beforeEach(() => {
-  temp = tempDirectory();
-  store = createSessionStore({ home: temp.home });
+  ({ temp, store } = tempStore());
   blobs = new BlobStore(temp.home);
 });
 afterEach(() => temp.cleanup());

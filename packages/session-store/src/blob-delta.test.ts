@@ -9,18 +9,16 @@ import {
 } from "node:fs";
 import { uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { drafts, readError, tempDirectory } from "../test/helpers";
+import { drafts, readError, type TempDirectory, tempStore } from "../test/helpers";
 import { BlobStore } from "./blob-store";
-import { BlobReadError, createSessionStore, type SessionStore } from "./index";
+import { BlobReadError, type SessionStore } from "./index";
 import { compressBytes } from "./zstd";
 
-let temp: ReturnType<typeof tempDirectory>;
+let temp: TempDirectory;
 let store: SessionStore;
 let blobs: BlobStore;
-
 beforeEach(() => {
-  temp = tempDirectory();
-  store = createSessionStore({ home: temp.home });
+  ({ temp, store } = tempStore());
   blobs = new BlobStore(temp.home);
 });
 afterEach(() => temp.cleanup());

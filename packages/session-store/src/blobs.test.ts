@@ -11,7 +11,7 @@ import {
 import { join } from "node:path";
 import { TapedeckError, uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { drafts, readError, tempDirectory } from "../test/helpers";
+import { drafts, readError, type TempDirectory, tempStore } from "../test/helpers";
 import { BlobStore } from "./blob-store";
 import {
   BlobReadError,
@@ -21,13 +21,9 @@ import {
 } from "./index";
 import { compressBytes, decompressBytes } from "./zstd";
 
-let temp: ReturnType<typeof tempDirectory>;
+let temp: TempDirectory;
 let store: SessionStore;
-
-beforeEach(() => {
-  temp = tempDirectory();
-  store = createSessionStore({ home: temp.home });
-});
+beforeEach(() => ({ temp, store } = tempStore()));
 afterEach(() => temp.cleanup());
 
 /** A 1 MiB tool output of varied text (not one repeated character: compression must work). */

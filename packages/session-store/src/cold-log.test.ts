@@ -1,16 +1,12 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { drafts, tempDirectory } from "../test/helpers";
-import { createSessionStore, type SessionStore } from "./index";
+import { drafts, type TempDirectory, tempStore } from "../test/helpers";
+import type { SessionStore } from "./index";
 
-let temp: ReturnType<typeof tempDirectory>;
+let temp: TempDirectory;
 let store: SessionStore;
-
-beforeEach(() => {
-  temp = tempDirectory();
-  store = createSessionStore({ home: temp.home });
-});
+beforeEach(() => ({ temp, store } = tempStore()));
 afterEach(() => temp.cleanup());
 
 /** A finished session of `turns` turns with some text; its id. */

@@ -2,18 +2,14 @@ import * as fs from "node:fs";
 import { join } from "node:path";
 import { EventLogCorruptError, type SessionEvent, uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { drafts, tempDirectory } from "../test/helpers";
+import { drafts, type TempDirectory, tempStore } from "../test/helpers";
 import { compressLog } from "./cold-log";
-import { createSessionStore, type SessionStore } from "./index";
+import type { SessionStore } from "./index";
 import { decompressBytes } from "./zstd";
 
-let temp: ReturnType<typeof tempDirectory>;
+let temp: TempDirectory;
 let store: SessionStore;
-
-beforeEach(() => {
-  temp = tempDirectory();
-  store = createSessionStore({ home: temp.home });
-});
+beforeEach(() => ({ temp, store } = tempStore()));
 afterEach(() => temp.cleanup());
 
 /** Appends one finished turn (a call and its output) through a fresh writer, as a resume does. */

@@ -1,16 +1,12 @@
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { INTERRUPTED_OUTPUT, SessionNotFoundError, uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { drafts, tempDirectory } from "../test/helpers";
-import { createSessionStore, type SessionStore } from "./index";
+import { drafts, type TempDirectory, tempStore } from "../test/helpers";
+import type { SessionStore } from "./index";
 
-let temp: ReturnType<typeof tempDirectory>;
+let temp: TempDirectory;
 let store: SessionStore;
-
-beforeEach(() => {
-  temp = tempDirectory();
-  store = createSessionStore({ home: temp.home });
-});
+beforeEach(() => ({ temp, store } = tempStore()));
 afterEach(() => temp.cleanup());
 
 /** seed (1), then two finished turns: seqs 2–5 and 6–9. */

@@ -16,17 +16,19 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { appendTurnTo, journalIds, newSessionIn, tempDirectory } from "../test/helpers";
+import {
+  appendTurnTo,
+  journalIds,
+  newSessionIn,
+  type TempDirectory,
+  tempStore,
+} from "../test/helpers";
 import { JOURNAL_FILE } from "./change-journal";
-import { createSessionStore, type SessionStore } from "./index";
+import type { SessionStore } from "./index";
 
-let temp: ReturnType<typeof tempDirectory>;
+let temp: TempDirectory;
 let store: SessionStore;
-
-beforeEach(() => {
-  temp = tempDirectory();
-  store = createSessionStore({ home: temp.home });
-});
+beforeEach(() => ({ temp, store } = tempStore()));
 afterEach(() => temp.cleanup());
 
 const newSession = () => newSessionIn(store, temp.root);

@@ -2,16 +2,12 @@ import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:f
 import { dirname } from "node:path";
 import { EventLogCorruptError, uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { drafts, tempDirectory } from "../test/helpers";
-import { createSessionStore, type SessionStore } from "./index";
+import { drafts, type TempDirectory, tempStore } from "../test/helpers";
+import type { SessionStore } from "./index";
 
-let temp: ReturnType<typeof tempDirectory>;
+let temp: TempDirectory;
 let store: SessionStore;
-
-beforeEach(() => {
-  temp = tempDirectory();
-  store = createSessionStore({ home: temp.home });
-});
+beforeEach(() => ({ temp, store } = tempStore()));
 afterEach(() => temp.cleanup());
 
 async function sessionWithTurn(): Promise<string> {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EventLogCorruptError, type SessionEventDraft, uuidv7 } from "@tapedeck/session";
 import { expect } from "vitest";
-import type { ChangeSet, SessionStore } from "../src/index";
+import { type ChangeSet, createSessionStore, type SessionStore } from "../src/index";
 
 /** A fresh temp directory; `home` inside it does not exist yet. */
 export function tempDirectory(): { root: string; home: string; cleanup: () => void } {
@@ -14,6 +14,15 @@ export function tempDirectory(): { root: string; home: string; cleanup: () => vo
     home: join(root, "home"),
     cleanup: () => rmSync(root, { recursive: true, force: true }),
   };
+}
+
+/** What {@link tempDirectory} returns. */
+export type TempDirectory = ReturnType<typeof tempDirectory>;
+
+/** A fresh temp directory and a store over its `home` (for a `beforeEach`; clean up `temp`). */
+export function tempStore(): { temp: TempDirectory; store: SessionStore } {
+  const temp = tempDirectory();
+  return { temp, store: createSessionStore({ home: temp.home }) };
 }
 
 /** A process id that is not running: a child's, once it has exited. */
