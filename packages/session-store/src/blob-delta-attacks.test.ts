@@ -4,17 +4,14 @@ import { uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { drafts, type TempDirectory, tempStore } from "../test/helpers";
 import { DELTA_MAX_BYTES, DeltaPlanner } from "./blob-delta";
-import { BlobStore } from "./blob-store";
+import type { BlobStore } from "./blob-store";
 import { BlobReadError, createSessionStore, type SessionStore } from "./index";
 import { compressBytes } from "./zstd";
 
 let temp: TempDirectory;
 let store: SessionStore;
 let blobs: BlobStore;
-beforeEach(() => {
-  ({ temp, store } = tempStore());
-  blobs = new BlobStore(temp.home);
-});
+beforeEach(() => ({ temp, store, blobs } = tempStore()));
 afterEach(() => temp.cleanup());
 
 const hashOf = (data: Buffer) => createHash("sha256").update(data).digest("hex");

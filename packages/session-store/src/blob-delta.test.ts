@@ -10,17 +10,14 @@ import {
 import { uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { drafts, readError, type TempDirectory, tempStore } from "../test/helpers";
-import { BlobStore } from "./blob-store";
+import type { BlobStore } from "./blob-store";
 import { BlobReadError, type SessionStore } from "./index";
 import { compressBytes } from "./zstd";
 
 let temp: TempDirectory;
 let store: SessionStore;
 let blobs: BlobStore;
-beforeEach(() => {
-  ({ temp, store } = tempStore());
-  blobs = new BlobStore(temp.home);
-});
+beforeEach(() => ({ temp, store, blobs } = tempStore()));
 afterEach(() => temp.cleanup());
 
 /**

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EventLogCorruptError, type SessionEventDraft, uuidv7 } from "@tapedeck/session";
 import { expect } from "vitest";
+import { BlobStore } from "../src/blob-store";
 import { type ChangeSet, createSessionStore, type SessionStore } from "../src/index";
 
 /** A fresh temp directory; `home` inside it does not exist yet. */
@@ -19,10 +20,17 @@ export function tempDirectory(): { root: string; home: string; cleanup: () => vo
 /** What {@link tempDirectory} returns. */
 export type TempDirectory = ReturnType<typeof tempDirectory>;
 
-/** A fresh temp directory and a store over its `home` (for a `beforeEach`; clean up `temp`). */
-export function tempStore(): { temp: TempDirectory; store: SessionStore } {
+/**
+ * A fresh temp directory, a store over its `home` and that home's blob store (for a
+ * `beforeEach`; clean up `temp`).
+ */
+export function tempStore(): { temp: TempDirectory; store: SessionStore; blobs: BlobStore } {
   const temp = tempDirectory();
-  return { temp, store: createSessionStore({ home: temp.home }) };
+  return {
+    temp,
+    store: createSessionStore({ home: temp.home }),
+    blobs: new BlobStore(temp.home),
+  };
 }
 
 /** A process id that is not running: a child's, once it has exited. */
