@@ -7,6 +7,8 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { uuidv7 } from "@tapedeck/session";
 import { testTempDir } from "@tapedeck/test-temp";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -241,7 +243,11 @@ describe("a cold log is read as a stream", () => {
       `${JSON.stringify({ seq, ts: "2026-12-02T10:00:00.000Z", type: "message", runId: run, role: "user", content })}\n`;
     const size = writeColdLogStreaming(store.pathOf(sessionId), header, lines, line);
     expect(size).toBeGreaterThan(100e6);
+    // What is held, not what awaits collection: buffers already let go of stay counted until
+    // the collector runs, and when it runs depends on the machine (a fresh CI machine once saw
+    // 22.2 MB of them here). Collecting before each sample measures what the reader keeps.
     const external = () => {
+      collectGarbage();
       const usage = process.memoryUsage();
       return usage.external + usage.arrayBuffers;
     };
@@ -278,6 +284,12 @@ describe("a cold log is read as a stream", () => {
     ).toBeLessThan(size / 5);
   }, 60_000);
 });
+
+/** Runs a full garbage collection (V8's `gc`, exposed for this process without a flag at start). */
+function collectGarbage(): void {
+  setFlagsFromString("--expose-gc");
+  (runInNewContext("gc") as () => void)();
+}
 
 /** How far resident memory peaks above where it was while `operation` runs (Linux: VmHWM, reset first). */
 function peakResidentGrowth(operation: () => void): number {
