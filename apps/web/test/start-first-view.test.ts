@@ -1,7 +1,8 @@
 /**
  * The server's first view under `pnpm start`'s loader: `tsx` run from `apps/web` compiles the
  * rows of `@tapedeck/html-export` with the automatic JSX runtime (its tsconfig includes their
- * sources), not as `React.createElement` calls that throw "React is not defined".
+ * sources), not as `React.createElement` calls that throw "React is not defined"; once drawn,
+ * no timer of the render keeps the process alive.
  */
 import { execFile } from "node:child_process";
 import { rmSync } from "node:fs";
@@ -24,7 +25,7 @@ afterAll(() => {
 
 describe("pnpm start's first view", () => {
   it("draws a session's rows and token chart when run by tsx from apps/web", async () => {
-    const { stdout } = await promisify(execFile)(
+    const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
       [tsx, path.join(here, "fixtures/render-first-view.ts"), seeded.home, seeded.english],
       {
@@ -35,5 +36,7 @@ describe("pnpm start's first view", () => {
     );
     expect(stdout).toContain('data-testid="token-chart"');
     expect(stdout).toContain("A tiny teapot simulator.");
+    // Nothing is left to keep it alive: the queries' cache timers (30 s each) were cleared.
+    expect(JSON.parse(stderr.trim().split("\n").at(-1) ?? "[]")).not.toContain("Timeout");
   }, 60_000);
 });

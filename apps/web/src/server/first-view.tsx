@@ -127,8 +127,13 @@ export function renderFirstView(page: SessionPageAnswer): string {
       </main>
     </div>
   );
-  // The app's components ask their queries of a client (none runs here: effects do not).
-  return renderToStaticMarkup(
-    <QueryClientProvider client={createQueryClient()}>{view}</QueryClientProvider>,
-  );
+  // The app's components ask their queries of a client (none runs here: effects do not). Each
+  // query they make starts its cache timer (30 s): cleared once drawn, so that a render neither
+  // holds its page's data for 30 s nor keeps a process that only draws from exiting.
+  const client = createQueryClient();
+  try {
+    return renderToStaticMarkup(<QueryClientProvider client={client}>{view}</QueryClientProvider>);
+  } finally {
+    client.clear();
+  }
 }
