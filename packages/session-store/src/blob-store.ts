@@ -8,7 +8,7 @@
  */
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import {
   BLOB_LEVEL,
   baseNamedBy,
@@ -26,6 +26,8 @@ import {
   fsyncDirectoryAsync,
   hasErrorCode,
   makeDirectories,
+  parseTempName,
+  processAlive,
   removeFile,
   tempPathIn,
   writeTemp,
@@ -33,6 +35,8 @@ import {
 import { compressBytesAt, decompressBytes, frameContentSize } from "./zstd";
 
 const CODEC_SUFFIX = ".zst";
+/** The temp label of a blob file the sweep set aside (`swept-<its name>`), see {@link BlobStore.removeUnlessYoung}. */
+const SWEPT = "swept-";
 const hashPattern = /^[0-9a-f]{64}$/;
 /** The shard folders' names: the first two hex digits of a hash. */
 const SHARDS = Array.from({ length: 256 }, (_, index) => index.toString(16).padStart(2, "0"));
@@ -660,5 +664,59 @@ export class BlobStore {
   /** Removes blob file `path` (as {@link list} named it). */
   remove(path: string): void {
     removeFile(path);
+  }
+
+  /**
+   * Removes blob file `path`, which the sweep judged unreferenced and older than `ageMs`, unless
+   * a writer made it young since: one that reuses the blob {@link refresh}es it and then writes
+   * the line naming it, and that can fall between the sweep's judging and its removal. So the
+   * file is first renamed aside (a `refresh` after that finds no file, and the writer writes the
+   * blob again), then judged again by its mtime: young, it goes back under its name (never over
+   * a newer copy) and its folder is fsynced. Returns whether it was removed.
+   */
+  removeUnlessYoung(path: string, ageMs: number): boolean {
+    const aside = tempPathIn(dirname(path), `${SWEPT}${basename(path)}`);
+    try {
+      fs.renameSync(path, aside);
+    } catch (error) {
+      if (hasErrorCode(error, "ENOENT")) return false;
+      throw error;
+    }
+    const stat = fileStats(aside);
+    if (stat !== undefined && Date.now() - Number(stat.mtimeMs) < ageMs) {
+      this.putBack(aside, path);
+      return false;
+    }
+    removeFile(aside);
+    return true;
+  }
+
+  /**
+   * Puts back under their names the blob files that a sweep killed between setting them aside
+   * and judging them again left (its process gone): a writer may have named one since. The next
+   * sweep judges them as any other. Returns how many it found.
+   */
+  restoreSetAside(found: readonly StoredBlob[]): number {
+    let restored = 0;
+    for (const blob of found) {
+      const temp = blob.temp ? parseTempName(basename(blob.path)) : undefined;
+      if (temp === undefined || !temp.label.startsWith(SWEPT) || processAlive(temp.pid)) continue;
+      const name = temp.label.slice(SWEPT.length);
+      if (!/^[0-9a-f]{62}(?:\.zst)?$/.test(name)) continue;
+      this.putBack(blob.path, join(dirname(blob.path), name));
+      restored += 1;
+    }
+    return restored;
+  }
+
+  /** Moves set-aside file `aside` back to `path` unless a copy is there now, for good. */
+  private putBack(aside: string, path: string): void {
+    try {
+      fs.linkSync(aside, path);
+    } catch (error) {
+      if (!hasErrorCode(error, "EEXIST")) throw error;
+    }
+    removeFile(aside);
+    fsyncDirectory(dirname(path));
   }
 }

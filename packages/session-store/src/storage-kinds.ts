@@ -199,8 +199,10 @@ export function storeStorageKinds(paths: {
       },
       // Unreferenced blobs, and temp files of a blob write a killed process left.
       reclaim: async (_live, options) => {
+        let found = blobs.list();
+        // Files a sweep killed in between set aside go back first (a writer may name one since).
+        if (!options.dryRun && blobs.restoreSetAside(found) > 0) found = blobs.list();
         const named = referencedBlobs(sessionsDir, trashDir);
-        const found = blobs.list();
         // A blob no log names yet is kept for its age (a writer's, or a compact's whose log is not
         // written yet): it is live too.
         const live = new Set(named);
@@ -217,13 +219,17 @@ export function storeStorageKinds(paths: {
         let bytes = 0;
         for (const blob of found) {
           // A raw blob beside its compressed form is what a compact killed in between left.
-          const orphan = blob.temp
+          const leftover = blob.temp
             ? leftoverTemp(blob.path)
-            : (blob.raw && fs.existsSync(blobs.pathOf(blob.hash))) ||
-              (!named.has(blob.hash) && olderThan(blob.path, TEMP_AGE_MS));
-          if (!orphan) continue;
-          bytes += blob.bytes;
-          if (!options.dryRun) blobs.remove(blob.path);
+            : blob.raw && fs.existsSync(blobs.pathOf(blob.hash));
+          const unnamed =
+            !leftover && !blob.temp && !named.has(blob.hash) && olderThan(blob.path, TEMP_AGE_MS);
+          if (!leftover && !unnamed) continue;
+          if (options.dryRun) bytes += blob.bytes;
+          else if (leftover) {
+            blobs.remove(blob.path);
+            bytes += blob.bytes;
+          } else if (blobs.removeUnlessYoung(blob.path, TEMP_AGE_MS)) bytes += blob.bytes;
         }
         return { bytes };
       },
