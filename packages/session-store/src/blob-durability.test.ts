@@ -107,7 +107,11 @@ vi.mock("node:fs", async (importOriginal) => {
   const renameSync = (from: fs.PathLike, to: fs.PathLike) => {
     actual.renameSync(from, to);
     renamed.set(String(from), String(to));
-    // A file fsynced under its temp name is fsynced under its final one.
+    // A file fsynced under its temp name is fsynced under its final one; a writer's blob file
+    // starts its fsync while it is still staged under a temp name (before its hash is known).
+    if (steps.some((step) => step.kind === "fsync-start" && step.path === String(from))) {
+      steps.push({ kind: "fsync-start", path: String(to) });
+    }
     if (fsynced(String(from))) steps.push({ kind: "fsync", path: String(to) });
   };
   return {
@@ -185,6 +189,14 @@ describe("blob durability", () => {
     expect(stepIndex("fsync", log)).toBeGreaterThan(-1);
     const blob = rawBlobPath((line as { hash: string }).hash);
     const paths = [blob, dirname(blob)];
+    // The file's fsync started while it was staged (under a temp name in the store's folder),
+    // before its bytes were hashed and it was renamed into its shard.
+    const staged = steps.findIndex(
+      (step) =>
+        step.kind === "fsync-start" && /\/blobs\/sha256\/\.blob\.[^/]*\.tmp$/.test(step.path),
+    );
+    expect(staged).toBeGreaterThan(-1);
+    expect(staged).toBeLessThan(stepIndex("fsync-start", blob));
     for (const path of paths) {
       expect(stepIndex("fsync-start", path), path).toBeGreaterThan(-1);
       expect(stepIndex("fsync", path), path).toBe(-1);

@@ -110,12 +110,14 @@ function previewOf(text: string): string {
  * `threshold` UTF-8 bytes and is well-formed (UTF-8 cannot carry a lone surrogate), else `event`
  * itself. An event that already carries a reference is left alone. The blob's bytes are added to
  * `pending` (hash → bytes), in `arena` when given: the caller stores them before it writes the line.
+ * `beforeHash` is given the bytes before they are hashed (a writer starts writing them meanwhile).
  */
 export function externalize(
   event: SessionEvent,
   threshold: number,
   pending: Map<string, Uint8Array>,
   arena?: PayloadArena,
+  beforeHash?: (bytes: Uint8Array) => void,
 ): SessionEvent {
   const fields = payloadFields[event.type];
   if (fields === undefined) return event;
@@ -129,6 +131,7 @@ export function externalize(
   if (!wellFormed(text)) return event;
   const bytes = utf8Of(text, arena);
   if (bytes.length < threshold) return event;
+  beforeHash?.(bytes);
   const hash = sha256Hex(bytes);
   pending.set(hash, bytes);
   const preview = previewOf(text);

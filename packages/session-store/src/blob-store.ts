@@ -22,6 +22,7 @@ import {
   faultWriting,
   fileStats,
   fsyncAndClose,
+  fsyncAsync,
   fsyncDirectory,
   fsyncDirectoryAsync,
   hasErrorCode,
@@ -65,9 +66,25 @@ export interface CompressPlan {
  * through, still open) and the folders holding their names.
  */
 export interface BlobSyncs {
-  files: { path: string; fd: number }[];
+  /** `synced`: the file's fsync, started when it was staged (settles to its error or undefined). */
+  files: { path: string; fd: number; synced?: Promise<unknown> }[];
   folders: Set<string>;
 }
+
+/**
+ * A blob's bytes written to a temp file in the store's folder before their hash (its name) is
+ * known, their fsync already started on the thread pool: {@link BlobStore.writeAll} renames it
+ * into place, so the fsync runs while the writer hashes the bytes and writes the lines.
+ */
+export interface StagedBlob {
+  temp: string;
+  fd: number;
+  /** Settles to the fsync's error, or undefined: never rejects. */
+  synced: Promise<unknown>;
+}
+
+/** Staged blob files by the bytes they hold (the views a batch's payloads were encoded into). */
+export type StagedBlobs = Map<Uint8Array, StagedBlob>;
 
 /**
  * Makes `folder` and any missing parents up to (not above) `root`'s parent; returns the folders
@@ -103,6 +120,18 @@ export function blobsBesideLog(logPath: string): BlobStore {
 }
 
 /** One home's blob store; cheap to make (holds paths only and the blobs not yet fsynced). */
+/** Removes a staged file; its descriptor is closed once its fsync has ended (never under it). */
+function discardStaged(ready: StagedBlob): void {
+  removeFile(ready.temp);
+  closeWhenSynced(ready);
+}
+
+/** Closes a written file's descriptor, after its fsync when one was started. */
+function closeWhenSynced(file: { fd: number; synced?: Promise<unknown> }): void {
+  if (file.synced === undefined) fs.closeSync(file.fd);
+  else void file.synced.then(() => fs.closeSync(file.fd));
+}
+
 export class BlobStore {
   /** `<home>/blobs`. */
   readonly root: string;
@@ -359,16 +388,32 @@ export class BlobStore {
    * cut off was never acknowledged: replay treats it as an unfinished write
    * (`unfinished-blob-write.ts`, architecture/storage.md).
    */
-  writeAll(blobs: ReadonlyMap<string, Uint8Array>): BlobSyncs {
+  writeAll(blobs: ReadonlyMap<string, Uint8Array>, staged?: StagedBlobs): BlobSyncs {
     const syncs: BlobSyncs = { files: [], folders: new Set() };
     try {
       for (const [hash, data] of blobs) {
-        if (this.refresh(this.pathOf(hash))) continue; // compact's form: durable
+        const ready = staged?.get(data);
+        staged?.delete(data);
+        if (this.refresh(this.pathOf(hash))) {
+          // compact's form: durable
+          if (ready !== undefined) discardStaged(ready);
+          continue;
+        }
         const path = this.rawPathOf(hash);
         const folder = dirname(path);
         syncs.folders.add(folder);
         this.guard(path, () => {
           for (const parent of this.shardFolder(folder)) syncs.folders.add(parent);
+          if (ready !== undefined) {
+            try {
+              fs.renameSync(ready.temp, path);
+            } catch (error) {
+              discardStaged(ready);
+              throw error;
+            }
+            syncs.files.push({ path, fd: ready.fd, synced: ready.synced });
+            return;
+          }
           const temp = tempPathIn(folder, "blob");
           // Kept open: fsynced through it (opening the file again took two more thread-pool hops).
           const fd = writeTemp(temp, data, false, true) as number;
@@ -383,10 +428,37 @@ export class BlobStore {
         });
       }
     } catch (error) {
-      for (const { fd } of syncs.files) fs.closeSync(fd);
+      for (const file of syncs.files) closeWhenSynced(file);
       throw error;
     }
     return syncs;
+  }
+
+  /**
+   * Writes `data` to a temp file in the store's folder and starts its fsync: what
+   * {@link writeAll} renames into place once the hash is known. `undefined` when the folder is
+   * not there yet (a new home: `writeAll` makes it and writes the blob as before).
+   */
+  stage(data: Uint8Array): StagedBlob | undefined {
+    const temp = tempPathIn(this.dir, "blob");
+    let fd: number;
+    try {
+      fd = writeTemp(temp, data, false, true) as number;
+    } catch (error) {
+      if (hasErrorCode(error, "ENOENT")) return undefined;
+      throw faultWriting(error, temp, dirname(this.root));
+    }
+    const synced = fsyncAsync(fd).then(
+      () => undefined,
+      (error: unknown) => error ?? new Error("blob fsync failed"),
+    );
+    return { temp, fd, synced };
+  }
+
+  /** Removes staged files {@link writeAll} did not take (a batch that failed, or a repeated payload). */
+  discard(staged: StagedBlobs): void {
+    for (const ready of staged.values()) discardStaged(ready);
+    staged.clear();
   }
 
   /**
@@ -398,7 +470,14 @@ export class BlobStore {
    */
   async syncAll(syncs: BlobSyncs): Promise<void> {
     await Promise.all([
-      ...syncs.files.map(({ path, fd }) => this.guardAsync(path, () => fsyncAndClose(fd))),
+      ...syncs.files.map(({ path, fd, synced }) =>
+        this.guardAsync(path, async () => {
+          if (synced === undefined) return fsyncAndClose(fd);
+          const failed = await synced;
+          fs.closeSync(fd);
+          if (failed !== undefined) throw failed;
+        }),
+      ),
       ...[...syncs.folders].map((folder) =>
         this.guardAsync(folder, () => fsyncDirectoryAsync(folder)),
       ),
@@ -639,6 +718,14 @@ export class BlobStore {
       throw error;
     }
     for (const prefix of prefixes) {
+      if (prefix.startsWith(".") && prefix.endsWith(".tmp")) {
+        // A staged blob file (see `stage`) a killed writer left.
+        const path = join(this.dir, prefix);
+        const stat = fileStats(path);
+        if (stat?.isFile())
+          found.push({ hash: "", path, bytes: Number(stat.size), temp: true, raw: false });
+        continue;
+      }
       if (!/^[0-9a-f]{2}$/.test(prefix)) continue;
       const folder = join(this.dir, prefix);
       for (const name of fs.readdirSync(folder)) {

@@ -9,7 +9,7 @@ import {
   toStorageFault,
 } from "@tapedeck/session";
 import { externalize, type PayloadArena, scratchArena } from "./blob-payloads";
-import type { BlobStore } from "./blob-store";
+import type { BlobStore, StagedBlobs } from "./blob-store";
 import { fsyncAsync, writeAll } from "./fs-util";
 import { keepTail, plainTailed, type TailedLog, type TailTarget } from "./kept-tail";
 import { type LineEncoder, scratchEncoder } from "./line-encoder";
@@ -22,6 +22,8 @@ export interface PayloadSink {
   threshold: number;
   /** Memory for the payloads' bytes (views valid until the blobs are written). */
   arena?: PayloadArena;
+  /** Staged blob files by their bytes: each payload's bytes are written before they are hashed. */
+  staged?: StagedBlobs;
 }
 
 /**
@@ -76,7 +78,18 @@ export function applyDrafts(
       encoder.json(
         payloads === undefined
           ? event
-          : externalize(event, payloads.threshold, pending, payloads.arena),
+          : externalize(
+              event,
+              payloads.threshold,
+              pending,
+              payloads.arena,
+              payloads.staged === undefined
+                ? undefined
+                : (bytes) => {
+                    const ready = payloads.blobs.stage(bytes);
+                    if (ready !== undefined) payloads.staged?.set(bytes, ready);
+                  },
+            ),
       );
     }
   } catch (error) {
@@ -293,16 +306,22 @@ export class FileSessionWriter implements SessionWriter {
       let lines: readonly Uint8Array[];
       let storeFirst = false;
       const pending: PendingBlobs = new Map();
+      // Each payload's bytes are written to a temp file and their fsync started before they are
+      // hashed: the fsync runs beside the hash and the lines' writes (renamed into place below).
+      const staged: StagedBlobs = new Map();
       try {
         const encoder = scratchEncoder();
         // The payloads' bytes go to the thread's arena: the blobs are written before any await.
         const payloads =
-          this.payloads === undefined ? undefined : { ...this.payloads, arena: scratchArena() };
+          this.payloads === undefined
+            ? undefined
+            : { ...this.payloads, arena: scratchArena(), staged };
         events = applyDrafts(target, drafts, this.now, encoder, options, payloads, pending);
         storeFirst = linesAfterSyncPoint(events) && (pending.size > 0 || this.blobSyncs.length > 0);
         lines = linesOf(encoder, storeFirst);
       } catch (error) {
         // All or nothing: nothing was written, and the session forgets the valid drafts too.
+        this.payloads?.blobs.discard(staged);
         if (this.current !== undefined) this.current = rollBack(this.current, before);
         else this.tail?.rollBack(before);
         throw error;
@@ -310,8 +329,8 @@ export class FileSessionWriter implements SessionWriter {
       // Bytes, not string lengths: the size a failed write cuts back to counts UTF-8 bytes.
       let written = 0;
       try {
-        if (storeFirst) await this.storeBlobsFirst(pending);
-        else if (pending.size > 0) this.storeBlobs(pending);
+        if (storeFirst) await this.storeBlobsFirst(pending, staged);
+        else if (pending.size > 0) this.storeBlobs(pending, staged);
         // One write() per line: a crash leaves whole lines and at most one torn tail.
         for (const bytes of lines) {
           writeAll(this.fd, bytes);
@@ -320,6 +339,9 @@ export class FileSessionWriter implements SessionWriter {
         if (this.durability === "every-event" || needsSync(events)) await this.syncLog();
       } catch (error) {
         throw this.fail(error);
+      } finally {
+        // A payload repeated in the batch was staged twice, and a failure leaves what was staged.
+        this.payloads?.blobs.discard(staged);
       }
       this.size += written;
       return events;
@@ -341,11 +363,11 @@ export class FileSessionWriter implements SessionWriter {
    * blob that did not reach the disk, all of them unacknowledged: replay moves them aside as a
    * torn tail (`unfinished-blob-write.ts`, architecture/storage.md).
    */
-  private storeBlobs(pending: PendingBlobs): void {
+  private storeBlobs(pending: PendingBlobs, staged?: StagedBlobs): void {
     const blobs = this.payloads?.blobs;
     if (blobs === undefined) return;
     // Written before any await: the bytes are views into the thread's arena.
-    const syncs = blobs.writeAll(pending);
+    const syncs = blobs.writeAll(pending, staged);
     // Settled to the error (or undefined): a failed fsync is thrown by syncLog, never unhandled.
     this.blobSyncs.push(
       blobs.syncAll(syncs).then(
@@ -360,8 +382,8 @@ export class FileSessionWriter implements SessionWriter {
    * last fsync, are on disk for good before its lines are written (replay reads a line after a
    * sync point as proof that the point's blobs were durable).
    */
-  private async storeBlobsFirst(pending: PendingBlobs): Promise<void> {
-    if (pending.size > 0) this.storeBlobs(pending);
+  private async storeBlobsFirst(pending: PendingBlobs, staged: StagedBlobs): Promise<void> {
+    if (pending.size > 0) this.storeBlobs(pending, staged);
     await this.awaitBlobSyncs();
   }
 

@@ -1,0 +1,110 @@
+/**
+ * A writer's blob is written to a staged temp file in the store's folder before its bytes are
+ * hashed (its fsync starts then), and renamed into its shard once the hash is known. Whatever
+ * happens to the batch, no staged file is left behind; one a killed writer left is reclaimed.
+ */
+import { readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { uuidv7 } from "@tapedeck/session";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { deadPid, drafts, type TempDirectory, tempStore } from "../test/helpers";
+import type { BlobStore } from "./blob-store";
+import type { SessionStore } from "./index";
+
+let temp: TempDirectory;
+let store: SessionStore;
+let blobs: BlobStore;
+beforeEach(() => ({ temp, store, blobs } = tempStore()));
+afterEach(() => temp.cleanup());
+
+const output = (seed: string) => `${seed}: ${"a line of a tool's output\n".repeat(4000)}`;
+
+/** Every file under the blob store, relative to it (shard folders themselves left out). */
+function blobStoreFiles(): string[] {
+  const root = join(temp.home, "blobs", "sha256");
+  const files: string[] = [];
+  for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) files.push(relative(root, join(entry.parentPath, entry.name)));
+  }
+  return files.sort();
+}
+
+async function openTurn() {
+  const { sessionId } = await store.create({ cwd: temp.root });
+  const writer = await store.openWriter(sessionId);
+  const run = drafts(uuidv7());
+  const [, , call] = await writer.append([run.start(), run.user("go"), run.call("c1")]);
+  return { sessionId, writer, run, callSeq: call!.seq };
+}
+
+describe("a writer's staged blob files", () => {
+  it("a 100 KB output ends as one blob file under its name, nothing left in the store's folder", async () => {
+    const { sessionId, writer, run, callSeq } = await openTurn();
+    await writer.append([run.output("c1", callSeq, output("one")), run.end()]);
+    await writer.close();
+    const files = blobStoreFiles();
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/^[0-9a-f]{2}\/[0-9a-f]{62}$/);
+    const session = await store.readSession(sessionId);
+    expect(session.events.at(-2)).toMatchObject({ output: output("one") });
+  });
+
+  it("a batch refused after its payload was staged leaves no file, and the writer goes on", async () => {
+    const { sessionId, writer, run, callSeq } = await openTurn();
+    const refused = writer.append([
+      run.output("c1", callSeq, output("refused")),
+      // A result for a call that was never made: the invariants refuse it.
+      run.output("c9", callSeq, "no such call"),
+    ]);
+    await expect(refused).rejects.toThrow();
+    expect(blobStoreFiles()).toEqual([]);
+    await writer.append([run.output("c1", callSeq, output("kept")), run.end()]);
+    await writer.close();
+    expect(blobStoreFiles()).toHaveLength(1);
+    const session = await store.readSession(sessionId);
+    expect(session.events.at(-2)).toMatchObject({ output: output("kept") });
+  });
+
+  it("the same payload twice in one batch: one blob, no staged copy left", async () => {
+    const { sessionId, writer, run, callSeq } = await openTurn();
+    await writer.append([
+      run.output("c1", callSeq, output("same")),
+      run.call("c2"),
+      run.output("c2", callSeq + 2, output("same")),
+      run.end(),
+    ]);
+    await writer.close();
+    expect(blobStoreFiles()).toHaveLength(1);
+    const session = await store.readSession(sessionId);
+    expect(session.events.filter((event) => event.type === "function_call_output")).toMatchObject([
+      { output: output("same") },
+      { output: output("same") },
+    ]);
+  });
+
+  it("a payload already stored compressed: the staged copy is removed and the compressed file made young", async () => {
+    const data = Buffer.from(output("compressed"));
+    const hash = blobs.put(data, undefined, { compressed: true });
+    const old = new Date(Date.now() - 2 * 3600_000);
+    utimesSync(blobs.pathOf(hash), old, old);
+    const { writer, run, callSeq } = await openTurn();
+    await writer.append([run.output("c1", callSeq, output("compressed")), run.end()]);
+    await writer.close();
+    expect(blobStoreFiles()).toEqual([`${hash.slice(0, 2)}/${hash.slice(2)}.zst`]);
+    expect(Date.now() - statSync(blobs.pathOf(hash)).mtimeMs).toBeLessThan(60_000);
+  });
+
+  it("a staged file a killed writer left is reclaimed by the sweep, its bytes counted", async () => {
+    const { writer, run, callSeq } = await openTurn();
+    await writer.append([run.output("c1", callSeq, output("named")), run.end()]);
+    await writer.close();
+    const left = join(temp.home, "blobs", "sha256", `.blob.${deadPid()}.0123456789ab.7.tmp`);
+    writeFileSync(left, "what a killed writer had written of a payload");
+    const kind = store.storageKinds().find((entry) => entry.kind === "blobs")!;
+    const live = new Set(await store.sessionIds());
+    expect((await kind.reclaim(live, { dryRun: true })).bytes).toBe(statSync(left).size);
+    await kind.reclaim(live, { dryRun: false });
+    expect(blobStoreFiles()).toHaveLength(1);
+    expect(blobStoreFiles()[0]).toMatch(/^[0-9a-f]{2}\//);
+  });
+});
