@@ -3,7 +3,8 @@
  * hashed (its fsync starts then), and renamed into its shard once the hash is known. Whatever
  * happens to the batch, no staged file is left behind; one a killed writer left is reclaimed.
  */
-import { readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -63,6 +64,22 @@ describe("a writer's staged blob files", () => {
     expect(blobStoreFiles()).toHaveLength(1);
     const session = await store.readSession(sessionId);
     expect(session.events.at(-2)).toMatchObject({ output: output("kept") });
+  });
+
+  it("a blob that cannot be put in its shard (a file stands in its folder's place) fails the append and leaves no staged file", async () => {
+    const text = output("blocked");
+    const hash = createHash("sha256").update(text).digest("hex");
+    const { sessionId, writer, run, callSeq } = await openTurn();
+    const shard = join(temp.home, "blobs", "sha256", hash.slice(0, 2));
+    rmSync(shard, { recursive: true, force: true });
+    writeFileSync(shard, "not a folder");
+    await expect(writer.append([run.output("c1", callSeq, text), run.end()])).rejects.toThrow();
+    const root = join(temp.home, "blobs", "sha256");
+    expect(readdirSync(root).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+    await writer.close().catch(() => undefined);
+    // Nothing of the refused batch reached the log.
+    const session = await store.readSession(sessionId);
+    expect(session.events.at(-1)).toMatchObject({ type: "function_call" });
   });
 
   it("the same payload twice in one batch: one blob, no staged copy left", async () => {

@@ -386,31 +386,26 @@ export class BlobStore {
    * acknowledged: the files (their descriptors, left open), their folders, and the parent of
    * each folder made here (a new folder's own entry). A line naming a blob whose fsync a crash
    * cut off was never acknowledged: replay treats it as an unfinished write
-   * (`unfinished-blob-write.ts`, architecture/storage.md).
+   * (`unfinished-blob-write.ts`, architecture/storage.md). A payload `staged` holds (by its
+   * bytes, see {@link stage}) is renamed into place instead of written, and leaves `staged`;
+   * what is left there the caller {@link discard}s.
    */
   writeAll(blobs: ReadonlyMap<string, Uint8Array>, staged?: StagedBlobs): BlobSyncs {
     const syncs: BlobSyncs = { files: [], folders: new Set() };
     try {
       for (const [hash, data] of blobs) {
+        // A staged copy stays in `staged` until it is renamed into place: the caller discards
+        // what is left there, whatever failed.
         const ready = staged?.get(data);
-        staged?.delete(data);
-        if (this.refresh(this.pathOf(hash))) {
-          // compact's form: durable
-          if (ready !== undefined) discardStaged(ready);
-          continue;
-        }
+        if (this.refresh(this.pathOf(hash))) continue; // compact's form: durable
         const path = this.rawPathOf(hash);
         const folder = dirname(path);
         syncs.folders.add(folder);
         this.guard(path, () => {
           for (const parent of this.shardFolder(folder)) syncs.folders.add(parent);
           if (ready !== undefined) {
-            try {
-              fs.renameSync(ready.temp, path);
-            } catch (error) {
-              discardStaged(ready);
-              throw error;
-            }
+            fs.renameSync(ready.temp, path);
+            staged?.delete(data);
             syncs.files.push({ path, fd: ready.fd, synced: ready.synced });
             return;
           }
