@@ -1,16 +1,17 @@
 /**
  * A writer's blob is written to a staged temp file in the store's folder before its bytes are
  * hashed (its fsync starts then), and renamed into its shard once the hash is known. Whatever
- * happens to the batch, no staged file is left behind; one a killed writer left is reclaimed.
+ * happens to the batch, no staged file is left behind; one a killed writer left goes at the next
+ * writer's open in the home, or with the sweep.
  */
 import { createHash } from "node:crypto";
 import { readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { basename, join, relative } from "node:path";
 import { uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { deadPid, drafts, type TempDirectory, tempStore } from "../test/helpers";
 import type { BlobStore } from "./blob-store";
-import type { SessionStore } from "./index";
+import { createSessionStore, type SessionStore } from "./index";
 
 let temp: TempDirectory;
 let store: SessionStore;
@@ -31,8 +32,12 @@ function blobStoreFiles(): string[] {
 }
 
 async function openTurn() {
-  const { sessionId } = await store.create({ cwd: temp.root });
-  const writer = await store.openWriter(sessionId);
+  return openTurnIn(store);
+}
+
+async function openTurnIn(target: SessionStore) {
+  const { sessionId } = await target.create({ cwd: temp.root });
+  const writer = await target.openWriter(sessionId);
   const run = drafts(uuidv7());
   const [, , call] = await writer.append([run.start(), run.user("go"), run.call("c1")]);
   return { sessionId, writer, run, callSeq: call!.seq };
@@ -109,6 +114,27 @@ describe("a writer's staged blob files", () => {
     await writer.close();
     expect(blobStoreFiles()).toEqual([`${hash.slice(0, 2)}/${hash.slice(2)}.zst`]);
     expect(Date.now() - statSync(blobs.pathOf(hash)).mtimeMs).toBeLessThan(60_000);
+  });
+
+  it("a staged file a killed writer left is removed at the next writer's open in the home; a live writer's is kept", async () => {
+    const first = await openTurn();
+    await first.writer.append([
+      first.run.output("c1", first.callSeq, output("first")),
+      first.run.end(),
+    ]);
+    await first.writer.close();
+    const shardRoot = join(temp.home, "blobs", "sha256");
+    const killed = join(shardRoot, `.blob.${deadPid()}.0123456789ab.7.tmp`);
+    const live = join(shardRoot, `.blob.${process.pid}.0123456789ab.8.tmp`);
+    writeFileSync(killed, "what a killed writer had staged of a payload");
+    writeFileSync(live, "what a running writer is staging");
+    // A new process's store: its first writer's open lists the folder (the shard folders' run).
+    const next = createSessionStore({ home: temp.home });
+    const { writer } = await openTurnIn(next);
+    await writer.close();
+    const left = readdirSync(shardRoot).filter((name) => !/^[0-9a-f]{2}$/.test(name));
+    expect(left).toEqual([basename(live)]);
+    rmSync(live);
   });
 
   it("a staged file a killed writer left is reclaimed by the sweep, its bytes counted", async () => {

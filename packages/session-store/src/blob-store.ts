@@ -33,6 +33,7 @@ import {
   tempPathIn,
   writeTemp,
 } from "./fs-util";
+import { LeftoverTemps } from "./leftover-temps";
 import { compressBytesAt, decompressBytes, frameContentSize } from "./zstd";
 
 const CODEC_SUFFIX = ".zst";
@@ -119,7 +120,6 @@ export function blobsBesideLog(logPath: string): BlobStore {
   return new BlobStore(dirname(dirname(logPath)));
 }
 
-/** One home's blob store; cheap to make (holds paths only and the blobs not yet fsynced). */
 /** Removes a staged file; its descriptor is closed once its fsync has ended (never under it). */
 function discardStaged(ready: StagedBlob): void {
   removeFile(ready.temp);
@@ -132,6 +132,10 @@ function closeWhenSynced(file: { fd: number; synced?: Promise<unknown> }): void 
   else void file.synced.then(() => fs.closeSync(file.fd));
 }
 
+/** The label of a staged blob file's temp name (`.blob.<pid>.<stamp>.<n>.tmp` in `sha256/`). */
+const STAGED_LABEL = "blob";
+
+/** One home's blob store; cheap to make (holds paths only and the blobs not yet fsynced). */
 export class BlobStore {
   /** `<home>/blobs`. */
   readonly root: string;
@@ -143,10 +147,13 @@ export class BlobStore {
   /** {@link makeShardsAhead}'s state: not started, running, done (all 256 there, fsynced), failed. */
   private shards: "making" | "ready" | "failed" | undefined;
   private shardsMade: Promise<void> = Promise.resolve();
+  /** Staged files (see {@link stage}) that killed writers left in `sha256/`. */
+  private readonly leftovers: LeftoverTemps;
 
   constructor(home: string) {
     this.root = join(home, "blobs");
     this.dir = join(this.root, "sha256");
+    this.leftovers = new LeftoverTemps(this.dir, (label) => label === STAGED_LABEL);
   }
 
   /** The compressed file of blob `hash` (`<62 hex>.zst`). */
@@ -221,7 +228,8 @@ export class BlobStore {
    * all there are taken as made, as a blob write takes a folder it finds. While it runs (or after
    * it failed), a blob write fsyncs its shard's parents up to the home as well: a folder it finds
    * may be one made here, not yet fsynced. A crash part way leaves empty folders, which every
-   * reader skips and the next call completes. Resolves when done; never rejects.
+   * reader skips and the next call completes. The same listing removes the staged files
+   * ({@link stage}) of writers that were killed. Resolves when done; never rejects.
    */
   makeShardsAhead(): Promise<void> {
     if (this.shards === undefined) {
@@ -251,6 +259,9 @@ export class BlobStore {
       if (!hasErrorCode(error, "ENOENT")) throw error;
       present = new Set();
     }
+    // The listing is made anyway: staged files of dead writers go with it (a kill between a
+    // blob's staging and its rename leaves one, up to the payload's size, until the next sweep).
+    await this.leftovers.sweep([...present]);
     const missing = SHARDS.filter((shard) => !present.has(shard));
     if (missing.length === 0) return;
     makeFolders(this.dir, this.root);
@@ -435,7 +446,7 @@ export class BlobStore {
    * not there yet (a new home: `writeAll` makes it and writes the blob as before).
    */
   stage(data: Uint8Array): StagedBlob | undefined {
-    const temp = tempPathIn(this.dir, "blob");
+    const temp = tempPathIn(this.dir, STAGED_LABEL);
     let fd: number;
     try {
       fd = writeTemp(temp, data, false, true) as number;
