@@ -5,11 +5,11 @@
  * writer's open in the home, or with the sweep.
  */
 import { createHash } from "node:crypto";
-import { readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { uuidv7 } from "@tapedeck/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { deadPid, drafts, type TempDirectory, tempStore } from "../test/helpers";
+import { deadPid, drafts, type TempDirectory, tempStore, until } from "../test/helpers";
 import type { BlobStore } from "./blob-store";
 import { createSessionStore, type SessionStore } from "./index";
 
@@ -25,6 +25,7 @@ const output = (seed: string) => `${seed}: ${"a line of a tool's output\n".repea
 function blobStoreFiles(): string[] {
   const root = join(temp.home, "blobs", "sha256");
   const files: string[] = [];
+  if (!existsSync(root)) return files; // a writer's open makes it in the background
   for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
     if (entry.isFile()) files.push(relative(root, join(entry.parentPath, entry.name)));
   }
@@ -75,11 +76,14 @@ describe("a writer's staged blob files", () => {
     const text = output("blocked");
     const hash = createHash("sha256").update(text).digest("hex");
     const { sessionId, writer, run, callSeq } = await openTurn();
-    const shard = join(temp.home, "blobs", "sha256", hash.slice(0, 2));
+    const root = join(temp.home, "blobs", "sha256");
+    // The writer's open makes the shard folders in the background: wait until they are all made
+    // (on a loaded machine `sha256/` itself may not be there yet when the open returns).
+    await until(() => existsSync(root) && readdirSync(root).length === 256);
+    const shard = join(root, hash.slice(0, 2));
     rmSync(shard, { recursive: true, force: true });
     writeFileSync(shard, "not a folder");
     await expect(writer.append([run.output("c1", callSeq, text), run.end()])).rejects.toThrow();
-    const root = join(temp.home, "blobs", "sha256");
     expect(readdirSync(root).filter((name) => name.endsWith(".tmp"))).toEqual([]);
     await writer.close().catch(() => undefined);
     // Nothing of the refused batch reached the log.
