@@ -15,6 +15,15 @@ const EDIT_COMMAND =
 
 /** Two turns: write_file a.txt, then one run_command that edits, adds, deletes, chmods, renames. */
 function twoTurns() {
+  return turnsScript().end().build();
+}
+
+/** The two turns, then a third (a forked run's) that only answers. */
+function threeTurns() {
+  return turnsScript().user("t3").text("ok3").end().build();
+}
+
+function turnsScript() {
   return agentScript()
     .user("t1")
     .toolCall("write_file", { path: "a.txt", content: "one\n" })
@@ -23,9 +32,7 @@ function twoTurns() {
     .user("t2")
     .toolCall("run_command", { command: EDIT_COMMAND })
     .toolResult("exit code 0\n")
-    .text("ok2")
-    .end()
-    .build();
+    .text("ok2");
 }
 
 /** A git repository with three committed files and an ignored one. */
@@ -65,8 +72,8 @@ type LogLine = Record<string, unknown> & {
   checkpoint?: { id?: string; changed: { path: string; change: string; from?: string }[] };
 };
 
-async function twoTurnSession() {
-  const context = await cliContext(twoTurns(), { match: "off" });
+async function twoTurnSession(script = twoTurns()) {
+  const context = await cliContext(script, { match: "off" });
   const { cwd } = context.workspace;
   makeRepo(cwd);
   const userGit = snapshot(path.join(cwd, ".git"), true);
@@ -245,6 +252,44 @@ describe("checkpoints and rewind over the real binary", () => {
     expect(readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("one\n");
     expect((await cli(["rewind", "--undo"])).code).toBe(0);
     expect(readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("edited by hand\n");
+  });
+
+  it("run --fork ID@SEQ --restore-files puts the files back, then runs the fork; a hand edit is refused off a terminal, naming the command that overwrites it", async () => {
+    const { cli, cwd, sessionId, starts, userGit, logs } = await twoTurnSession(threeTurns());
+    const afterTurns = snapshot(cwd);
+    const point = `${sessionId}@${starts[1]?.seq}`;
+    writeFileSync(path.join(cwd, "a.txt"), "edited by hand\n");
+    const refused = await cli(["run", "--approve", "--fork", point, "--restore-files", "t3"]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("a.txt");
+    expect(refused.stderr).toContain(`tapedeck rewind ${point} --files-only --force`);
+    expect(readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("edited by hand\n");
+    expect(await logs.sessionIds()).toEqual([sessionId]);
+
+    writeFileSync(path.join(cwd, "a.txt"), "two\n"); // as the agent left it
+    const usage = await cli(["run", "--approve", "--restore-files", "t3"]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("--restore-files needs --fork ID@SEQ");
+
+    const run = await cli(["run", "--approve", "--fork", point, "--restore-files", "t3"]);
+    expect(run.stderr).toContain("Restored 6 files");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("ok3");
+    expect(readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("one\n");
+    expect(readFileSync(path.join(cwd, "tracked.txt"), "utf8")).toBe("tracked\n");
+    expect(statSync(path.join(cwd, "run.sh")).mode & 0o111).toBe(0);
+    expect(() => statSync(path.join(cwd, "new.txt"))).toThrow();
+    const ids = await logs.sessionIds();
+    expect(ids).toHaveLength(2);
+    const fork = ids.find((id) => id !== sessionId) ?? "";
+    expect((await logs.lines(fork))[0]).toMatchObject({
+      parent: { sessionId, seq: starts[1]?.seq },
+    });
+
+    expect((await cli(["rewind", "--undo"])).code).toBe(0);
+    expect(snapshot(cwd)).toEqual(afterTurns);
+    expect(readFileSync(path.join(cwd, "debug.log"), "utf8")).toBe("ignored, never touched\n");
+    expect(snapshot(path.join(cwd, ".git"), true)).toEqual(userGit);
   });
 
   it("the MCP server's read_session says which files each turn and tool changed", async () => {

@@ -3,6 +3,7 @@ import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import {
   createHost,
+  HandEditsError,
   parseForkSpec,
   type RunTarget,
   readMcpConfigFile,
@@ -148,9 +149,10 @@ async function runTargetOf(host: Host, values: RunValues): Promise<RunTarget> {
 async function restoreForkFiles(host: Host, target: RunTarget, io: Io): Promise<void> {
   if (target.forkFrom === undefined)
     throw new CliUsageError("--restore-files needs --fork ID@SEQ.");
+  const { sessionId, seq } = target.forkFrom;
   const report = await rewindSession(host.store, {
-    sessionId: target.forkFrom.sessionId,
-    ...(target.forkFrom.seq === undefined ? {} : { seq: target.forkFrom.seq }),
+    sessionId,
+    ...(seq === undefined ? {} : { seq }),
     filesOnly: true,
     ...(io.interactive
       ? {
@@ -164,6 +166,14 @@ async function restoreForkFiles(host: Host, target: RunTarget, io: Io): Promise<
             ),
         }
       : {}),
+  }).catch((error: unknown) => {
+    // `run` has no --force: say how to overwrite them with the command that has one.
+    if (io.interactive || !HandEditsError.isInstance(error)) throw error;
+    const point = `${sessionId}${seq === undefined ? "" : `@${seq}`}`;
+    throw new HandEditsError(
+      error.paths,
+      `Nothing was changed and no run started. To overwrite them: tapedeck rewind ${point} --files-only --force (undone by tapedeck rewind --undo), then --fork ${point} without --restore-files.`,
+    );
   });
   io.stderr.write(
     `Restored ${report.changes.length} file${report.changes.length === 1 ? "" : "s"} of ${report.root} to event ${report.checkpointSeq} (undo: tapedeck rewind --undo).\n`,
