@@ -1,3 +1,5 @@
+import { existsSync, readdirSync } from "node:fs";
+import path from "node:path";
 import { createTestDatabase, freePort } from "@tapedeck/postgres-server";
 import { eventLogBuilder } from "@tapedeck/session/testing";
 import { homeLogs, type TempWorkspace, tempWorkspace } from "@tapedeck/test-harness";
@@ -125,6 +127,48 @@ describe("tapedeck with TAPEDECK_INDEX_URL", () => {
     const everyone = await cli(runner, database.url)(["sessions", "list", "--all"]);
     expect(everyone.stdout).toContain("plan the migration");
     expect(everyone.stdout).toContain("take the downtime");
+  });
+
+  it("a session whose output is in a blob (compacted) reads whole on another machine, which has no blob", async () => {
+    const database = await createTestDatabase(inject("postgresUrl"));
+    cleanups.push(() => database.drop());
+    const laptop = await machine();
+    const runner = await machine();
+    const id = "0193b6e2-7c1a-7d3e-9f00-0000000000e5";
+    // 150 kB of build output; the word searched for lies far past the 2,000-character preview.
+    const output = `${"cc -O2 -c src/module.c -o build/module.o\n".repeat(3600)}error: zanzibarite missing\n`;
+    const log = eventLogBuilder({ sessionId: id, cwd: laptop.cwd })
+      .turn()
+      .user("build it")
+      .call("run_command", { command: "make" })
+      .output(output)
+      .assistant("The build failed.")
+      .end();
+    homeLogs(laptop.home).write(log.jsonl());
+    const onLaptop = cli(laptop, database.url);
+    const compacted = await onLaptop(["storage", "compact", "--older-than", "0s"]);
+    expect(compacted.code, compacted.stderr).toBe(0);
+    const sessions = readdirSync(path.join(laptop.home, "sessions"));
+    expect(sessions).toContain(`${id}.jsonl.zst`);
+    const blobs = readdirSync(path.join(laptop.home, "blobs", "sha256"), { recursive: true });
+    expect(blobs.some((name) => /^[0-9a-f]{2}\/[0-9a-f]{62}\.zst$/.test(String(name)))).toBe(true);
+    const pushed = await onLaptop(["index"]);
+    expect(pushed.code, pushed.stderr).toBe(0);
+
+    const onRunner = cli(runner, database.url);
+    expect(existsSync(path.join(runner.home, "blobs"))).toBe(false);
+    const search = await onRunner(["sessions", "search", "--all", "zanzibarite"]);
+    expect(search.code, search.stderr).toBe(0);
+    expect(search.stdout).toContain(id);
+    const exported = await onRunner(["sessions", "export", id]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const lines = exported.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    const result = lines.find((line) => line.type === "function_call_output");
+    expect(result?.output).toBe(output);
+    expect(result?.outputBlob).toBeUndefined();
   });
 
   it("says in one sentence that the team index cannot be reached", async () => {
