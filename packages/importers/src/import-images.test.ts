@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSessionStore } from "@tapedeck/session-store";
 import { testTempDir } from "@tapedeck/test-temp";
@@ -144,5 +145,69 @@ describe("inline images on import", () => {
       attachments: [{ blob: sha(png), bytes: png.length, mediaType: "image/png" }],
     });
     expect(store.readBlob(sha(png)).equals(png)).toBe(true);
+  });
+
+  it("a Codex tool output over the blob threshold goes to a blob on import, created or appended; reads give the exact text", async () => {
+    const store = setup();
+    const line = (second: number, type: string, payload: unknown) => ({
+      timestamp: new Date(Date.UTC(2025, 11, 28, 12, 0, second)).toISOString(),
+      type,
+      payload,
+    });
+    const build = (seed: string) =>
+      `${Array.from({ length: 2500 }, (_, index) => `[${seed} ${index}] cc -c src/m${index}.c`).join("\n")}\n`;
+    const [first, second] = [build("first"), build("second")];
+    const turn = (at: number, callId: string, output: string) => [
+      line(at, "response_item", {
+        type: "message",
+        role: "user",
+        content: [{ type: "input_text", text: `build ${callId}` }],
+      }),
+      line(at + 1, "response_item", {
+        type: "function_call",
+        name: "shell",
+        arguments: '{"command":["make"]}',
+        call_id: callId,
+      }),
+      line(at + 2, "response_item", { type: "function_call_output", call_id: callId, output }),
+      line(at + 3, "response_item", {
+        type: "message",
+        role: "assistant",
+        content: [{ type: "output_text", text: `built ${callId}` }],
+      }),
+    ];
+    const meta = line(0, "session_meta", {
+      id: "019b64e5-57fa-7463-b644-fba7e456f998",
+      timestamp: "2025-12-28T12:00:00.000Z",
+      cwd: "/work/app",
+    });
+    const outputs = async (sessionId: string) =>
+      (await store.readSession(sessionId)).events
+        .filter((event) => event.type === "function_call_output")
+        .map((event) => (event as { output: string }).output);
+    const created = await writeConverted(
+      store,
+      convertCodex(fileOf("/c/rollout-big.jsonl", [meta, ...turn(1, "call_1", first)]))
+        .sessions[0]!,
+    );
+    expect(created.action).toBe("created");
+    const grown = await writeConverted(
+      store,
+      convertCodex(
+        fileOf("/c/rollout-big.jsonl", [
+          meta,
+          ...turn(1, "call_1", first),
+          ...turn(5, "call_2", second),
+        ]),
+      ).sessions[0]!,
+    );
+    expect(grown).toMatchObject({ action: "appended", sessionId: created.sessionId });
+    const log = readFileSync(store.pathOf(created.sessionId), "utf8");
+    expect(log.length).toBeLessThan(first.length);
+    for (const text of [first, second]) {
+      expect(store.readBlob(sha(Buffer.from(text))).toString("utf8")).toBe(text);
+      expect(log).toContain(`"blob":"${sha(Buffer.from(text))}"`);
+    }
+    expect(await outputs(created.sessionId)).toEqual([first, second]);
   });
 });
