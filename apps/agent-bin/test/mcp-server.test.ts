@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -17,6 +18,7 @@ import {
   withRunTmpdir,
 } from "@tapedeck/test-harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeBuildOutputLog } from "./build-output-log";
 
 /** A home made by real runs: two in the workspace, one in another directory. */
 let workspace: TempWorkspace;
@@ -54,12 +56,12 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => workspace.cleanup());
 
-async function connect(args: string[] = []) {
+async function connect(args: string[] = [], where = { cwd: workspace.cwd, env }) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [tapedeckBinary(), "mcp", ...args],
-    cwd: workspace.cwd,
-    env,
+    cwd: where.cwd,
+    env: where.env,
     stderr: "pipe",
   });
   const protocolErrors: Error[] = [];
@@ -108,6 +110,34 @@ describe("tapedeck mcp", () => {
     expect(text(await call("search_sessions", { text: "zeppelin" }))).toContain(sessions[0]);
     expect(protocolErrors).toEqual([]);
     await client.close();
+  });
+
+  it("a compacted session's output, stored in a blob, is searched past its preview and read", async () => {
+    const own = await tempWorkspace();
+    try {
+      const ownEnv = binaryEnv(own);
+      const id = "0193b6e2-7c1a-7d3e-9f00-0000000000f6";
+      writeBuildOutputLog(own.home, id, own.cwd);
+      const compacted = await runCli(["storage", "compact", "--older-than", "0s"], {
+        cwd: own.cwd,
+        env: ownEnv,
+      });
+      expect(compacted.code, compacted.stderr).toBe(0);
+      expect(existsSync(path.join(own.home, "sessions", `${id}.jsonl.zst`))).toBe(true);
+      const { client, call, protocolErrors } = await connect([], { cwd: own.cwd, env: ownEnv });
+      // The word is 150 kB in, far past the 2,000-character preview the log line keeps.
+      const found = text(await call("search_events", { text: "zanzibarite" }));
+      expect(found).toContain(id);
+      expect(found).toContain("zanzibarite");
+      // read_session clips each event's text (400 characters a line): the output's, not a reference.
+      const read = text(await call("read_session", { sessionId: id }));
+      expect(read).toContain("#4 function_call_output: cc -O2 -c src/module.c");
+      expect(read).not.toContain("outputBlob");
+      expect(protocolErrors).toEqual([]);
+      await client.close();
+    } finally {
+      await own.cleanup();
+    }
   });
 
   it("with --all sees every workspace", async () => {

@@ -105,6 +105,14 @@ describe("tapedeck storage", () => {
     expect(await cli(["sessions", "verify", "--all"])).toMatchObject({ code: 0 });
     const search = await cli(["sessions", "search", "--all", "value=96"]);
     expect(search.stdout).toContain(sessionId);
+    // A word of the last row, 150 kB in: the snippet shows it, not the line's 2,000-character
+    // preview; twice, the second on the fresh index (whose bundle hands the blob to the host).
+    const last = (5999 * 7919).toString(36);
+    for (let round = 0; round < 2; round += 1) {
+      const deep = await cli(["sessions", "search", "--all", last]);
+      expect(deep.stdout).toContain(sessionId);
+      expect(deep.stdout).toContain(`row 5999: [${last}]`);
+    }
     expect((await cli(["sessions", "show", sessionId])).stdout).toContain("write_file");
     const exportedAfter = path.join(workspace.root, "after.jsonl");
     expect((await cli(["sessions", "export", sessionId, "-o", exportedAfter])).code).toBe(0);

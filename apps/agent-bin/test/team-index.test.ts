@@ -4,6 +4,7 @@ import { createTestDatabase, freePort } from "@tapedeck/postgres-server";
 import { eventLogBuilder } from "@tapedeck/session/testing";
 import { homeLogs, type TempWorkspace, tempWorkspace } from "@tapedeck/test-harness";
 import { afterEach, describe, expect, inject, it } from "vitest";
+import { BUILD_OUTPUT, writeBuildOutputLog } from "./build-output-log";
 import { inProcessCli } from "./in-process-cli";
 
 const PARENT = "0193b6e2-7c1a-7d3e-9f00-0000000000a1";
@@ -135,21 +136,11 @@ describe("tapedeck with TAPEDECK_INDEX_URL", () => {
     const laptop = await machine();
     const runner = await machine();
     const id = "0193b6e2-7c1a-7d3e-9f00-0000000000e5";
-    // 150 kB of build output; the word searched for lies far past the 2,000-character preview.
-    const output = `${"cc -O2 -c src/module.c -o build/module.o\n".repeat(3600)}error: zanzibarite missing\n`;
-    const log = eventLogBuilder({ sessionId: id, cwd: laptop.cwd })
-      .turn()
-      .user("build it")
-      .call("run_command", { command: "make" })
-      .output(output)
-      .assistant("The build failed.")
-      .end();
-    homeLogs(laptop.home).write(log.jsonl());
+    writeBuildOutputLog(laptop.home, id, laptop.cwd);
     const onLaptop = cli(laptop, database.url);
     const compacted = await onLaptop(["storage", "compact", "--older-than", "0s"]);
     expect(compacted.code, compacted.stderr).toBe(0);
-    const sessions = readdirSync(path.join(laptop.home, "sessions"));
-    expect(sessions).toContain(`${id}.jsonl.zst`);
+    expect(existsSync(path.join(laptop.home, "sessions", `${id}.jsonl.zst`))).toBe(true);
     const blobs = readdirSync(path.join(laptop.home, "blobs", "sha256"), { recursive: true });
     expect(blobs.some((name) => /^[0-9a-f]{2}\/[0-9a-f]{62}\.zst$/.test(String(name)))).toBe(true);
     const pushed = await onLaptop(["index"]);
@@ -167,7 +158,7 @@ describe("tapedeck with TAPEDECK_INDEX_URL", () => {
       .split("\n")
       .map((line) => JSON.parse(line));
     const result = lines.find((line) => line.type === "function_call_output");
-    expect(result?.output).toBe(output);
+    expect(result?.output).toBe(BUILD_OUTPUT);
     expect(result?.outputBlob).toBeUndefined();
   });
 

@@ -56,6 +56,7 @@ store.openLogReader = (id) => {
       bytesRead += length;
       return reader.readInto(target, targetOffset, offset, length);
     },
+    withPayload: (event) => reader.withPayload(event),
     close: () => reader.close(),
   };
 };

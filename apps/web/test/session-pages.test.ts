@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { SessionViewData } from "@tapedeck/html-export/render";
 import type { SessionEvent } from "@tapedeck/session";
-import { eventLogBuilder } from "@tapedeck/session/testing";
+import { benchTurnStart, eventLogBuilder } from "@tapedeck/session/testing";
 import { createSessionStore, type SessionStore } from "@tapedeck/session-store";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { modelRequest } from "../bench/corpus";
@@ -113,6 +113,7 @@ function countPositionalReads(): { bytes: number } {
         counted.bytes += length;
         return reader.readInto(target, targetOffset, offset, length);
       },
+      withPayload: (event) => reader.withPayload(event),
       close: () => reader.close(),
     };
   });
@@ -169,6 +170,39 @@ describe("GET /api/sessions/:id/page", () => {
     // What was sent: a fraction of the whole session.
     const wholeBytes = (await (await app.app.request(`/api/sessions/${sessionId}`)).text()).length;
     expect(text.length).toBeLessThan(wholeBytes / 10);
+  });
+
+  it("a tool output stored in a blob is served whole on a page read by position, as in the whole view", async () => {
+    const output = `${"cc -O2 -c src/module.c -o build/module.o\n".repeat(3600)}error: zanzibarite missing\n`;
+    const { sessionId } = await store.create({ cwd: home });
+    const writer = await store.openWriter(sessionId);
+    const runId = "0193b6e2-7c1a-7d3e-9f00-0000000000a9";
+    await writer.append([
+      benchTurnStart(runId),
+      { type: "message", runId, role: "user", content: "build it" },
+      { type: "function_call", runId, callId: "c1", name: "run_command", arguments: "{}" },
+    ]);
+    await writer.append([
+      {
+        type: "function_call_output",
+        runId,
+        callId: "c1",
+        output,
+        isError: false,
+        sourceEventSeqs: [3],
+      },
+      { type: "message", runId, role: "assistant", content: "The build failed." },
+      { type: "turn/end", runId, status: "completed" },
+    ]);
+    await writer.close();
+    expect(readFileSync(store.pathOf(sessionId), "utf8")).toContain('"outputBlob":');
+    const app = await sqliteApp();
+    const page = await getPage(app, sessionId);
+    expect(page.source).toBe("index");
+    const served = page.events.find((event) => event.type === "function_call_output");
+    expect(served).toMatchObject({ output });
+    expect(served).not.toHaveProperty("outputBlob");
+    expect(page.events).toEqual((await wholeView(app, sessionId)).events);
   });
 
   it("walks back page by page to the start; the pages together are the whole session", async () => {

@@ -4,8 +4,9 @@
  * journal says nothing changed since the index's last sync, the query runs on the index as it is,
  * its hits read back from their logs by position; the store's writers and replay, the log's zod
  * schemas and the index's writer are never loaded. Anything else (an index to sync, to create or
- * to move aside as damaged, a read-only home, a team index) answers `null`: the caller asks the
- * reading host (`@tapedeck/host/query`), which does all of that, and answers the same query.
+ * to move aside as damaged, a read-only home, a team index, a hit whose payload is in a blob)
+ * answers `null`: the caller asks the reading host (`@tapedeck/host/query`), which does all of
+ * that, and answers the same query.
  */
 import { existsSync } from "node:fs";
 import { TapedeckError } from "@tapedeck/session/core";
@@ -77,6 +78,10 @@ export async function searchFreshIndex(
   }
   try {
     return await engine.searchEvents(scope, query);
+  } catch (error) {
+    // A hit whose payload is in a blob: this bundle has no blob store, the host reads it.
+    if (TapedeckError.isInstance(error) && error.code === "BLOB_NOT_LOADED") return null;
+    throw error;
   } finally {
     engine.close();
   }

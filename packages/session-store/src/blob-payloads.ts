@@ -12,6 +12,9 @@ import {
 } from "@tapedeck/session";
 import { type BlobStore, sha256Hex } from "./blob-store";
 import { BlobReadError } from "./errors";
+import { hasBlobRef, payloadFields } from "./payload-fields";
+
+export { hasBlobRef };
 
 /** Payloads of at least this many UTF-8 bytes go to blobs (measured: architecture/storage.md). */
 export const DEFAULT_BLOB_THRESHOLD = 64 * 1024;
@@ -37,13 +40,6 @@ export function blobThresholdOf(configured: number | undefined): number {
 export const PREVIEW_CHARS = 2000;
 
 const TEXT = "text/plain; charset=utf-8";
-
-/** The text field of each event type that may live in a blob, and its reference field. */
-const payloadFields: Readonly<Record<string, readonly [string, string]>> = {
-  function_call_output: ["output", "outputBlob"],
-  message: ["content", "contentBlob"],
-  function_call: ["arguments", "argumentsBlob"],
-};
 
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -151,14 +147,6 @@ export function attachmentRef(data: Uint8Array, mediaType: string): BlobRef {
     mediaType,
     preview: `${mediaType}, ${data.length} bytes`,
   };
-}
-
-/** Whether a parsed line names a blob for its payload (cheap: one property read). */
-export function hasBlobRef(event: SessionEvent): boolean {
-  const fields = payloadFields[event.type];
-  return (
-    fields !== undefined && (event as unknown as Record<string, unknown>)[fields[1]] !== undefined
-  );
 }
 
 /**

@@ -14,7 +14,7 @@ import {
   SessionNotFoundError,
   TapedeckError,
 } from "@tapedeck/session";
-import { attachmentRef, blobThresholdOf } from "./blob-payloads";
+import { attachmentRef, blobThresholdOf, resolveBlobs } from "./blob-payloads";
 import { BlobStore } from "./blob-store";
 import { catalogEntry, type LogNames, listLogNames, scanFolder } from "./catalog";
 import type { ChangeJournal } from "./change-journal";
@@ -122,7 +122,12 @@ class FileSessionStore implements SessionStore {
         `durability must be "turn" or "every-event", not ${JSON.stringify(options.durability)}`,
       );
     }
-    this.folder = new LogFolder(options.home ?? defaultHome(), options.journalMaxBytes);
+    // Readers by position read back a payload kept in a blob from this store's blobs.
+    this.folder = new LogFolder(
+      options.home ?? defaultHome(),
+      options.journalMaxBytes,
+      (event, id) => resolveBlobs(event, this.blobs, { sessionId: id }),
+    );
     this.home = this.folder.home;
     this.sessionsDir = this.folder.sessionsDir;
     this.locksDir = this.folder.locksDir;

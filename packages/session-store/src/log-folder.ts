@@ -8,13 +8,15 @@
 import * as fs from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { assertSessionId, InvalidSessionIdError } from "@tapedeck/session/core";
+import type { SessionEvent } from "@tapedeck/session";
+import { assertSessionId, InvalidSessionIdError, TapedeckError } from "@tapedeck/session/core";
 import { ChangeJournal } from "./change-journal";
 import { openSegmentedLog, parseSegmentName } from "./cold-segment";
 import { fileStats, hasErrorCode } from "./fs-util";
 import { type ChangeCursor, cursorOf, parseChangeCursor } from "./journal-format";
 import { isLocksTempLabel, LeftoverTemps, mayBeTempName } from "./leftover-temps";
 import { sessionIdOfFileName } from "./log-names";
+import { hasBlobRef } from "./payload-fields";
 import type { ChangeScanReason, ChangeSet, LogReader } from "./session-store";
 
 /**
@@ -64,7 +66,15 @@ export class LogFolder {
   /** Temp files of lock files a killed process left, removed when the locks are first listed. */
   private readonly lockLeftovers: LeftoverTemps;
 
-  constructor(home: string, journalMaxBytes?: number) {
+  /**
+   * `payloads`: how readers read back a payload kept in a blob (the full store passes its blob
+   * store's); without it such an event is refused (`BLOB_NOT_LOADED`).
+   */
+  constructor(
+    home: string,
+    journalMaxBytes?: number,
+    private readonly payloads: PayloadReader = noPayloadReader,
+  ) {
     this.home = resolve(home);
     this.sessionsDir = join(this.home, "sessions");
     this.locksDir = join(this.home, "locks");
@@ -114,7 +124,9 @@ export class LogFolder {
     try {
       fd = fs.openSync(this.pathOf(sessionId), READER_FLAGS);
     } catch (error) {
-      if (hasErrorCode(error, "ENOENT")) return coldLogReader(this.pathOf(sessionId), sessionId);
+      if (hasErrorCode(error, "ENOENT")) {
+        return coldLogReader(this.pathOf(sessionId), sessionId, this.payloads);
+      }
       if (hasErrorCode(error, "ELOOP")) return null;
       if (hasErrorCode(error, "ENXIO")) return null;
       throw error;
@@ -125,6 +137,7 @@ export class LogFolder {
     }
     let open = true;
     return {
+      withPayload: payloadOf(this.payloads, sessionId),
       readAt(offset, length) {
         const buffer = Buffer.allocUnsafe(length);
         return fs.readSync(fd, buffer, 0, length, offset) === length ? buffer : null;
@@ -210,7 +223,7 @@ function withFolder(cursor: ChangeCursor, folder: string): ChangeCursor {
  * (forward from where it is, or again from the nearest frame start for a read behind it); `null`
  * when there is none.
  */
-function coldLogReader(path: string, sessionId: string): LogReader | null {
+function coldLogReader(path: string, sessionId: string, payloads: PayloadReader): LogReader | null {
   const log = openSegmentedLog(path, sessionId);
   if (log === undefined) return null;
   const readInto = (target: Uint8Array, targetOffset: number, offset: number, length: number) => {
@@ -224,6 +237,7 @@ function coldLogReader(path: string, sessionId: string): LogReader | null {
     return true;
   };
   return {
+    withPayload: payloadOf(payloads, sessionId),
     readAt(offset, length) {
       const buffer = Buffer.allocUnsafe(length);
       return readInto(buffer, 0, offset, length) ? buffer : null;
@@ -233,4 +247,24 @@ function coldLogReader(path: string, sessionId: string): LogReader | null {
       log.close();
     },
   };
+}
+
+/**
+ * How a {@link LogFolder}'s readers read back a payload kept in a blob (`event` names one):
+ * the full store's blob store. A folder opened without one (the fresh search's, whose bundle
+ * leaves the blob store out) refuses such an event with `BLOB_NOT_LOADED`, so its caller can hand
+ * the question to code that has the blob store.
+ */
+export type PayloadReader = (event: SessionEvent, sessionId: string) => SessionEvent;
+
+const noPayloadReader: PayloadReader = (event, sessionId) => {
+  throw new TapedeckError(
+    "BLOB_NOT_LOADED",
+    `event ${event.seq} of session ${sessionId} keeps its payload in a blob, and this reader has no blob store`,
+  );
+};
+
+/** {@link LogReader.withPayload} of a reader of session `sessionId`. */
+function payloadOf(read: PayloadReader, sessionId: string): (event: SessionEvent) => SessionEvent {
+  return (event) => (hasBlobRef(event) ? read(event, sessionId) : event);
 }

@@ -168,6 +168,14 @@ export interface LogReader {
    * it owns: no buffer per read.
    */
   readInto(target: Uint8Array, targetOffset: number, offset: number, length: number): boolean;
+  /**
+   * `event` (parsed from a line read here) as readers see it: a payload its line keeps in a blob
+   * (a reference and a preview) read back from the home's blob store, as `read` and
+   * `readSession` do; any other event as it is.
+   *
+   * @throws EventLogCorruptError `BLOB_MISSING` / `BLOB_CORRUPT` naming the session and seq.
+   */
+  withPayload(event: SessionEvent): SessionEvent;
   close(): void;
 }
 

@@ -142,7 +142,10 @@ function readBackwards(
       if (newline < 0 && from > floor) break;
       const lineStart = newline + 1;
       const offset = from + lineStart;
-      const event = parseEventLine(bytes.toString("utf8", lineStart, lineEnd), { offset });
+      // A payload kept in a blob is read back: the page shows what the whole view does.
+      const event = reader.withPayload(
+        parseEventLine(bytes.toString("utf8", lineStart, lineEnd), { offset }),
+      );
       taken.push({ event, offset });
       if (pageStartsAt(event, taken.length, request) || offset === floor) {
         return taken.reverse();

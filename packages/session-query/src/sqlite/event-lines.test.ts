@@ -26,6 +26,7 @@ function fakeStore(logs: Record<string, string>) {
           target.set(bytes.subarray(offset, offset + length), targetOffset);
           return true;
         },
+        withPayload: (event) => event,
         close() {
           counts.closes += 1;
         },

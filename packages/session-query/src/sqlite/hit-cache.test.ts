@@ -45,6 +45,7 @@ describe("search hits between searches (hit cache)", () => {
           reads.into += 1;
           return reader.readInto(target, targetOffset, offset, length);
         },
+        withPayload: (event) => reader.withPayload(event),
         close() {
           counts.closes += 1;
           reader.close();
@@ -189,6 +190,7 @@ describe("search hits between searches (hit cache)", () => {
       openLogReader: (sessionId) => ({
         readAt: () => null,
         readInto: () => false,
+        withPayload: (event) => event,
         close: () => closed.push(sessionId),
       }),
     });

@@ -9,6 +9,8 @@
  * search between two `rg` processes): one pass over the rows, no object per row, no closure per
  * hit.
  */
+import type { SessionEvent } from "@tapedeck/session";
+import { EventLogCorruptError } from "@tapedeck/session/core";
 import type { NormalizedEventQuery } from "../normalize-query";
 import type { EventHit } from "../query-engine";
 import { snippet } from "../snippet";
@@ -64,8 +66,9 @@ export function pageHits(
     const session = sessions.get(row[ROW_SESSION]);
     const line = lines[index];
     if (session === undefined || line === null || line === undefined) continue;
-    const event = parseIndexedEvent(line, row[ROW_SEQ]);
-    if (event === null) continue;
+    const parsed = parseIndexedEvent(line, row[ROW_SEQ]);
+    if (parsed === null) continue;
+    const event = withPayload(hitCache, session.sessionId, parsed);
     const hit: EventHit = {
       sessionId: session.sessionId,
       event,
@@ -77,4 +80,21 @@ export function pageHits(
     hits.push(hit);
   }
   return hits;
+}
+
+/**
+ * `event` with a payload its line keeps in a blob read back (the index matched the whole text,
+ * and the other engines hold it whole); the line's preview when the blob is missing or damaged
+ * (a reader of the session gets the precise error; a search shows what it has). Any other error
+ * (a reader without a blob store: `BLOB_NOT_LOADED`) goes to the caller.
+ */
+function withPayload(hitCache: HitCache, sessionId: string, event: SessionEvent): SessionEvent {
+  const reader = hitCache.reader(sessionId);
+  if (reader === null) return event;
+  try {
+    return reader.withPayload(event);
+  } catch (error) {
+    if (EventLogCorruptError.isInstance(error)) return event;
+    throw error;
+  }
 }
