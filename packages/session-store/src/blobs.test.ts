@@ -184,6 +184,23 @@ describe("blobs", () => {
     });
   });
 
+  it("a payload of non-Latin-1 text goes to a blob, one holding a real U+FFFD too; a lone surrogate among such text stays in the line", async () => {
+    const wide = `${bigOutput("wide")} ✓ 完成 — 🎉`;
+    const replaced = `${bigOutput("replaced")} \ufffd decoded from bad bytes`;
+    const lone = `${bigOutput("lone")} ✓ \udc00 ✓`;
+    for (const [text, inBlob] of [
+      [wide, true],
+      [replaced, true],
+      [lone, false],
+    ] as const) {
+      const { sessionId, seq } = await sessionWithOutput(text);
+      const line = readFileSync(store.pathOf(sessionId), "utf8");
+      expect(line.includes("outputBlob"), text.slice(-24)).toBe(inBlob);
+      const session = await store.readSession(sessionId);
+      expect(session.events.find((event) => event.seq === seq)).toMatchObject({ output: text });
+    }
+  });
+
   it("a missing blob is BLOB_MISSING naming the session, the event's seq and its line", async () => {
     const { sessionId, seq } = await sessionWithOutput(bigOutput("c"), true);
     unlinkSync(blobFiles()[0]!);

@@ -252,6 +252,13 @@ export class FileSessionWriter implements SessionWriter {
     this.durability = options.durability;
     this.now = options.now;
     this.payloads = options.payloads;
+    // The next blob's staged file is made ahead while this writer is open (`BlobStore.stage`).
+    if (this.stagesBlobs) this.payloads?.blobs.holdSpare();
+  }
+
+  /** Whether payloads go to blobs (a finite threshold). */
+  private get stagesBlobs(): boolean {
+    return this.payloads !== undefined && Number.isFinite(this.payloads.threshold);
   }
 
   /**
@@ -416,8 +423,10 @@ export class FileSessionWriter implements SessionWriter {
     return this.enqueue(async () => {
       if (this.closed) return;
       this.closed = true;
-      // The shard folders a writer's open started making end before it closes (never rejects).
+      // The shard folders a writer's open started making end before it closes (never rejects),
+      // and the last writer's spare staged file goes.
       await this.payloads?.blobs.shardsSettled();
+      if (this.stagesBlobs) await this.payloads?.blobs.releaseSpare();
       let failed: unknown;
       try {
         if (this.failure === undefined) {

@@ -6,6 +6,8 @@
  *   crash  <home> <sessionId> <durability>  resume, then append turns forever: "ok <seq> <digest>"
  *                                           per resolved event, "big <bytes>" before a long write
  *   hold   <home> <sessionId>               open a writer, "locked", wait for a stdin line, append
+ *   exit   <home> <sessionId>               open a writer, "spare <path>" once its spare staged file
+ *                                           is made, then process.exit(3) with the writer open
  *   try    <home> <sessionId>               one append: "ok" or "busy <owner pid>"
  *   hammer <home> <sessionId> <name> <n>    after "go" on stdin, n one-shot appends, retrying on busy
  *   cycle  <home> <sessionId>               forever: compact the log (cold, or its segment folded),
@@ -147,6 +149,14 @@ async function hold(): Promise<void> {
   report("done");
 }
 
+async function exitWithWriterOpen(): Promise<void> {
+  const store = createSessionStore({ home: home! });
+  await store.openWriter(sessionId!);
+  const blobs = (store as unknown as { blobs: { spareFile(): Promise<string | undefined> } }).blobs;
+  report(`spare ${await blobs.spareFile()}`);
+  process.exit(3);
+}
+
 async function attempt(): Promise<void> {
   const store = createSessionStore({ home: home! });
   try {
@@ -200,6 +210,9 @@ switch (mode) {
       index,
       pad: randomBytes(64).toString("hex"),
     }));
+    break;
+  case "exit":
+    await exitWithWriterOpen();
     break;
   case "try":
     await attempt();
