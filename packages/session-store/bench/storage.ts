@@ -322,9 +322,10 @@ async function main(): Promise<void> {
 }
 
 /**
- * Times one turn around a 1 MB `output` in a new session of `target` (writer open): in one
- * append with the answer and turn/end, or (`agent`) on its own, then a 20 ms pause (the model,
- * not timed), then the answer and turn/end. Returns the appends' milliseconds.
+ * Times one turn around a 1 MB `output` in a new session of `target` (writer open; the call
+ * appended, then a 20 ms pause for the tool's run, not timed): in one append with the answer and
+ * turn/end, or (`agent`) on its own, then a 20 ms pause (the model, not timed), then the answer
+ * and turn/end. Returns the appends' milliseconds.
  */
 async function outputTurn(target: SessionStore, output: string, agent: boolean): Promise<number> {
   const { sessionId } = await target.create({ cwd: root });
@@ -348,6 +349,8 @@ async function outputTurn(target: SessionStore, output: string, agent: boolean):
     { type: "message", runId, role: "assistant", content: "Done" },
     { type: "turn/end", runId, status: "completed" },
   ];
+  // The tool runs between its call and its output (not timed): never nothing in the agent.
+  await new Promise((resolve) => setTimeout(resolve, 20));
   let took: number;
   if (agent) {
     let started = performance.now();

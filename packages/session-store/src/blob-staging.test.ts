@@ -65,6 +65,21 @@ async function openTurnIn(target: SessionStore) {
   return { sessionId, writer, run, callSeq: call!.seq };
 }
 
+/**
+ * {@link openTurn} after a first blob (so the store keeps a spare), with call `c2` open: its
+ * `callSeq`, and the spare's path.
+ */
+async function openTurnWithSpare() {
+  const turn = await openTurn();
+  const [, call] = await turn.writer.append([
+    turn.run.output("c1", turn.callSeq, output("first")),
+    turn.run.call("c2"),
+  ]);
+  const spare = await spareOf(store);
+  if (spare === undefined) throw new Error("no spare after a first blob");
+  return { ...turn, callSeq: call!.seq, spare };
+}
+
 describe("a writer's staged blob files", () => {
   it("a 100 KB output ends as one blob file under its name, nothing left in the store's folder", async () => {
     const { sessionId, writer, run, callSeq } = await openTurn();
@@ -183,8 +198,14 @@ describe("a writer's staged blob files", () => {
     expect((await blobStoreFiles())[0]).toMatch(/^[0-9a-f]{2}\//);
   });
 
-  it("open writers keep one spare staged file; a blob is written into it and a new one made; the last writer's close removes it", async () => {
+  it("once a blob was staged, open writers keep one spare staged file; the next blob is written into it and a new one made; the last writer's close removes it", async () => {
     const first = await openTurn();
+    // A store that has staged no blob keeps no spare.
+    expect(await spareOf(store)).toBeUndefined();
+    const [, call] = await first.writer.append([
+      first.run.output("c1", first.callSeq, output("first")),
+      first.run.call("c2"),
+    ]);
     const spare = await spareOf(store);
     expect(spare).toMatch(/\/blobs\/sha256\/\.blob\.[^/]+\.tmp$/);
     expect(statSync(spare!).size).toBe(0);
@@ -192,7 +213,7 @@ describe("a writer's staged blob files", () => {
     const second = await openTurn();
     expect(await spareOf(store)).toBe(spare);
     await first.writer.append([
-      first.run.output("c1", first.callSeq, output("spare")),
+      first.run.output("c2", call!.seq, output("spare")),
       first.run.end(),
     ]);
     // The spare became the blob; another is made for the next one.
@@ -207,37 +228,36 @@ describe("a writer's staged blob files", () => {
     expect(await spareOf(store)).toBeUndefined();
     const session = await store.readSession(first.sessionId);
     expect(session.events.at(-2)).toMatchObject({ output: output("spare") });
-    const stored = await blobStoreFiles();
-    expect(stored).toHaveLength(1);
-    expect(statSync(join(temp.home, "blobs", "sha256", stored[0]!)).ino).toBe(spareInode);
+    const hash = createHash("sha256").update(output("spare")).digest("hex");
+    const blob = join(temp.home, "blobs", "sha256", hash.slice(0, 2), hash.slice(2));
+    expect(statSync(blob).ino).toBe(spareInode);
+    expect(await blobStoreFiles()).toHaveLength(2);
   });
 
   it("a spare removed meanwhile (by hand, or a sweep) costs nothing: the blob is written afresh", async () => {
-    const { sessionId, writer, run, callSeq } = await openTurn();
-    const spare = await spareOf(store);
-    rmSync(spare!);
-    await writer.append([run.output("c1", callSeq, output("gone")), run.end()]);
+    const { sessionId, writer, run, callSeq, spare } = await openTurnWithSpare();
+    rmSync(spare);
+    await writer.append([run.output("c2", callSeq, output("gone")), run.end()]);
     await writer.close();
-    expect(await blobStoreFiles()).toHaveLength(1);
+    expect(await blobStoreFiles()).toHaveLength(2);
     const session = await store.readSession(sessionId);
     expect(session.events.at(-2)).toMatchObject({ output: output("gone") });
   });
 
   it("a spare half an hour old is not written into: it is removed and the blob staged in a new file", async () => {
-    const { sessionId, writer, run, callSeq } = await openTurn();
-    const spare = await spareOf(store);
+    const { sessionId, writer, run, callSeq, spare } = await openTurnWithSpare();
     // Held open: the spare's inode is not reused, and its links tell where it went.
-    const held = openSync(spare!, "r");
+    const held = openSync(spare, "r");
     const now = Date.now();
     const clock = vi.spyOn(Date, "now").mockReturnValue(now + 31 * 60_000);
     try {
-      await writer.append([run.output("c1", callSeq, output("old spare")), run.end()]);
+      await writer.append([run.output("c2", callSeq, output("old spare")), run.end()]);
     } finally {
       clock.mockRestore();
     }
-    expect(existsSync(spare!)).toBe(false);
+    expect(existsSync(spare)).toBe(false);
     await writer.close();
-    expect(await blobStoreFiles()).toHaveLength(1);
+    expect(await blobStoreFiles()).toHaveLength(2);
     // Removed, not renamed into place: empty and named nowhere.
     expect(fstatSync(held)).toMatchObject({ nlink: 0, size: 0 });
     closeSync(held);

@@ -6,8 +6,9 @@
  *   crash  <home> <sessionId> <durability>  resume, then append turns forever: "ok <seq> <digest>"
  *                                           per resolved event, "big <bytes>" before a long write
  *   hold   <home> <sessionId>               open a writer, "locked", wait for a stdin line, append
- *   exit   <home> <sessionId>               open a writer, "spare <path>" once its spare staged file
- *                                           is made, then process.exit(3) with the writer open
+ *   exit   <home> <sessionId>               open a writer, append a blob, "spare <path>" once the
+ *                                           spare staged file for the next blob is made, then
+ *                                           process.exit(3) with the writer open
  *   try    <home> <sessionId>               one append: "ok" or "busy <owner pid>"
  *   hammer <home> <sessionId> <name> <n>    after "go" on stdin, n one-shot appends, retrying on busy
  *   cycle  <home> <sessionId>               forever: compact the log (cold, or its segment folded),
@@ -151,7 +152,19 @@ async function hold(): Promise<void> {
 
 async function exitWithWriterOpen(): Promise<void> {
   const store = createSessionStore({ home: home! });
-  await store.openWriter(sessionId!);
+  const writer = await store.openWriter(sessionId!);
+  // A first blob: from then on the store keeps a spare for the next one.
+  const runId = uuidv7();
+  await writer.append([
+    {
+      type: "turn/start",
+      runId,
+      policy: { approval: "auto" },
+      model: "openai:gpt-4.1-mini",
+      resumed: false,
+    },
+    { type: "message", runId, role: "user", content: "a pasted log\n".repeat(8000) },
+  ]);
   const blobs = (store as unknown as { blobs: { spareFile(): Promise<string | undefined> } }).blobs;
   report(`spare ${await blobs.spareFile()}`);
   process.exit(3);
