@@ -323,6 +323,30 @@ describe("blob durability", () => {
     await writer.close();
   });
 
+  it("an append that ends the turn starts its blobs' fsyncs with the log's, once its lines are written (one journal commit), and is acknowledged when all ended", async () => {
+    const store = createSessionStore({ home: temp.home, blobThreshold: 1000 });
+    const { sessionId } = await store.create({ cwd: temp.root });
+    const run = drafts(uuidv7());
+    const writer = await store.openWriter(sessionId);
+    await writer.append([run.start()]);
+    const log = store.pathOf(sessionId);
+    steps.length = 0;
+    await writer.append([run.user("z".repeat(5000)), run.end()]);
+    steps.push({ kind: "ack" });
+    const { hash } = steps.find((step) => step.kind === "line") as { hash: string };
+    const line = steps.findIndex((step) => step.kind === "line");
+    const ack = steps.findIndex((step) => step.kind === "ack");
+    const blob = rawBlobPath(hash);
+    // No fsync of any kind started before the lines were written.
+    expect(steps.slice(0, line).filter((step) => step.kind === "fsync-start")).toEqual([]);
+    for (const path of [blob, dirname(blob), log]) {
+      expect(stepIndex("fsync-start", path), path).toBeGreaterThan(line);
+      expect(fsyncIndex(path), path).toBeGreaterThan(-1);
+      expect(fsyncIndex(path), path).toBeLessThan(ack);
+    }
+    await writer.close();
+  });
+
   it('"every-event": each append returns once its blobs (file and folder) and the log are fsynced, started together', async () => {
     const store = createSessionStore({
       home: temp.home,

@@ -81,8 +81,8 @@ export interface BlobSyncs {
 export interface StagedBlob {
   temp: string;
   fd: number;
-  /** Settles to the fsync's error, or undefined: never rejects. */
-  synced: Promise<unknown>;
+  /** Settles to the fsync's error, or undefined: never rejects (absent: not started). */
+  synced?: Promise<unknown>;
 }
 
 /** Staged blob files by the bytes they hold (the views a batch's payloads were encoded into). */
@@ -473,7 +473,11 @@ export class BlobStore {
             staged?.delete(data);
             try {
               fs.renameSync(ready.temp, path);
-              syncs.files.push({ path, fd: ready.fd, synced: ready.synced });
+              syncs.files.push(
+                ready.synced === undefined
+                  ? { path, fd: ready.fd }
+                  : { path, fd: ready.fd, synced: ready.synced },
+              );
               return;
             } catch (error) {
               discardStaged(ready);
@@ -503,16 +507,16 @@ export class BlobStore {
   }
 
   /**
-   * Writes `data` to a temp file in the store's folder and starts its fsync: what
-   * {@link writeAll} renames into place once the hash is known. The file is the spare made ahead
-   * when there is one ({@link holdSpare}; the store's first blob has none), and the next spare is
-   * started: creating a file waits
-   * for the file system's journal (0.4–0.9 ms here while a turn's fsyncs run, a third of a 1 MB
+   * Writes `data` to a temp file in the store's folder and, with `startSync`, starts its fsync
+   * (else {@link syncAll} does, with the log's): what {@link writeAll} renames into place once
+   * the hash is known. The file is the spare made ahead when there is one ({@link holdSpare};
+   * the store's first blob has none), and the next spare is started: creating a file waits for
+   * the file system's journal (0.4–0.9 ms here while a turn's fsyncs run, a third of a 1 MB
    * blob's append), and the pool's threads wait for it instead, between tool calls. `undefined`
    * when the folder is not there yet (a new home: `writeAll` makes it and writes the blob as
    * before).
    */
-  stage(data: Uint8Array): StagedBlob | undefined {
+  stage(data: Uint8Array, startSync = true): StagedBlob | undefined {
     this.stagesBlobs = true;
     const spare = this.takeSpare();
     const temp = spare?.temp ?? tempPathIn(this.dir, STAGED_LABEL);
@@ -542,6 +546,7 @@ export class BlobStore {
         }),
       );
     }
+    if (!startSync) return { temp, fd };
     const synced = fsyncAsync(fd).then(
       () => undefined,
       (error: unknown) => error ?? new Error("blob fsync failed"),
