@@ -305,17 +305,18 @@ async function main(): Promise<void> {
   const pairedRatio = (times: { inline: number[]; blob: number[] }) =>
     median(times.blob.map((blob, index) => blob / times.inline[index]!).sort((a, b) => a - b));
   const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
-  const row = (name: string, times: { inline: number[]; blob: number[] }) => ({
+  const row = (name: string, times: { inline: number[]; blob: number[] }, goal = "≥ 1×") => ({
     name,
     value: median(sorted(times.blob)),
     unit: "ms",
     better: "lower" as const,
     baseline: median(sorted(times.inline)),
     baselineName: `inline in the log; paired ratio of times ${pairedRatio(times).toFixed(2)}`,
-    goal: "≥ 1×",
+    goal,
   });
   printTable(`A 1 MB tool output to a blob against inline (median of ${pairs} pairs)`, [
-    row("output, answer and turn/end in one append", oneAppend),
+    // The agent writes each output in its own append (`tool-calls.ts`): shown, not its shape.
+    row("output, answer and turn/end in one append", oneAppend, "≥ 1× (not the agent's shape)"),
     row("the agent's: the output's append + (model) + answer and turn/end", agentShape),
     row("the agent's, an output with ✓, — and CJK text (not Latin-1)", wideShape),
   ]);
