@@ -151,12 +151,12 @@ export function rollBack(session: Session, lastSeq: number): Session {
 }
 
 /** Events whose append is acknowledged durable under the `"turn"` policy: the log is fsynced. */
-function isSyncPoint(event: SessionEvent): boolean {
+function isSyncPoint(event: Pick<SessionEvent, "type">): boolean {
   return event.type === "turn/end" || event.type === "approval/request";
 }
 
 /** True when a batch must be fsynced under the `"turn"` policy. */
-function needsSync(events: readonly SessionEvent[]): boolean {
+function needsSync(events: readonly Pick<SessionEvent, "type">[]): boolean {
   return events.some(isSyncPoint);
 }
 
@@ -166,7 +166,7 @@ function needsSync(events: readonly SessionEvent[]): boolean {
  * included (`unfinished-blob-write.ts`); in one batch nothing was fsynced in between, so such a
  * batch stores its blobs, and waits for the earlier ones, before its lines are written.
  */
-function linesAfterSyncPoint(events: readonly SessionEvent[]): boolean {
+function linesAfterSyncPoint(events: readonly Pick<SessionEvent, "type">[]): boolean {
   return events.slice(0, -1).some(isSyncPoint);
 }
 
@@ -322,12 +322,8 @@ export class FileSessionWriter implements SessionWriter {
       const staged: StagedBlobs = new Map();
       // A batch that ends at a sync point (and has no line after one) starts its blobs' fsyncs
       // with the log's, once its lines are written: one journal commit carries them all.
-      const syncTypes = drafts.map(
-        (draft) => draft.type === "turn/end" || draft.type === "approval/request",
-      );
       const deferSyncs =
-        (this.durability === "every-event" || syncTypes.includes(true)) &&
-        !syncTypes.slice(0, -1).includes(true);
+        (this.durability === "every-event" || needsSync(drafts)) && !linesAfterSyncPoint(drafts);
       try {
         const encoder = scratchEncoder();
         // The payloads' bytes go to the thread's arena: the blobs are written before any await.
